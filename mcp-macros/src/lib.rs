@@ -1,0 +1,1 @@
+//! Procedural macros (in progress).

@@ -1,0 +1,1 @@
+//! MCP server runtime (in progress).
