@@ -21,8 +21,12 @@ pub struct Annotations {
     /// Who the content is intended for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<Role>>,
-    /// Importance from 0 (least) to 1 (most).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Importance from 0 (least) to 1 (most); written as an integer when integral.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::wire::opt_number"
+    )]
     pub priority: Option<f64>,
     /// ISO 8601 timestamp of the last modification.
     #[serde(default, skip_serializing_if = "Option::is_none")]

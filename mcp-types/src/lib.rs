@@ -32,6 +32,7 @@ pub mod modern;
 pub mod notification;
 pub mod tool;
 pub mod version;
+mod wire;
 
 pub use content::{
     Annotations, AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent,

@@ -39,10 +39,16 @@ pub struct CancelledParams {
 pub struct ProgressParams {
     /// The token from the request's `_meta.progressToken`.
     pub progress_token: ProgressToken,
-    /// Progress so far; increases with every notification.
+    /// Progress so far; increases with every notification. Written as an
+    /// integer when integral (`50`, not `50.0`).
+    #[serde(serialize_with = "crate::wire::number")]
     pub progress: f64,
-    /// The total, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The total, when known (written like `progress`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::wire::opt_number"
+    )]
     pub total: Option<f64>,
     /// A human-readable message (2025-03-26+).
     #[serde(default, skip_serializing_if = "Option::is_none")]

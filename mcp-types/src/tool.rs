@@ -149,6 +149,10 @@ pub struct CallToolParams {
     /// 2026-07-28 MRTR: the opaque state echoed from the previous round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
+    /// 2025-11-25 (experimental tasks): asks for task-augmented execution. A
+    /// `TaskMetadata` object, e.g. `{"ttl": 60000}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<JsonObject>,
     /// Request metadata: `progressToken`, and the modern protocol fields.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
@@ -162,6 +166,7 @@ impl CallToolParams {
             arguments: Some(arguments),
             input_responses: None,
             request_state: None,
+            task: None,
             meta: None,
         }
     }
@@ -176,8 +181,14 @@ impl CallToolParams {
 pub struct CallToolResult {
     /// The unstructured result.
     pub content: Vec<ContentBlock>,
-    /// The structured result, conforming to the tool's `outputSchema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The structured result, conforming to the tool's `outputSchema`: a JSON
+    /// object up to 2025-11-25, any JSON value in 2026-07-28 (a present `null`
+    /// is `Some(Value::Null)`, and is written back).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::wire::any_value"
+    )]
     pub structured_content: Option<Value>,
     /// Whether the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

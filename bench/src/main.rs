@@ -1,0 +1,593 @@
+//! `mcp-bench`: side-by-side benchmark of MCP servers over stdio, against a
+//! bare `serde_json` floor. See `bench/README.md`.
+
+mod procfs;
+mod stats;
+mod stdio;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+use stdio::{RunResult, Settings};
+
+const USAGE: &str = "\
+usage: mcp-bench stdio [options]
+
+options:
+  --calls N            a measured phase makes at least N calls (default 10000)
+  --min-phase-secs S   ...and runs at least S seconds (default 1.5)
+  --max-phase-secs S   ...but stops issuing requests after S seconds (default 5)
+  --rounds R           rounds; targets alternate within a round, medians are shown (default 3)
+  --in-flight K        requests outstanding in the pipelined phase (default 64)
+  --warmup N           warm-up calls, sequential then pipelined (default 2000)
+  --targets a,b,...    targets to run (default floor,rmcp,rmcp-best,ours);
+                       targets named here must exist, the others are skipped
+                       (loudly) when their binary is missing
+  --target-cmd NAME=PATH
+                       an extra stdio server (repeatable); always run
+  --no-build           when run by cargo, do not build the server binaries first
+
+built-in targets (binaries next to this executable):
+  floor         bench-floor-stdio       serde_json parse + canned reply
+  rmcp          bench-rmcp-stdio        rmcp 3.9, default setup (stdio(), router per call)
+  rmcp-best     bench-rmcp-best-stdio   rmcp 3.9, stdio_pipes(), router built once,
+                                        current-thread runtime
+  rmcp-best-mt  bench-rmcp-best-stdio --multi-thread
+                                        the same on the multi-threaded runtime
+                                        (not run by default)
+  ours          bench-ours-stdio        this project's mcp-server
+";
+
+/// A built-in target: name, binary next to the driver, arguments, and
+/// whether it runs by default.
+struct Builtin {
+    name: &'static str,
+    file: &'static str,
+    args: &'static [&'static str],
+    default: bool,
+}
+
+const BUILTIN: [Builtin; 5] = [
+    Builtin {
+        name: "floor",
+        file: "bench-floor-stdio",
+        args: &[],
+        default: true,
+    },
+    Builtin {
+        name: "rmcp",
+        file: "bench-rmcp-stdio",
+        args: &[],
+        default: true,
+    },
+    Builtin {
+        name: "rmcp-best",
+        file: "bench-rmcp-best-stdio",
+        args: &[],
+        default: true,
+    },
+    Builtin {
+        name: "rmcp-best-mt",
+        file: "bench-rmcp-best-stdio",
+        args: &["--multi-thread"],
+        default: false,
+    },
+    Builtin {
+        name: "ours",
+        file: "bench-ours-stdio",
+        args: &[],
+        default: true,
+    },
+];
+
+#[derive(Debug)]
+struct Options {
+    settings: Settings,
+    rounds: usize,
+    targets: Option<Vec<String>>,
+    target_cmds: Vec<(String, PathBuf)>,
+    build: bool,
+}
+
+#[derive(Debug)]
+struct Target {
+    name: String,
+    path: PathBuf,
+    args: Vec<String>,
+}
+
+/// Every run of one target, and its first failure if any.
+#[derive(Debug, Default)]
+struct Results {
+    runs: Vec<(usize, RunResult)>,
+    failure: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    if args.first().map(String::as_str) != Some("stdio") {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    }
+    let options = match parse_options(&args[1..]) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("error: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        settings: Settings {
+            calls: 10_000,
+            min_phase: Duration::from_millis(1500),
+            max_phase: Duration::from_secs(5),
+            in_flight: 64,
+            warmup: 2_000,
+        },
+        rounds: 3,
+        targets: None,
+        target_cmds: Vec::new(),
+        build: true,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| args.next().cloned())
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        let number = |text: String| -> Result<u64, String> {
+            text.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("{flag} needs a positive integer, not {text:?}"))
+        };
+        match flag {
+            "--calls" => options.settings.calls = number(value()?)?,
+            "--in-flight" => options.settings.in_flight = number(value()?)?,
+            "--warmup" => options.settings.warmup = number(value()?)?,
+            "--min-phase-secs" => options.settings.min_phase = seconds(flag, &value()?)?,
+            "--max-phase-secs" => options.settings.max_phase = seconds(flag, &value()?)?,
+            "--rounds" => {
+                options.rounds = usize::try_from(number(value()?)?).map_err(|e| e.to_string())?;
+            }
+            "--targets" => {
+                let names: Vec<String> = value()?
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                options.targets.get_or_insert_with(Vec::new).extend(names);
+            }
+            "--target-cmd" => {
+                let spec = value()?;
+                let (name, path) = spec
+                    .split_once('=')
+                    .filter(|(name, path)| !name.is_empty() && !path.is_empty())
+                    .ok_or_else(|| format!("--target-cmd needs NAME=PATH, not {spec:?}"))?;
+                options
+                    .target_cmds
+                    .push((name.to_owned(), PathBuf::from(path)));
+            }
+            "--no-build" => options.build = false,
+            _ => return Err(format!("unknown argument {arg:?}")),
+        }
+    }
+    if options.settings.min_phase > options.settings.max_phase {
+        return Err("--min-phase-secs is above --max-phase-secs".into());
+    }
+    Ok(options)
+}
+
+fn seconds(flag: &str, text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("{flag} needs a number of seconds, not {text:?}"))
+}
+
+/// Resolves the targets to run. A missing binary is an error when the target
+/// was asked for by name, and a loud skip otherwise.
+fn resolve_targets(options: &Options, bin_dir: &Path) -> Result<Vec<Target>, String> {
+    let builtin = |name: &str| {
+        BUILTIN.iter().find(|b| b.name == name).map(|b| {
+            let args = b.args.iter().map(|&arg| arg.to_owned()).collect();
+            (bin_dir.join(b.file), args)
+        })
+    };
+    let custom = |name: &str| {
+        options
+            .target_cmds
+            .iter()
+            .find(|(custom, _)| custom == name)
+            .map(|(_, path)| (path.clone(), Vec::new()))
+    };
+    // (target, asked for by name)
+    let mut wanted: Vec<(Target, bool)> = Vec::new();
+    let mut want = |name: &str, (path, args): (PathBuf, Vec<String>), explicit: bool| {
+        if !wanted.iter().any(|(target, _)| target.name == name) {
+            let name = name.to_owned();
+            wanted.push((Target { name, path, args }, explicit));
+        }
+    };
+    match &options.targets {
+        Some(names) => {
+            for name in names {
+                let found = custom(name)
+                    .or_else(|| builtin(name))
+                    .ok_or_else(|| format!("unknown target {name:?}"))?;
+                want(name, found, true);
+            }
+        }
+        None => {
+            for b in BUILTIN.iter().filter(|b| b.default) {
+                if custom(b.name).is_none() {
+                    want(b.name, builtin(b.name).expect("a built-in"), false);
+                }
+            }
+        }
+    }
+    for (name, path) in &options.target_cmds {
+        want(name, (path.clone(), Vec::new()), true);
+    }
+
+    let mut targets = Vec::new();
+    for (target, explicit) in wanted {
+        if target.path.is_file() {
+            targets.push(target);
+        } else if explicit {
+            return Err(format!(
+                "target {}: {} does not exist",
+                target.name,
+                target.path.display()
+            ));
+        } else {
+            println!(
+                "!!!!! SKIPPED target `{}`: {} does not exist (name it in --targets to make this an error) !!!!!",
+                target.name,
+                target.path.display()
+            );
+        }
+    }
+    if targets.is_empty() {
+        return Err("no target to run".into());
+    }
+    Ok(targets)
+}
+
+/// When run by `cargo run`, builds this package's binaries (the servers) in
+/// the same profile and target directory, since `cargo run` builds only the
+/// driver. A failure is reported and the run goes on with what exists.
+fn build_servers(bin_dir: &Path) {
+    let Some(cargo) = std::env::var_os("CARGO") else {
+        return;
+    };
+    let mut command = Command::new(cargo);
+    command.args([
+        "build",
+        "--quiet",
+        "-p",
+        "mcp-bench",
+        "--bins",
+        "--manifest-path",
+    ]);
+    command.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    match bin_dir.file_name().and_then(|name| name.to_str()) {
+        Some("release") => {
+            command.arg("--release");
+        }
+        Some("debug") => {
+            println!(
+                "!!!!! WARNING: this is a debug build; run with --release for real numbers !!!!!"
+            );
+        }
+        Some(profile) => {
+            command.args(["--profile", profile]);
+        }
+        None => return,
+    }
+    if let Some(target_dir) = bin_dir.parent() {
+        command.arg("--target-dir").arg(target_dir);
+    }
+    println!("building the server binaries (--no-build to skip)...");
+    match command.status() {
+        Ok(status) if status.success() => {}
+        Ok(status) => println!(
+            "!!!!! WARNING: building the server binaries failed ({status}); using whatever binaries exist !!!!!"
+        ),
+        Err(e) => println!("!!!!! WARNING: could not run cargo ({e}); using whatever binaries exist !!!!!"),
+    }
+}
+
+/// Runs every round; returns whether every target ran cleanly.
+fn run(options: &Options) -> Result<bool, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let bin_dir = exe
+        .parent()
+        .ok_or("the executable has no directory")?
+        .to_path_buf();
+    if options.build {
+        build_servers(&bin_dir);
+    }
+    let targets = resolve_targets(options, &bin_dir)?;
+    let ticks = procfs::clock_ticks_per_second();
+    let settings = &options.settings;
+    let cpus = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
+    println!(
+        "stdio: phases of at least {} calls and {:?}, at most {:?}; {} in flight; {} warm-up calls; {} rounds; {} CPUs; CLK_TCK {}",
+        settings.calls,
+        settings.min_phase,
+        settings.max_phase,
+        settings.in_flight,
+        settings.warmup,
+        options.rounds,
+        cpus,
+        ticks
+    );
+
+    let mut results: Vec<Results> = targets.iter().map(|_| Results::default()).collect();
+    let name_width = targets.iter().map(|t| t.name.len()).max().unwrap_or(0);
+    for round in 0..options.rounds {
+        // Alternate: every round runs each target once, starting one further.
+        for offset in 0..targets.len() {
+            let index = (round + offset) % targets.len();
+            let target = &targets[index];
+            if results[index].failure.is_some() {
+                continue;
+            }
+            match stdio::measure(&target.path, &target.args, settings) {
+                Ok(result) => {
+                    println!(
+                        "  round {}/{} {:<width$} {}",
+                        round + 1,
+                        options.rounds,
+                        target.name,
+                        summary(&result, ticks),
+                        width = name_width,
+                    );
+                    results[index].runs.push((round, result));
+                }
+                Err(e) => {
+                    println!("!!!!! target {} FAILED: {e} !!!!!", target.name);
+                    results[index].failure = Some(e.to_string());
+                }
+            }
+        }
+    }
+    print!("{}", report(&targets, &results, options, ticks));
+    Ok(results.iter().all(|r| r.failure.is_none()))
+}
+
+fn summary(result: &RunResult, ticks: u64) -> String {
+    let (s, p) = (&result.sequential, &result.pipelined);
+    format!(
+        "seq {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | in flight {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | {:.1} MiB",
+        s.calls_per_sec(),
+        s.p50_us,
+        s.p99_us,
+        s.cpu_us_per_call(ticks),
+        p.calls_per_sec(),
+        p.p50_us,
+        p.p99_us,
+        p.cpu_us_per_call(ticks),
+        stats::to_f64(result.peak_rss_kib) / 1024.0
+    )
+}
+
+/// Median over rounds of `metric`.
+fn median_of(results: &Results, metric: impl Fn(&RunResult) -> f64) -> f64 {
+    stats::median(results.runs.iter().map(|(_, run)| metric(run)))
+}
+
+/// Median over the rounds both ran of `metric(a) / metric(b)`.
+fn median_ratio(a: &Results, b: &Results, metric: impl Fn(&RunResult) -> f64) -> f64 {
+    stats::median(a.runs.iter().filter_map(|(round, run_a)| {
+        b.runs
+            .iter()
+            .find(|(other, _)| other == round)
+            .map(|(_, run_b)| metric(run_a) / metric(run_b))
+    }))
+}
+
+fn fmt(value: f64, decimals: usize) -> String {
+    if value.is_finite() {
+        format!("{value:.decimals$}")
+    } else {
+        "-".into()
+    }
+}
+
+/// Column groups of the table: target | sequential | in flight | CPU | RSS.
+const GROUPS: [usize; 5] = [1, 4, 4, 2, 1];
+
+fn report(targets: &[Target], results: &[Results], options: &Options, ticks: u64) -> String {
+    let seq_rate = |r: &RunResult| r.sequential.calls_per_sec();
+    let pipe_rate = |r: &RunResult| r.pipelined.calls_per_sec();
+    let seq_cpu = |r: &RunResult| r.sequential.cpu_us_per_call(ticks);
+    let pipe_cpu = |r: &RunResult| r.pipelined.cpu_us_per_call(ticks);
+    let find = |name: &str| {
+        targets
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| &results[i])
+            .filter(|r| !r.runs.is_empty())
+    };
+    let floor = find("floor");
+    let in_flight = options.settings.in_flight;
+
+    let mut rows = vec![header_row()];
+    let mut notes = Vec::new();
+    for (target, result) in targets.iter().zip(results) {
+        if let Some(failure) = &result.failure {
+            notes.push(format!("{} FAILED: {failure}", target.name));
+        }
+        if result.runs.is_empty() {
+            rows.push(vec![target.name.clone(), "FAILED".into()]);
+            continue;
+        }
+        if result.runs.iter().any(|(_, r)| {
+            r.sequential.calls < options.settings.calls
+                || r.pipelined.calls < options.settings.calls
+        }) {
+            notes.push(format!(
+                "{}: some phases hit the {:?} cap before {} calls; rates are over the calls made",
+                target.name, options.settings.max_phase, options.settings.calls
+            ));
+        }
+        let ratio = |metric: &dyn Fn(&RunResult) -> f64| {
+            floor.map_or(f64::NAN, |floor| median_ratio(result, floor, metric))
+        };
+        rows.push(vec![
+            target.name.clone(),
+            fmt(median_of(result, seq_rate), 0),
+            fmt(median_of(result, |r| r.sequential.p50_us), 1),
+            fmt(median_of(result, |r| r.sequential.p99_us), 1),
+            fmt(ratio(&seq_rate), 2),
+            fmt(median_of(result, pipe_rate), 0),
+            fmt(median_of(result, |r| r.pipelined.p50_us), 1),
+            fmt(median_of(result, |r| r.pipelined.p99_us), 1),
+            fmt(ratio(&pipe_rate), 2),
+            fmt(median_of(result, seq_cpu), 1),
+            fmt(median_of(result, pipe_cpu), 1),
+            fmt(
+                median_of(result, |r| stats::to_f64(r.peak_rss_kib) / 1024.0),
+                1,
+            ),
+        ]);
+    }
+
+    let mut out = format!(
+        "\nmedians of {} rounds; ×floor = throughput / the floor's throughput in the same round\n",
+        options.rounds
+    );
+    let in_flight_title = format!("{in_flight} in flight");
+    let titles = ["", "sequential", &in_flight_title, "CPU µs/call", "peak"];
+    out.push_str(&table(&titles, &rows));
+    if let Some(ours) = find("ours") {
+        for other in ["rmcp", "rmcp-best"] {
+            if let Some(theirs) = find(other) {
+                out.push_str(&versus(ours, other, theirs, in_flight, ticks));
+            }
+        }
+    }
+    if floor.is_none() {
+        notes.push("no floor in this run: ×floor is not available".into());
+    }
+    for note in notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+/// Renders the group titles and the rows as aligned columns, grouped by
+/// [`GROUPS`]: the first column left-aligned, the others right-aligned.
+fn table(titles: &[&str], rows: &[Vec<String>]) -> String {
+    let columns = GROUPS.iter().sum::<usize>();
+    let mut widths = vec![0; columns];
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    // Widen a group's last column if its title is longer than the group.
+    let mut first = 0;
+    for (&group, title) in GROUPS.iter().zip(titles) {
+        let span: usize = widths[first..first + group].iter().sum::<usize>() + group - 1;
+        let title = title.chars().count();
+        if title > span {
+            widths[first + group - 1] += title - span;
+        }
+        first += group;
+    }
+
+    let mut out = String::new();
+    let mut line = String::new();
+    let mut first = 0;
+    for (index, (&group, title)) in GROUPS.iter().zip(titles).enumerate() {
+        let span: usize = widths[first..first + group].iter().sum::<usize>() + group - 1;
+        if index > 0 {
+            line.push_str(" | ");
+        }
+        let _ = write!(line, "{title:<span$}");
+        first += group;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    for row in rows {
+        let mut line = String::new();
+        let mut column = 0;
+        for (index, &group) in GROUPS.iter().enumerate() {
+            if index > 0 {
+                line.push_str(" |");
+            }
+            for _ in 0..group {
+                let cell = row.get(column).map_or("", String::as_str);
+                let width = widths[column];
+                if column == 0 {
+                    let _ = write!(line, "{cell:<width$}");
+                } else {
+                    let _ = write!(line, " {cell:>width$}");
+                }
+                column += 1;
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn header_row() -> Vec<String> {
+    [
+        "target",
+        "calls/s",
+        "p50 µs",
+        "p99 µs",
+        "×floor",
+        "calls/s",
+        "p50 µs",
+        "p99 µs",
+        "×floor",
+        "seq",
+        "in flight",
+        "RSS MiB",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// The line comparing our server with another target.
+fn versus(ours: &Results, other: &str, theirs: &Results, in_flight: u64, ticks: u64) -> String {
+    let ratio = |metric: &dyn Fn(&RunResult) -> f64| fmt(median_ratio(ours, theirs, metric), 2);
+    format!(
+        "ours / {other}: throughput ×{} sequential, ×{} {in_flight} in flight; \
+         CPU per call ×{} sequential, ×{} {in_flight} in flight\n",
+        ratio(&|r| r.sequential.calls_per_sec()),
+        ratio(&|r| r.pipelined.calls_per_sec()),
+        ratio(&|r| r.sequential.cpu_us_per_call(ticks)),
+        ratio(&|r| r.pipelined.cpu_us_per_call(ticks)),
+    )
+}

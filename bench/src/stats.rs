@@ -1,0 +1,57 @@
+//! Small statistics helpers.
+
+use std::time::Duration;
+
+/// `u64` to `f64`; exact below 2^53, which every count here is.
+#[allow(clippy::cast_precision_loss)]
+pub(crate) fn to_f64(value: u64) -> f64 {
+    value as f64
+}
+
+/// The `q` quantile (0.0..=1.0) of sorted samples, nearest rank; zero when
+/// there are none.
+pub(crate) fn percentile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let rank = (q * to_f64(sorted.len() as u64)).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// The median of the values (mean of the two middle ones for an even count);
+/// NaN when there are none. NaNs in the input are ignored.
+pub(crate) fn median(values: impl IntoIterator<Item = f64>) -> f64 {
+    let mut values: Vec<f64> = values.into_iter().filter(|v| !v.is_nan()).collect();
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        f64::midpoint(values[mid - 1], values[mid])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let samples: Vec<Duration> = (1..=100).map(Duration::from_micros).collect();
+        assert_eq!(percentile(&samples, 0.5), Duration::from_micros(50));
+        assert_eq!(percentile(&samples, 0.99), Duration::from_micros(99));
+        assert_eq!(percentile(&samples[..1], 0.99), Duration::from_micros(1));
+        assert_eq!(percentile(&[], 0.5), Duration::ZERO);
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert!((median([3.0, 1.0, 2.0]) - 2.0).abs() < 1e-12);
+        assert!((median([4.0, 1.0, 2.0, 3.0]) - 2.5).abs() < 1e-12);
+        assert!(median([]).is_nan());
+    }
+}

