@@ -38,6 +38,7 @@ built-in targets (binaries next to this executable):
                                         the same on the multi-threaded runtime
                                         (not run by default)
   ours          bench-ours-stdio        this project's mcp-server
+  ours-ct       bench-ours-stdio --current-thread   the same on a current-thread runtime
 ";
 
 /// A built-in target: name, binary next to the driver, arguments, and
@@ -78,6 +79,12 @@ const BUILTIN: [Builtin; 5] = [
         name: "ours",
         file: "bench-ours-stdio",
         args: &[],
+        default: true,
+    },
+    Builtin {
+        name: "ours-ct",
+        file: "bench-ours-stdio",
+        args: &["--current-thread"],
         default: true,
     },
 ];

@@ -1,1 +1,89 @@
-//! MCP server runtime (in progress).
+//! Write MCP servers as plain Rust methods.
+//!
+//! `#[tool]` on an impl block turns its `pub fn`s into MCP tools: the
+//! compiler refuses a tool or a parameter without a description, the JSON
+//! Schemas are generated once, and [`Server`] serves them over stdio to any
+//! MCP host, in both protocol eras (the legacy handshake revisions up to
+//! 2025-11-25, and the stateless 2026-07-28).
+//!
+//! ```no_run
+//! use mcp_server::{tool, Server, ToolError};
+//!
+//! #[derive(Default)]
+//! pub struct Calculator {
+//!     memory: f64,
+//! }
+//!
+//! #[tool(description = "Arithmetic on two numbers, with one memory register")]
+//! impl Calculator {
+//!     #[describe("Add two numbers")]
+//!     #[param(a, "The first number")]
+//!     #[param(b, "The second number")]
+//!     pub fn add(&self, a: f64, b: f64) -> f64 {
+//!         a + b
+//!     }
+//!
+//!     #[describe("Divide a by b")]
+//!     pub fn divide(
+//!         &self,
+//!         #[param("The dividend")] a: f64,
+//!         #[param("The divisor")] b: f64,
+//!     ) -> Result<f64, ToolError> {
+//!         if b == 0.0 {
+//!             return Err(ToolError::new("division by zero"));
+//!         }
+//!         Ok(a / b)
+//!     }
+//!
+//!     #[describe("Store a value and return the previous one")]
+//!     pub fn store(&mut self, #[param("Value to store")] value: f64) -> f64 {
+//!         std::mem::replace(&mut self.memory, value)
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_server::Error> {
+//!     Server::builder("calculator", "1.0.0")
+//!         .toolbox(Calculator::default())
+//!         .build()
+//!         .serve_stdio()
+//!         .await
+//! }
+//! ```
+//!
+//! # Modules and items
+//!
+//! - [`tool`], `describe`, `param`: the macros (see [`tool`] for every attribute).
+//! - [`Server`], [`ServerBuilder`]: configuration and transports.
+//! - [`Context`]: progress, log messages and cancellation inside a tool.
+//! - [`Json`], [`ToolError`], [`IntoToolResult`]: what tools return.
+//! - [`types`]: the wire types (`mcp-types`).
+#![warn(missing_docs)]
+
+mod args;
+mod context;
+mod dispatch;
+mod error;
+mod panic;
+mod registry;
+mod schema;
+mod server;
+mod tool;
+mod transport;
+
+#[doc(hidden)]
+#[path = "__private.rs"]
+pub mod __private;
+
+pub use args::Args;
+pub use context::Context;
+pub use error::{Error, ToolError};
+pub use schema::InputSchemaBuilder;
+pub use server::{Server, ServerBuilder};
+pub use tool::{BoxFuture, IntoToolResult, Json, ToolBox, ToolEntry, ToolSpec};
+
+pub use mcp_macros::{describe, param, tool};
+
+/// The wire types (`mcp-types`), re-exported.
+pub use mcp_types as types;
+pub use mcp_types::{CallToolResult, ContentBlock as Content, LoggingLevel};

@@ -1,0 +1,258 @@
+//! The per-call [`Context`]: progress, log messages, cancellation, and who is calling.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use mcp_types::jsonrpc::Notification;
+use mcp_types::notification::{LoggingMessageParams, ProgressParams, ProgressToken};
+use mcp_types::{method, ClientCapabilities, LoggingLevel, ProtocolVersion, RequestId};
+use serde::Serialize;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
+
+/// Where a request's notifications go: the stdio writer, or an HTTP request's
+/// SSE stream. Each item is one serialized JSON-RPC message.
+pub(crate) trait Outbound: Send + Sync {
+    fn send(&self, message: Vec<u8>);
+}
+
+/// An [`Outbound`] that drops everything (detached contexts, modern requests
+/// whose transport cannot stream).
+struct Discard;
+
+impl Outbound for Discard {
+    fn send(&self, _message: Vec<u8>) {}
+}
+
+/// What a tool knows about the call it is serving, and how it talks back.
+///
+/// Add a `ctx: Context` parameter to a tool to receive it; it is injected and
+/// never appears in the tool's schema.
+///
+/// ```
+/// use mcp_server::{tool, Context};
+///
+/// pub struct Jobs;
+///
+/// #[tool(description = "Long-running jobs")]
+/// impl Jobs {
+///     #[describe("Count to n, reporting progress")]
+///     pub async fn count(&self, #[param("How far to count")] n: u32, ctx: Context) -> String {
+///         for i in 1..=n {
+///             if ctx.is_cancelled() {
+///                 return "cancelled".into();
+///             }
+///             ctx.progress(f64::from(i), Some(f64::from(n)));
+///         }
+///         ctx.info("done counting");
+///         format!("counted to {n}")
+///     }
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    request_id: RequestId,
+    progress_token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+    cancel: CancellationToken,
+    out: Arc<dyn Outbound>,
+    protocol_version: ProtocolVersion,
+    client_capabilities: Arc<ClientCapabilities>,
+    last_progress: Mutex<Option<f64>>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.request_id)
+            .field("protocol_version", &self.inner.protocol_version)
+            .field("cancelled", &self.inner.cancel.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What dispatch knows when it creates a context.
+pub(crate) struct ContextParts {
+    pub(crate) request_id: RequestId,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) out: Arc<dyn Outbound>,
+    pub(crate) protocol_version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+}
+
+impl Context {
+    pub(crate) fn new(parts: ContextParts) -> Self {
+        Context {
+            inner: Arc::new(Inner {
+                request_id: parts.request_id,
+                progress_token: parts.progress_token,
+                log_level: parts.log_level,
+                cancel: parts.cancel,
+                out: parts.out,
+                protocol_version: parts.protocol_version,
+                client_capabilities: parts.client_capabilities,
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// A context attached to no client: notifications go nowhere and it is
+    /// never cancelled unless [`cancel`](Self::cancel) is called. For calling
+    /// tools directly, e.g. in unit tests.
+    pub fn detached() -> Self {
+        Context::new(ContextParts {
+            request_id: RequestId::Number(0),
+            progress_token: None,
+            log_level: None,
+            cancel: CancellationToken::new(),
+            out: Arc::new(Discard),
+            protocol_version: ProtocolVersion::LATEST,
+            client_capabilities: Arc::default(),
+        })
+    }
+
+    /// The id of the request being served.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The protocol revision of the request (the session's, in the legacy era).
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.protocol_version
+    }
+
+    /// What the client declared it can do.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// Whether the client cancelled this call (or went away).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the client cancels this call. Tools that wait on
+    /// something slow can `select!` on it; the framework also drops a
+    /// cancelled call's future, so awaiting tools stop at their next `.await`.
+    pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
+        self.inner.cancel.cancelled()
+    }
+
+    /// Whether the client asked for progress (sent a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress_token.is_some()
+    }
+
+    /// Reports progress; `total` when known. Sent only if the client asked for
+    /// progress, and only when `progress` increases (the spec requires it).
+    pub fn progress(&self, progress: f64, total: Option<f64>) {
+        self.send_progress(progress, total, None);
+    }
+
+    /// Reports progress with a human-readable message.
+    pub fn progress_with_message(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: impl Into<String>,
+    ) {
+        self.send_progress(progress, total, Some(message.into()));
+    }
+
+    fn send_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = &self.inner.progress_token else {
+            return;
+        };
+        if self.is_cancelled() {
+            return;
+        }
+        {
+            let mut last = self
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if last.is_some_and(|l| progress <= l) {
+                tracing::debug!(progress, "progress must increase; notification dropped");
+                return;
+            }
+            *last = Some(progress);
+        }
+        self.notify(
+            method::PROGRESS,
+            &ProgressParams {
+                progress_token: token.clone(),
+                progress,
+                total,
+                message,
+                meta: None,
+            },
+        );
+    }
+
+    /// Whether a log message at `level` would reach the client.
+    pub fn log_enabled(&self, level: LoggingLevel) -> bool {
+        self.inner.log_level.is_some_and(|min| level >= min)
+    }
+
+    /// Sends a log message (`notifications/message`) if the client's level lets it through.
+    /// `data` is any JSON: a string or an object.
+    pub fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.log_as(level, None, data);
+    }
+
+    /// Like [`log`](Self::log), naming the logger.
+    pub fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        if !self.log_enabled(level) {
+            return;
+        }
+        let data = match serde_json::to_value(data) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "log data could not be serialized");
+                return;
+            }
+        };
+        self.notify(
+            method::MESSAGE,
+            &LoggingMessageParams {
+                level,
+                logger: logger.map(str::to_owned),
+                data,
+                meta: None,
+            },
+        );
+    }
+
+    /// `log(Debug, ..)`.
+    pub fn debug(&self, data: impl Serialize) {
+        self.log(LoggingLevel::Debug, data);
+    }
+
+    /// `log(Info, ..)`.
+    pub fn info(&self, data: impl Serialize) {
+        self.log(LoggingLevel::Info, data);
+    }
+
+    /// `log(Warning, ..)`.
+    pub fn warning(&self, data: impl Serialize) {
+        self.log(LoggingLevel::Warning, data);
+    }
+
+    /// `log(Error, ..)`.
+    pub fn error(&self, data: impl Serialize) {
+        self.log(LoggingLevel::Error, data);
+    }
+
+    fn notify<P: Serialize>(&self, method: &'static str, params: &P) {
+        match serde_json::to_vec(&Notification::new(method, params)) {
+            Ok(bytes) => self.inner.out.send(bytes),
+            Err(e) => tracing::warn!(error = %e, "notification could not be serialized"),
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! JSON-RPC method routing for both protocol eras. No I/O: transports hand in
+//! parsed messages and get back bytes to send (or a future producing them).
+//!
+//! A request is served in the modern era (2026-07-28, stateless) when its
+//! `params._meta` names a protocol version; otherwise it belongs to the
+//! connection's legacy session, which `initialize` opens.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use mcp_types::jsonrpc::{code, ErrorResponse, Notification, RawMessage, Response};
+use mcp_types::lifecycle::{EmptyResult, MetaParams};
+use mcp_types::modern::{
+    meta as meta_key, RequestMeta, SubscriptionFilter, SubscriptionsAcknowledgedParams,
+    SubscriptionsListenParams, UnsupportedVersionData,
+};
+use mcp_types::notification::{CancelledParams, ProgressToken, SetLevelParams};
+use mcp_types::{
+    method, CacheScope, ClientCapabilities, DiscoverResult, ErrorObject, Implementation,
+    InitializeParams, InitializeResult, ListToolsParams, ListToolsResult, LoggingLevel, Meta,
+    ProtocolVersion, RequestId, ResultType, ServerCapabilities,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::args::Args;
+use crate::context::{Context, ContextParts, Outbound};
+use crate::registry::Registry;
+use crate::tool::BoxFuture;
+
+/// The server's shared state: identity, capabilities, tools.
+pub(crate) struct ServerCore {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) registry: RwLock<Arc<Registry>>,
+    pub(crate) page_size: usize,
+    pub(crate) list_ttl_ms: u64,
+    /// `{"io.modelcontextprotocol/serverInfo": …}`, put on every modern result.
+    server_info_meta: Meta,
+}
+
+/// Per-connection state: the legacy session (if `initialize` opened one) and
+/// the calls in flight, for cancellation.
+pub(crate) struct Session {
+    legacy: Mutex<Option<LegacyState>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    out: Arc<dyn Outbound>,
+}
+
+#[derive(Clone)]
+struct LegacyState {
+    version: ProtocolVersion,
+    log_level: Option<LoggingLevel>,
+    client_capabilities: Arc<ClientCapabilities>,
+}
+
+/// What the transport should do with a message.
+pub(crate) enum Outcome {
+    /// Send these bytes now.
+    Reply(Vec<u8>),
+    /// Run this; send what it yields (nothing when the call was cancelled).
+    Spawn(BoxFuture<Option<Vec<u8>>>),
+    /// Nothing to send (a notification, a response).
+    Nothing,
+}
+
+/// Which era a request is served in.
+enum Era {
+    Legacy(LegacyState),
+    Modern(RequestMeta),
+}
+
+impl Era {
+    fn version(&self) -> ProtocolVersion {
+        match self {
+            Era::Legacy(s) => s.version,
+            Era::Modern(_) => ProtocolVersion::V2026_07_28,
+        }
+    }
+}
+
+type Reply = Result<Vec<u8>, ErrorObject>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Serializes one message. Our types always serialize; a failure is still
+/// answered rather than unwrapped.
+pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "failed to serialize a message");
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
+    })
+}
+
+pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
+    encode(&ErrorResponse::new(id, error))
+}
+
+fn params<T: DeserializeOwned + Default>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
+    match raw {
+        None => Ok(T::default()),
+        Some(raw) => required_params(Some(raw)),
+    }
+}
+
+fn required_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let raw = raw.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
+    serde_json::from_str(raw.get())
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+}
+
+impl Session {
+    pub(crate) fn new(out: Arc<dyn Outbound>) -> Arc<Session> {
+        Arc::new(Session {
+            legacy: Mutex::new(None),
+            inflight: Mutex::new(HashMap::new()),
+            out,
+        })
+    }
+
+    /// Cancels every call in flight (the connection is going away).
+    pub(crate) fn cancel_all(&self) {
+        for (_, token) in lock(&self.inflight).drain() {
+            token.cancel();
+        }
+    }
+
+    /// Whether the session negotiated 2025-03-26, the one revision with JSON-RPC batches.
+    pub(crate) fn allows_batches(&self) -> bool {
+        lock(&self.legacy)
+            .as_ref()
+            .is_some_and(|s| s.version == ProtocolVersion::V2025_03_26)
+    }
+}
+
+impl ServerCore {
+    pub(crate) fn new(
+        info: Implementation,
+        instructions: Option<String>,
+        capabilities: ServerCapabilities,
+        registry: Registry,
+        page_size: usize,
+        list_ttl_ms: u64,
+    ) -> ServerCore {
+        let mut server_info_meta = Meta::new();
+        server_info_meta.insert(
+            meta_key::SERVER_INFO.to_owned(),
+            serde_json::to_value(&info).unwrap_or(Value::Null),
+        );
+        ServerCore {
+            info,
+            instructions,
+            capabilities,
+            registry: RwLock::new(Arc::new(registry)),
+            page_size,
+            list_ttl_ms,
+            server_info_meta,
+        }
+    }
+
+    fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Handles one incoming message on `session`.
+    pub(crate) fn handle(self: &Arc<Self>, session: &Arc<Session>, msg: RawMessage<'_>) -> Outcome {
+        match msg {
+            RawMessage::Request { id, method, params } => {
+                self.request(session, id, &method, params)
+            }
+            RawMessage::Notification { method, params } => {
+                self.notification(session, &method, params);
+                Outcome::Nothing
+            }
+            RawMessage::Response { id, .. } => {
+                // We send no requests yet (sampling/elicitation come later); an
+                // unsolicited response is logged and dropped, as JSON-RPC allows.
+                tracing::debug!(%id, "ignoring a response to a request we did not send");
+                Outcome::Nothing
+            }
+            RawMessage::Error { id, error } => {
+                tracing::warn!(id = ?id, code = error.code, message = %error.message, "client reported an error");
+                Outcome::Nothing
+            }
+        }
+    }
+
+    fn notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
+        match method {
+            method::INITIALIZED => {}
+            method::CANCELLED => match required_params::<CancelledParams>(params) {
+                Ok(CancelledParams {
+                    request_id: Some(id),
+                    ..
+                }) => {
+                    if let Some(token) = lock(&session.inflight).remove(&id) {
+                        tracing::debug!(%id, "request cancelled by the client");
+                        token.cancel();
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::debug!(error = %e, "malformed cancellation ignored"),
+            },
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+
+    fn request(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        method: &str,
+        raw: Option<&RawValue>,
+    ) -> Outcome {
+        let reply = match method {
+            method::INITIALIZE => self.initialize(session, &id, raw),
+            method::TOOLS_CALL => return self.tools_call(session, id, raw),
+            method::TOOLS_LIST => self.tools_list(session, &id, raw),
+            method::PING => self
+                .era_of::<MetaParams>(session, raw, |p| p.meta.as_ref())
+                .and_then(|(_, era)| match era {
+                    Era::Legacy(_) => {
+                        Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
+                    }
+                    Era::Modern(_) => Err(ErrorObject::method_not_found(method)),
+                }),
+            method::LOGGING_SET_LEVEL => self.set_level(session, &id, raw),
+            method::SERVER_DISCOVER => self.discover(&id, raw),
+            method::SUBSCRIPTIONS_LISTEN => return self.listen(session, id, raw),
+            other => Err(ErrorObject::method_not_found(other)),
+        };
+        match reply {
+            Ok(bytes) => Outcome::Reply(bytes),
+            Err(e) => Outcome::Reply(error_reply(Some(id), e)),
+        }
+    }
+
+    /// Parses params and decides the era: modern when `_meta` names a protocol
+    /// version, else the session's legacy state (which must exist).
+    fn era_of<P: DeserializeOwned + Default>(
+        &self,
+        session: &Session,
+        raw: Option<&RawValue>,
+        meta: impl Fn(&P) -> Option<&Meta>,
+    ) -> Result<(P, Era), ErrorObject> {
+        let p: P = params(raw)?;
+        let era = match meta(&p) {
+            Some(m) if RequestMeta::is_modern(Some(m)) => Era::Modern(modern_meta(m)?),
+            _ => match lock(&session.legacy).clone() {
+                Some(state) => Era::Legacy(state),
+                None => {
+                    return Err(ErrorObject::invalid_request(
+                        "the session is not initialized: send `initialize` first, or use the \
+                         2026-07-28 `_meta` protocol fields (see `server/discover`)",
+                    ))
+                }
+            },
+        };
+        Ok((p, era))
+    }
+
+    fn complete_meta(&self) -> Meta {
+        self.server_info_meta.clone()
+    }
+
+    fn initialize(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+        let p: InitializeParams = required_params(raw)?;
+        let version = ProtocolVersion::negotiate_legacy(&p.protocol_version);
+        tracing::info!(
+            client = %p.client_info.name,
+            requested = %p.protocol_version,
+            negotiated = %version,
+            "initialize"
+        );
+        *lock(&session.legacy) = Some(LegacyState {
+            version,
+            log_level: None,
+            client_capabilities: Arc::new(p.capabilities),
+        });
+        Ok(encode(&Response::new(
+            id.clone(),
+            InitializeResult {
+                protocol_version: version,
+                capabilities: self.capabilities.clone(),
+                server_info: self.info.clone(),
+                instructions: self.instructions.clone(),
+                meta: None,
+            },
+        )))
+    }
+
+    fn discover(&self, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+        let p: MetaParams = params(raw)?;
+        let m = p.meta.as_ref().ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "missing `_meta[\"{}\"]`",
+                meta_key::PROTOCOL_VERSION
+            ))
+        })?;
+        modern_meta(m)?;
+        Ok(encode(&Response::new(
+            id.clone(),
+            DiscoverResult {
+                result_type: ResultType::Complete,
+                supported_versions: ProtocolVersion::ALL
+                    .iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect(),
+                capabilities: self.capabilities.clone(),
+                instructions: self.instructions.clone(),
+                ttl_ms: self.list_ttl_ms,
+                cache_scope: CacheScope::Public,
+                meta: Some(self.complete_meta()),
+            },
+        )))
+    }
+
+    fn set_level(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+        let (p, era) = self.era_of::<SetLevelParamsOpt>(session, raw, |p| p.meta.as_ref())?;
+        if let Era::Modern(_) = era {
+            return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));
+        }
+        let level: SetLevelParams = match p.level {
+            Some(_) => required_params(raw)?,
+            None => return Err(ErrorObject::invalid_params("missing `level`")),
+        };
+        if let Some(state) = lock(&session.legacy).as_mut() {
+            state.log_level = Some(level.level);
+        }
+        Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
+    }
+
+    fn tools_list(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+        let (p, era) = self.era_of::<ListToolsParams>(session, raw, |p| p.meta.as_ref())?;
+        let (tools, next_cursor) = self
+            .registry()
+            .page(p.cursor.as_deref(), self.page_size)
+            .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
+        let mut result = ListToolsResult {
+            tools,
+            next_cursor,
+            ..ListToolsResult::default()
+        };
+        if let Era::Modern(_) = era {
+            result.result_type = Some(ResultType::Complete);
+            result.ttl_ms = Some(self.list_ttl_ms);
+            result.cache_scope = Some(CacheScope::Public);
+            result.meta = Some(self.complete_meta());
+        }
+        Ok(encode(&Response::new(id.clone(), result)))
+    }
+
+    fn tools_call(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        raw: Option<&RawValue>,
+    ) -> Outcome {
+        let (p, era) = match self.era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
+            Ok(v) => v,
+            Err(e) => return Outcome::Reply(error_reply(Some(id), e)),
+        };
+        let Some(name) = p.name else {
+            return Outcome::Reply(error_reply(
+                Some(id),
+                ErrorObject::invalid_params("missing tool `name`"),
+            ));
+        };
+        let registry = self.registry();
+        let Some(entry) = registry.get(&name) else {
+            return Outcome::Reply(error_reply(
+                Some(id),
+                ErrorObject::invalid_params(format!("unknown tool: {name}")),
+            ));
+        };
+        let progress_token = p
+            .meta
+            .as_ref()
+            .and_then(|m| m.get(meta_key::PROGRESS_TOKEN))
+            .and_then(|v| ProgressToken::deserialize(v).ok());
+        let (log_level, client_capabilities) = match &era {
+            Era::Legacy(s) => (
+                Some(s.log_level.unwrap_or(LoggingLevel::Info)),
+                Arc::clone(&s.client_capabilities),
+            ),
+            Era::Modern(m) => (m.log_level, Arc::new(m.client_capabilities.clone())),
+        };
+        let modern = matches!(era, Era::Modern(_));
+        let cancel = CancellationToken::new();
+        lock(&session.inflight).insert(id.clone(), cancel.clone());
+        let ctx = Context::new(ContextParts {
+            request_id: id.clone(),
+            progress_token,
+            log_level,
+            cancel: cancel.clone(),
+            out: Arc::clone(&session.out),
+            protocol_version: era.version(),
+            client_capabilities,
+        });
+        let call = entry.call(Args::new(p.arguments), ctx);
+        let core = Arc::clone(self);
+        let session = Arc::clone(session);
+        Outcome::Spawn(Box::pin(async move {
+            let result = tokio::select! {
+                r = call => Some(r),
+                () = cancel.cancelled() => None,
+            };
+            lock(&session.inflight).remove(&id);
+            // A cancelled request gets no response, even if the tool returned
+            // on seeing the cancellation (spec: cancellation utility).
+            let mut result = result.filter(|_| !cancel.is_cancelled())?;
+            if modern {
+                result.result_type = Some(ResultType::Complete);
+                result.meta = Some(core.complete_meta());
+            }
+            Some(encode(&Response::new(id, result)))
+        }))
+    }
+
+    fn listen(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        raw: Option<&RawValue>,
+    ) -> Outcome {
+        let p: SubscriptionsListenParams = match required_params(raw) {
+            Ok(p) => p,
+            Err(e) => return Outcome::Reply(error_reply(Some(id), e)),
+        };
+        let modern = p.meta.as_ref().ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "missing `_meta[\"{}\"]`",
+                meta_key::PROTOCOL_VERSION
+            ))
+        });
+        if let Err(e) = modern.and_then(|m| modern_meta(m).map(drop)) {
+            return Outcome::Reply(error_reply(Some(id), e));
+        }
+        // This server offers tools only: it agrees to the tool list filter and nothing else.
+        let agreed = SubscriptionFilter {
+            tools_list_changed: p.notifications.tools_list_changed.filter(|&b| b),
+            ..SubscriptionFilter::default()
+        };
+        let mut sub_meta = Meta::new();
+        sub_meta.insert(
+            meta_key::SUBSCRIPTION_ID.to_owned(),
+            serde_json::to_value(&id).unwrap_or(Value::Null),
+        );
+        session.out.send(encode(&Notification::new(
+            method::SUBSCRIPTIONS_ACKNOWLEDGED,
+            SubscriptionsAcknowledgedParams {
+                notifications: agreed,
+                meta: Some(sub_meta.clone()),
+            },
+        )));
+        let cancel = CancellationToken::new();
+        lock(&session.inflight).insert(id.clone(), cancel.clone());
+        let core = Arc::clone(self);
+        Outcome::Spawn(Box::pin(async move {
+            // The stream stays open until the client cancels it (then nothing is
+            // sent) or the connection ends.
+            cancel.cancelled().await;
+            let _ = (core, sub_meta);
+            None
+        }))
+    }
+}
+
+/// Validates a modern request's `_meta`: required fields (-32602) and a
+/// supported modern version (-32022 with the supported list).
+fn modern_meta(m: &Meta) -> Result<RequestMeta, ErrorObject> {
+    let rm = RequestMeta::from_meta(m).map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+    match ProtocolVersion::parse(&rm.protocol_version) {
+        Some(v) if !v.is_legacy() => Ok(rm),
+        _ => Err(ErrorObject::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported protocol version: {}", rm.protocol_version),
+        )
+        .with_data(
+            serde_json::to_value(UnsupportedVersionData {
+                supported: ProtocolVersion::MODERN
+                    .iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect(),
+                requested: rm.protocol_version,
+            })
+            .unwrap_or(Value::Null),
+        )),
+    }
+}
+
+/// `tools/call` params read leniently first, so a missing `name` is a clear -32602.
+#[derive(serde::Deserialize, Default)]
+struct CallToolParamsOpt {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<mcp_types::JsonObject>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+/// `logging/setLevel` params read leniently first, to route by era before validating.
+#[derive(serde::Deserialize, Default)]
+struct SetLevelParamsOpt {
+    #[serde(default)]
+    level: Option<Value>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}

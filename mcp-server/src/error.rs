@@ -1,0 +1,96 @@
+//! Error types: [`ToolError`] for a tool's own failures, [`Error`] for the server's.
+
+use std::fmt;
+
+use mcp_types::{CallToolResult, ContentBlock};
+
+/// A tool's failure, reported to the model as a result with `isError: true`.
+///
+/// Any `std::error::Error` converts into it, so `?` works in tools:
+///
+/// ```
+/// use mcp_server::ToolError;
+///
+/// fn parse(text: &str) -> Result<i64, ToolError> {
+///     let n: i64 = text.parse()?;               // ParseIntError → ToolError
+///     if n < 0 {
+///         return Err(ToolError::new("the number must not be negative"));
+///     }
+///     Ok(n)
+/// }
+/// assert!(parse("x").is_err());
+/// ```
+///
+/// Like `anyhow::Error`, it does not implement `std::error::Error` itself
+/// (that would conflict with the blanket conversion).
+pub struct ToolError {
+    content: Vec<ContentBlock>,
+}
+
+impl ToolError {
+    /// An error with a message for the model.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            content: vec![ContentBlock::text(message)],
+        }
+    }
+
+    /// An error carrying arbitrary content blocks.
+    pub fn with_content(content: Vec<ContentBlock>) -> Self {
+        ToolError { content }
+    }
+
+    /// The message (the text of the first text block).
+    pub fn message(&self) -> &str {
+        self.content
+            .iter()
+            .find_map(ContentBlock::as_text)
+            .unwrap_or("")
+    }
+
+    /// The `isError: true` result this error becomes.
+    pub fn into_result(self) -> CallToolResult {
+        CallToolResult {
+            content: self.content,
+            is_error: Some(true),
+            ..CallToolResult::default()
+        }
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolError").field(&self.message()).finish()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(err: E) -> Self {
+        let mut text = err.to_string();
+        let mut source = err.source();
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        ToolError::new(text)
+    }
+}
+
+/// An error that stops a server (I/O on its transport, a bad configuration).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading from or writing to the transport failed.
+    #[error("transport i/o failed")]
+    Io(#[from] std::io::Error),
+    /// The server was configured inconsistently (e.g. two tools with one name).
+    #[error("invalid server configuration: {0}")]
+    Config(String),
+}

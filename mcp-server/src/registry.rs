@@ -1,0 +1,143 @@
+//! The tool registry: name lookup and deterministic, paginated listing.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use mcp_types::Tool;
+
+use crate::error::Error;
+use crate::tool::ToolEntry;
+
+/// An immutable set of tools, sorted by name (so `tools/list` is deterministic
+/// and the same for every client). Changes build a new one.
+#[derive(Debug, Default)]
+pub(crate) struct Registry {
+    tools: Vec<ToolEntry>,
+    index: HashMap<String, usize>,
+}
+
+/// The cursor could not be read: the client must not invent cursors.
+#[derive(Debug)]
+pub(crate) struct InvalidCursor;
+
+const CURSOR_PREFIX: &str = "n1.";
+
+impl Registry {
+    pub(crate) fn new(mut tools: Vec<ToolEntry>) -> Result<Registry, Error> {
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
+            return Err(Error::Config(format!(
+                "two tools are named `{}` (from `{}` and `{}`): tool names must be unique",
+                pair[0].name(),
+                pair[0].toolbox(),
+                pair[1].toolbox()
+            )));
+        }
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name().to_owned(), i))
+            .collect();
+        Ok(Registry { tools, index })
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&ToolEntry> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// One page of at most `page_size` tools after `cursor`, and the next cursor.
+    ///
+    /// A cursor names the last tool of the previous page, so a page boundary
+    /// stays put when tools are added or removed between pages.
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<(Vec<Tool>, Option<String>), InvalidCursor> {
+        let start = match cursor {
+            None => 0,
+            Some(c) => {
+                let after = decode_cursor(c).ok_or(InvalidCursor)?;
+                self.tools.partition_point(|t| t.name() <= after.as_str())
+            }
+        };
+        let end = start.saturating_add(page_size.max(1)).min(self.tools.len());
+        let page: Vec<Tool> = self.tools[start..end]
+            .iter()
+            .map(|t| t.tool().clone())
+            .collect();
+        let next = (end < self.tools.len()).then(|| encode_cursor(self.tools[end - 1].name()));
+        Ok((page, next))
+    }
+}
+
+fn encode_cursor(name: &str) -> String {
+    let mut s = String::with_capacity(CURSOR_PREFIX.len() + name.len() * 2);
+    s.push_str(CURSOR_PREFIX);
+    for b in name.bytes() {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+fn decode_cursor(cursor: &str) -> Option<String> {
+    let hex = cursor.strip_prefix(CURSOR_PREFIX)?;
+    if hex.len() % 2 != 0 || hex.len() > 256 {
+        return None;
+    }
+    let bytes = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    let name = String::from_utf8(bytes).ok()?;
+    mcp_types::tool::is_valid_tool_name(&name).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::ToolSpec;
+
+    fn entry(name: &'static str) -> ToolEntry {
+        ToolEntry::new(
+            &ToolSpec {
+                name,
+                description: "d",
+                ..ToolSpec::default()
+            },
+            mcp_types::JsonObject::new(),
+            None,
+            |_, _| Box::pin(async { mcp_types::CallToolResult::text("") }),
+        )
+    }
+
+    #[test]
+    fn pages_cover_every_tool_once_in_order() {
+        let names: Vec<&'static str> = vec!["e", "a", "d", "c", "b"];
+        let reg = Registry::new(names.iter().map(|n| entry(n)).collect()).unwrap();
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let (page, next) = reg.page(cursor.as_deref(), 2).unwrap();
+            seen.extend(page.into_iter().map(|t| t.name));
+            match next {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ["a", "b", "c", "d", "e"]);
+    }
+
+    #[test]
+    fn rejects_bad_cursors_and_duplicates() {
+        let reg = Registry::new(vec![entry("a")]).unwrap();
+        assert!(reg.page(Some("garbage"), 10).is_err());
+        assert!(reg.page(Some("n1.zz"), 10).is_err());
+        assert!(reg.page(Some(""), 10).is_err());
+        assert!(Registry::new(vec![entry("a"), entry("a")]).is_err());
+    }
+}

@@ -1,0 +1,299 @@
+//! What a tool is at run time: its definition, its erased handler, and the
+//! traits that turn Rust return values into `tools/call` results.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::args::Args;
+use crate::context::Context;
+use crate::error::ToolError;
+
+/// A boxed, `Send`, `'static` future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The erased form of every tool handler: arguments and context in, a result out.
+pub(crate) type Handler = dyn Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync;
+
+/// A set of tools: what `#[tool]` generates for an impl block (or a free function).
+///
+/// Register one with [`ServerBuilder::toolbox`](crate::ServerBuilder::toolbox).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolbox",
+    note = "put `#[tool(description = \"...\")]` on an `impl {Self}` block whose `pub fn`s are the tools"
+)]
+pub trait ToolBox: Send + Sync + 'static {
+    /// The toolbox's name (its type name).
+    const NAME: &'static str;
+    /// What the toolbox is for (the impl's `#[tool(description = ...)]`).
+    const DESCRIPTION: &'static str;
+
+    /// Builds the tools, bound to this value, in declaration order.
+    fn into_tools(self) -> Vec<ToolEntry>;
+}
+
+/// The static facts about one tool, as the macros write them.
+#[derive(Debug, Clone, Default)]
+pub struct ToolSpec {
+    /// The tool's name on the wire.
+    pub name: &'static str,
+    /// A display name.
+    pub title: Option<&'static str>,
+    /// What the tool does, for the model.
+    pub description: &'static str,
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// One tool ready to serve: its wire definition, built once, and its handler.
+#[derive(Clone)]
+pub struct ToolEntry {
+    pub(crate) def: Arc<Tool>,
+    pub(crate) handler: Arc<Handler>,
+    /// The output schema's root was not an object, so `structuredContent` is
+    /// wrapped as `{"result": value}` (legacy revisions require an object).
+    pub(crate) wrap_structured: bool,
+    pub(crate) toolbox: Cow<'static, str>,
+}
+
+impl fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("name", &self.def.name)
+            .field("toolbox", &self.toolbox)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolEntry {
+    /// Assembles a tool from its parts. Used by generated code.
+    pub fn new<F>(
+        spec: &ToolSpec,
+        input_schema: JsonObject,
+        output_schema: Option<schemars::Schema>,
+        handler: F,
+    ) -> ToolEntry
+    where
+        F: Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+    {
+        let annotations = ToolAnnotations {
+            title: None,
+            read_only_hint: spec.read_only,
+            destructive_hint: spec.destructive,
+            idempotent_hint: spec.idempotent,
+            open_world_hint: spec.open_world,
+        };
+        let (output_schema, wrap_structured) = match output_schema {
+            Some(schema) => {
+                let (schema, wrapped) = crate::schema::object_root(schema);
+                (Some(schema), wrapped)
+            }
+            None => (None, false),
+        };
+        ToolEntry {
+            def: Arc::new(Tool {
+                name: spec.name.to_owned(),
+                title: spec.title.map(str::to_owned),
+                description: Some(spec.description.to_owned()),
+                input_schema,
+                output_schema,
+                annotations: (!annotations.is_empty()).then_some(annotations),
+                icons: None,
+                execution: None,
+                meta: None,
+            }),
+            handler: Arc::new(handler),
+            wrap_structured,
+            toolbox: Cow::Borrowed(""),
+        }
+    }
+
+    /// The wire definition.
+    pub fn tool(&self) -> &Tool {
+        &self.def
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// The toolbox this tool came from (empty for tools added on their own).
+    pub fn toolbox(&self) -> &str {
+        &self.toolbox
+    }
+
+    pub(crate) fn with_toolbox(mut self, toolbox: &'static str) -> Self {
+        self.toolbox = Cow::Borrowed(toolbox);
+        self
+    }
+
+    /// Runs the handler; a panic becomes an `isError` result.
+    pub(crate) fn call(&self, args: Args, ctx: Context) -> impl Future<Output = CallToolResult> {
+        let fut = crate::panic::CatchUnwind::new((self.handler)(args, ctx));
+        let wrap = self.wrap_structured;
+        let name = Arc::clone(&self.def);
+        async move {
+            match fut.await {
+                Ok(mut result) => {
+                    if wrap {
+                        if let Some(v) = result.structured_content.take() {
+                            let mut obj = JsonObject::new();
+                            obj.insert("result".to_owned(), v);
+                            result.structured_content = Some(Value::Object(obj));
+                        }
+                    }
+                    result
+                }
+                Err(panic) => {
+                    tracing::error!(tool = %name.name, panic = %panic, "tool panicked");
+                    CallToolResult::error(format!(
+                        "tool `{}` failed: it panicked ({panic})",
+                        name.name
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Turns what a tool returns into a `tools/call` result.
+///
+/// Implemented for text (`String`, `&str`), numbers and `bool` (their text),
+/// `()` (no content), [`Json<T>`] (structured content with an output schema),
+/// content blocks, [`CallToolResult`], and `Result<T, E>` where `E: Into<ToolError>`
+/// (an error becomes an `isError: true` result).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    note = "return a `String`, a number, `Json<T>` (with `T: Serialize + JsonSchema`), `Content`, `Vec<Content>`, `CallToolResult`, or a `Result<_, ToolError>` of one of these"
+)]
+pub trait IntoToolResult {
+    /// The result.
+    fn into_tool_result(self) -> CallToolResult;
+
+    /// The JSON Schema of the structured content, for tools that return it.
+    fn output_schema() -> Option<schemars::Schema> {
+        None
+    }
+}
+
+macro_rules! display_as_text {
+    ($($t:ty),*) => {$(
+        impl IntoToolResult for $t {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::text(self.to_string())
+            }
+        }
+    )*};
+}
+
+display_as_text!(
+    String,
+    &str,
+    Cow<'_, str>,
+    char,
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64
+);
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(Vec::new())
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![self])
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(e) => e.into().into_result(),
+        }
+    }
+
+    fn output_schema() -> Option<schemars::Schema> {
+        T::output_schema()
+    }
+}
+
+/// A structured tool result: serialized into `structuredContent`, described by
+/// an `outputSchema` generated from `T`, and copied as JSON text for clients
+/// that read only `content`.
+///
+/// ```
+/// use mcp_server::Json;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum { total: f64 }
+///
+/// fn sum(values: Vec<f64>) -> Json<Sum> {
+///     Json(Sum { total: values.iter().sum() })
+/// }
+/// # let _ = sum(vec![1.0]);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> CallToolResult {
+        match serde_json::to_value(&self.0) {
+            Ok(value) => {
+                let text = value.to_string();
+                CallToolResult {
+                    content: vec![ContentBlock::text(text)],
+                    structured_content: Some(value),
+                    ..CallToolResult::default()
+                }
+            }
+            Err(e) => {
+                CallToolResult::error(format!("the tool's result could not be serialized: {e}"))
+            }
+        }
+    }
+
+    fn output_schema() -> Option<schemars::Schema> {
+        Some(crate::schema::root_schema_for::<T>())
+    }
+}

@@ -1,0 +1,3 @@
+//! Transports: bytes in and out, messages handed to dispatch.
+
+pub(crate) mod stdio;

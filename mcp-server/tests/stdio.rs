@@ -1,0 +1,356 @@
+//! The stdio transport and dispatch, over an in-memory pipe: both eras, bad
+//! input, cancellation, progress, logging.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{modern_meta, server, Client};
+
+#[tokio::test]
+async fn legacy_handshake_list_and_call() {
+    let mut c = Client::start(server());
+    let init = c.initialize("2025-06-18").await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "test-server");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    assert!(init["result"].get("resultType").is_none());
+
+    let r = c
+        .request(
+            1,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":2,"b":3}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "5");
+    assert!(
+        r["result"].get("resultType").is_none(),
+        "legacy results carry no resultType"
+    );
+
+    let ping = c.request(2, "ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}));
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn version_negotiation_offers_latest_legacy_for_unknown() {
+    let mut c = Client::start(server());
+    let init = c.initialize("1999-01-01").await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+}
+
+#[tokio::test]
+async fn tools_list_paginates_with_opaque_cursor() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    let mut names = Vec::new();
+    let mut cursor: Option<Value> = None;
+    for id in 1..10 {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let r = c.request(id, "tools/list", params).await;
+        for t in r["result"]["tools"].as_array().unwrap() {
+            names.push(t["name"].as_str().unwrap().to_owned());
+            assert!(t["description"].is_string());
+            assert_eq!(t["inputSchema"]["type"], "object");
+        }
+        match r["result"].get("nextCursor") {
+            Some(next) => cursor = Some(next.clone()),
+            None => break,
+        }
+    }
+    assert_eq!(names, ["add", "boom", "chatty", "wait"]);
+    let bad = c
+        .request(20, "tools/list", json!({"cursor": "not-a-cursor"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn bad_input_gets_the_named_error_and_the_session_lives_on() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    // Not JSON.
+    c.send_raw("{this is not json").await;
+    let r = c.recv().await;
+    assert_eq!(r["error"]["code"], -32700);
+    assert_eq!(r["id"], Value::Null);
+    // JSON but not a request.
+    c.send_raw(r#"{"jsonrpc":"2.0","id":5}"#).await;
+    let r = c.recv().await;
+    assert_eq!(r["error"]["code"], -32600);
+    assert_eq!(r["id"], 5);
+    c.send_raw(r#"{"jsonrpc":"1.0","id":6,"method":"ping"}"#)
+        .await;
+    assert_eq!(c.recv().await["error"]["code"], -32600);
+    c.send_raw(r#"[1,2]"#).await;
+    assert_eq!(
+        c.recv().await["error"]["code"],
+        -32600,
+        "batches are refused outside 2025-03-26"
+    );
+    // Unknown method.
+    let r = c.request(7, "no/such/method", json!({})).await;
+    assert_eq!(r["error"]["code"], -32601);
+    // Unknown tool.
+    let r = c
+        .request(8, "tools/call", json!({"name":"nope","arguments":{}}))
+        .await;
+    assert_eq!(r["error"]["code"], -32602);
+    // Arguments that do not deserialize: a result with isError naming the argument.
+    let r = c
+        .request(9, "tools/call", json!({"name":"add","arguments":{"a":"x"}}))
+        .await;
+    assert_eq!(r["result"]["isError"], true);
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("`a`") && text.contains("`b`"), "{text}");
+    // A panicking tool.
+    let r = c.request(10, "tools/call", json!({"name":"boom"})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("kaboom"));
+    // A line over the limit, then a normal request.
+    c.send_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":11,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "y".repeat(5000)
+    ))
+    .await;
+    let r = c.recv().await;
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("limit"));
+    // Invalid UTF-8.
+    use tokio::io::AsyncWriteExt;
+    c.write.write_all(b"\xff\xfe\n").await.unwrap();
+    assert_eq!(c.recv().await["error"]["code"], -32700);
+    // Still serving.
+    let r = c
+        .request(
+            12,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":1}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "2");
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn requests_before_initialize_are_refused_but_ping_is_not_needed() {
+    let mut c = Client::start(server());
+    let r = c.request(1, "tools/list", json!({})).await;
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("initialize"));
+}
+
+#[tokio::test]
+async fn batches_work_in_2025_03_26() {
+    let mut c = Client::start(server());
+    c.initialize("2025-03-26").await;
+    c.send_raw(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).await;
+    let r = c.recv().await;
+    let arr = r.as_array().expect("a batch reply is an array");
+    assert_eq!(arr.len(), 2);
+    assert!(arr
+        .iter()
+        .any(|m| m["id"] == 2 && m["result"]["content"][0]["text"] == "3"));
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_call_and_sends_no_result() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    c.send(json!({"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"wait"}}))
+        .await;
+    c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"test"}})).await;
+    // The next answer is to the ping, not to the cancelled call.
+    let r = c.request(2, "ping", json!({})).await;
+    assert_eq!(r["id"], 2);
+    c.send(json!({"jsonrpc":"2.0","id":3,"method":"ping"}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(r["id"], 3, "no result for the cancelled call: {r}");
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn progress_and_logging_follow_the_level() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    let r = c
+        .request(1, "logging/setLevel", json!({"level":"debug"}))
+        .await;
+    assert_eq!(r["result"], json!({}));
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","_meta":{"progressToken":42}}})).await;
+    let (r, notes) = c.recv_response(json!(2)).await;
+    assert_eq!(r["result"]["content"][0]["text"], "done");
+    let progress: Vec<_> = notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 3);
+    assert!(progress.iter().all(|p| p["params"]["progressToken"] == 42));
+    let logs = notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .count();
+    assert_eq!(logs, 6);
+
+    let r = c
+        .request(3, "logging/setLevel", json!({"level":"warning"}))
+        .await;
+    assert_eq!(r["result"], json!({}));
+    let (_, notes) = {
+        c.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"chatty"}}))
+            .await;
+        c.recv_response(json!(4)).await
+    };
+    assert!(
+        notes.is_empty(),
+        "no progress without a token, no logs below warning: {notes:?}"
+    );
+    let bad = c
+        .request(5, "logging/setLevel", json!({"level":"loud"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn modern_requests_are_stateless_and_carry_result_type() {
+    let mut c = Client::start(server());
+    let d = c
+        .request(1, "server/discover", json!({"_meta": modern_meta()}))
+        .await;
+    assert_eq!(d["result"]["resultType"], "complete");
+    assert!(d["result"]["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2026-07-28")));
+    assert!(d["result"]["ttlMs"].is_u64());
+    assert_eq!(d["result"]["cacheScope"], "public");
+    assert_eq!(
+        d["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "test-server"
+    );
+
+    let l = c
+        .request(2, "tools/list", json!({"_meta": modern_meta()}))
+        .await;
+    assert_eq!(l["result"]["resultType"], "complete");
+    assert!(l["result"]["ttlMs"].is_u64());
+    assert!(l["result"]["cacheScope"].is_string());
+
+    let r = c
+        .request(
+            3,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":2},"_meta": modern_meta()}),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "complete");
+    assert_eq!(r["result"]["content"][0]["text"], "3");
+
+    // Removed methods and missing or unsupported fields.
+    let r = c.request(4, "ping", json!({"_meta": modern_meta()})).await;
+    assert_eq!(r["error"]["code"], -32601);
+    let r = c
+        .request(
+            5,
+            "logging/setLevel",
+            json!({"level":"info","_meta": modern_meta()}),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32601);
+    let r = c
+        .request(
+            6,
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32602);
+    let mut m = modern_meta();
+    m["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let r = c.request(7, "tools/list", json!({"_meta": m})).await;
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(r["error"]["data"]["requested"], "2099-01-01");
+    assert!(r["error"]["data"]["supported"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2026-07-28")));
+}
+
+#[tokio::test]
+async fn modern_logging_only_with_log_level_in_meta() {
+    let mut c = Client::start(server());
+    let mut m = modern_meta();
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"chatty","_meta": m.clone()}})).await;
+    let (_, notes) = c.recv_response(json!(1)).await;
+    assert!(notes.is_empty(), "{notes:?}");
+    m["io.modelcontextprotocol/logLevel"] = json!("info");
+    m["progressToken"] = json!("p");
+    c.send(
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","_meta": m}}),
+    )
+    .await;
+    let (_, notes) = c.recv_response(json!(2)).await;
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .count(),
+        3
+    );
+    assert_eq!(
+        notes
+            .iter()
+            .filter(|n| n["method"] == "notifications/progress")
+            .count(),
+        3
+    );
+}
+
+#[tokio::test]
+async fn subscriptions_listen_acknowledges_and_ends_on_cancel() {
+    let mut c = Client::start(server());
+    c.send(json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"promptsListChanged":true},"_meta": modern_meta()}})).await;
+    let ack = c.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+    c.send(
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub"}}),
+    )
+    .await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn calls_in_flight_finish_after_input_closes() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1}}})).await;
+    let support::Client {
+        mut lines,
+        write,
+        server,
+    } = c;
+    drop(write);
+    server.await.unwrap().unwrap();
+    let line = lines.next_line().await.unwrap().unwrap();
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["result"]["content"][0]["text"], "2");
+}
