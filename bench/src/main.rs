@@ -50,7 +50,7 @@ struct Builtin {
     default: bool,
 }
 
-const BUILTIN: [Builtin; 5] = [
+const BUILTIN: [Builtin; 6] = [
     Builtin {
         name: "floor",
         file: "bench-floor-stdio",

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs the external test tools it
+# needs, then runs fmt, clippy, docs, every cargo test (trybuild ui cases and
+# golden wire tests included) and the interop tests with real MCP clients.
+# Any failure stops the run with a non-zero exit; nothing is skipped silently.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==== %s\n' "$*"; }
+start=$(date +%s)
+
+step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp)"
+scripts/install-tools.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+
+step "cargo test --workspace"
+cargo test --workspace
+
+step "interop over stdio: Python mcp client (legacy, auto, 2026-07-28) and MCP Inspector CLI (legacy, modern)"
+cargo build --quiet -p mcp-examples --bin calculator
+tests/interop/run_stdio.sh target/debug/calculator
+
+step "all tests passed in $(( $(date +%s) - start )) s"
