@@ -34,14 +34,14 @@ impl Args {
                     None
                 }
             },
-            None => match T::deserialize(Absent) {
-                Ok(v) => Some(v),
-                Err(_) => {
+            None => {
+                let absent = T::deserialize(Absent).ok();
+                if absent.is_none() {
                     self.errors
                         .push(format!("missing required argument `{name}`"));
-                    None
                 }
-            },
+                absent
+            }
         }
     }
 

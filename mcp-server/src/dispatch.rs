@@ -71,7 +71,7 @@ pub(crate) enum Outcome {
 /// Which era a request is served in.
 enum Era {
     Legacy(LegacyState),
-    Modern(RequestMeta),
+    Modern(Box<RequestMeta>),
 }
 
 impl Era {
@@ -175,7 +175,7 @@ impl ServerCore {
                 self.request(session, id, &method, params)
             }
             RawMessage::Notification { method, params } => {
-                self.notification(session, &method, params);
+                Self::notification(session, &method, params);
                 Outcome::Nothing
             }
             RawMessage::Response { id, .. } => {
@@ -191,7 +191,7 @@ impl ServerCore {
         }
     }
 
-    fn notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
+    fn notification(session: &Session, method: &str, params: Option<&RawValue>) {
         match method {
             method::INITIALIZED => {}
             method::CANCELLED => match required_params::<CancelledParams>(params) {
@@ -222,14 +222,14 @@ impl ServerCore {
             method::INITIALIZE => self.initialize(session, &id, raw),
             method::TOOLS_CALL => return self.tools_call(session, id, raw),
             method::TOOLS_LIST => self.tools_list(session, &id, raw),
-            method::PING => self
-                .era_of::<MetaParams>(session, raw, |p| p.meta.as_ref())
-                .and_then(|(_, era)| match era {
+            method::PING => Self::era_of::<MetaParams>(session, raw, |p| p.meta.as_ref()).and_then(
+                |(_, era)| match era {
                     Era::Legacy(_) => {
                         Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
                     }
                     Era::Modern(_) => Err(ErrorObject::method_not_found(method)),
-                }),
+                },
+            ),
             method::LOGGING_SET_LEVEL => self.set_level(session, &id, raw),
             method::SERVER_DISCOVER => self.discover(&id, raw),
             method::SUBSCRIPTIONS_LISTEN => return self.listen(session, id, raw),
@@ -244,14 +244,13 @@ impl ServerCore {
     /// Parses params and decides the era: modern when `_meta` names a protocol
     /// version, else the session's legacy state (which must exist).
     fn era_of<P: DeserializeOwned + Default>(
-        &self,
         session: &Session,
         raw: Option<&RawValue>,
         meta: impl Fn(&P) -> Option<&Meta>,
     ) -> Result<(P, Era), ErrorObject> {
         let p: P = params(raw)?;
         let era = match meta(&p) {
-            Some(m) if RequestMeta::is_modern(Some(m)) => Era::Modern(modern_meta(m)?),
+            Some(m) if RequestMeta::is_modern(Some(m)) => Era::Modern(Box::new(modern_meta(m)?)),
             _ => match lock(&session.legacy).clone() {
                 Some(state) => Era::Legacy(state),
                 None => {
@@ -322,7 +321,7 @@ impl ServerCore {
     }
 
     fn set_level(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
-        let (p, era) = self.era_of::<SetLevelParamsOpt>(session, raw, |p| p.meta.as_ref())?;
+        let (p, era) = Self::era_of::<SetLevelParamsOpt>(session, raw, |p| p.meta.as_ref())?;
         if let Era::Modern(_) = era {
             return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));
         }
@@ -337,7 +336,7 @@ impl ServerCore {
     }
 
     fn tools_list(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
-        let (p, era) = self.era_of::<ListToolsParams>(session, raw, |p| p.meta.as_ref())?;
+        let (p, era) = Self::era_of::<ListToolsParams>(session, raw, |p| p.meta.as_ref())?;
         let (tools, next_cursor) = self
             .registry()
             .page(p.cursor.as_deref(), self.page_size)
@@ -362,7 +361,7 @@ impl ServerCore {
         id: RequestId,
         raw: Option<&RawValue>,
     ) -> Outcome {
-        let (p, era) = match self.era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
+        let (p, era) = match Self::era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
             Ok(v) => v,
             Err(e) => return Outcome::Reply(error_reply(Some(id), e)),
         };

@@ -14,8 +14,8 @@ use mcp_types::jsonrpc::{split_batch, DecodeError, RawMessage};
 use mcp_types::ErrorObject;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::task::TaskTracker;
 
 use crate::context::Outbound;
 use crate::dispatch::{error_reply, Outcome, ServerCore, Session};
@@ -65,45 +65,78 @@ impl Decoder for JsonLines {
     }
 }
 
-/// Hands finished lines to the writer task.
+/// Hands messages from other tasks (spawned calls, notifications) to the
+/// connection task, which writes them.
 struct LineSink {
     tx: mpsc::UnboundedSender<Vec<u8>>,
 }
 
 impl Outbound for LineSink {
     fn send(&self, message: Vec<u8>) {
-        // The writer is gone only when stdout is closed; nothing can be sent then.
+        // The receiver lives as long as the connection; after it, nothing can be sent.
         let _ = self.tx.send(message);
     }
 }
 
-/// Writes lines, batching whatever is queued into one write.
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut writer: W,
-) -> io::Result<()> {
-    const BATCH: usize = 256 * 1024;
-    let mut buf = Vec::with_capacity(16 * 1024);
-    while let Some(msg) = rx.recv().await {
-        buf.extend_from_slice(&msg);
-        buf.push(b'\n');
-        while buf.len() < BATCH {
-            match rx.try_recv() {
-                Ok(msg) => {
-                    buf.extend_from_slice(&msg);
-                    buf.push(b'\n');
-                }
-                Err(_) => break,
-            }
-        }
-        writer.write_all(&buf).await?;
-        writer.flush().await?;
-        buf.clear();
-        if buf.capacity() > 4 * BATCH {
-            buf.shrink_to(16 * 1024);
+/// Stop reading input while this much output waits for a client that does
+/// not read (backpressure instead of unbounded memory).
+const HIGH_WATER: usize = 1024 * 1024;
+
+/// Output waiting to be written, in order: messages from other tasks arrive
+/// through `rx`; replies computed on the connection task are appended after
+/// draining `rx`, so a call's notifications always precede its response.
+struct Output {
+    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    buf: Vec<u8>,
+    written: usize,
+}
+
+impl Output {
+    fn push(&mut self, message: &[u8]) {
+        self.buf.extend_from_slice(message);
+        self.buf.push(b'\n');
+    }
+
+    fn drain(&mut self) {
+        while let Ok(message) = self.rx.try_recv() {
+            self.push(&message);
         }
     }
-    writer.flush().await
+
+    /// A reply produced on the connection task.
+    fn reply(&mut self, message: &[u8]) {
+        self.drain();
+        self.push(message);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.written == self.buf.len()
+    }
+
+    fn pending(&self) -> usize {
+        self.buf.len() - self.written
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.written += n;
+        if self.written == self.buf.len() {
+            self.buf.clear();
+            self.written = 0;
+            if self.buf.capacity() > 4 * HIGH_WATER {
+                self.buf.shrink_to(64 * 1024);
+            }
+        }
+    }
+}
+
+/// Writes some of `buf`, or flushes when it is empty (one borrow of the writer
+/// for both, so the connection loop can select on it).
+async fn write_or_flush<W: AsyncWrite + Unpin>(writer: &mut W, buf: &[u8]) -> io::Result<usize> {
+    if buf.is_empty() {
+        writer.flush().await.map(|()| 0)
+    } else {
+        writer.write(buf).await
+    }
 }
 
 type BoxRead = Box<dyn AsyncRead + Unpin + Send>;
@@ -165,64 +198,92 @@ impl Server {
     /// When the input ends, calls in flight may finish (up to the builder's
     /// `shutdown_grace`); their results are written, then the output is
     /// flushed and this returns.
-    pub async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), Error>
+    pub async fn serve_io<R, W>(self, reader: R, mut writer: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (tx, rx) = mpsc::unbounded_channel();
-        let writer_task = tokio::spawn(write_loop(rx, writer));
         let out: Arc<dyn Outbound> = Arc::new(LineSink { tx });
         let session = Session::new(Arc::clone(&out));
+        let mut output = Output {
+            rx,
+            buf: Vec::with_capacity(16 * 1024),
+            written: 0,
+        };
         let mut frames = FramedRead::new(
             reader,
             JsonLines {
                 lines: LinesCodec::new_with_max_length(self.max_message),
             },
         );
-        let mut tasks = JoinSet::new();
+        let tasks = TaskTracker::new();
+        let mut input_open = true;
+        let mut needs_flush = false;
         let mut read_error = None;
-        while let Some(frame) = frames.next().await {
-            match frame {
-                Ok(Frame::Line(line)) => self.on_line(&line, &session, &out, &mut tasks),
-                Ok(Frame::TooLong) => out.send(error_reply(
-                    None,
-                    ErrorObject::invalid_request(format!(
-                        "message exceeds the {} byte limit",
-                        self.max_message
+        let grace = tokio::time::sleep(self.shutdown_grace);
+        tokio::pin!(grace);
+        let mut grace_over = false;
+        // One task reads, dispatches and writes: a call that completes at once
+        // is answered without any hand-off between tasks. Reading and writing
+        // progress independently, so a client that writes without reading
+        // cannot deadlock the server; input pauses only above HIGH_WATER.
+        loop {
+            output.drain();
+            if !input_open && tasks.is_empty() && output.is_empty() {
+                break;
+            }
+            tokio::select! {
+                biased;
+                frame = frames.next(), if input_open && output.pending() < HIGH_WATER => match frame {
+                    Some(Ok(Frame::Line(line))) => self.on_line(&line, &session, &out, &mut output, &tasks),
+                    Some(Ok(Frame::TooLong)) => output.reply(&error_reply(
+                        None,
+                        ErrorObject::invalid_request(format!(
+                            "message exceeds the {} byte limit",
+                            self.max_message
+                        )),
                     )),
-                )),
-                Ok(Frame::NotUtf8) => out.send(error_reply(
-                    None,
-                    ErrorObject::parse_error("parse error: the line is not valid UTF-8"),
-                )),
-                Err(e) => {
-                    read_error = Some(e);
-                    break;
+                    Some(Ok(Frame::NotUtf8)) => output.reply(&error_reply(
+                        None,
+                        ErrorObject::parse_error("parse error: the line is not valid UTF-8"),
+                    )),
+                    end => {
+                        if let Some(Err(e)) = end {
+                            read_error = Some(e);
+                        }
+                        tracing::debug!("input closed; finishing calls in flight");
+                        input_open = false;
+                        tasks.close();
+                        grace.as_mut().reset(tokio::time::Instant::now() + self.shutdown_grace);
+                    }
+                },
+                Some(message) = output.rx.recv() => output.push(&message),
+                n = write_or_flush(&mut writer, &output.buf[output.written..]), if needs_flush || !output.is_empty() => match n {
+                    Ok(0) if output.is_empty() => needs_flush = false,
+                    Ok(0) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
+                    Ok(n) => {
+                        output.advance(n);
+                        needs_flush = true;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                        tracing::debug!("the client closed its end of the output");
+                        session.cancel_all();
+                        return read_error.map_or(Ok(()), |e| Err(Error::Io(e)));
+                    }
+                    Err(e) => return Err(Error::Io(e)),
+                },
+                () = tasks.wait(), if !input_open => {}
+                () = &mut grace, if !input_open && !grace_over => {
+                    tracing::warn!("calls still running after the shutdown grace period were cancelled");
+                    grace_over = true;
+                    // Cancelled calls and listen streams end at once: dispatch drops their futures.
+                    session.cancel_all();
                 }
             }
-            while tasks.try_join_next().is_some() {}
         }
-        tracing::debug!("input closed; finishing calls in flight");
-        let drained = tokio::time::timeout(self.shutdown_grace, async {
-            while tasks.join_next().await.is_some() {}
-        })
-        .await;
-        if drained.is_err() {
-            tracing::warn!("calls still running after the shutdown grace period were cancelled");
-            session.cancel_all();
-            tasks.abort_all();
-            while tasks.join_next().await.is_some() {}
-        }
-        drop(session);
-        drop(out);
-        let written = writer_task
-            .await
-            .unwrap_or_else(|e| Err(io::Error::other(e)));
-        if let Some(e) = read_error {
-            return Err(Error::Io(e));
-        }
-        written.map_err(Error::Io)
+        writer.flush().await?;
+        read_error.map_or(Ok(()), |e| Err(Error::Io(e)))
     }
 
     fn on_line(
@@ -230,19 +291,20 @@ impl Server {
         line: &str,
         session: &Arc<Session>,
         out: &Arc<dyn Outbound>,
-        tasks: &mut JoinSet<()>,
+        output: &mut Output,
+        tasks: &TaskTracker,
     ) {
         let text = line.trim();
         if text.is_empty() {
             return;
         }
         if let Some(batch) = split_batch(text) {
-            self.on_batch(batch, session, out, tasks);
+            self.on_batch(batch, session, out, output, tasks);
             return;
         }
         match RawMessage::parse(text) {
-            Ok(msg) => run(&self.core, session, msg, out, tasks),
-            Err(e) => out.send(crate::dispatch::encode(&e.to_response())),
+            Ok(msg) => run(&self.core, session, msg, out, output, tasks),
+            Err(e) => output.reply(&crate::dispatch::encode(&e.to_response())),
         }
     }
 
@@ -251,7 +313,8 @@ impl Server {
         batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
         session: &Arc<Session>,
         out: &Arc<dyn Outbound>,
-        tasks: &mut JoinSet<()>,
+        output: &mut Output,
+        tasks: &TaskTracker,
     ) {
         let items = match batch {
             Ok(items) if items.is_empty() => {
@@ -261,10 +324,10 @@ impl Server {
                 ));
             }
             Ok(items) => items,
-            Err(e) => return out.send(crate::dispatch::encode(&e.to_response())),
+            Err(e) => return output.reply(&crate::dispatch::encode(&e.to_response())),
         };
         if !session.allows_batches() {
-            return out.send(error_reply(
+            return output.reply(&error_reply(
                 None,
                 ErrorObject::invalid_request(
                     "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
@@ -315,17 +378,31 @@ fn run(
     session: &Arc<Session>,
     msg: RawMessage<'_>,
     out: &Arc<dyn Outbound>,
-    tasks: &mut JoinSet<()>,
+    output: &mut Output,
+    tasks: &TaskTracker,
 ) {
     match core.handle(session, msg) {
-        Outcome::Reply(bytes) => out.send(bytes),
-        Outcome::Spawn(fut) => {
-            let out = Arc::clone(out);
-            tasks.spawn(async move {
-                if let Some(bytes) = fut.await {
-                    out.send(bytes);
+        Outcome::Reply(bytes) => output.reply(&bytes),
+        Outcome::Spawn(mut fut) => {
+            // Most tools finish without waiting on anything: poll once here and
+            // spawn only what is still pending. A spawned task is polled again
+            // at once, so it re-registers any waker this poll left behind.
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            match fut.as_mut().poll(&mut cx) {
+                std::task::Poll::Ready(reply) => {
+                    if let Some(bytes) = reply {
+                        output.reply(&bytes);
+                    }
                 }
-            });
+                std::task::Poll::Pending => {
+                    let out = Arc::clone(out);
+                    tasks.spawn(async move {
+                        if let Some(bytes) = fut.await {
+                            out.send(bytes);
+                        }
+                    });
+                }
+            }
         }
         Outcome::Nothing => {}
     }
