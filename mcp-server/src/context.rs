@@ -7,7 +7,9 @@ use mcp_types::jsonrpc::Notification;
 use mcp_types::notification::{LoggingMessageParams, ProgressParams, ProgressToken};
 use mcp_types::{method, ClientCapabilities, LoggingLevel, ProtocolVersion, RequestId};
 use serde::Serialize;
-use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::Notify;
 
 /// Where a request's notifications go: the stdio writer, or an HTTP request's
 /// SSE stream. Each item is one serialized JSON-RPC message.
@@ -57,7 +59,8 @@ struct Inner {
     request_id: RequestId,
     progress_token: Option<ProgressToken>,
     log_level: Option<LoggingLevel>,
-    cancel: CancellationToken,
+    cancelled: AtomicBool,
+    cancel_notify: Notify,
     out: Arc<dyn Outbound>,
     protocol_version: ProtocolVersion,
     client_capabilities: Arc<ClientCapabilities>,
@@ -69,7 +72,7 @@ impl fmt::Debug for Context {
         f.debug_struct("Context")
             .field("request_id", &self.inner.request_id)
             .field("protocol_version", &self.inner.protocol_version)
-            .field("cancelled", &self.inner.cancel.is_cancelled())
+            .field("cancelled", &self.is_cancelled())
             .finish_non_exhaustive()
     }
 }
@@ -79,7 +82,6 @@ pub(crate) struct ContextParts {
     pub(crate) request_id: RequestId,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) cancel: CancellationToken,
     pub(crate) out: Arc<dyn Outbound>,
     pub(crate) protocol_version: ProtocolVersion,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
@@ -92,7 +94,8 @@ impl Context {
                 request_id: parts.request_id,
                 progress_token: parts.progress_token,
                 log_level: parts.log_level,
-                cancel: parts.cancel,
+                cancelled: AtomicBool::new(false),
+                cancel_notify: Notify::new(),
                 out: parts.out,
                 protocol_version: parts.protocol_version,
                 client_capabilities: parts.client_capabilities,
@@ -102,14 +105,13 @@ impl Context {
     }
 
     /// A context attached to no client: notifications go nowhere and it is
-    /// never cancelled unless [`cancel`](Self::cancel) is called. For calling
+    /// never cancelled. For calling
     /// tools directly, e.g. in unit tests.
     pub fn detached() -> Self {
         Context::new(ContextParts {
             request_id: RequestId::Number(0),
             progress_token: None,
             log_level: None,
-            cancel: CancellationToken::new(),
             out: Arc::new(Discard),
             protocol_version: ProtocolVersion::LATEST,
             client_capabilities: Arc::default(),
@@ -133,14 +135,26 @@ impl Context {
 
     /// Whether the client cancelled this call (or went away).
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancel.is_cancelled()
+        self.inner.cancelled.load(Ordering::Acquire)
     }
 
     /// Completes when the client cancels this call. Tools that wait on
     /// something slow can `select!` on it; the framework also drops a
     /// cancelled call's future, so awaiting tools stop at their next `.await`.
-    pub fn cancelled(&self) -> WaitForCancellationFuture<'_> {
-        self.inner.cancel.cancelled()
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.inner.cancel_notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Marks the call cancelled and wakes everything waiting on [`cancelled`](Self::cancelled).
+    pub(crate) fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::Release);
+        self.inner.cancel_notify.notify_waiters();
     }
 
     /// Whether the client asked for progress (sent a `progressToken`).

@@ -6,6 +6,7 @@
 //! connection's legacy session, which `initialize` opens.
 
 use std::collections::HashMap;
+use std::future::Future as _;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use mcp_types::jsonrpc::{code, ErrorResponse, Notification, RawMessage, Response};
@@ -24,7 +25,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
 use crate::context::{Context, ContextParts, Outbound};
@@ -47,7 +47,7 @@ pub(crate) struct ServerCore {
 /// the calls in flight, for cancellation.
 pub(crate) struct Session {
     legacy: Mutex<Option<LegacyState>>,
-    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    inflight: Mutex<HashMap<RequestId, Context>>,
     out: Arc<dyn Outbound>,
 }
 
@@ -126,8 +126,8 @@ impl Session {
 
     /// Cancels every call in flight (the connection is going away).
     pub(crate) fn cancel_all(&self) {
-        for (_, token) in lock(&self.inflight).drain() {
-            token.cancel();
+        for (_, ctx) in lock(&self.inflight).drain() {
+            ctx.cancel();
         }
     }
 
@@ -199,9 +199,9 @@ impl ServerCore {
                     request_id: Some(id),
                     ..
                 }) => {
-                    if let Some(token) = lock(&session.inflight).remove(&id) {
+                    if let Some(ctx) = lock(&session.inflight).remove(&id) {
                         tracing::debug!(%id, "request cancelled by the client");
-                        token.cancel();
+                        ctx.cancel();
                     }
                 }
                 Ok(_) => {}
@@ -391,35 +391,50 @@ impl ServerCore {
             Era::Modern(m) => (m.log_level, Arc::new(m.client_capabilities.clone())),
         };
         let modern = matches!(era, Era::Modern(_));
-        let cancel = CancellationToken::new();
-        lock(&session.inflight).insert(id.clone(), cancel.clone());
         let ctx = Context::new(ContextParts {
             request_id: id.clone(),
             progress_token,
             log_level,
-            cancel: cancel.clone(),
             out: Arc::clone(&session.out),
             protocol_version: era.version(),
             client_capabilities,
         });
-        let call = entry.call(Args::new(p.arguments), ctx);
+        let mut call = entry.call(Args::new(p.arguments), ctx.clone());
+        // Most tools finish without waiting: poll once in place and answer at
+        // once. Only a call that must wait is registered for cancellation and
+        // boxed. A spawned future is polled again straight away, which
+        // replaces the no-op waker this poll may have left behind.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if let std::task::Poll::Ready(result) = std::pin::Pin::new(&mut call).poll(&mut cx) {
+            return Outcome::Reply(self.call_reply(id, result, modern));
+        }
+        lock(&session.inflight).insert(id.clone(), ctx.clone());
         let core = Arc::clone(self);
         let session = Arc::clone(session);
         Outcome::Spawn(Box::pin(async move {
             let result = tokio::select! {
                 r = call => Some(r),
-                () = cancel.cancelled() => None,
+                () = ctx.cancelled() => None,
             };
             lock(&session.inflight).remove(&id);
             // A cancelled request gets no response, even if the tool returned
             // on seeing the cancellation (spec: cancellation utility).
-            let mut result = result.filter(|_| !cancel.is_cancelled())?;
-            if modern {
-                result.result_type = Some(ResultType::Complete);
-                result.meta = Some(core.complete_meta());
-            }
-            Some(encode(&Response::new(id, result)))
+            let result = result.filter(|_| !ctx.is_cancelled())?;
+            Some(core.call_reply(id, result, modern))
         }))
+    }
+
+    fn call_reply(
+        &self,
+        id: RequestId,
+        mut result: mcp_types::CallToolResult,
+        modern: bool,
+    ) -> Vec<u8> {
+        if modern {
+            result.result_type = Some(ResultType::Complete);
+            result.meta = Some(self.complete_meta());
+        }
+        encode(&Response::new(id, result))
     }
 
     fn listen(
@@ -458,14 +473,19 @@ impl ServerCore {
                 meta: Some(sub_meta.clone()),
             },
         )));
-        let cancel = CancellationToken::new();
-        lock(&session.inflight).insert(id.clone(), cancel.clone());
-        let core = Arc::clone(self);
+        let ctx = Context::new(ContextParts {
+            request_id: id.clone(),
+            progress_token: None,
+            log_level: None,
+            out: Arc::clone(&session.out),
+            protocol_version: ProtocolVersion::V2026_07_28,
+            client_capabilities: Arc::default(),
+        });
+        lock(&session.inflight).insert(id, ctx.clone());
         Outcome::Spawn(Box::pin(async move {
             // The stream stays open until the client cancels it (then nothing is
             // sent) or the connection ends.
-            cancel.cancelled().await;
-            let _ = (core, sub_meta);
+            ctx.cancelled().await;
             None
         }))
     }

@@ -141,31 +141,50 @@ impl ToolEntry {
     }
 
     /// Runs the handler; a panic becomes an `isError` result.
-    pub(crate) fn call(&self, args: Args, ctx: Context) -> impl Future<Output = CallToolResult> {
-        let fut = crate::panic::CatchUnwind::new((self.handler)(args, ctx));
-        let wrap = self.wrap_structured;
-        let name = Arc::clone(&self.def);
-        async move {
-            match fut.await {
-                Ok(mut result) => {
-                    if wrap {
-                        if let Some(v) = result.structured_content.take() {
-                            let mut obj = JsonObject::new();
-                            obj.insert("result".to_owned(), v);
-                            result.structured_content = Some(Value::Object(obj));
-                        }
-                    }
-                    result
-                }
-                Err(panic) => {
-                    tracing::error!(tool = %name.name, panic = %panic, "tool panicked");
-                    CallToolResult::error(format!(
-                        "tool `{}` failed: it panicked ({panic})",
-                        name.name
-                    ))
-                }
-            }
+    pub(crate) fn call(&self, args: Args, ctx: Context) -> CallFuture {
+        CallFuture {
+            inner: crate::panic::CatchUnwind::new((self.handler)(args, ctx)),
+            def: Arc::clone(&self.def),
+            wrap_structured: self.wrap_structured,
         }
+    }
+}
+
+/// A tool call in progress. `Unpin`, so dispatch can poll it in place first
+/// and box it only if it has to wait.
+pub(crate) struct CallFuture {
+    inner: crate::panic::CatchUnwind<BoxFuture<CallToolResult>>,
+    def: Arc<Tool>,
+    wrap_structured: bool,
+}
+
+impl Future for CallFuture {
+    type Output = CallToolResult;
+
+    fn poll(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<CallToolResult> {
+        let polled = Pin::new(&mut self.inner).poll(cx);
+        polled.map(|outcome| match outcome {
+            Ok(mut result) => {
+                if self.wrap_structured {
+                    if let Some(v) = result.structured_content.take() {
+                        let mut obj = JsonObject::new();
+                        obj.insert("result".to_owned(), v);
+                        result.structured_content = Some(Value::Object(obj));
+                    }
+                }
+                result
+            }
+            Err(panic) => {
+                tracing::error!(tool = %self.def.name, panic = %panic, "tool panicked");
+                CallToolResult::error(format!(
+                    "tool `{}` failed: it panicked ({panic})",
+                    self.def.name
+                ))
+            }
+        })
     }
 }
 

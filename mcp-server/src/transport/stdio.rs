@@ -383,26 +383,13 @@ fn run(
 ) {
     match core.handle(session, msg) {
         Outcome::Reply(bytes) => output.reply(&bytes),
-        Outcome::Spawn(mut fut) => {
-            // Most tools finish without waiting on anything: poll once here and
-            // spawn only what is still pending. A spawned task is polled again
-            // at once, so it re-registers any waker this poll left behind.
-            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-            match fut.as_mut().poll(&mut cx) {
-                std::task::Poll::Ready(reply) => {
-                    if let Some(bytes) = reply {
-                        output.reply(&bytes);
-                    }
+        Outcome::Spawn(fut) => {
+            let out = Arc::clone(out);
+            tasks.spawn(async move {
+                if let Some(bytes) = fut.await {
+                    out.send(bytes);
                 }
-                std::task::Poll::Pending => {
-                    let out = Arc::clone(out);
-                    tasks.spawn(async move {
-                        if let Some(bytes) = fut.await {
-                            out.send(bytes);
-                        }
-                    });
-                }
-            }
+            });
         }
         Outcome::Nothing => {}
     }
