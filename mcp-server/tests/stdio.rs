@@ -62,7 +62,7 @@ async fn tools_list_paginates_with_opaque_cursor() {
             None => break,
         }
     }
-    assert_eq!(names, ["add", "boom", "chatty", "wait"]);
+    assert_eq!(names, ["add", "boom", "chatty", "meet", "wait"]);
     let bad = c
         .request(20, "tools/list", json!({"cursor": "not-a-cursor"}))
         .await;
@@ -353,4 +353,20 @@ async fn calls_in_flight_finish_after_input_closes() {
     let line = lines.next_line().await.unwrap().unwrap();
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["result"]["content"][0]["text"], "2");
+}
+
+#[tokio::test]
+async fn calls_that_wait_run_concurrently() {
+    // `meet` returns only when two calls are inside it at once: served one
+    // after the other, the first would never finish.
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"meet"}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"meet"}})).await;
+    let a = c.recv().await;
+    let b = c.recv().await;
+    let mut ids = [a["id"].as_i64().unwrap(), b["id"].as_i64().unwrap()];
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2]);
+    assert_eq!(a["result"]["content"][0]["text"], "met");
 }

@@ -23,7 +23,20 @@ impl ToolBox for TestTools {
     const DESCRIPTION: &'static str = "tools for dispatch tests";
 
     fn into_tools(self) -> Vec<ToolEntry> {
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(2));
         vec![
+            ToolEntry::new(
+                &ToolSpec { name: "meet", description: "Wait for a second caller", ..ToolSpec::default() },
+                schema(&[]),
+                None,
+                move |_args, _ctx| {
+                    let barrier = std::sync::Arc::clone(&barrier);
+                    Box::pin(async move {
+                        barrier.wait().await;
+                        CallToolResult::text("met")
+                    })
+                },
+            ),
             ToolEntry::new(
                 &ToolSpec {
                     name: "add",
