@@ -1,1 +1,188 @@
-//! Procedural macros (in progress).
+//! Procedural macros of the MCP framework: [`macro@tool`], [`macro@describe`]
+//! and [`macro@param`].
+//!
+//! Use them through `mcp_server`, which re-exports them and provides the
+//! runtime the generated code calls (`mcp_server::__private`).
+//!
+//! The pipeline: `ast` parses the item into a model and strips the helper
+//! attributes, `check` validates the model, then `expand` emits the item with
+//! the generated `ToolBox` impl, or `fallback` emits the item with a stub impl
+//! beside every error collected by `ctxt`.
+#![warn(missing_docs)]
+// Token-stream code passes `TokenStream`s and syn nodes by value and builds
+// long `quote!` blocks; these pedantic lints fight that style.
+#![allow(clippy::needless_pass_by_value, clippy::too_many_lines)]
+
+mod ast;
+mod attr;
+mod check;
+mod ctxt;
+mod expand;
+mod fallback;
+mod standalone;
+mod symbol;
+
+use proc_macro::TokenStream;
+
+/// Turns the `pub fn`s of an impl block into MCP tools, or one function into a tool.
+///
+/// # On an impl block: a toolbox
+///
+/// ```
+/// use mcp_server::{tool, Context, Json, ToolError};
+///
+/// #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+/// pub struct Hit {
+///     pub title: String,
+/// }
+///
+/// #[derive(Default)]
+/// pub struct Calculator {
+///     memory: f64,
+/// }
+///
+/// #[tool(description = "Arithmetic on two numbers, with one memory register")]
+/// impl Calculator {
+///     #[describe("Add two numbers")]
+///     #[param(a, "The first number")] // above the method: #[param(name, "text")]
+///     #[param(b, "The second number")]
+///     pub fn add(&self, a: f64, b: f64) -> f64 {
+///         a + b
+///     }
+///
+///     #[describe("Store a value and return the previous one")]
+///     pub async fn store(&mut self, #[param("Value to store")] value: f64) -> f64 {
+///         std::mem::replace(&mut self.memory, value) // inline: #[param("text")]
+///     }
+///
+///     #[describe("Search the archive")]
+///     #[tool(read_only, open_world = false, title = "Archive search")]
+///     pub async fn search(
+///         &self,
+///         #[param("Query text")] query: String,
+///         #[param("Maximum results", default = 5)] max_results: u32, // optional, "default": 5
+///         #[param("Only after this date")] since: Option<String>,    // optional
+///         ctx: Context,                                              // injected, not in the schema
+///     ) -> Result<Json<Vec<Hit>>, ToolError> {
+///         ctx.info(format!("searching for {query}"));
+///         let _ = (max_results, since);
+///         Ok(Json(vec![Hit { title: query }]))
+///     }
+///
+///     fn helper(&self) {} // not `pub`: not a tool
+/// }
+/// ```
+///
+/// - `#[tool(description = "...")]` on the block is required: it is the
+///   toolbox's description. The block must be an inherent impl (`impl T`).
+/// - Every `pub fn` of the block is a tool. It takes `&self` (it then runs
+///   concurrently with other calls) or `&mut self` (it runs alone); a
+///   `pub fn` without a receiver (a constructor, say) belongs in another
+///   impl block. Other fns are helpers and stay as they are.
+/// - The block's generics pass through; the generated impl also requires
+///   `T: Send + Sync + 'static`.
+/// - It generates `impl ToolBox for T` (`NAME` is the type's name,
+///   `DESCRIPTION` the block's); register a value with `.toolbox(value)`.
+///
+/// # A tool
+///
+/// - `#[describe("...")]`: what the tool does, for the model. Required.
+/// - `#[tool(...)]` on the method, optional: `name = "..."` (the wire name;
+///   the fn's name by default; 1 to 128 characters of `[A-Za-z0-9_.-]`),
+///   `title = "..."` (a display name), and the annotations `read_only`,
+///   `destructive`, `idempotent`, `open_world` (a bare flag is `true`;
+///   write `destructive = false` for `false`).
+/// - `sync` or `async`; an `async` tool's future must be `Send`.
+/// - `#[cfg(...)]` on a method applies to the tool: a method compiled out is
+///   not a tool. Other attributes (doc comments, `#[allow]`, `#[inline]`,
+///   `#[deprecated]`, ...) stay on the method untouched; doc comments are not
+///   descriptions.
+///
+/// # Parameters
+///
+/// - Each argument is a parameter of the tool, named after the argument
+///   (`r#type` is `type`); its pattern must be a plain name.
+/// - Each needs a description, in either form: `#[param(name, "text")]`
+///   above the method, or `#[param("text")]` on the argument.
+/// - `default = <expr>` makes it optional with that value (and `"default"` in
+///   the schema): `#[param("text", default = 5)]`, `#[param(name, "text", default = 5)]`.
+///   An `Option<T>` parameter is optional too.
+/// - Its type must be owned and implement `serde::de::DeserializeOwned` and
+///   `schemars::JsonSchema` (and `serde::Serialize` with a default).
+///   `String` is a string, integers are integers, floats numbers, `bool` a
+///   boolean, `Vec<T>` an array, `HashMap<String, T>` an object.
+/// - An argument of type `Context` or `&Context` is not a parameter: it
+///   receives the call's context (progress, logging, cancellation).
+///
+/// # Return types
+///
+/// Anything that implements `IntoToolResult`: `()`, `String`, `&str`,
+/// numbers and `bool` (as text), `Json<T>` (structured content, with an
+/// `outputSchema` from `T`), `Content`, `Vec<Content>`, `CallToolResult`, and
+/// `Result<T, E>` of one of these where `E: Into<ToolError>` (an `Err`
+/// becomes a result with `isError: true`).
+///
+/// # On a function: one tool
+///
+/// ```
+/// use mcp_server::{tool, ToolBox};
+///
+/// #[tool(read_only, idempotent)] // optional: name, title, annotations
+/// #[describe("Add two numbers")]
+/// pub fn add_numbers(#[param("The first number")] a: f64, #[param("The second number")] b: f64) -> f64 {
+///     a + b
+/// }
+///
+/// // The function stays as written; `AddNumbersTool` is a unit struct that
+/// // implements `ToolBox`: register it with `.toolbox(AddNumbersTool)`.
+/// assert_eq!(AddNumbersTool::NAME, "add_numbers");
+/// assert_eq!(add_numbers(1.0, 2.0), 3.0);
+/// ```
+///
+/// The struct is named after the function in upper camel case plus `Tool`,
+/// with the function's visibility and `#[cfg]`s.
+///
+/// # Compile errors
+///
+/// Every mistake is reported at once, at the token at fault, with the fix;
+/// the item is still emitted (with a stub `ToolBox` impl), so one mistake
+/// gives one message:
+///
+/// - a tool without `#[describe]`, a duplicate `#[describe]`, an empty description;
+/// - the block's `#[tool(description = ...)]` missing or empty;
+/// - a parameter without a description, an empty one, or one described twice;
+/// - `#[param(x, ...)]` naming no parameter (the actual ones are listed);
+/// - a tool name outside `[A-Za-z0-9_.-]{1,128}`; two tools with one name;
+/// - an unknown key in `#[tool(...)]` or `#[param(...)]` (with a suggestion);
+/// - a `pub fn` without `&self`/`&mut self`; a generic tool; an argument that
+///   is not a plain name, a reference, or `impl Trait`; `#[tool]` on a trait
+///   impl, on a method, or on another item; a `#[tool]` block with no tools;
+/// - `#[describe]`/`#[param]` on a private fn of the block;
+/// - an argument type without `Deserialize`/`JsonSchema`, or a return type
+///   without `IntoToolResult`: the compiler's trait error, on that type.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::tool(args.into(), input.into()).into()
+}
+
+/// Describes a tool, for the model: `#[describe("Add two numbers")]`.
+///
+/// Only valid on a method of a `#[tool]` impl block or on a `#[tool]`
+/// function, which consumes it (see [`macro@tool`]); it may come before or
+/// after `#[tool]` on a function. Used anywhere else it is a compile error
+/// that names the fix.
+#[proc_macro_attribute]
+pub fn describe(args: TokenStream, input: TokenStream) -> TokenStream {
+    standalone::describe(args.into(), input.into()).into()
+}
+
+/// Describes a tool's parameter: `#[param(a, "The first number")]` above the
+/// method, or `#[param("The first number")]` on the argument; both take an
+/// optional `default = <expr>`.
+///
+/// Only valid inside a `#[tool]` item (see [`macro@tool`]); used anywhere
+/// else it is a compile error that names the fix.
+#[proc_macro_attribute]
+pub fn param(args: TokenStream, input: TokenStream) -> TokenStream {
+    standalone::param(args.into(), input.into()).into()
+}

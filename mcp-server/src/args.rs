@@ -26,23 +26,15 @@ impl Args {
 
     /// Takes parameter `name`. Absent is fine when `T` accepts it (`Option<T>`).
     pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
-        match self.map.remove(name) {
-            Some(value) => match T::deserialize(value) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    self.errors.push(format!("invalid argument `{name}`: {e}"));
-                    None
-                }
-            },
-            None => {
-                let absent = T::deserialize(Absent).ok();
-                if absent.is_none() {
-                    self.errors
-                        .push(format!("missing required argument `{name}`"));
-                }
-                absent
+        let result = match self.map.remove(name) {
+            Some(value) => {
+                T::deserialize(value).map_err(|e| format!("invalid argument `{name}`: {e}"))
             }
-        }
+            None => {
+                T::deserialize(Absent).map_err(|_| format!("missing required argument `{name}`"))
+            }
+        };
+        result.map_err(|e| self.errors.push(e)).ok()
     }
 
     /// Takes parameter `name`, or `default()` when it is absent or null.

@@ -48,7 +48,6 @@ pub(crate) struct ServerCore {
 pub(crate) struct Session {
     legacy: Mutex<Option<LegacyState>>,
     inflight: Mutex<HashMap<RequestId, Context>>,
-    out: Arc<dyn Outbound>,
 }
 
 #[derive(Clone)]
@@ -116,11 +115,10 @@ fn required_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, Err
 }
 
 impl Session {
-    pub(crate) fn new(out: Arc<dyn Outbound>) -> Arc<Session> {
+    pub(crate) fn new() -> Arc<Session> {
         Arc::new(Session {
             legacy: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
-            out,
         })
     }
 
@@ -168,11 +166,17 @@ impl ServerCore {
         Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Handles one incoming message on `session`.
-    pub(crate) fn handle(self: &Arc<Self>, session: &Arc<Session>, msg: RawMessage<'_>) -> Outcome {
+    /// Handles one incoming message on `session`. Notifications that belong to
+    /// a request (progress, log messages, a listen stream's events) go to `out`.
+    pub(crate) fn handle(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        msg: RawMessage<'_>,
+        out: &Arc<dyn Outbound>,
+    ) -> Outcome {
         match msg {
             RawMessage::Request { id, method, params } => {
-                self.request(session, id, &method, params)
+                self.request(session, id, &method, params, out)
             }
             RawMessage::Notification { method, params } => {
                 Self::notification(session, &method, params);
@@ -217,10 +221,11 @@ impl ServerCore {
         id: RequestId,
         method: &str,
         raw: Option<&RawValue>,
+        out: &Arc<dyn Outbound>,
     ) -> Outcome {
         let reply = match method {
             method::INITIALIZE => self.initialize(session, &id, raw),
-            method::TOOLS_CALL => return self.tools_call(session, id, raw),
+            method::TOOLS_CALL => return self.tools_call(session, id, raw, out),
             method::TOOLS_LIST => self.tools_list(session, &id, raw),
             method::PING => Self::era_of::<MetaParams>(session, raw, |p| p.meta.as_ref()).and_then(
                 |(_, era)| match era {
@@ -230,9 +235,9 @@ impl ServerCore {
                     Era::Modern(_) => Err(ErrorObject::method_not_found(method)),
                 },
             ),
-            method::LOGGING_SET_LEVEL => self.set_level(session, &id, raw),
+            method::LOGGING_SET_LEVEL => Self::set_level(session, &id, raw),
             method::SERVER_DISCOVER => self.discover(&id, raw),
-            method::SUBSCRIPTIONS_LISTEN => return self.listen(session, id, raw),
+            method::SUBSCRIPTIONS_LISTEN => return Self::listen(session, id, raw, out),
             other => Err(ErrorObject::method_not_found(other)),
         };
         match reply {
@@ -320,7 +325,7 @@ impl ServerCore {
         )))
     }
 
-    fn set_level(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+    fn set_level(session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
         let (p, era) = Self::era_of::<SetLevelParamsOpt>(session, raw, |p| p.meta.as_ref())?;
         if let Era::Modern(_) = era {
             return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));
@@ -360,6 +365,7 @@ impl ServerCore {
         session: &Arc<Session>,
         id: RequestId,
         raw: Option<&RawValue>,
+        out: &Arc<dyn Outbound>,
     ) -> Outcome {
         let (p, era) = match Self::era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
             Ok(v) => v,
@@ -395,7 +401,7 @@ impl ServerCore {
             request_id: id.clone(),
             progress_token,
             log_level,
-            out: Arc::clone(&session.out),
+            out: Arc::clone(out),
             protocol_version: era.version(),
             client_capabilities,
         });
@@ -438,10 +444,10 @@ impl ServerCore {
     }
 
     fn listen(
-        self: &Arc<Self>,
         session: &Arc<Session>,
         id: RequestId,
         raw: Option<&RawValue>,
+        out: &Arc<dyn Outbound>,
     ) -> Outcome {
         let p: SubscriptionsListenParams = match required_params(raw) {
             Ok(p) => p,
@@ -466,7 +472,7 @@ impl ServerCore {
             meta_key::SUBSCRIPTION_ID.to_owned(),
             serde_json::to_value(&id).unwrap_or(Value::Null),
         );
-        session.out.send(encode(&Notification::new(
+        out.send(encode(&Notification::new(
             method::SUBSCRIPTIONS_ACKNOWLEDGED,
             SubscriptionsAcknowledgedParams {
                 notifications: agreed,
@@ -477,7 +483,7 @@ impl ServerCore {
             request_id: id.clone(),
             progress_token: None,
             log_level: None,
-            out: Arc::clone(&session.out),
+            out: Arc::clone(out),
             protocol_version: ProtocolVersion::V2026_07_28,
             client_capabilities: Arc::default(),
         });

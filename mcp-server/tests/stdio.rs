@@ -1,7 +1,10 @@
 //! The stdio transport and dispatch, over an in-memory pipe: both eras, bad
 //! input, cancellation, progress, logging.
+#![allow(clippy::many_single_char_names)]
 
 mod support;
+
+use tokio::io::AsyncWriteExt as _;
 
 use serde_json::{json, Value};
 use support::{modern_meta, server, Client};
@@ -86,7 +89,7 @@ async fn bad_input_gets_the_named_error_and_the_session_lives_on() {
     c.send_raw(r#"{"jsonrpc":"1.0","id":6,"method":"ping"}"#)
         .await;
     assert_eq!(c.recv().await["error"]["code"], -32600);
-    c.send_raw(r#"[1,2]"#).await;
+    c.send_raw("[1,2]").await;
     assert_eq!(
         c.recv().await["error"]["code"],
         -32600,
@@ -124,7 +127,6 @@ async fn bad_input_gets_the_named_error_and_the_session_lives_on() {
     assert_eq!(r["error"]["code"], -32600);
     assert!(r["error"]["message"].as_str().unwrap().contains("limit"));
     // Invalid UTF-8.
-    use tokio::io::AsyncWriteExt;
     c.write.write_all(b"\xff\xfe\n").await.unwrap();
     assert_eq!(c.recv().await["error"]["code"], -32700);
     // Still serving.
@@ -361,8 +363,10 @@ async fn calls_that_wait_run_concurrently() {
     // after the other, the first would never finish.
     let mut c = Client::start(server());
     c.initialize("2025-11-25").await;
-    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"meet"}})).await;
-    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"meet"}})).await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"meet"}}))
+        .await;
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"meet"}}))
+        .await;
     let a = c.recv().await;
     let b = c.recv().await;
     let mut ids = [a["id"].as_i64().unwrap(), b["id"].as_i64().unwrap()];

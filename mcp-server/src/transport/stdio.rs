@@ -205,7 +205,7 @@ impl Server {
     {
         let (tx, rx) = mpsc::unbounded_channel();
         let out: Arc<dyn Outbound> = Arc::new(LineSink { tx });
-        let session = Session::new(Arc::clone(&out));
+        let session = Session::new();
         let mut output = Output {
             rx,
             buf: Vec::with_capacity(16 * 1024),
@@ -338,7 +338,7 @@ impl Server {
         let mut pending = Vec::new();
         for item in items {
             match RawMessage::parse(item.get()) {
-                Ok(msg) => match self.core.handle(session, msg) {
+                Ok(msg) => match self.core.handle(session, msg, out) {
                     Outcome::Reply(bytes) => replies.push(bytes),
                     Outcome::Spawn(fut) => pending.push(fut),
                     Outcome::Nothing => {}
@@ -381,7 +381,7 @@ fn run(
     output: &mut Output,
     tasks: &TaskTracker,
 ) {
-    match core.handle(session, msg) {
+    match core.handle(session, msg, out) {
         Outcome::Reply(bytes) => output.reply(&bytes),
         Outcome::Spawn(fut) => {
             let out = Arc::clone(out);

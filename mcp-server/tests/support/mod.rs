@@ -26,7 +26,11 @@ impl ToolBox for TestTools {
         let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(2));
         vec![
             ToolEntry::new(
-                &ToolSpec { name: "meet", description: "Wait for a second caller", ..ToolSpec::default() },
+                &ToolSpec {
+                    name: "meet",
+                    description: "Wait for a second caller",
+                    ..ToolSpec::default()
+                },
                 schema(&[]),
                 None,
                 move |_args, _ctx| {

@@ -1,0 +1,623 @@
+//! The model of a `#[tool]` item, built from syn's tree. Building it also
+//! strips the helper attributes (`#[describe]`, `#[param]`, a method's
+//! `#[tool]`) from the user's item, which is then emitted as it stands.
+
+use std::fmt::Write as _;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, ToTokens};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Expr, FnArg, Generics, Ident, ImplItem, ItemFn, ItemImpl, LitStr, Pat, ReturnType,
+    Signature, Type, Visibility,
+};
+
+use crate::attr::{self, Helper, ParamAttr, Position, ToolOptions};
+use crate::ctxt::Ctxt;
+use crate::symbol::{CFG, CONTEXT};
+
+/// `#[tool(description = "...")] impl T { ... }`: a toolbox.
+pub(crate) struct ToolImpl {
+    pub(crate) self_ty: Type,
+    pub(crate) generics: Generics,
+    /// The type's name (the toolbox's `NAME`), if the self type is a path.
+    pub(crate) type_name: Option<String>,
+    pub(crate) description: Option<LitStr>,
+    /// A `#[describe]` on the block stood for the description (already reported).
+    pub(crate) description_attempted: bool,
+    pub(crate) tools: Vec<Tool>,
+    /// The impl's own `#[cfg]`s, repeated on what is generated for it.
+    pub(crate) cfgs: Vec<Attribute>,
+    /// Whether the block has `pub fn`s at all (tools or not), or a private
+    /// fn with `#[describe]`/`#[param]` (already reported): not "no tools".
+    pub(crate) has_candidates: bool,
+    /// `impl Trait for T`: refused; nothing is generated.
+    pub(crate) is_trait_impl: bool,
+}
+
+/// `#[tool] fn f(...)`: one tool, exposed through a generated unit struct.
+pub(crate) struct ToolFn {
+    pub(crate) vis: Visibility,
+    /// `add_numbers` → `AddNumbersTool`.
+    pub(crate) struct_ident: Ident,
+    /// `None` when the function cannot be a tool at all (it is a method).
+    pub(crate) tool: Option<Tool>,
+}
+
+/// How a tool reaches its toolbox.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// `&self`: the read lock; runs concurrently.
+    Shared,
+    /// `&mut self`: the write lock; runs alone.
+    Exclusive,
+    /// A free function: no toolbox.
+    Free,
+}
+
+/// One tool: a method of a toolbox or a free function.
+pub(crate) struct Tool {
+    pub(crate) ident: Ident,
+    pub(crate) options: ToolOptions,
+    pub(crate) description: Option<LitStr>,
+    /// A description was attempted (a malformed `#[describe]`, already reported).
+    pub(crate) description_attempted: bool,
+    pub(crate) access: Access,
+    pub(crate) is_async: bool,
+    pub(crate) args: Vec<Arg>,
+    pub(crate) output: Type,
+    /// Where errors about the output type go: the type, or the name when there is none.
+    pub(crate) output_span: Span,
+    pub(crate) generics: Generics,
+    /// The method's `#[cfg]`s: a cfg'd-out method is not a tool.
+    pub(crate) cfgs: Vec<Attribute>,
+    /// Where the function is (for messages): "method" or "function".
+    pub(crate) position: Position,
+    /// Its errors' [`section`](Ctxt::section): its place in the impl block.
+    pub(crate) section: usize,
+}
+
+impl Tool {
+    /// The tool's name on the wire: `name = "..."`, else the function's name.
+    pub(crate) fn name(&self) -> String {
+        match &self.options.name {
+            Some(lit) => lit.value(),
+            None => self.ident.unraw().to_string(),
+        }
+    }
+
+    /// The tokens that set the name, for errors about it.
+    pub(crate) fn name_span(&self) -> Span {
+        match &self.options.name {
+            Some(lit) => lit.span(),
+            None => self.ident.span(),
+        }
+    }
+}
+
+/// One argument of a tool function.
+pub(crate) struct Arg {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    pub(crate) kind: ArgKind,
+}
+
+impl Arg {
+    /// The parameter's name on the wire.
+    pub(crate) fn wire_name(&self) -> String {
+        self.ident.unraw().to_string()
+    }
+}
+
+pub(crate) enum ArgKind {
+    /// Decoded from the call's arguments, described in the schema.
+    Param(ParamInfo),
+    /// The request's `Context`, injected (`&Context` when `by_ref`).
+    Context { by_ref: bool },
+}
+
+#[derive(Default)]
+pub(crate) struct ParamInfo {
+    pub(crate) description: Option<LitStr>,
+    pub(crate) default: Option<Expr>,
+    /// A `#[param]` named it (its description may still be missing, already reported).
+    pub(crate) described: bool,
+    /// A misspelled `#[param(name)]` meant it (already reported): not "undescribed" too.
+    pub(crate) typo_target: bool,
+}
+
+impl ToolImpl {
+    pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ToolImpl {
+        let options = attr::impl_options(cx, args);
+        let is_trait_impl = item.trait_.is_some();
+        if let Some((_, path, _)) = &item.trait_ {
+            cx.error_spanned_by(
+                path,
+                "#[tool] goes on an inherent impl block (`impl MyTools { ... }`), not on a trait impl",
+            );
+        }
+        let mut description_attempted = false;
+        item.attrs.retain(|attr| match attr::helper(attr) {
+            Some(Helper::Describe) => {
+                description_attempted = true;
+                cx.error_spanned_by(
+                    attr,
+                    "a toolbox is described by its #[tool]: write #[tool(description = \"...\")] on the impl block instead of #[describe]",
+                );
+                false
+            }
+            Some(Helper::Param) => {
+                cx.error_spanned_by(
+                    attr,
+                    "#[param] describes a parameter: put it above a tool method or on its argument",
+                );
+                false
+            }
+            _ => true,
+        });
+        let type_name = match &*item.self_ty {
+            Type::Path(p) if p.qself.is_none() => {
+                p.path.segments.last().map(|s| s.ident.unraw().to_string())
+            }
+            _ => None,
+        };
+        let mut model = ToolImpl {
+            self_ty: (*item.self_ty).clone(),
+            generics: item.generics.clone(),
+            type_name,
+            description: options.description,
+            description_attempted,
+            tools: Vec::new(),
+            cfgs: cfgs(&item.attrs),
+            has_candidates: false,
+            is_trait_impl,
+        };
+        for (index, impl_item) in item.items.iter_mut().enumerate() {
+            let ImplItem::Fn(method) = impl_item else {
+                continue;
+            };
+            if is_trait_impl {
+                // Already reported as a whole; its methods need no more errors.
+                strip_helpers(&mut method.attrs, &mut method.sig);
+                continue;
+            }
+            cx.section(index + 1);
+            if !matches!(method.vis, Visibility::Public(_)) {
+                if let Some(first) = strip_helpers(&mut method.attrs, &mut method.sig) {
+                    model.has_candidates = true;
+                    cx.error_spanned_by(
+                        first,
+                        format!(
+                            "`{}` is not `pub`, so it is not a tool: make it `pub fn` to expose it as one",
+                            method.sig.ident
+                        ),
+                    );
+                }
+                continue;
+            }
+            model.has_candidates = true;
+            let Some(access) = receiver_access(cx, &method.sig, &model) else {
+                strip_helpers(&mut method.attrs, &mut method.sig);
+                continue;
+            };
+            let mut tool = Tool::from_syn(
+                cx,
+                &mut method.attrs,
+                &mut method.sig,
+                access,
+                Position::Method,
+            );
+            tool.section = index + 1;
+            model.tools.push(tool);
+        }
+        cx.section(0);
+        model
+    }
+}
+
+/// `&self` or `&mut self`; anything else is reported and gives `None`.
+fn receiver_access(cx: &Ctxt, sig: &Signature, model: &ToolImpl) -> Option<Access> {
+    let name = &sig.ident;
+    let Some(receiver) = sig.receiver() else {
+        let ty = model.type_name.as_deref().unwrap_or("...");
+        cx.error_spanned_by(
+            name,
+            format!(
+                "`{name}` has no `self` receiver, so it cannot be a tool: tools in a #[tool] impl take `&self` or `&mut self`. \
+                 If it is not a tool, move it to a separate `impl {ty} {{ ... }}` block without #[tool], or make it private"
+            ),
+        );
+        return None;
+    };
+    if let Type::Reference(reference) = &*receiver.ty {
+        if is_self(&reference.elem) {
+            return Some(if reference.mutability.is_some() {
+                Access::Exclusive
+            } else {
+                Access::Shared
+            });
+        }
+    }
+    cx.error_spanned_by(
+        receiver,
+        format!("tool `{name}` must borrow its toolbox: take `&self` (runs concurrently with other calls) or `&mut self` (runs alone)"),
+    );
+    None
+}
+
+fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
+}
+
+impl ToolFn {
+    pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemFn) -> ToolFn {
+        let options = attr::tool_options(cx, args, Position::Function);
+        let ident = item.sig.ident.unraw();
+        let struct_ident = format_ident!(
+            "{}Tool",
+            upper_camel(&ident.to_string()),
+            span = item.sig.ident.span()
+        );
+        let tool = if let Some(receiver) = item.sig.receiver() {
+            cx.error_spanned_by(
+                receiver,
+                "this function is a method: put #[tool(description = \"...\")] on its impl block instead, and its `pub fn`s become tools (a method's own #[tool(...)] then takes `name`, `title` and annotations)",
+            );
+            strip_helpers(&mut item.attrs, &mut item.sig);
+            None
+        } else {
+            let mut tool = Tool::from_syn(
+                cx,
+                &mut item.attrs,
+                &mut item.sig,
+                Access::Free,
+                Position::Function,
+            );
+            tool.description_attempted |= options.description_attempted;
+            tool.options = options;
+            Some(tool)
+        };
+        ToolFn {
+            vis: item.vis.clone(),
+            struct_ident,
+            tool,
+        }
+    }
+}
+
+impl Tool {
+    fn from_syn(
+        cx: &Ctxt,
+        attrs: &mut Vec<Attribute>,
+        sig: &mut Signature,
+        access: Access,
+        position: Position,
+    ) -> Tool {
+        let mut description: Option<LitStr> = None;
+        let mut description_attempted = false;
+        let mut options: Option<ToolOptions> = None;
+        let mut method_params = Vec::new();
+        attrs.retain(|attr| match attr::helper(attr) {
+            Some(Helper::Describe) => {
+                description_attempted = true;
+                if description.is_some() {
+                    let message = format!(
+                        "duplicate #[describe]: tool `{}` already has a description; merge the two",
+                        sig.ident
+                    );
+                    cx.error_spanned_by(attr, message);
+                } else if let Some(lit) = attr::describe(cx, attr) {
+                    description = Some(lit);
+                }
+                false
+            }
+            Some(Helper::Param) => {
+                if let Some(param) = attr::param(cx, attr) {
+                    method_params.push(param);
+                }
+                false
+            }
+            Some(Helper::Tool) => {
+                if position == Position::Function {
+                    cx.error_spanned_by(attr, "duplicate #[tool]: merge the two");
+                } else if options.is_some() {
+                    cx.error_spanned_by(
+                        attr,
+                        "duplicate #[tool(...)] on this method: merge the two",
+                    );
+                } else {
+                    let parsed = attr::method_tool_options(cx, attr);
+                    description_attempted |= parsed.description_attempted;
+                    options = Some(parsed);
+                }
+                false
+            }
+            None => true,
+        });
+
+        let mut args = Vec::new();
+        let mut inline_params = Vec::new();
+        for input in &mut sig.inputs {
+            let FnArg::Typed(pat_type) = input else {
+                continue;
+            };
+            let mut inline = Vec::new();
+            pat_type.attrs.retain(|attr| match attr::helper(attr) {
+                Some(Helper::Param) => {
+                    if let Some(param) = attr::param(cx, attr) {
+                        inline.push(param);
+                    }
+                    false
+                }
+                Some(Helper::Describe | Helper::Tool) => {
+                    const MESSAGE: &str = "an argument is described with #[param(\"...\")]; #[describe] and #[tool] go above the function";
+                    cx.error_spanned_by(attr, MESSAGE);
+                    false
+                }
+                None => {
+                    if attr.path().is_ident(CFG.0) {
+                        const MESSAGE: &str = "#[cfg] on a tool's argument is not supported: the schema must not depend on it; put #[cfg] on the whole method";
+                        cx.error_spanned_by(attr, MESSAGE);
+                    }
+                    true
+                }
+            });
+            let ident = match &*pat_type.pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+                pat => {
+                    cx.error_spanned_by(
+                        pat,
+                        "a tool's arguments must be plain names (`name: Type`): each name is a property of the tool's JSON input. Destructure inside the body instead",
+                    );
+                    continue;
+                }
+            };
+            let ty = (*pat_type.ty).clone();
+            let kind = match context_kind(&ty) {
+                Some(by_ref) => ArgKind::Context { by_ref },
+                None => ArgKind::Param(ParamInfo::default()),
+            };
+            inline_params.push((args.len(), inline));
+            args.push(Arg { ident, ty, kind });
+        }
+
+        let fn_name = &sig.ident;
+        if let Some(unsafety) = &sig.unsafety {
+            cx.error_spanned_by(
+                unsafety,
+                format!("tool `{fn_name}` cannot be an `unsafe fn`: a client calls it with any arguments it likes; make it safe (and keep the `unsafe` block inside)"),
+            );
+        }
+        let place = match position {
+            Position::Function => "function",
+            Position::Method => "method",
+        };
+        // Source order: the attributes above the function come before its arguments,
+        // so a duplicate is reported at the inline #[param].
+        let mut nameless = Vec::new();
+        for param in method_params {
+            let Some(name) = &param.name else {
+                nameless.push(param);
+                continue;
+            };
+            let wanted = name.unraw();
+            if let Some(arg) = args.iter_mut().find(|a| a.ident.unraw() == wanted) {
+                apply_param(cx, arg, param);
+            } else {
+                let names: Vec<String> = args
+                    .iter()
+                    .filter(|a| matches!(a.kind, ArgKind::Param(_)))
+                    .map(Arg::wire_name)
+                    .collect();
+                let mut message = format!("`{name}` is not a parameter of `{fn_name}`");
+                if names.is_empty() {
+                    let _ = write!(
+                        message,
+                        ": `{fn_name}` takes no parameters; remove this #[param]"
+                    );
+                } else {
+                    let list = names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let _ = write!(message, "; its parameters are {list}");
+                    if let Some(near) =
+                        attr::similar(&wanted.to_string(), names.iter().map(String::as_str))
+                    {
+                        let _ = write!(message, " (did you mean `{near}`?)");
+                        // A typo: the parameter it meant is not "undescribed" as well.
+                        if let Some(ArgKind::Param(info)) = args
+                            .iter_mut()
+                            .find(|a| a.wire_name() == near)
+                            .map(|a| &mut a.kind)
+                        {
+                            info.typo_target = true;
+                        }
+                    }
+                }
+                cx.error_spanned_by(name, message);
+            }
+        }
+        for (index, inline) in inline_params {
+            for param in inline {
+                let arg = &mut args[index];
+                if let Some(name) = &param.name {
+                    if name.unraw() != arg.ident.unraw() {
+                        cx.error_spanned_by(
+                            name,
+                            format!("on an argument, #[param] takes just the description: #[param(\"...\")] (this one names `{name}` but sits on `{}`)", arg.ident),
+                        );
+                        continue;
+                    }
+                }
+                apply_param(cx, arg, param);
+            }
+        }
+
+        // A tool's arguments are owned (they are decoded from JSON) and cannot be
+        // generic over a hasher: the signature is the framework's, so the
+        // pedantic lints against it are not the user's to fix.
+        attrs.push(syn::parse_quote!(
+            #[allow(clippy::needless_pass_by_value, clippy::implicit_hasher)]
+        ));
+
+        // `#[param("text")]` above the function: probably meant for the first
+        // parameter still undescribed, which then gets no error of its own.
+        let mut undescribed = args.iter_mut().filter_map(|arg| match &mut arg.kind {
+            ArgKind::Param(info) if !info.described && !info.typo_target => {
+                Some((&arg.ident, info))
+            }
+            _ => None,
+        });
+        for param in nameless {
+            let example = match undescribed.next() {
+                Some((ident, info)) => {
+                    info.typo_target = true;
+                    format!("#[param({ident}, \"...\")]")
+                }
+                None => "#[param(name, \"...\")]".to_owned(),
+            };
+            cx.error_spanned_by(
+                &param.tokens,
+                format!("above the {place}, #[param] names its parameter: {example}; or put #[param(\"...\")] on the argument itself"),
+            );
+        }
+
+        let (output, output_span) = match &sig.output {
+            ReturnType::Default => (syn::parse_quote!(()), sig.ident.span()),
+            ReturnType::Type(_, ty) => ((**ty).clone(), ty.span()),
+        };
+        Tool {
+            ident: sig.ident.clone(),
+            options: options.unwrap_or_default(),
+            description,
+            description_attempted,
+            access,
+            is_async: sig.asyncness.is_some(),
+            args,
+            output,
+            output_span,
+            generics: sig.generics.clone(),
+            cfgs: cfgs(attrs),
+            position,
+            section: 0,
+        }
+    }
+}
+
+fn apply_param(cx: &Ctxt, arg: &mut Arg, param: ParamAttr) {
+    let at = match &param.description {
+        Some(lit) => lit.to_token_stream(),
+        None => param.tokens.clone(),
+    };
+    let name = &arg.ident;
+    match &mut arg.kind {
+        ArgKind::Context { .. } => cx.error_spanned_by(
+            at,
+            format!(
+                "`{name}` is the injected `Context`, not a tool parameter: remove this #[param]"
+            ),
+        ),
+        ArgKind::Param(info) if info.described => cx.error_spanned_by(
+            at,
+            format!("parameter `{name}` is described twice: remove one of its #[param]s"),
+        ),
+        ArgKind::Param(info) => {
+            if param.description.is_none() {
+                cx.error_spanned_by(
+                    &param.tokens,
+                    format!("#[param] for `{name}` needs a description: #[param(\"...\")]"),
+                );
+            }
+            info.described = true;
+            info.description = param.description;
+            info.default = param.default;
+        }
+    }
+}
+
+/// `Context` or `&Context` (by the last path segment): `Some(by_ref)`.
+fn context_kind(ty: &Type) -> Option<bool> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => is_context(&r.elem).then_some(true),
+        Type::Group(g) => context_kind(&g.elem),
+        _ => is_context(ty).then_some(false),
+    }
+}
+
+fn is_context(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == CONTEXT && s.arguments.is_none()),
+        Type::Group(g) => is_context(&g.elem),
+        _ => false,
+    }
+}
+
+fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident(CFG.0))
+        .cloned()
+        .collect()
+}
+
+/// Removes every helper attribute of a function that is not a tool; returns
+/// where the first one was.
+pub(crate) fn strip_helpers(
+    attrs: &mut Vec<Attribute>,
+    sig: &mut Signature,
+) -> Option<TokenStream> {
+    let mut first = None;
+    let mut strip = |attrs: &mut Vec<Attribute>| {
+        attrs.retain(|attr| {
+            if attr::helper(attr).is_some() {
+                first.get_or_insert_with(|| attr.to_token_stream());
+                false
+            } else {
+                true
+            }
+        });
+    };
+    strip(attrs);
+    for input in &mut sig.inputs {
+        if let FnArg::Typed(pat_type) = input {
+            strip(&mut pat_type.attrs);
+        }
+    }
+    first
+}
+
+/// `add_numbers` → `AddNumbers`.
+fn upper_camel(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    for part in snake.split('_').filter(|p| !p.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Unnamed");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::upper_camel;
+
+    #[test]
+    fn camel_case() {
+        assert_eq!(upper_camel("add_numbers"), "AddNumbers");
+        assert_eq!(upper_camel("_private__x"), "PrivateX");
+        assert_eq!(upper_camel("fetch2"), "Fetch2");
+        assert_eq!(upper_camel("already_Camel"), "AlreadyCamel");
+    }
+}

@@ -1,0 +1,440 @@
+//! Parsing of the attributes: `#[tool(...)]` (on an impl, a method or a function),
+//! `#[describe("...")]` and `#[param(...)]`.
+//!
+//! Parsers return values and push problems to the [`Ctxt`], so the user sees
+//! every bad attribute at once (`serde_derive`: `internals/attr.rs`).
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token};
+
+use crate::ctxt::Ctxt;
+use crate::symbol::{
+    Symbol, DEFAULT, DESCRIBE, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD,
+    PARAM, PARAM_KEYS, READ_ONLY, TITLE, TOOL, TOOL_KEYS,
+};
+
+/// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
+pub(crate) struct Attr<T> {
+    name: Symbol,
+    value: Option<T>,
+}
+
+impl<T> Attr<T> {
+    fn none(name: Symbol) -> Self {
+        Attr { name, value: None }
+    }
+
+    /// Sets the value; a second setting is reported at its own tokens.
+    fn set<A: ToTokens>(&mut self, cx: &Ctxt, obj: A, value: T) {
+        if self.value.is_some() {
+            cx.error_spanned_by(
+                obj,
+                format!("duplicate `{}`: remove one of the two", self.name),
+            );
+        } else {
+            self.value = Some(value);
+        }
+    }
+
+    fn get(self) -> Option<T> {
+        self.value
+    }
+}
+
+/// Where a tool's own `#[tool(...)]` sits, which decides the messages about it.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Position {
+    /// On a method of a `#[tool]` impl block.
+    Method,
+    /// On a free function.
+    Function,
+}
+
+/// `#[tool(description = "...")]` on an impl block.
+pub(crate) struct ImplOptions {
+    pub(crate) description: Option<LitStr>,
+}
+
+/// A tool's own `#[tool(...)]`: rename, title and annotations.
+#[derive(Default)]
+pub(crate) struct ToolOptions {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+    /// `description = ...` was given where it does not belong (already reported).
+    pub(crate) description_attempted: bool,
+}
+
+/// Parses the arguments of an attribute written as `key = value, flag, ...`.
+fn metas(cx: &Ctxt, tokens: TokenStream) -> Vec<Meta> {
+    match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(list) => list.into_iter().collect(),
+        Err(err) => {
+            cx.syn_error(err);
+            Vec::new()
+        }
+    }
+}
+
+/// The arguments of a helper attribute (`#[tool]` alone has none).
+fn attr_tokens(cx: &Ctxt, attr: &Attribute, example: &str) -> TokenStream {
+    match &attr.meta {
+        Meta::Path(_) => TokenStream::new(),
+        Meta::List(list) => list.tokens.clone(),
+        Meta::NameValue(nv) => {
+            cx.error_spanned_by(nv, format!("expected parentheses: {example}"));
+            TokenStream::new()
+        }
+    }
+}
+
+/// `#[tool(...)]` on an impl block; `args` are the macro's arguments.
+pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream) -> ImplOptions {
+    let mut description = Attr::none(DESCRIPTION);
+    for meta in metas(cx, args) {
+        let key = meta.path();
+        if key == &DESCRIPTION {
+            if let Some(lit) = string_value(cx, &meta, r#"#[tool(description = "...")]"#) {
+                description.set(cx, key, lit);
+            }
+        } else if TOOL_KEYS.iter().any(|k| key == k) {
+            let text = path_text(key);
+            let example = if key == &NAME || key == &TITLE {
+                format!("#[tool({text} = \"...\")]")
+            } else {
+                format!("#[tool({text})]")
+            };
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "`{text}` belongs to one tool, not to the toolbox: put {example} on the method"
+                ),
+            );
+        } else {
+            unknown_key(cx, key, "#[tool(...)] on an impl block", IMPL_KEYS);
+        }
+    }
+    ImplOptions {
+        description: description.get(),
+    }
+}
+
+/// A tool's own `#[tool(...)]`, on a method (`Position::Method`) or a function.
+pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> ToolOptions {
+    let mut name = Attr::none(NAME);
+    let mut title = Attr::none(TITLE);
+    let mut read_only = Attr::none(READ_ONLY);
+    let mut destructive = Attr::none(DESTRUCTIVE);
+    let mut idempotent = Attr::none(IDEMPOTENT);
+    let mut open_world = Attr::none(OPEN_WORLD);
+    let mut description_attempted = false;
+    for meta in metas(cx, args) {
+        let key = meta.path();
+        if key == &NAME {
+            if let Some(lit) = string_value(cx, &meta, r#"#[tool(name = "...")]"#) {
+                name.set(cx, key, lit);
+            }
+        } else if key == &TITLE {
+            if let Some(lit) = string_value(cx, &meta, r#"#[tool(title = "...")]"#) {
+                title.set(cx, key, lit);
+            }
+        } else if let Some(flag) = [
+            (READ_ONLY, &mut read_only),
+            (DESTRUCTIVE, &mut destructive),
+            (IDEMPOTENT, &mut idempotent),
+            (OPEN_WORLD, &mut open_world),
+        ]
+        .into_iter()
+        .find_map(|(sym, attr)| (key == &sym).then_some(attr))
+        {
+            if let Some(value) = flag_value(cx, &meta) {
+                flag.set(cx, key, value);
+            }
+        } else if key == &DESCRIPTION {
+            description_attempted = true;
+            let fix = match position {
+                Position::Method => {
+                    "describe a tool with #[describe(\"...\")] above the method (`description = ...` is for the impl block's #[tool])"
+                }
+                Position::Function => "describe a tool function with #[describe(\"...\")] above it",
+            };
+            cx.error_spanned_by(key, fix);
+        } else {
+            let place = match position {
+                Position::Method => "#[tool(...)] on a tool method",
+                Position::Function => "#[tool(...)] on a function",
+            };
+            unknown_key(cx, key, place, TOOL_KEYS);
+        }
+    }
+    ToolOptions {
+        name: name.get(),
+        title: title.get(),
+        read_only: read_only.get(),
+        destructive: destructive.get(),
+        idempotent: idempotent.get(),
+        open_world: open_world.get(),
+        description_attempted,
+    }
+}
+
+/// A method-level `#[tool(...)]` inside a `#[tool]` impl block.
+pub(crate) fn method_tool_options(cx: &Ctxt, attr: &Attribute) -> ToolOptions {
+    let tokens = attr_tokens(cx, attr, "#[tool(name = \"...\", read_only, ...)]");
+    tool_options(cx, tokens, Position::Method)
+}
+
+/// `key = "text"`.
+fn string_value(cx: &Ctxt, meta: &Meta, example: &str) -> Option<LitStr> {
+    if let Meta::NameValue(nv) = meta {
+        if let Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) = &nv.value
+        {
+            return Some(lit.clone());
+        }
+        cx.error_spanned_by(&nv.value, format!("expected a string literal: {example}"));
+    } else {
+        cx.error_spanned_by(meta, format!("expected a string: {example}"));
+    }
+    None
+}
+
+/// `flag` (true) or `flag = true/false`.
+fn flag_value(cx: &Ctxt, meta: &Meta) -> Option<bool> {
+    let key = path_text(meta.path());
+    match meta {
+        Meta::Path(_) => Some(true),
+        Meta::NameValue(nv) => {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Bool(LitBool { value, .. }),
+                ..
+            }) = &nv.value
+            {
+                Some(*value)
+            } else {
+                cx.error_spanned_by(
+                    &nv.value,
+                    format!("expected `true` or `false`: #[tool({key})] or #[tool({key} = false)]"),
+                );
+                None
+            }
+        }
+        Meta::List(list) => {
+            cx.error_spanned_by(
+                list,
+                format!("expected #[tool({key})] or #[tool({key} = false)]"),
+            );
+            None
+        }
+    }
+}
+
+fn unknown_key(cx: &Ctxt, key: &syn::Path, place: &str, expected: &[Symbol]) {
+    let text = path_text(key);
+    let list = expected
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let hint = match similar(&text, expected.iter().map(|s| s.0)) {
+        Some(near) if expected.len() > 1 => format!("; did you mean `{near}`?"),
+        _ => String::new(),
+    };
+    let one_of = if expected.len() == 1 { "" } else { "one of " };
+    cx.error_spanned_by(
+        key,
+        format!("unknown key `{text}` in {place}: expected {one_of}{list}{hint}"),
+    );
+}
+
+pub(crate) fn path_text(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// The candidate closest to `word`, if it is close enough to be a typo.
+pub(crate) fn similar<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(1) && *d < word.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Edit distance counting a swap of two neighbours as one edit ("optimal
+/// string alignment"), so `frist` is one edit from `first`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{edit_distance, similar};
+
+    #[test]
+    fn typos() {
+        assert_eq!(edit_distance("frist", "first"), 1);
+        assert_eq!(edit_distance("read_onyl", "read_only"), 1);
+        assert_eq!(edit_distance("abc", "abc"), 0);
+        assert_eq!(edit_distance("", "ab"), 2);
+        assert_eq!(similar("defualt", ["default"]), Some("default"));
+        assert_eq!(similar("c", ["a", "b"]), None);
+        assert_eq!(similar("query", ["a", "b"]), None);
+    }
+}
+
+/// `#[describe("...")]`: the text, or `None` after reporting a malformed attribute.
+pub(crate) fn describe(cx: &Ctxt, attr: &Attribute) -> Option<LitStr> {
+    const EXAMPLE: &str = "#[describe(\"What the tool does\")]";
+    match &attr.meta {
+        Meta::List(list) => {
+            let parsed = syn::parse2::<LitStr>(list.tokens.clone());
+            if parsed.is_err() {
+                cx.error_spanned_by(
+                    &list.tokens,
+                    format!("expected one string literal: {EXAMPLE}"),
+                );
+            }
+            parsed.ok()
+        }
+        Meta::Path(path) => {
+            cx.error_spanned_by(path, format!("#[describe] needs the text: {EXAMPLE}"));
+            None
+        }
+        Meta::NameValue(nv) => {
+            cx.error_spanned_by(nv, format!("expected parentheses: {EXAMPLE}"));
+            None
+        }
+    }
+}
+
+/// `#[param(...)]`, in either form: `#[param(name, "text", default = expr)]`
+/// above a method, or `#[param("text", default = expr)]` on an argument.
+pub(crate) struct ParamAttr {
+    /// The attribute itself, for errors about it as a whole.
+    pub(crate) tokens: TokenStream,
+    pub(crate) name: Option<Ident>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) default: Option<Expr>,
+}
+
+pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
+    let tokens_of_attr = attr.to_token_stream();
+    let tokens = match &attr.meta {
+        Meta::List(list) => list.tokens.clone(),
+        Meta::Path(path) => {
+            cx.error_spanned_by(
+                path,
+                "#[param] needs a description: #[param(\"...\")] on the argument, or #[param(name, \"...\")] above the method",
+            );
+            return None;
+        }
+        Meta::NameValue(nv) => {
+            cx.error_spanned_by(nv, "expected parentheses: #[param(\"...\")]");
+            return None;
+        }
+    };
+    let parser = |input: ParseStream<'_>| -> syn::Result<ParamAttr> {
+        let mut out = ParamAttr {
+            tokens: tokens_of_attr.clone(),
+            name: None,
+            description: None,
+            default: None,
+        };
+        if input.peek(Ident) && !input.peek2(Token![=]) {
+            out.name = Some(input.parse()?);
+            if input.is_empty() {
+                return Ok(out);
+            }
+            input.parse::<Token![,]>()?;
+        }
+        if input.peek(LitStr) {
+            out.description = Some(input.parse()?);
+            if input.is_empty() {
+                return Ok(out);
+            }
+            input.parse::<Token![,]>()?;
+        }
+        let mut default = Attr::none(DEFAULT);
+        while !input.is_empty() {
+            let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+            input.parse::<Token![=]>()?;
+            let value: Expr = input.parse()?;
+            if key == DEFAULT {
+                default.set(cx, &key, value);
+            } else {
+                unknown_key(cx, &key.clone().into(), "#[param(...)]", PARAM_KEYS);
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        out.default = default.get();
+        Ok(out)
+    };
+    match parser.parse2(tokens) {
+        Ok(parsed) => Some(parsed),
+        Err(err) => {
+            cx.syn_error(syn::Error::new(
+                err.span(),
+                format!(
+                    "{err}: write #[param(\"...\")] on the argument, or #[param(name, \"...\")] above the method (optionally followed by `, default = <expr>`)"
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// Which helper an attribute is, if any.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Helper {
+    Tool,
+    Describe,
+    Param,
+}
+
+pub(crate) fn helper(attr: &Attribute) -> Option<Helper> {
+    let path = attr.path();
+    if path == &TOOL {
+        Some(Helper::Tool)
+    } else if path == &DESCRIBE {
+        Some(Helper::Describe)
+    } else if path == &PARAM {
+        Some(Helper::Param)
+    } else {
+        None
+    }
+}

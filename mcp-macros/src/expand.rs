@@ -1,0 +1,368 @@
+//! The pipeline of `#[tool]`: parse → validate → expand (or fall back), and
+//! the code it generates.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{Generics, Item, ItemFn, ItemImpl, Lifetime, Type};
+
+use crate::ast::{Access, ArgKind, Tool, ToolFn, ToolImpl};
+use crate::check;
+use crate::ctxt::Ctxt;
+use crate::fallback;
+
+pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: Item = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        // Give the input back, so the only error is syn's (tokio-macros `entry.rs`).
+        Err(err) => return with_error(input, &err),
+    };
+    match item {
+        Item::Impl(item) => tool_impl(args, item),
+        Item::Fn(item) => tool_fn(args, item),
+        other => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "#[tool] goes on an impl block (a toolbox: `#[tool(description = \"...\")] impl MyTools { ... }`) or on a function (one tool)",
+            );
+            with_error(other.into_token_stream(), &err)
+        }
+    }
+}
+
+fn with_error(item: TokenStream, err: &syn::Error) -> TokenStream {
+    let err = err.to_compile_error();
+    quote!(#item #err)
+}
+
+fn tool_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = ToolImpl::from_syn(&cx, args, &mut item);
+    check::check_impl(&cx, &model);
+    match cx.check() {
+        Ok(()) => {
+            let toolbox = impl_toolbox(&model);
+            quote!(#item #toolbox)
+        }
+        Err(err) => {
+            let stub = fallback::impl_stub(&model);
+            let err = err.into_compile_error();
+            quote!(#item #stub #err)
+        }
+    }
+}
+
+fn tool_fn(args: TokenStream, mut item: ItemFn) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = ToolFn::from_syn(&cx, args, &mut item);
+    check::check_fn(&cx, &model);
+    match cx.check() {
+        Ok(()) => {
+            let toolbox = fn_toolbox(&model);
+            quote!(#item #toolbox)
+        }
+        Err(err) => {
+            let stub = fallback::fn_stub(&model);
+            let err = err.into_compile_error();
+            quote!(#item #stub #err)
+        }
+    }
+}
+
+/// Lints that the generated glue may trip in a user's crate.
+pub(crate) fn allow_lints() -> TokenStream {
+    quote! {
+        #[allow(
+            unused_mut,
+            deprecated,
+            clippy::vec_init_then_push,
+            clippy::too_many_lines,
+            clippy::needless_update,
+            clippy::redundant_closure,
+            clippy::used_underscore_binding,
+            clippy::significant_drop_tightening,
+        )]
+    }
+}
+
+/// The impl's generics, plus `Self: Send + Sync + 'static` when it has any
+/// (the toolbox is shared among its tools' futures).
+pub(crate) fn toolbox_generics(self_ty: &Type, generics: &Generics) -> Generics {
+    let mut generics = generics.clone();
+    if !generics.params.is_empty() {
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(
+                #self_ty: ::core::marker::Send + ::core::marker::Sync + 'static
+            ));
+    }
+    generics
+}
+
+fn impl_toolbox(model: &ToolImpl) -> TokenStream {
+    let self_ty = &model.self_ty;
+    let generics = toolbox_generics(self_ty, &model.generics);
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let name = model.type_name.as_deref().unwrap_or_default();
+    let description = &model.description;
+    let cfgs = &model.cfgs;
+    let allow = allow_lints();
+    let tools = model.tools.iter().map(|tool| tool_entry(tool, true));
+    quote! {
+        #(#cfgs)*
+        #[automatically_derived]
+        #allow
+        impl #impl_generics ::mcp_server::__private::ToolBox for #self_ty #where_clause {
+            const NAME: &'static str = #name;
+            const DESCRIPTION: &'static str = #description;
+
+            fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+                let __mcp_shared = ::mcp_server::__private::shared(self);
+                let mut __mcp_tools = ::std::vec::Vec::new();
+                #(#tools)*
+                __mcp_tools
+            }
+        }
+    }
+}
+
+/// The unit struct that stands for a tool function.
+pub(crate) fn unit_struct(model: &ToolFn, tool: &Tool) -> TokenStream {
+    let vis = &model.vis;
+    let ident = &model.struct_ident;
+    let cfgs = &tool.cfgs;
+    let doc = format!(
+        "The tool `{}` (the function `{}`), as a toolbox: register it with `.toolbox({ident})`.",
+        tool.name(),
+        tool.ident,
+    );
+    quote! {
+        #(#cfgs)*
+        #[doc = #doc]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default,
+        )]
+        #vis struct #ident;
+    }
+}
+
+fn fn_toolbox(model: &ToolFn) -> TokenStream {
+    let Some(tool) = &model.tool else {
+        return TokenStream::new();
+    };
+    let ident = &model.struct_ident;
+    let unit = unit_struct(model, tool);
+    let name = tool.name();
+    let description = &tool.description;
+    let cfgs = &tool.cfgs;
+    let allow = allow_lints();
+    let entry = tool_entry(tool, false);
+    quote! {
+        #unit
+
+        #(#cfgs)*
+        #[automatically_derived]
+        #allow
+        impl ::mcp_server::__private::ToolBox for #ident {
+            const NAME: &'static str = #name;
+            const DESCRIPTION: &'static str = #description;
+
+            fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+                let mut __mcp_tools = ::std::vec::Vec::new();
+                #entry
+                __mcp_tools
+            }
+        }
+    }
+}
+
+/// `ToolSpec { .. }`: the static facts.
+fn spec(tool: &Tool) -> TokenStream {
+    let name = tool.name();
+    let description = &tool.description;
+    let title = option(tool.options.title.as_ref());
+    let read_only = option(tool.options.read_only);
+    let destructive = option(tool.options.destructive);
+    let idempotent = option(tool.options.idempotent);
+    let open_world = option(tool.options.open_world);
+    quote! {
+        ::mcp_server::__private::ToolSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            read_only: #read_only,
+            destructive: #destructive,
+            idempotent: #idempotent,
+            open_world: #open_world,
+            ..::core::default::Default::default()
+        }
+    }
+}
+
+/// `Option::Some(value)` or `Option::None`, as an expression.
+fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
+    if let Some(value) = value {
+        quote!(::core::option::Option::Some(#value))
+    } else {
+        quote!(::core::option::Option::None)
+    }
+}
+
+/// `__mcp_tools.push(ToolEntry::new(..));` for one tool.
+///
+/// The schema and the decoding of each parameter are spanned on its type, and
+/// the output conversion on the return type, so that a type lacking
+/// `Deserialize`, `JsonSchema` or `IntoToolResult` is reported there.
+fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
+    let spec = spec(tool);
+    let mut schema = Vec::new();
+    let mut decode = Vec::new();
+    let mut taken = Vec::new();
+    let mut values = Vec::new();
+    let mut call_args = Vec::new();
+    for (i, arg) in tool.args.iter().enumerate() {
+        let ty = erase_lifetimes(&arg.ty);
+        let span = arg.ty.span();
+        match &arg.kind {
+            ArgKind::Context { by_ref: true } => call_args.push(quote!(&__mcp_ctx)),
+            ArgKind::Context { by_ref: false } => {
+                call_args.push(quote!(::core::clone::Clone::clone(&__mcp_ctx)));
+            }
+            ArgKind::Param(info) => {
+                let wire = arg.wire_name();
+                let description = &info.description;
+                let taken_ident = format_ident!("__mcp_arg_{}", i);
+                let value_ident = format_ident!("__mcp_value_{}", i);
+                if let Some(default) = &info.default {
+                    // One closure, so a mistyped default is reported once. It
+                    // captures nothing, so it is `Copy` into the handler.
+                    let default_ident = format_ident!("__mcp_default_{}", i);
+                    schema.push(quote_spanned! {span=>
+                        let #default_ident = || -> #ty { #default };
+                        __mcp_schema.param_with_default::<#ty>(#wire, #description, &#default_ident());
+                    });
+                    decode.push(quote_spanned! {span=>
+                        let #taken_ident = __mcp_args.take_or::<#ty>(#wire, #default_ident);
+                    });
+                } else {
+                    schema.push(quote_spanned! {span=>
+                        __mcp_schema.param::<#ty>(#wire, #description);
+                    });
+                    decode.push(quote_spanned! {span=>
+                        let #taken_ident = __mcp_args.take::<#ty>(#wire);
+                    });
+                }
+                taken.push(taken_ident);
+                values.push(value_ident.clone());
+                call_args.push(value_ident.into_token_stream());
+            }
+        }
+    }
+    let has_params = !taken.is_empty();
+    let schema_binding = if has_params {
+        quote!(let mut __mcp_schema)
+    } else {
+        quote!(let __mcp_schema)
+    };
+    let args_binding = if has_params {
+        quote!(mut __mcp_args)
+    } else {
+        quote!(__mcp_args)
+    };
+    let bind = has_params.then(|| {
+        quote! {
+            let (#(::core::option::Option::Some(#values),)*) = (#(#taken,)*) else {
+                return __mcp_args.error_result();
+            };
+        }
+    });
+
+    let ident = &tool.ident;
+    let call_span = ident.span();
+    let (capture, reclone, lock, call) = match tool.access {
+        Access::Free => (
+            None,
+            None,
+            None,
+            quote_spanned!(call_span=> #ident(#(#call_args),*)),
+        ),
+        access => {
+            let capture = quote!(let __mcp_shared = ::std::sync::Arc::clone(&__mcp_shared););
+            let (lock, this) = if access == Access::Exclusive {
+                (
+                    quote!(let mut __mcp_this = __mcp_shared.write().await;),
+                    quote!(&mut *__mcp_this),
+                )
+            } else {
+                (
+                    quote!(let __mcp_this = __mcp_shared.read().await;),
+                    quote!(&*__mcp_this),
+                )
+            };
+            let call = quote_spanned!(call_span=> Self::#ident(#this, #(#call_args),*));
+            (Some(capture.clone()), Some(capture), Some(lock), call)
+        }
+    };
+    let call = if tool.is_async {
+        quote_spanned!(call_span=> #call.await)
+    } else {
+        call
+    };
+    let output = erase_lifetimes(&tool.output);
+    let output_span = tool.output_span;
+    let output_schema =
+        quote_spanned!(output_span=> ::mcp_server::__private::output_schema::<#output>());
+    let into_result = quote_spanned!(output_span=> ::mcp_server::__private::into_result::<#output>);
+    let cfgs = if with_cfgs { &tool.cfgs[..] } else { &[] };
+    // Spanned on the function's name: "future cannot be sent between threads
+    // safely" then points at the tool, not at the #[tool] attribute.
+    let future = quote_spanned! {call_span=>
+        ::std::boxed::Box::pin(async move {
+            #bind
+            #lock
+            #into_result(#call)
+        })
+    };
+
+    quote! {
+        #(#cfgs)*
+        __mcp_tools.push({
+            #schema_binding = ::mcp_server::__private::InputSchemaBuilder::new();
+            #(#schema)*
+            #capture
+            ::mcp_server::__private::ToolEntry::new(
+                &#spec,
+                __mcp_schema.build(),
+                #output_schema,
+                move |#args_binding: ::mcp_server::__private::Args,
+                      __mcp_ctx: ::mcp_server::__private::Context|
+                      -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
+                    #reclone
+                    #(#decode)*
+                    #future
+                },
+            )
+        });
+    }
+}
+
+/// Replaces every named lifetime but `'static` with `'_`, so a type written in a
+/// signature (`&'a str`) can be named inside the generated body.
+fn erase_lifetimes(ty: &Type) -> Type {
+    struct Eraser;
+    impl VisitMut for Eraser {
+        fn visit_lifetime_mut(&mut self, lifetime: &mut Lifetime) {
+            if lifetime.ident != "static" {
+                lifetime.ident = syn::Ident::new("_", lifetime.ident.span());
+            }
+        }
+    }
+    let mut ty = ty.clone();
+    Eraser.visit_type_mut(&mut ty);
+    ty
+}

@@ -1,0 +1,59 @@
+//! The attribute keywords, in one place (`serde_derive`: `internals/symbol.rs`).
+
+use std::fmt;
+
+use syn::{Ident, Path};
+
+/// An attribute name or key.
+#[derive(Copy, Clone)]
+pub(crate) struct Symbol(pub(crate) &'static str);
+
+pub(crate) const TOOL: Symbol = Symbol("tool");
+pub(crate) const DESCRIBE: Symbol = Symbol("describe");
+pub(crate) const PARAM: Symbol = Symbol("param");
+pub(crate) const CFG: Symbol = Symbol("cfg");
+
+pub(crate) const DESCRIPTION: Symbol = Symbol("description");
+pub(crate) const NAME: Symbol = Symbol("name");
+pub(crate) const TITLE: Symbol = Symbol("title");
+pub(crate) const READ_ONLY: Symbol = Symbol("read_only");
+pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
+pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
+pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
+pub(crate) const DEFAULT: Symbol = Symbol("default");
+
+/// The keys of a tool's own `#[tool(...)]` (on a method or a function).
+pub(crate) const TOOL_KEYS: &[Symbol] =
+    &[NAME, TITLE, READ_ONLY, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD];
+/// The keys of `#[tool(...)]` on an impl block.
+pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION];
+/// The keys of `#[param(...)]` after the description.
+pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT];
+
+/// The type whose arguments are injected rather than decoded.
+pub(crate) const CONTEXT: Symbol = Symbol("Context");
+
+impl PartialEq<Symbol> for Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for &Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        *self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for Path {
+    /// A path names a helper when its last segment does: `describe` or `mcp_server::describe`.
+    fn eq(&self, word: &Symbol) -> bool {
+        self.segments.last().is_some_and(|s| s.ident == word.0)
+    }
+}
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}

@@ -1,0 +1,13 @@
+use mcp_server::tool;
+
+#[tool]
+pub fn add_numbers(#[param("The first number")] a: f64, #[param("The second number")] b: f64) -> f64 {
+    a + b
+}
+
+// The generated struct still exists, so this adds no second error.
+pub fn register() -> Vec<mcp_server::ToolEntry> {
+    mcp_server::ToolBox::into_tools(AddNumbersTool)
+}
+
+fn main() {}

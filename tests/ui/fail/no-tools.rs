@@ -1,0 +1,12 @@
+use mcp_server::tool;
+
+pub struct Calculator;
+
+#[tool(description = "Arithmetic on two numbers")]
+impl Calculator {
+    fn add(&self, a: f64, b: f64) -> f64 {
+        a + b
+    }
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use mcp_server::tool;
+use mcp_server::Context;
+
+pub struct Jobs;
+
+#[tool(description = "Long-running jobs")]
+impl Jobs {
+    #[describe("Count to n")]
+    #[param(n, "How far to count")]
+    #[param(ctx, "The context")]
+    pub async fn count(&self, n: u32, ctx: Context) -> String {
+        ctx.info("counting");
+        n.to_string()
+    }
+}
+
+fn main() {}

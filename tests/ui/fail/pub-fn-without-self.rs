@@ -1,0 +1,17 @@
+use mcp_server::tool;
+
+pub struct Calculator;
+
+#[tool(description = "Arithmetic on two numbers")]
+impl Calculator {
+    pub fn new() -> Self {
+        Calculator
+    }
+
+    #[describe("Add two numbers")]
+    pub fn add(&self, #[param("The first number")] a: f64, #[param("The second number")] b: f64) -> f64 {
+        a + b
+    }
+}
+
+fn main() {}

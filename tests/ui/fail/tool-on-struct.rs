@@ -1,0 +1,6 @@
+use mcp_server::tool;
+
+#[tool(description = "Arithmetic on two numbers")]
+pub struct Calculator;
+
+fn main() {}

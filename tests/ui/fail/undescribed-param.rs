@@ -1,0 +1,14 @@
+use mcp_server::tool;
+
+pub struct Calculator;
+
+#[tool(description = "Arithmetic on two numbers")]
+impl Calculator {
+    #[describe("Add two numbers")]
+    #[param(a, "The first number")]
+    pub fn add(&self, a: f64, b: f64) -> f64 {
+        a + b
+    }
+}
+
+fn main() {}
