@@ -15,6 +15,10 @@ use tokio::sync::Notify;
 /// SSE stream. Each item is one serialized JSON-RPC message.
 pub(crate) trait Outbound: Send + Sync {
     fn send(&self, message: Vec<u8>);
+
+    /// Ends the current connection of a resumable stream (legacy Streamable
+    /// HTTP); later messages wait for the client to reconnect. Elsewhere a no-op.
+    fn close_stream(&self) {}
 }
 
 /// An [`Outbound`] that drops everything (detached contexts, modern requests
@@ -155,6 +159,15 @@ impl Context {
     pub(crate) fn cancel(&self) {
         self.inner.cancelled.store(true, Ordering::Release);
         self.inner.cancel_notify.notify_waiters();
+    }
+
+    /// Closes this call's SSE stream, asking the client to reconnect
+    /// (Streamable HTTP, revisions 2025-11-25 and earlier with resumability).
+    /// The call goes on; what it sends next, its result included, is
+    /// delivered when the client resumes the stream with `Last-Event-ID`.
+    /// On other transports this does nothing.
+    pub fn close_sse_stream(&self) {
+        self.inner.out.close_stream();
     }
 
     /// Whether the client asked for progress (sent a `progressToken`).

@@ -61,6 +61,13 @@ struct LegacyState {
 pub(crate) enum Outcome {
     /// Send these bytes now.
     Reply(Vec<u8>),
+    /// Send this error response now (`code` lets HTTP pick the status).
+    Failed {
+        /// The serialized error response.
+        bytes: Vec<u8>,
+        /// Its JSON-RPC error code.
+        code: i32,
+    },
     /// Run this; send what it yields (nothing when the call was cancelled).
     Spawn(BoxFuture<Option<Vec<u8>>>),
     /// Nothing to send (a notification, a response).
@@ -83,6 +90,13 @@ impl Era {
 }
 
 type Reply = Result<Vec<u8>, ErrorObject>;
+
+fn failed(id: RequestId, error: ErrorObject) -> Outcome {
+    Outcome::Failed {
+        code: error.code,
+        bytes: error_reply(Some(id), error),
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -127,6 +141,11 @@ impl Session {
         for (_, ctx) in lock(&self.inflight).drain() {
             ctx.cancel();
         }
+    }
+
+    /// The protocol version `initialize` negotiated, if it ran.
+    pub(crate) fn legacy_version(&self) -> Option<ProtocolVersion> {
+        lock(&self.legacy).as_ref().map(|s| s.version)
     }
 
     /// Whether the session negotiated 2025-03-26, the one revision with JSON-RPC batches.
@@ -242,7 +261,7 @@ impl ServerCore {
         };
         match reply {
             Ok(bytes) => Outcome::Reply(bytes),
-            Err(e) => Outcome::Reply(error_reply(Some(id), e)),
+            Err(e) => failed(id, e),
         }
     }
 
@@ -369,20 +388,17 @@ impl ServerCore {
     ) -> Outcome {
         let (p, era) = match Self::era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
             Ok(v) => v,
-            Err(e) => return Outcome::Reply(error_reply(Some(id), e)),
+            Err(e) => return failed(id, e),
         };
         let Some(name) = p.name else {
-            return Outcome::Reply(error_reply(
-                Some(id),
-                ErrorObject::invalid_params("missing tool `name`"),
-            ));
+            return failed(id, ErrorObject::invalid_params("missing tool `name`"));
         };
         let registry = self.registry();
         let Some(entry) = registry.get(&name) else {
-            return Outcome::Reply(error_reply(
-                Some(id),
+            return failed(
+                id,
                 ErrorObject::invalid_params(format!("unknown tool: {name}")),
-            ));
+            );
         };
         let progress_token = p
             .meta
@@ -451,7 +467,7 @@ impl ServerCore {
     ) -> Outcome {
         let p: SubscriptionsListenParams = match required_params(raw) {
             Ok(p) => p,
-            Err(e) => return Outcome::Reply(error_reply(Some(id), e)),
+            Err(e) => return failed(id, e),
         };
         let modern = p.meta.as_ref().ok_or_else(|| {
             ErrorObject::invalid_params(format!(
@@ -460,7 +476,7 @@ impl ServerCore {
             ))
         });
         if let Err(e) = modern.and_then(|m| modern_meta(m).map(drop)) {
-            return Outcome::Reply(error_reply(Some(id), e));
+            return failed(id, e);
         }
         // This server offers tools only: it agrees to the tool list filter and nothing else.
         let agreed = SubscriptionFilter {

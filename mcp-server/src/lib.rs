@@ -80,6 +80,11 @@ pub use context::Context;
 pub use error::{Error, ToolError};
 pub use schema::InputSchemaBuilder;
 pub use server::{Server, ServerBuilder};
+
+/// The HTTP transports: Streamable HTTP (both eras) and the legacy HTTP+SSE.
+pub mod http {
+    pub use crate::transport::http::{HttpConfig, HttpService, McpBody};
+}
 pub use tool::{BoxFuture, IntoToolResult, Json, ToolBox, ToolEntry, ToolSpec};
 
 pub use mcp_macros::{describe, param, tool};

@@ -339,7 +339,7 @@ impl Server {
         for item in items {
             match RawMessage::parse(item.get()) {
                 Ok(msg) => match self.core.handle(session, msg, out) {
-                    Outcome::Reply(bytes) => replies.push(bytes),
+                    Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => replies.push(bytes),
                     Outcome::Spawn(fut) => pending.push(fut),
                     Outcome::Nothing => {}
                 },
@@ -382,7 +382,7 @@ fn run(
     tasks: &TaskTracker,
 ) {
     match core.handle(session, msg, out) {
-        Outcome::Reply(bytes) => output.reply(&bytes),
+        Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => output.reply(&bytes),
         Outcome::Spawn(fut) => {
             let out = Arc::clone(out);
             tasks.spawn(async move {

@@ -1,0 +1,157 @@
+//! The HTTP+SSE transport of revision 2024-11-05 (deprecated, still used by
+//! older clients): `GET /sse` opens the stream and names, in an `endpoint`
+//! event, where to POST; replies travel back as `message` events.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{self, HeaderMap};
+use http::{Request, Response, StatusCode};
+use mcp_types::jsonrpc::{code, RawMessage};
+use tokio::sync::mpsc;
+
+use super::body::{McpBody, OnDrop};
+use super::sse::SseOut;
+use super::{accepts, is_json_content, respond, sse_builder, transport_error, BoxError, Inner};
+use crate::context::Outbound;
+use crate::dispatch::{encode, Outcome};
+
+/// `GET /sse`: a new session and its stream.
+pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody> {
+    if !accepts(headers, "text/event-stream") {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            code::INVALID_REQUEST,
+            "Accept must list text/event-stream",
+        );
+    }
+    let Some((_, messages)) = &inner.config.legacy_sse else {
+        return transport_error(StatusCode::NOT_FOUND, code::INVALID_REQUEST, "not found");
+    };
+    let http_session = match inner.sessions.create() {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return transport_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                code::INTERNAL_ERROR,
+                "too many sessions; try again later",
+            )
+        }
+        Err(_) => {
+            return transport_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                code::INTERNAL_ERROR,
+                "cannot create a session",
+            )
+        }
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    let _ = tx.send(Bytes::from(format!(
+        "event: endpoint\ndata: {messages}?session_id={}\n\n",
+        http_session.id
+    )));
+    let out: Arc<dyn Outbound> = Arc::new(SseOut { tx: tx.clone() });
+    let _ = http_session.legacy_out.set(out);
+    // The session lives as long as its stream: when the client goes away (or
+    // the server shuts down) it is removed, which drops the last sender.
+    let id = Arc::clone(&http_session.id);
+    let weak = Arc::downgrade(inner);
+    let guard = OnDrop::new(move || {
+        if let Some(inner) = weak.upgrade() {
+            inner.sessions.remove(&id);
+        }
+    });
+    let shutdown = inner.shutdown.clone();
+    let every = inner.config.keep_alive;
+    let weak = Arc::downgrade(inner);
+    let id = Arc::clone(&http_session.id);
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                () = tokio::time::sleep(every) => {
+                    if tx.send(Bytes::from_static(b": ping\n\n")).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(inner) = weak.upgrade() {
+            inner.sessions.remove(&id);
+        }
+    });
+    respond(sse_builder(), McpBody::stream(rx, Some(guard)))
+}
+
+/// `POST /messages?session_id=…`: one message; the reply goes to the stream.
+pub(super) async fn post<B>(inner: &Arc<Inner>, req: Request<B>) -> Response<McpBody>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let session_id = req.uri().query().and_then(|q| {
+        q.split('&').find_map(|pair| match pair.split_once('=') {
+            Some(("session_id" | "sessionId", v)) => Some(v.to_owned()),
+            _ => None,
+        })
+    });
+    let Some(session_id) = session_id else {
+        return transport_error(
+            StatusCode::BAD_REQUEST,
+            code::INVALID_REQUEST,
+            "missing session_id",
+        );
+    };
+    let Some(http_session) = inner.sessions.get(&session_id) else {
+        return transport_error(
+            StatusCode::NOT_FOUND,
+            code::INVALID_REQUEST,
+            "unknown or closed session",
+        );
+    };
+    let Some(out) = http_session.legacy_out.get().cloned() else {
+        return transport_error(
+            StatusCode::NOT_FOUND,
+            code::INVALID_REQUEST,
+            "not an HTTP+SSE session",
+        );
+    };
+    if !is_json_content(req.headers()) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            code::INVALID_REQUEST,
+            "Content-Type must be application/json",
+        );
+    }
+    let (_, body) = match inner.read_body(req).await {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let text = String::from_utf8_lossy(&body);
+    let msg = match RawMessage::parse(&text) {
+        Ok(msg) => msg,
+        Err(e) => {
+            let bytes = encode(&e.to_response());
+            out.send(bytes.clone());
+            return respond(
+                super::base(StatusCode::BAD_REQUEST)
+                    .header(header::CONTENT_TYPE, "application/json"),
+                McpBody::full(bytes),
+            );
+        }
+    };
+    match inner.core.handle(&http_session.session, msg, &out) {
+        Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => out.send(bytes),
+        Outcome::Spawn(fut) => {
+            let out = Arc::clone(&out);
+            tokio::spawn(async move {
+                if let Some(bytes) = fut.await {
+                    out.send(bytes);
+                }
+            });
+        }
+        Outcome::Nothing => {}
+    }
+    respond(super::base(StatusCode::ACCEPTED), McpBody::full("Accepted"))
+}

@@ -1,0 +1,196 @@
+//! Legacy-era HTTP sessions: ids, the streams each one owns, idle expiry.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::dispatch::Session;
+
+use super::sse::{EventStream, ReplayLimits};
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A cryptographically random session id: 32 hex digits (128 bits), visible ASCII.
+pub(crate) fn new_session_id() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    let mut id = String::with_capacity(32);
+    for b in bytes {
+        let _ = write!(id, "{b:02x}");
+    }
+    Ok(id)
+}
+
+/// How many finished streams a session keeps for late resumption.
+const KEPT_STREAMS: usize = 8;
+
+/// One legacy session on HTTP.
+pub(crate) struct HttpSession {
+    pub(crate) id: Arc<str>,
+    pub(crate) session: Arc<Session>,
+    streams: Mutex<Streams>,
+    next_stream: AtomicU64,
+    last_seen: Mutex<Instant>,
+    /// The legacy HTTP+SSE transport's one stream, where every reply goes.
+    pub(crate) legacy_out: std::sync::OnceLock<Arc<dyn crate::context::Outbound>>,
+}
+
+#[derive(Default)]
+struct Streams {
+    by_id: HashMap<u64, Arc<EventStream>>,
+    order: VecDeque<u64>,
+}
+
+impl HttpSession {
+    pub(crate) fn new(id: Arc<str>) -> Arc<Self> {
+        Arc::new(HttpSession {
+            id,
+            session: Session::new(),
+            streams: Mutex::new(Streams::default()),
+            next_stream: AtomicU64::new(1),
+            last_seen: Mutex::new(Instant::now()),
+            legacy_out: std::sync::OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    /// Opens a new resumable stream on this session.
+    pub(crate) fn open_stream(&self, limits: ReplayLimits, retry_ms: u64) -> Arc<EventStream> {
+        let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let stream = EventStream::new(id, true, limits, retry_ms);
+        let mut streams = lock(&self.streams);
+        streams.by_id.insert(id, Arc::clone(&stream));
+        streams.order.push_back(id);
+        // Forget the oldest finished streams beyond the budget.
+        while streams.order.len() > KEPT_STREAMS {
+            let Some(pos) = streams
+                .order
+                .iter()
+                .position(|sid| streams.by_id.get(sid).is_none_or(|s| s.is_done()))
+            else {
+                break;
+            };
+            if let Some(old) = streams.order.remove(pos) {
+                streams.by_id.remove(&old);
+            }
+        }
+        stream
+    }
+
+    pub(crate) fn stream(&self, id: u64) -> Option<Arc<EventStream>> {
+        lock(&self.streams).by_id.get(&id).cloned()
+    }
+
+    fn idle_for(&self, now: Instant) -> Duration {
+        now.saturating_duration_since(*lock(&self.last_seen))
+    }
+}
+
+/// Every live session, with a cap and idle expiry.
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    last_sweep: Mutex<Instant>,
+    pub(crate) max: usize,
+    pub(crate) idle_timeout: Duration,
+}
+
+impl Sessions {
+    pub(crate) fn new(max: usize, idle_timeout: Duration) -> Self {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            last_sweep: Mutex::new(Instant::now()),
+            max,
+            idle_timeout,
+        }
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let s = lock(&self.map).get(id).cloned();
+        if let Some(s) = &s {
+            s.touch();
+        }
+        s
+    }
+
+    /// Creates a session, or `None` when the server is at its session cap.
+    pub(crate) fn create(&self) -> Result<Option<Arc<HttpSession>>, getrandom::Error> {
+        self.sweep();
+        let id: Arc<str> = new_session_id()?.into();
+        let mut map = lock(&self.map);
+        if map.len() >= self.max {
+            return Ok(None);
+        }
+        let s = HttpSession::new(Arc::clone(&id));
+        map.insert(id, Arc::clone(&s));
+        Ok(Some(s))
+    }
+
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let s = lock(&self.map).remove(id);
+        if let Some(s) = &s {
+            s.session.cancel_all();
+        }
+        s
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.map).len()
+    }
+
+    /// Drops sessions idle for longer than the timeout (at most once a second).
+    fn sweep(&self) {
+        let now = Instant::now();
+        {
+            let mut last = lock(&self.last_sweep);
+            if now.duration_since(*last) < Duration::from_secs(1) {
+                return;
+            }
+            *last = now;
+        }
+        let expired: Vec<Arc<HttpSession>> = {
+            let mut map = lock(&self.map);
+            let ids: Vec<Arc<str>> = map
+                .iter()
+                .filter(|(_, s)| s.idle_for(now) > self.idle_timeout)
+                .map(|(id, _)| Arc::clone(id))
+                .collect();
+            ids.iter().filter_map(|id| map.remove(id)).collect()
+        };
+        for s in expired {
+            tracing::debug!(session = %s.id, "session expired");
+            s.session.cancel_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_random_visible_ascii() {
+        let a = new_session_id().unwrap();
+        let b = new_session_id().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| (0x21..=0x7e).contains(&c)));
+    }
+
+    #[test]
+    fn cap_and_removal() {
+        let s = Sessions::new(2, Duration::from_secs(60));
+        let a = s.create().unwrap().unwrap();
+        let _b = s.create().unwrap().unwrap();
+        assert!(s.create().unwrap().is_none());
+        assert!(s.remove(&a.id).is_some());
+        assert!(s.get(&a.id).is_none());
+        assert!(s.create().unwrap().is_some());
+    }
+}
