@@ -243,6 +243,10 @@ impl ServerCore {
         out: &Arc<dyn Outbound>,
     ) -> Outcome {
         let reply = match method {
+            method::INITIALIZE if is_modern_request(raw) => {
+                // Removed in 2026-07-28: a modern request names no handshake.
+                Err(ErrorObject::method_not_found(method))
+            }
             method::INITIALIZE => self.initialize(session, &id, raw),
             method::TOOLS_CALL => return self.tools_call(session, id, raw, out),
             method::TOOLS_LIST => self.tools_list(session, &id, raw),
@@ -412,6 +416,17 @@ impl ServerCore {
             ),
             Era::Modern(m) => (m.log_level, Arc::new(m.client_capabilities.clone())),
         };
+        if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
+            let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+            let message = format!(
+                "tool `{name}` needs the client capabilities {names:?}, which the client did not declare"
+            );
+            return failed(
+                id,
+                ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+                    .with_data(serde_json::json!({ "requiredCapabilities": missing })),
+            );
+        }
         let modern = matches!(era, Era::Modern(_));
         let ctx = Context::new(ContextParts {
             request_id: id.clone(),
@@ -511,6 +526,36 @@ impl ServerCore {
             None
         }))
     }
+}
+
+/// Whether raw params carry the modern `_meta` protocol version.
+fn is_modern_request(raw: Option<&RawValue>) -> bool {
+    params::<MetaParams>(raw)
+        .ok()
+        .is_some_and(|p| RequestMeta::is_modern(p.meta.as_ref()))
+}
+
+/// The capabilities in `required` that `declared` lacks, as a
+/// `ClientCapabilities`-shaped object (`{"sampling": {}}`), or `None`.
+fn missing_capabilities(
+    required: &[&str],
+    declared: &ClientCapabilities,
+) -> Option<mcp_types::JsonObject> {
+    if required.is_empty() {
+        return None;
+    }
+    let declared = serde_json::to_value(declared).unwrap_or(Value::Null);
+    let missing: mcp_types::JsonObject = required
+        .iter()
+        .filter(|name| declared.get(**name).is_none())
+        .map(|name| {
+            (
+                (*name).to_owned(),
+                Value::Object(mcp_types::JsonObject::new()),
+            )
+        })
+        .collect();
+    (!missing.is_empty()).then_some(missing)
 }
 
 /// Validates a modern request's `_meta`: required fields (-32602) and a

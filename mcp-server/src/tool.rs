@@ -55,6 +55,10 @@ pub struct ToolSpec {
     pub idempotent: Option<bool>,
     /// `openWorldHint`.
     pub open_world: Option<bool>,
+    /// Client capabilities the tool cannot work without (`"sampling"`,
+    /// `"elicitation"`, `"roots"`): a call from a client that did not declare
+    /// one of them is refused with -32021 before the tool runs.
+    pub requires_client: &'static [&'static str],
 }
 
 /// One tool ready to serve: its wire definition, built once, and its handler.
@@ -66,6 +70,7 @@ pub struct ToolEntry {
     /// wrapped as `{"result": value}` (legacy revisions require an object).
     pub(crate) wrap_structured: bool,
     pub(crate) toolbox: Cow<'static, str>,
+    pub(crate) requires_client: &'static [&'static str],
 }
 
 impl fmt::Debug for ToolEntry {
@@ -117,6 +122,7 @@ impl ToolEntry {
             handler: Arc::new(handler),
             wrap_structured,
             toolbox: Cow::Borrowed(""),
+            requires_client: spec.requires_client,
         }
     }
 

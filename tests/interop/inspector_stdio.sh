@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Drive a stdio "calculator" MCP server with the MCP Inspector CLI (2.12.0).
+# Drive a "calculator" MCP server with the MCP Inspector CLI (2.12.0).
 #
 #   tests/interop/inspector_stdio.sh [--era legacy|modern|auto]... <server command and args...>
+#   tests/interop/inspector_stdio.sh [--era ...]... --url URL [--transport http|sse]
+#
+# Without --url the server is a stdio command. With --url the Inspector talks to
+# an already running server at URL over --transport (default http = Streamable
+# HTTP; sse = the 2024-11-05 HTTP+SSE transport, which is legacy only, so use
+# --era legacy with it).
 #
 # Default eras: legacy, then modern. For each era it runs (each invocation
 # starts a fresh server process, as the Inspector CLI does one method per run):
@@ -22,19 +28,32 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 
-usage() { sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 ERAS=()
+URL=""
+TRANSPORT=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --era) [ $# -ge 2 ] || usage; ERAS+=("$2"); shift 2 ;;
         --era=*) ERAS+=("${1#--era=}"); shift ;;
+        --url) [ $# -ge 2 ] || usage; URL="$2"; shift 2 ;;
+        --url=*) URL="${1#--url=}"; shift ;;
+        --transport) [ $# -ge 2 ] || usage; TRANSPORT="$2"; shift 2 ;;
+        --transport=*) TRANSPORT="${1#--transport=}"; shift ;;
         --) shift; break ;;
         -h|--help) usage ;;
         *) break ;;
     esac
 done
-[ $# -ge 1 ] || usage
+if [ -n "$URL" ]; then
+    [ $# -eq 0 ] || { echo "inspector_stdio.sh: a server command cannot be combined with --url" >&2; exit 2; }
+    TRANSPORT="${TRANSPORT:-http}"
+    case "$TRANSPORT" in http|sse) ;; *) echo "inspector_stdio.sh: unknown --transport '$TRANSPORT' (http or sse)" >&2; exit 2 ;; esac
+else
+    [ -z "$TRANSPORT" ] || { echo "inspector_stdio.sh: --transport needs --url" >&2; exit 2; }
+    [ $# -ge 1 ] || usage
+fi
 [ ${#ERAS[@]} -gt 0 ] || ERAS=(legacy modern)
 for e in "${ERAS[@]}"; do
     case "$e" in legacy|modern|auto) ;; *) echo "inspector_stdio.sh: unknown era '$e'" >&2; exit 2 ;; esac
@@ -68,10 +87,12 @@ FAILED=0
 PASSED=0
 ERA=""
 
-pass() { PASSED=$((PASSED + 1)); echo "[inspector/$ERA] PASS $*"; }
+# Label prefix: "inspector/<era>" for stdio, "inspector/<transport>/<era>" for a URL.
+TAG="inspector${URL:+/$TRANSPORT}"
+pass() { PASSED=$((PASSED + 1)); echo "[$TAG/$ERA] PASS $*"; }
 fail() {
     FAILED=$((FAILED + 1))
-    echo "[inspector/$ERA] FAIL $1"
+    echo "[$TAG/$ERA] FAIL $1"
     shift
     for f in "$@"; do
         [ -s "$f" ] || continue
@@ -85,8 +106,13 @@ fail() {
 inspector() {
     local name="$1"; shift
     set +e
-    HOME="$INSPECTOR_HOME" timeout "$TIMEOUT" "$MCP_INSPECTOR" --cli --protocol-era "$ERA" --format json \
-        ${ENV_ARGS[@]+"${ENV_ARGS[@]}"} "$@" -- "${SERVER[@]}" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    if [ -n "$URL" ]; then
+        HOME="$INSPECTOR_HOME" timeout "$TIMEOUT" "$MCP_INSPECTOR" --cli --protocol-era "$ERA" --format json \
+            --transport "$TRANSPORT" --server-url "$URL" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    else
+        HOME="$INSPECTOR_HOME" timeout "$TIMEOUT" "$MCP_INSPECTOR" --cli --protocol-era "$ERA" --format json \
+            ${ENV_ARGS[@]+"${ENV_ARGS[@]}"} "$@" -- "${SERVER[@]}" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    fi
     RC=$?
     set -e
     if [ "$RC" = 124 ]; then echo "timed out after ${TIMEOUT}s" >>"$WORK/$name.err"; fi
@@ -115,7 +141,11 @@ EOF
 EXPECTED_NAMES='["add","count_to","divide","multiply","recall","stats","store","subtract"]'
 
 for ERA in "${ERAS[@]}"; do
-    echo "[inspector/$ERA] server: ${SERVER[*]}"
+    if [ -n "$URL" ]; then
+        echo "[$TAG/$ERA] server: $URL (transport $TRANSPORT)"
+    else
+        echo "[$TAG/$ERA] server: ${SERVER[*]}"
+    fi
 
     inspector list --method tools/list
     if [ "$RC" != 0 ]; then
@@ -157,7 +187,7 @@ done
 ERA="${ERAS[*]}"
 ERA="${ERA// /+}"
 if [ "$FAILED" -gt 0 ]; then
-    echo "[inspector/$ERA] RESULT: $PASSED passed, $FAILED failed"
+    echo "[$TAG/$ERA] RESULT: $PASSED passed, $FAILED failed"
     exit 1
 fi
-echo "[inspector/$ERA] RESULT: $PASSED passed, 0 failed"
+echo "[$TAG/$ERA] RESULT: $PASSED passed, 0 failed"

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Drive a stdio "calculator" MCP server with the real Python `mcp` 2.3.0 client.
+"""Drive a "calculator" MCP server with the real Python `mcp` 2.3.0 client.
 
     python_client.py --mode {legacy,auto,2026-07-28} [--reference] [--expect-auto V] \\
-        -- <server command and args...>
+        -- <server command and args...>                      # stdio (starts the server)
+    python_client.py --mode {legacy,auto,2026-07-28} [...] --url http://HOST:PORT/mcp
+                                                             # Streamable HTTP (running server)
+    python_client.py --mode legacy [...] --sse-url http://HOST:PORT/sse
+                                                             # 2024-11-05 HTTP+SSE (running server)
 
 Run it with the venv interpreter from scripts/install-tools.sh ($MCP_PYTHON).
 Uses the high-level `mcp.Client(StdioServerParameters(...), mode=...)`, whose
@@ -20,6 +24,14 @@ failed or the connection could not be made.
   --reference         relax ONLY the "validation error names the argument" check
                       (still requires isError:true), for reference servers whose
                       validation message is not under our control
+  --url URL           Streamable HTTP: `mcp.Client(URL, mode=...)` against an already
+                      running server (nothing is started)
+  --sse-url URL       legacy HTTP+SSE: `sse_client(URL)` + `ClientSession` + initialize
+                      (only with --mode legacy)
+
+Over HTTP the server process (and its calculator memory) outlives this client,
+so the store/recall check does not assume the memory starts at 0: it checks the
+chain store(7) -> <anything>, recall() == 7, store(11) -> 7, recall() == 11.
 """
 
 from __future__ import annotations
@@ -31,11 +43,14 @@ import os
 import re
 import sys
 import traceback
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.sse import sse_client
 
 SERVER_NAME = "calculator"
 MODERN = "2026-07-28"
@@ -124,13 +139,73 @@ def _self_test_names_argument() -> None:
     assert not names_argument("invalid arguments: expected a number", "a")
 
 
-async def run(mode: str, server_cmd: list[str], reference: bool, expect_auto: str | None) -> Checks:
-    c = Checks(mode)
-    env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
-    params = StdioServerParameters(command=server_cmd[0], args=server_cmd[1:], env=env or None)
-    c.info(f"server: {' '.join(server_cmd)}")
+class _SessionClient:
+    """The slice of `mcp.Client` that `run` uses, over a bare legacy `ClientSession`."""
 
-    async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.session.protocol_version
+
+    @property
+    def server_info(self) -> types.Implementation | None:
+        return self.session.server_info
+
+    @property
+    def server_capabilities(self) -> types.ServerCapabilities | None:
+        return self.session.server_capabilities
+
+    async def list_tools(self) -> types.ListToolsResult:
+        return await self.session.list_tools()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], **kw: Any) -> types.CallToolResult:
+        return await self.session.call_tool(name, arguments, **kw)
+
+
+@asynccontextmanager
+async def connect(
+    mode: str, server_cmd: list[str] | None, url: str | None, sse_url: str | None
+) -> AsyncIterator[Any]:
+    """Yield a connected client: stdio (spawns server_cmd), Streamable HTTP (url) or HTTP+SSE (sse_url)."""
+    if sse_url is not None:
+        # The 2024-11-05 transport: GET the SSE endpoint, POST to its `endpoint` event's URI.
+        async with sse_client(sse_url) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=30) as session:
+                await session.initialize()
+                yield _SessionClient(session)
+    elif url is not None:
+        async with Client(url, mode=mode, read_timeout_seconds=30) as client:
+            yield client
+    else:
+        assert server_cmd
+        env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
+        params = StdioServerParameters(command=server_cmd[0], args=server_cmd[1:], env=env or None)
+        async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+            yield client
+
+
+async def run(
+    mode: str,
+    server_cmd: list[str] | None,
+    reference: bool,
+    expect_auto: str | None,
+    url: str | None = None,
+    sse_url: str | None = None,
+    label: str | None = None,
+) -> Checks:
+    c = Checks(label or mode)
+    if sse_url is not None:
+        c.info(f"server: HTTP+SSE {sse_url}")
+    elif url is not None:
+        c.info(f"server: Streamable HTTP {url}")
+    else:
+        c.info(f"server: {' '.join(server_cmd or [])}")
+    # A stdio server is a fresh process per run; an HTTP server is shared by all runs.
+    fresh_memory = url is None and sse_url is None
+
+    async with connect(mode, server_cmd, url, sse_url) as client:
         # ---------------------------------------------------------- handshake
         pv = client.protocol_version
         if mode == "legacy":
@@ -267,9 +342,24 @@ async def run(mode: str, server_cmd: list[str], reference: bool, expect_auto: st
         )
 
         r = await call("store", {"value": 7})
-        c.ok("store(7) returns previous 0", only_text(r) == "0" and not r.is_error, f"text={texts(r)}")
+        if fresh_memory:
+            c.ok("store(7) returns previous 0", only_text(r) == "0" and not r.is_error, f"text={texts(r)}")
+        else:
+            prev = only_text(r)
+            try:
+                float(prev or "")
+                is_number = True
+            except ValueError:
+                is_number = False
+            c.ok("store(7) returns the previous value", is_number and not r.is_error, f"text={texts(r)}")
+            c.info(f"memory before store(7) was {prev!r} (a shared HTTP server keeps it between clients)")
         r = await call("recall", {})
         c.ok("recall() == 7", only_text(r) == "7" and not r.is_error, f"text={texts(r)}")
+        if not fresh_memory:
+            r = await call("store", {"value": 11})
+            c.ok("store(11) returns previous 7", only_text(r) == "7" and not r.is_error, f"text={texts(r)}")
+            r = await call("recall", {})
+            c.ok("recall() == 11", only_text(r) == "11" and not r.is_error, f"text={texts(r)}")
 
         progress: list[tuple[float, float | None, str | None]] = []
 
@@ -312,24 +402,34 @@ def _leaves(e: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description="Python mcp client interop checks against a stdio calculator server")
+    ap = argparse.ArgumentParser(description="Python mcp client interop checks against a calculator server")
     ap.add_argument("--mode", required=True, choices=["legacy", "auto", MODERN])
     ap.add_argument("--reference", action="store_true", help="relax only the validation-message argument-name check")
     ap.add_argument("--expect-auto", metavar="VERSION", help="in --mode auto, require this negotiated version")
     ap.add_argument("--timeout", type=float, default=120.0, help="overall timeout in seconds (default 120)")
-    ap.add_argument("server", nargs=argparse.REMAINDER, help="-- <server command and args...>")
+    target = ap.add_mutually_exclusive_group()
+    target.add_argument("--url", metavar="URL", help="Streamable HTTP endpoint of a running server (e.g. http://127.0.0.1:PORT/mcp)")
+    target.add_argument("--sse-url", metavar="URL", help="legacy HTTP+SSE endpoint of a running server (e.g. http://127.0.0.1:PORT/sse)")
+    ap.add_argument("server", nargs=argparse.REMAINDER, help="-- <server command and args...> (stdio only)")
     ns = ap.parse_args()
     server = ns.server[1:] if ns.server[:1] == ["--"] else ns.server
-    if not server:
-        ap.error("missing server command after --")
+    if ns.url or ns.sse_url:
+        if server:
+            ap.error("a server command cannot be combined with --url/--sse-url")
+        if ns.sse_url and ns.mode != "legacy":
+            ap.error("--sse-url (the 2024-11-05 HTTP+SSE transport) needs --mode legacy")
+    elif not server:
+        ap.error("missing server command after -- (or --url/--sse-url)")
     _self_test_names_argument()
 
-    label = ns.mode
+    label = ns.mode if not (ns.url or ns.sse_url) else f"{'sse' if ns.sse_url else 'http'}/{ns.mode}"
     try:
 
         async def guarded() -> Checks:
             with anyio.fail_after(ns.timeout):
-                return await run(ns.mode, server, ns.reference, ns.expect_auto)
+                return await run(
+                    ns.mode, server or None, ns.reference, ns.expect_auto, ns.url, ns.sse_url, label
+                )
 
         checks = anyio.run(guarded)
     except BaseException as e:  # noqa: BLE001 - report anything, including ExceptionGroups

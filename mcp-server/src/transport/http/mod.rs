@@ -721,10 +721,9 @@ impl Inner {
         headers: &HeaderMap,
         msg: RawMessage<'_>,
     ) -> Response<McpBody> {
-        let version = match Self::legacy_version(headers) {
-            Ok(v) => v,
-            Err(r) => return *r,
-        };
+        if let Err(r) = Self::legacy_version(headers) {
+            return *r;
+        }
         let is_initialize =
             matches!(&msg, RawMessage::Request { method, .. } if method == method::INITIALIZE);
         if is_initialize {
@@ -749,7 +748,14 @@ impl Inner {
             outcome => {
                 let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
                 let rx = stream.attach(None);
-                if version >= ProtocolVersion::V2025_11_25 {
+                // Priming follows the session's negotiated revision: clients
+                // may send any supported version in the header (conformance
+                // 0.1.16 sends 2025-03-26 inside 2025-11-25 sessions).
+                if http_session
+                    .session
+                    .legacy_version()
+                    .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+                {
                     stream.prime();
                 }
                 sink.stream_into(&stream);

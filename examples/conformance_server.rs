@@ -1,0 +1,213 @@
+//! The official MCP conformance suite's server fixture, built only on the
+//! public API, like any user's server.
+//!
+//! Run with: `cargo run -p mcp-examples --bin conformance_server -- --port 3000`
+//! then point the suite at `http://localhost:3000/mcp`
+//! (`tests/conformance/run.sh` does both).
+
+use std::time::Duration;
+
+use mcp_server::http::HttpConfig;
+use mcp_server::types::{ContentBlock, JsonObject, ResourceContents};
+use mcp_server::{
+    tool, Args, CallToolResult, Content, Context, LoggingLevel, Server, ToolBox, ToolEntry,
+    ToolError, ToolSpec,
+};
+
+/// A 1×1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A tiny WAV file.
+const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+/// The fixture's tools that the macros express.
+#[derive(Debug)]
+pub struct Fixture;
+
+#[tool(description = "The tools the MCP conformance suite calls")]
+impl Fixture {
+    #[describe("Tests simple text content response")]
+    pub fn test_simple_text(&self) -> String {
+        "This is a simple text response for testing.".into()
+    }
+
+    #[describe("Tests image content response")]
+    pub fn test_image_content(&self) -> Content {
+        ContentBlock::image(PNG, "image/png")
+    }
+
+    #[describe("Tests audio content response")]
+    pub fn test_audio_content(&self) -> Content {
+        ContentBlock::audio(WAV, "audio/wav")
+    }
+
+    #[describe("Tests embedded resource content response")]
+    pub fn test_embedded_resource(&self) -> Content {
+        ContentBlock::resource(ResourceContents::text(
+            "test://embedded-resource",
+            "text/plain",
+            "This is an embedded resource content.",
+        ))
+    }
+
+    #[describe("Tests response with multiple content types (text, image, resource)")]
+    pub fn test_multiple_content_types(&self) -> Vec<Content> {
+        vec![
+            ContentBlock::text("Multiple content types test:"),
+            ContentBlock::image(PNG, "image/png"),
+            ContentBlock::resource(ResourceContents::text(
+                "test://mixed-content-resource",
+                "application/json",
+                r#"{"test":"data","value":123}"#,
+            )),
+        ]
+    }
+
+    #[describe("Tests tool that emits log messages during execution")]
+    pub async fn test_tool_with_logging(&self, ctx: Context) -> String {
+        ctx.log(LoggingLevel::Info, "Tool execution started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.log(LoggingLevel::Info, "Tool processing data");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.log(LoggingLevel::Info, "Tool execution completed");
+        "Tool with logging executed successfully".into()
+    }
+
+    #[describe("Tests tool that emits log messages only when the request asks for them")]
+    pub async fn test_logging_tool(&self, ctx: Context) -> String {
+        ctx.log(LoggingLevel::Info, "Tool execution started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.log(LoggingLevel::Info, "Tool processing data");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.log(LoggingLevel::Info, "Tool execution completed");
+        "Logging tool executed successfully".into()
+    }
+
+    #[describe("Tests error response handling")]
+    pub fn test_error_handling(&self) -> Result<String, ToolError> {
+        Err(ToolError::new(
+            "This tool intentionally returns an error for testing",
+        ))
+    }
+
+    #[describe("Tests tool that reports progress notifications")]
+    pub async fn test_tool_with_progress(&self, ctx: Context) -> String {
+        for step in [0.0, 50.0, 100.0] {
+            ctx.progress(step, Some(100.0));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        "Progress test completed".into()
+    }
+
+    #[describe("Tests SSE stream disconnection and client reconnection: closes the stream mid-call and delivers the result after the client resumes")]
+    pub async fn test_reconnection(&self, ctx: Context) -> String {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        ctx.close_sse_stream();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        "Reconnection test completed successfully".into()
+    }
+}
+
+/// Tools declared by hand: one whose input schema uses JSON Schema 2020-12
+/// features the macros do not generate (`$schema`, `$anchor`, `allOf`,
+/// `if`/`then`/`else`), and one that needs a client capability.
+#[derive(Debug)]
+pub struct SchemaTools;
+
+impl ToolBox for SchemaTools {
+    const NAME: &'static str = "SchemaTools";
+    const DESCRIPTION: &'static str = "Tools with hand-written schemas";
+
+    fn into_tools(self) -> Vec<ToolEntry> {
+        let schema: JsonObject = serde_json::from_value(serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {
+                        "street": {"type": "string"},
+                        "city": {"type": "string"}
+                    }
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        }))
+        .unwrap_or_default();
+        let missing_capability = ToolEntry::new(
+            &ToolSpec {
+                name: "test_missing_capability",
+                description:
+                    "Needs the client's sampling capability: refused with -32021 without it",
+                requires_client: &["sampling"],
+                ..ToolSpec::default()
+            },
+            mcp_server::InputSchemaBuilder::new().build(),
+            None,
+            |_args: Args, _ctx: Context| {
+                Box::pin(async {
+                    CallToolResult::text("the client declared the sampling capability")
+                })
+            },
+        );
+        vec![
+            missing_capability,
+            ToolEntry::new(
+                &ToolSpec {
+                    name: "json_schema_2020_12_tool",
+                    description: "Tool with JSON Schema 2020-12 features",
+                    ..ToolSpec::default()
+                },
+                schema,
+                None,
+                |args: Args, _ctx: Context| {
+                    let received = serde_json::Value::Object(args.into_object());
+                    Box::pin(async move {
+                        CallToolResult::text(format!(
+                            "JSON Schema 2020-12 tool called with: {received}"
+                        ))
+                    })
+                },
+            ),
+        ]
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_server::Error> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let mut args = std::env::args().skip(1);
+    let port = match (
+        args.next().as_deref(),
+        args.next().map(|p| p.parse::<u16>()),
+    ) {
+        (Some("--port"), Some(Ok(port))) => port,
+        _ => {
+            eprintln!("usage: conformance_server --port PORT");
+            std::process::exit(2);
+        }
+    };
+    let server = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
+        .toolbox(Fixture)
+        .toolbox(SchemaTools)
+        .build();
+    let config = HttpConfig::default().sse_retry(Duration::from_millis(500));
+    server.serve_http(("127.0.0.1", port), config).await
+}
