@@ -24,8 +24,15 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 step "cargo test --workspace"
 cargo test --workspace
 
+cargo build --quiet -p mcp-examples
+
 step "interop over stdio: Python mcp client (legacy, auto, 2026-07-28) and MCP Inspector CLI (legacy, modern)"
-cargo build --quiet -p mcp-examples --bin calculator
 tests/interop/run_stdio.sh target/debug/calculator
+
+step "interop over HTTP: Python mcp client (Streamable HTTP legacy/auto/2026-07-28, HTTP+SSE) and MCP Inspector CLI (http legacy/modern, sse)"
+tests/interop/run_http.sh target/debug/calculator
+
+step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
+tests/conformance/run.sh target/debug/conformance_server
 
 step "all tests passed in $(( $(date +%s) - start )) s"
