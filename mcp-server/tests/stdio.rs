@@ -65,7 +65,10 @@ async fn tools_list_paginates_with_opaque_cursor() {
             None => break,
         }
     }
-    assert_eq!(names, ["add", "boom", "chatty", "meet", "wait"]);
+    assert_eq!(
+        names,
+        ["add", "boom", "chatty", "meet", "reconnect", "slow", "wait"]
+    );
     let bad = c
         .request(20, "tools/list", json!({"cursor": "not-a-cursor"}))
         .await;

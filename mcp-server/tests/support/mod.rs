@@ -77,6 +77,38 @@ impl ToolBox for TestTools {
             ),
             ToolEntry::new(
                 &ToolSpec {
+                    name: "reconnect",
+                    description: "Closes its SSE stream, then answers",
+                    ..ToolSpec::default()
+                },
+                schema(&[]),
+                None,
+                |_args, ctx: Context| {
+                    Box::pin(async move {
+                        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                        ctx.close_sse_stream();
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        CallToolResult::text("resumed")
+                    })
+                },
+            ),
+            ToolEntry::new(
+                &ToolSpec {
+                    name: "slow",
+                    description: "Answers after 300 ms",
+                    ..ToolSpec::default()
+                },
+                schema(&[]),
+                None,
+                |_args, _ctx| {
+                    Box::pin(async move {
+                        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                        CallToolResult::text("slow done")
+                    })
+                },
+            ),
+            ToolEntry::new(
+                &ToolSpec {
                     name: "boom",
                     description: "Panics",
                     ..ToolSpec::default()

@@ -122,8 +122,8 @@ impl HttpConfig {
         self
     }
 
-    /// Also accepts this host name in `Host` and `Origin` (localhost,
-    /// 127.0.0.1 and \[::1\] are accepted by default, on any port).
+    /// Also accepts this host name in `Host` and `Origin` (`localhost`,
+    /// `127.0.0.1` and `[::1]` are accepted by default, on any port).
     #[must_use]
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
         self.hosts.hosts.push(host.into());
@@ -417,6 +417,65 @@ fn peek(params: Option<&RawValue>) -> Peek {
         .unwrap_or_default()
 }
 
+/// The 2026-07-28 header rules: `MCP-Protocol-Version`, `Mcp-Method` and
+/// `Mcp-Name` must be present and match the body (-32020, HTTP 400).
+fn check_modern_headers(
+    headers: &HeaderMap,
+    id: &mcp_types::RequestId,
+    method_name: &str,
+    peeked: &Peek,
+) -> Result<(), Box<Response<McpBody>>> {
+    let mismatch = |message: String| {
+        let e = mcp_types::ErrorObject::new(code::HEADER_MISMATCH, message);
+        Box::new(json(
+            StatusCode::BAD_REQUEST,
+            crate::dispatch::error_reply(Some(id.clone()), e),
+        ))
+    };
+    let body_version = peeked
+        .meta
+        .as_ref()
+        .and_then(|m| m.protocol_version.as_ref())
+        .and_then(serde_json::Value::as_str);
+    match (header_str(headers, PROTOCOL_VERSION), body_version) {
+        (None, _) => return Err(mismatch("missing MCP-Protocol-Version header".into())),
+        (Some(h), Some(b)) if h != b => {
+            return Err(mismatch(format!(
+                "header mismatch: MCP-Protocol-Version header value '{h}' does not match body value '{b}'"
+            )))
+        }
+        // No body version: dispatch answers -32602 for the missing `_meta` field.
+        _ => {}
+    }
+    match header_str(headers, MCP_METHOD) {
+        None => return Err(mismatch("missing Mcp-Method header".into())),
+        Some(h) if h != method_name => {
+            return Err(mismatch(format!(
+                "header mismatch: Mcp-Method header value '{h}' does not match body value '{method_name}'"
+            )))
+        }
+        Some(_) => {}
+    }
+    let named = match method_name {
+        method::TOOLS_CALL | "prompts/get" => peeked.name.as_ref(),
+        "resources/read" => peeked.uri.as_ref(),
+        _ => None,
+    };
+    if let Some(body_name) = named.and_then(serde_json::Value::as_str) {
+        match header_str(headers, MCP_NAME).map(|v| decode_header_value(v.trim())) {
+            None => return Err(mismatch("missing Mcp-Name header".into())),
+            Some(None) => return Err(mismatch("malformed Mcp-Name header".into())),
+            Some(Some(h)) if h != body_name => {
+                return Err(mismatch(format!(
+                    "header mismatch: Mcp-Name header value '{h}' does not match body value '{body_name}'"
+                )))
+            }
+            Some(Some(_)) => {}
+        }
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------- handling
 
 impl Inner {
@@ -591,53 +650,8 @@ impl Inner {
             let _ = self.core.handle(&session, msg, &sink);
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         };
-        let mismatch = |message: String| {
-            let e = mcp_types::ErrorObject::new(code::HEADER_MISMATCH, message);
-            json(
-                StatusCode::BAD_REQUEST,
-                crate::dispatch::error_reply(Some(id.clone()), e),
-            )
-        };
-        let body_version = peeked
-            .meta
-            .as_ref()
-            .and_then(|m| m.protocol_version.as_ref())
-            .and_then(serde_json::Value::as_str);
-        match (header_str(headers, PROTOCOL_VERSION), body_version) {
-            (None, _) => return mismatch("missing MCP-Protocol-Version header".into()),
-            (Some(h), Some(b)) if h != b => {
-                return mismatch(format!(
-                    "header mismatch: MCP-Protocol-Version header value '{h}' does not match body value '{b}'"
-                ))
-            }
-            // No body version: dispatch answers -32602 for the missing `_meta` field.
-            _ => {}
-        }
-        match header_str(headers, MCP_METHOD) {
-            None => return mismatch("missing Mcp-Method header".into()),
-            Some(h) if h != method_name => {
-                return mismatch(format!(
-                    "header mismatch: Mcp-Method header value '{h}' does not match body value '{method_name}'"
-                ))
-            }
-            Some(_) => {}
-        }
-        let named = match method_name {
-            method::TOOLS_CALL | "prompts/get" => peeked.name.as_ref(),
-            "resources/read" => peeked.uri.as_ref(),
-            _ => None,
-        };
-        if let Some(body_name) = named.and_then(serde_json::Value::as_str) {
-            match header_str(headers, MCP_NAME).map(decode_header_value) {
-                None => return mismatch("missing Mcp-Name header".into()),
-                Some(None) => return mismatch("malformed Mcp-Name header".into()),
-                Some(Some(h)) if h != body_name => {
-                    return mismatch(format!(
-                        "header mismatch: Mcp-Name header value '{h}' does not match body value '{body_name}'"
-                    ))
-                }
-                Some(Some(_)) => {}
-            }
+        if let Err(response) = check_modern_headers(headers, &id, method_name, peeked) {
+            return *response;
         }
         // Stateless: each request gets its own throwaway session state.
         let session = Session::new();
