@@ -56,6 +56,30 @@ struct TestServer {
 }
 
 impl TestServer {
+    /// The MCP service mounted in an axum router next to an app route.
+    async fn start_in_axum() -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mcp = support::server().http_service(HttpConfig::default());
+        let app = axum::Router::new()
+            .route("/health", axum::routing::get(|| async { "ok" }))
+            .route_service("/mcp", mcp);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .map_err(mcp_server::Error::Io)
+        });
+        TestServer {
+            addr,
+            stop: Some(stop),
+            task,
+        }
+    }
+
     async fn start(config: HttpConfig) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -628,4 +652,23 @@ async fn shutdown_lets_calls_in_flight_finish() {
         "slow done",
         "{r:?}"
     );
+}
+
+#[tokio::test]
+async fn mounts_inside_an_axum_router() {
+    let s = TestServer::start_in_axum().await;
+    let health = s.send("GET", "/health", &[], "").await;
+    assert_eq!(health.body, "ok");
+    s.assert_serving().await;
+    // The MCP service's own checks still apply under axum.
+    let r = s
+        .send(
+            "POST",
+            "/mcp",
+            &[("Host", "evil.example.com"), JSON, ACCEPT_BOTH],
+            "{}",
+        )
+        .await;
+    assert_eq!(r.status, 403);
+    s.shutdown().await;
 }
