@@ -194,15 +194,12 @@ async fn main() -> Result<(), mcp_server::Error> {
         )
         .init();
     let mut args = std::env::args().skip(1);
-    let port = match (
+    let (Some("--port"), Some(Ok(port))) = (
         args.next().as_deref(),
         args.next().map(|p| p.parse::<u16>()),
-    ) {
-        (Some("--port"), Some(Ok(port))) => port,
-        _ => {
-            eprintln!("usage: conformance_server --port PORT");
-            std::process::exit(2);
-        }
+    ) else {
+        eprintln!("usage: conformance_server --port PORT");
+        std::process::exit(2);
     };
     let server = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
         .toolbox(Fixture)

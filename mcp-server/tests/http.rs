@@ -1,5 +1,10 @@
 //! The HTTP transports on a real socket: every bad input gets its status and
 //! body, and the server keeps serving afterwards.
+#![allow(
+    clippy::format_push_string,
+    clippy::too_many_lines,
+    clippy::type_complexity
+)]
 
 mod support;
 
@@ -525,7 +530,7 @@ async fn legacy_stream_resumes_with_last_event_id() {
         .body
         .lines()
         .filter_map(|l| l.strip_prefix("id: "))
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("an event id in {:?}", r.body))
         .to_owned();
     assert!(r.body.contains("retry: 50"));

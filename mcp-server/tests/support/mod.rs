@@ -1,5 +1,5 @@
 //! A hand-written toolbox (no macros) and a line-based client over `tokio::io::duplex`.
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, clippy::too_many_lines)]
 
 use std::time::Duration;
 
