@@ -24,6 +24,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod call;
 pub mod content;
 pub mod jsonrpc;
 pub mod lifecycle;
