@@ -98,6 +98,27 @@ impl Fixture {
         "Progress test completed".into()
     }
 
+    #[describe("Adds a tool, or removes it if present, so that clients hear of a tool-list change")]
+    pub fn test_trigger_tool_change(&self, ctx: Context) -> Result<String, ToolError> {
+        let server = ctx
+            .server()
+            .ok_or_else(|| ToolError::new("not running inside a server"))?;
+        if server.remove_tool("test_dynamic_tool") {
+            return Ok("removed test_dynamic_tool".into());
+        }
+        server.add_tool(ToolEntry::new(
+            &ToolSpec {
+                name: "test_dynamic_tool",
+                description: "A tool added at run time by test_trigger_tool_change",
+                ..ToolSpec::default()
+            },
+            mcp_server::InputSchemaBuilder::new().build(),
+            None,
+            |_args: Args, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
+        ))?;
+        Ok("added test_dynamic_tool".into())
+    }
+
     #[describe("Tests SSE stream disconnection and client reconnection: closes the stream mid-call and delivers the result after the client resumes")]
     pub async fn test_reconnection(&self, ctx: Context) -> String {
         tokio::time::sleep(Duration::from_millis(100)).await;

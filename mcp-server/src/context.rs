@@ -68,6 +68,7 @@ struct Inner {
     out: Arc<dyn Outbound>,
     protocol_version: ProtocolVersion,
     client_capabilities: Arc<ClientCapabilities>,
+    server: Option<Arc<crate::dispatch::ServerCore>>,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -89,6 +90,7 @@ pub(crate) struct ContextParts {
     pub(crate) out: Arc<dyn Outbound>,
     pub(crate) protocol_version: ProtocolVersion,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) server: Arc<crate::dispatch::ServerCore>,
 }
 
 impl Context {
@@ -103,6 +105,7 @@ impl Context {
                 out: parts.out,
                 protocol_version: parts.protocol_version,
                 client_capabilities: parts.client_capabilities,
+                server: Some(parts.server),
                 last_progress: Mutex::new(None),
             }),
         }
@@ -112,14 +115,30 @@ impl Context {
     /// never cancelled. For calling
     /// tools directly, e.g. in unit tests.
     pub fn detached() -> Self {
-        Context::new(ContextParts {
-            request_id: RequestId::Number(0),
-            progress_token: None,
-            log_level: None,
-            out: Arc::new(Discard),
-            protocol_version: ProtocolVersion::LATEST,
-            client_capabilities: Arc::default(),
-        })
+        Context {
+            inner: Arc::new(Inner {
+                request_id: RequestId::Number(0),
+                progress_token: None,
+                log_level: None,
+                cancelled: AtomicBool::new(false),
+                cancel_notify: Notify::new(),
+                out: Arc::new(Discard),
+                protocol_version: ProtocolVersion::LATEST,
+                client_capabilities: Arc::default(),
+                server: None,
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// A handle on the server serving this call, to add, remove, enable or
+    /// disable tools from inside a tool (plugin loaders, feature flags).
+    /// `None` for a [`detached`](Self::detached) context.
+    pub fn server(&self) -> Option<crate::ServerHandle> {
+        self.inner
+            .server
+            .as_ref()
+            .map(|core| crate::ServerHandle::from_core(Arc::clone(core)))
     }
 
     /// The id of the request being served.

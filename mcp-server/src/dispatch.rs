@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::future::Future as _;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_types::jsonrpc::{code, ErrorResponse, Notification, RawMessage, Response};
 use mcp_types::lifecycle::{EmptyResult, MetaParams};
@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::args::Args;
 use crate::context::{Context, ContextParts, Outbound};
-use crate::registry::Registry;
+use crate::registry::{LiveTools, Registry};
 use crate::tool::BoxFuture;
 
 /// The server's shared state: identity, capabilities, tools.
@@ -36,7 +36,7 @@ pub(crate) struct ServerCore {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) capabilities: ServerCapabilities,
-    pub(crate) registry: RwLock<Arc<Registry>>,
+    pub(crate) tools: LiveTools,
     pub(crate) page_size: usize,
     pub(crate) list_ttl_ms: u64,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, put on every modern result.
@@ -102,6 +102,31 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// How long a burst of tool-list changes may last before subscribers hear of
+/// it: every change within this window yields one notification.
+pub(crate) const CHANGE_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Waits for the next burst of tool-list changes to settle. `false` when the
+/// server is gone.
+pub(crate) async fn next_tools_change(rx: &mut tokio::sync::watch::Receiver<u64>) -> bool {
+    if rx.changed().await.is_err() {
+        return false;
+    }
+    tokio::time::sleep(CHANGE_DEBOUNCE).await;
+    rx.borrow_and_update();
+    true
+}
+
+/// `notifications/tools/list_changed`, optionally tagged with a subscription id.
+pub(crate) fn tools_list_changed(subscription: Option<&Meta>) -> Vec<u8> {
+    encode(&Notification::new(
+        method::TOOLS_LIST_CHANGED,
+        mcp_types::notification::NotificationMetaParams {
+            meta: subscription.cloned(),
+        },
+    ))
+}
+
 /// Serializes one message. Our types always serialize; a failure is still
 /// answered rather than unwrapped.
 pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -161,7 +186,7 @@ impl ServerCore {
         info: Implementation,
         instructions: Option<String>,
         capabilities: ServerCapabilities,
-        registry: Registry,
+        tools: LiveTools,
         page_size: usize,
         list_ttl_ms: u64,
     ) -> ServerCore {
@@ -174,7 +199,7 @@ impl ServerCore {
             info,
             instructions,
             capabilities,
-            registry: RwLock::new(Arc::new(registry)),
+            tools,
             page_size,
             list_ttl_ms,
             server_info_meta,
@@ -182,7 +207,7 @@ impl ServerCore {
     }
 
     fn registry(&self) -> Arc<Registry> {
-        Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))
+        self.tools.snapshot()
     }
 
     /// Handles one incoming message on `session`. Notifications that belong to
@@ -260,7 +285,7 @@ impl ServerCore {
             ),
             method::LOGGING_SET_LEVEL => Self::set_level(session, &id, raw),
             method::SERVER_DISCOVER => self.discover(&id, raw),
-            method::SUBSCRIPTIONS_LISTEN => return Self::listen(session, id, raw, out),
+            method::SUBSCRIPTIONS_LISTEN => return self.listen(session, id, raw, out),
             other => Err(ErrorObject::method_not_found(other)),
         };
         match reply {
@@ -435,6 +460,7 @@ impl ServerCore {
             out: Arc::clone(out),
             protocol_version: era.version(),
             client_capabilities,
+            server: Arc::clone(self),
         });
         let mut call = entry.call(Args::new(p.arguments), ctx.clone());
         // Most tools finish without waiting: poll once in place and answer at
@@ -475,6 +501,7 @@ impl ServerCore {
     }
 
     fn listen(
+        self: &Arc<Self>,
         session: &Arc<Session>,
         id: RequestId,
         raw: Option<&RawValue>,
@@ -506,7 +533,7 @@ impl ServerCore {
         out.send(encode(&Notification::new(
             method::SUBSCRIPTIONS_ACKNOWLEDGED,
             SubscriptionsAcknowledgedParams {
-                notifications: agreed,
+                notifications: agreed.clone(),
                 meta: Some(sub_meta.clone()),
             },
         )));
@@ -517,13 +544,27 @@ impl ServerCore {
             out: Arc::clone(out),
             protocol_version: ProtocolVersion::V2026_07_28,
             client_capabilities: Arc::default(),
+            server: Arc::clone(self),
         });
         lock(&session.inflight).insert(id, ctx.clone());
+        let mut changes = self.tools.subscribe();
+        let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {
             // The stream stays open until the client cancels it (then nothing is
-            // sent) or the connection ends.
-            ctx.cancelled().await;
-            None
+            // sent) or the connection ends; it carries only what was agreed.
+            loop {
+                tokio::select! {
+                    () = ctx.cancelled() => return None,
+                    alive = next_tools_change(&mut changes) => {
+                        if !alive {
+                            return None;
+                        }
+                        if agreed.tools_list_changed == Some(true) {
+                            out.send(tools_list_changed(Some(&sub_meta)));
+                        }
+                    }
+                }
+            }
         }))
     }
 }

@@ -79,7 +79,7 @@ pub use args::Args;
 pub use context::Context;
 pub use error::{Error, ToolError};
 pub use schema::InputSchemaBuilder;
-pub use server::{Server, ServerBuilder};
+pub use server::{Server, ServerBuilder, ServerHandle};
 
 /// The HTTP transports: Streamable HTTP (both eras) and the legacy HTTP+SSE.
 pub mod http {

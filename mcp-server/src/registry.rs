@@ -141,3 +141,162 @@ mod tests {
         assert!(Registry::new(vec![entry("a"), entry("a")]).is_err());
     }
 }
+
+/// The server's live tool set: every tool added (enabled or not), the
+/// snapshot of enabled ones that requests read, and a change counter that
+/// subscribers watch (a `watch` channel coalesces bursts by nature).
+pub(crate) struct LiveTools {
+    state: std::sync::Mutex<LiveState>,
+    snapshot: std::sync::RwLock<std::sync::Arc<Registry>>,
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+#[derive(Default)]
+struct LiveState {
+    slots: Vec<Slot>,
+    disabled_toolboxes: std::collections::HashSet<String>,
+}
+
+struct Slot {
+    entry: ToolEntry,
+    enabled: bool,
+}
+
+impl LiveState {
+    /// The enabled tools, sorted by name like a [`Registry`].
+    fn visible(&self) -> Vec<ToolEntry> {
+        let mut visible: Vec<ToolEntry> = self
+            .slots
+            .iter()
+            .filter(|s| s.enabled && !self.disabled_toolboxes.contains(s.entry.toolbox()))
+            .map(|s| s.entry.clone())
+            .collect();
+        visible.sort_by(|a, b| a.name().cmp(b.name()));
+        visible
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl LiveTools {
+    pub(crate) fn new(tools: Vec<ToolEntry>) -> Result<LiveTools, Error> {
+        let registry = Registry::new(tools.clone())?;
+        Ok(LiveTools {
+            state: std::sync::Mutex::new(LiveState {
+                slots: tools
+                    .into_iter()
+                    .map(|entry| Slot {
+                        entry,
+                        enabled: true,
+                    })
+                    .collect(),
+                disabled_toolboxes: std::collections::HashSet::new(),
+            }),
+            snapshot: std::sync::RwLock::new(std::sync::Arc::new(registry)),
+            changes: tokio::sync::watch::Sender::new(0),
+        })
+    }
+
+    /// The enabled tools, as requests see them now.
+    pub(crate) fn snapshot(&self) -> std::sync::Arc<Registry> {
+        std::sync::Arc::clone(
+            &self
+                .snapshot
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// A receiver that wakes when the visible tool list changes.
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Applies `change` to the state and publishes a new snapshot; subscribers
+    /// hear of it only if the visible list really changed.
+    fn update<R>(&self, change: impl FnOnce(&mut LiveState) -> R) -> R {
+        let mut state = lock(&self.state);
+        let result = change(&mut state);
+        let visible = state.visible();
+        let old = self.snapshot();
+        let same = old.tools.len() == visible.len()
+            && old
+                .tools
+                .iter()
+                .zip(&visible)
+                .all(|(a, b)| std::sync::Arc::ptr_eq(&a.def, &b.def));
+        if !same {
+            // Names are unique among all slots, so this cannot fail.
+            if let Ok(registry) = Registry::new(visible) {
+                *self
+                    .snapshot
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    std::sync::Arc::new(registry);
+                self.changes.send_modify(|generation| *generation += 1);
+            }
+        }
+        result
+    }
+
+    /// Adds tools; all or none: a name already present (enabled or not) is an error.
+    pub(crate) fn add(&self, entries: Vec<ToolEntry>) -> Result<(), Error> {
+        self.update(|state| {
+            let mut names: std::collections::HashSet<&str> =
+                state.slots.iter().map(|s| s.entry.name()).collect();
+            for e in &entries {
+                if !names.insert(e.name()) {
+                    return Err(Error::Config(format!(
+                        "a tool named `{}` already exists: remove it first, or pick another name",
+                        e.name()
+                    )));
+                }
+            }
+            state.slots.extend(entries.into_iter().map(|entry| Slot {
+                entry,
+                enabled: true,
+            }));
+            Ok(())
+        })
+    }
+
+    /// Removes the tools matching `pred`; returns how many.
+    pub(crate) fn remove(&self, pred: impl Fn(&ToolEntry) -> bool) -> usize {
+        self.update(|state| {
+            let before = state.slots.len();
+            state.slots.retain(|s| !pred(&s.entry));
+            before - state.slots.len()
+        })
+    }
+
+    /// Enables or disables the tools matching `pred`; returns how many matched.
+    pub(crate) fn set_enabled(&self, pred: impl Fn(&ToolEntry) -> bool, enabled: bool) -> usize {
+        self.update(|state| {
+            let mut n = 0;
+            for s in state.slots.iter_mut().filter(|s| pred(&s.entry)) {
+                s.enabled = enabled;
+                n += 1;
+            }
+            n
+        })
+    }
+
+    /// Enables or disables a whole toolbox (tools added to it later included);
+    /// returns how many of its tools exist now.
+    pub(crate) fn set_toolbox_enabled(&self, toolbox: &str, enabled: bool) -> usize {
+        self.update(|state| {
+            if enabled {
+                state.disabled_toolboxes.remove(toolbox);
+            } else {
+                state.disabled_toolboxes.insert(toolbox.to_owned());
+            }
+            state
+                .slots
+                .iter()
+                .filter(|s| s.entry.toolbox() == toolbox)
+                .count()
+        })
+    }
+}

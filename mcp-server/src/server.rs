@@ -8,7 +8,7 @@ use mcp_types::{Implementation, JsonObject, ServerCapabilities};
 
 use crate::dispatch::ServerCore;
 use crate::error::Error;
-use crate::registry::Registry;
+use crate::registry::LiveTools;
 use crate::tool::{ToolBox, ToolEntry};
 
 /// Default page size of `tools/list`.
@@ -115,9 +115,12 @@ impl ServerBuilder {
 
     /// Builds the server, or says why the configuration is invalid.
     pub fn try_build(self) -> Result<Server, Error> {
-        let registry = Registry::new(self.tools)?;
+        let tools = LiveTools::new(self.tools)?;
         let capabilities = ServerCapabilities {
-            tools: Some(ToolsCapability::default()),
+            // Tools can change at run time (`ServerHandle`): clients hear of it.
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+            }),
             logging: Some(JsonObject::new()),
             ..ServerCapabilities::default()
         };
@@ -127,7 +130,7 @@ impl ServerBuilder {
                 self.info,
                 self.instructions,
                 capabilities,
-                registry,
+                tools,
                 self.page_size,
                 ttl_ms,
             )),
@@ -169,19 +172,118 @@ impl Server {
         }
     }
 
-    /// The names of the tools, in `tools/list` order.
+    /// The names of the visible tools, in `tools/list` order.
     pub fn tool_names(&self) -> Vec<String> {
-        let registry = self
-            .core
-            .registry
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (tools, _) = registry.page(None, registry.len()).unwrap_or_default();
-        tools.into_iter().map(|t| t.name).collect()
+        self.handle().tool_names()
     }
 
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.core.info
+    }
+
+    /// A handle to change the server's tools while it serves.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle::from_core(Arc::clone(&self.core))
+    }
+}
+
+/// Changes a running server's tools: add, remove, enable, disable, one tool
+/// or a whole toolbox. Every change that alters the visible list notifies the
+/// clients that asked (`notifications/tools/list_changed` to initialized
+/// legacy sessions; an event on 2026-07-28 `subscriptions/listen` streams that
+/// opted in); a burst of changes yields one notification.
+///
+/// Disabled and removed tools vanish from `tools/list`, and calling them is an
+/// unknown-tool error.
+///
+/// ```
+/// use mcp_server::{tool, Server};
+///
+/// pub struct Admin;
+///
+/// #[tool(description = "Administration")]
+/// impl Admin {
+///     #[describe("Reset everything")]
+///     pub fn reset(&self) -> String { "done".into() }
+/// }
+///
+/// let server = Server::builder("app", "1.0").build();
+/// let handle = server.handle();
+/// handle.add_toolbox(Admin).unwrap();
+/// assert_eq!(handle.tool_names(), ["reset"]);
+/// handle.disable_toolbox("Admin");
+/// assert!(handle.tool_names().is_empty());
+/// assert!(handle.add_toolbox(Admin).is_err(), "names stay unique, even disabled");
+/// ```
+#[derive(Clone)]
+pub struct ServerHandle {
+    core: Arc<ServerCore>,
+}
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerHandle")
+            .field("name", &self.core.info.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerHandle {
+    pub(crate) fn from_core(core: Arc<ServerCore>) -> Self {
+        ServerHandle { core }
+    }
+
+    /// Adds one tool. A name already in use (even by a disabled tool) is an error.
+    pub fn add_tool(&self, tool: ToolEntry) -> Result<(), Error> {
+        self.core.tools.add(vec![tool])
+    }
+
+    /// Adds every tool of a toolbox, or none if one of their names is taken.
+    pub fn add_toolbox<T: ToolBox>(&self, toolbox: T) -> Result<(), Error> {
+        self.core.tools.add(
+            toolbox
+                .into_tools()
+                .into_iter()
+                .map(|t| t.with_toolbox(T::NAME))
+                .collect(),
+        )
+    }
+
+    /// Removes a tool; `false` if there was none by that name.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.core.tools.remove(|t| t.name() == name) > 0
+    }
+
+    /// Removes every tool of a toolbox (by its type name); returns how many.
+    pub fn remove_toolbox(&self, toolbox: &str) -> usize {
+        self.core.tools.remove(|t| t.toolbox() == toolbox)
+    }
+
+    /// Enables a tool; `false` if there is none by that name.
+    pub fn enable_tool(&self, name: &str) -> bool {
+        self.core.tools.set_enabled(|t| t.name() == name, true) > 0
+    }
+
+    /// Disables a tool; `false` if there is none by that name.
+    pub fn disable_tool(&self, name: &str) -> bool {
+        self.core.tools.set_enabled(|t| t.name() == name, false) > 0
+    }
+
+    /// Enables a toolbox (its tools that are themselves enabled reappear).
+    pub fn enable_toolbox(&self, toolbox: &str) -> usize {
+        self.core.tools.set_toolbox_enabled(toolbox, true)
+    }
+
+    /// Disables a whole toolbox, including tools added to it later.
+    pub fn disable_toolbox(&self, toolbox: &str) -> usize {
+        self.core.tools.set_toolbox_enabled(toolbox, false)
+    }
+
+    /// The names of the visible tools, in `tools/list` order.
+    pub fn tool_names(&self) -> Vec<String> {
+        let registry = self.core.tools.snapshot();
+        let (tools, _) = registry.page(None, registry.len()).unwrap_or_default();
+        tools.into_iter().map(|t| t.name).collect()
     }
 }

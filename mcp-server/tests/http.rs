@@ -677,3 +677,84 @@ async fn mounts_inside_an_axum_router() {
     assert_eq!(r.status, 403);
     s.shutdown().await;
 }
+
+/// Opens a streaming request and returns the socket, after the response head.
+async fn open_stream(s: &TestServer, head: &str, body: &str) -> (TcpStream, String) {
+    let mut stream = TcpStream::connect(s.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let mut buf = vec![0u8; 4096];
+    while !seen.contains("\r\n\r\n") {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "closed early: {seen:?}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    (stream, seen)
+}
+
+/// Reads until `needle` appears (or fails after a while).
+async fn read_until(stream: &mut TcpStream, seen: &mut String, needle: &str) {
+    let mut buf = vec![0u8; 4096];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !seen.contains(needle) {
+        let n = tokio::time::timeout_at(deadline, stream.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("no {needle:?} in {seen:?}"))
+            .unwrap();
+        assert!(n > 0, "closed before {needle:?}: {seen:?}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+#[tokio::test]
+async fn list_changed_reaches_legacy_get_streams_and_modern_listeners() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = support::server();
+    let handle = server.handle();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(
+        server.serve_http_on(listener, HttpConfig::default(), async {
+            let _ = stopped.await;
+        }),
+    );
+    let s = TestServer {
+        addr,
+        stop: Some(stop),
+        task,
+    };
+    let sid = s.session("2025-11-25").await;
+    let port = addr.port();
+    let (mut get, mut get_seen) = open_stream(
+        &s,
+        &format!("GET /mcp HTTP/1.1\r\nHost: localhost:{port}\r\nAccept: text/event-stream\r\nmcp-session-id: {sid}\r\n\r\n"),
+        "",
+    )
+    .await;
+    let listen = json!({"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":support::modern_meta()}}).to_string();
+    let (mut sub, mut sub_seen) = open_stream(
+        &s,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n",
+            listen.len()
+        ),
+        &listen,
+    )
+    .await;
+    read_until(
+        &mut sub,
+        &mut sub_seen,
+        "notifications/subscriptions/acknowledged",
+    )
+    .await;
+    handle.disable_tool("add");
+    read_until(&mut get, &mut get_seen, "notifications/tools/list_changed").await;
+    read_until(&mut sub, &mut sub_seen, "notifications/tools/list_changed").await;
+    assert!(
+        sub_seen.contains(r#""io.modelcontextprotocol/subscriptionId":"sub-1""#),
+        "{sub_seen}"
+    );
+    drop((get, sub));
+    s.shutdown().await;
+}

@@ -139,6 +139,15 @@ async fn write_or_flush<W: AsyncWrite + Unpin>(writer: &mut W, buf: &[u8]) -> io
     }
 }
 
+/// Aborts a task when dropped, on every path out of the connection loop.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 type BoxRead = Box<dyn AsyncRead + Unpin + Send>;
 type BoxWrite = Box<dyn AsyncWrite + Unpin + Send>;
 
@@ -218,6 +227,21 @@ impl Server {
             },
         );
         let tasks = TaskTracker::new();
+        // Tool-list changes reach this connection once it has a legacy session
+        // (modern clients hear of them on a `subscriptions/listen` stream).
+        let watcher = {
+            let mut changes = self.core.tools.subscribe();
+            let session = Arc::clone(&session);
+            let out = Arc::clone(&out);
+            tokio::spawn(async move {
+                while crate::dispatch::next_tools_change(&mut changes).await {
+                    if session.legacy_version().is_some() {
+                        out.send(crate::dispatch::tools_list_changed(None));
+                    }
+                }
+            })
+        };
+        let _stop_watching = AbortOnDrop(watcher);
         let mut input_open = true;
         let mut needs_flush = false;
         let mut read_error = None;

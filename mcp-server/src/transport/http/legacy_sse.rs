@@ -65,6 +65,8 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
     let every = inner.config.keep_alive;
     let weak = Arc::downgrade(inner);
     let id = Arc::clone(&http_session.id);
+    let mut changes = inner.core.tools.subscribe();
+    let session = Arc::clone(&http_session.session);
     tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -72,6 +74,17 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
                 () = tokio::time::sleep(every) => {
                     if tx.send(Bytes::from_static(b": ping\n\n")).is_err() {
                         break;
+                    }
+                }
+                alive = crate::dispatch::next_tools_change(&mut changes) => {
+                    if !alive {
+                        break;
+                    }
+                    if session.legacy_version().is_some() {
+                        let msg = crate::dispatch::tools_list_changed(None);
+                        if tx.send(super::sse::event(None, Some("message"), &msg)).is_err() {
+                            break;
+                        }
                     }
                 }
             }

@@ -963,12 +963,14 @@ impl Inner {
     }
 
     /// Keeps a standalone stream open (with comment pings) until shutdown or
-    /// the session ends. Server-initiated messages arrive in a later milestone.
+    /// the session ends, and carries server-initiated messages: tool-list
+    /// changes.
     fn keep_alive(self: &Arc<Self>, stream: &Arc<EventStream>, http_session: &Arc<HttpSession>) {
         let stream = Arc::clone(stream);
         let session = Arc::downgrade(http_session);
         let shutdown = self.shutdown.clone();
         let every = self.config.keep_alive;
+        let mut changes = self.core.tools.subscribe();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -977,6 +979,12 @@ impl Inner {
                         if session.upgrade().is_none() || !stream.ping() {
                             break;
                         }
+                    }
+                    alive = crate::dispatch::next_tools_change(&mut changes) => {
+                        if !alive || session.upgrade().is_none() {
+                            break;
+                        }
+                        stream.push(&crate::dispatch::tools_list_changed(None));
                     }
                 }
             }
