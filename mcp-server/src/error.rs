@@ -93,4 +93,7 @@ pub enum Error {
     /// The server was configured inconsistently (e.g. two tools with one name).
     #[error("invalid server configuration: {0}")]
     Config(String),
+    /// A tool definition was refused (bad name, empty description, invalid schema).
+    #[error("invalid tool: {0}")]
+    InvalidTool(String),
 }

@@ -63,6 +63,7 @@
 mod args;
 mod context;
 mod dispatch;
+mod dynamic;
 mod error;
 mod panic;
 mod registry;

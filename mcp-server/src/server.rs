@@ -73,6 +73,12 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds one tool on its own (e.g. a [`ToolEntry::dynamic`] tool).
+    pub fn tool(mut self, tool: ToolEntry) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
     /// Sets how many tools one `tools/list` page holds (default 100).
     pub fn page_size(mut self, n: usize) -> Self {
         self.page_size = n.max(1);

@@ -107,8 +107,8 @@ impl ToolEntry {
             }
             None => (None, false),
         };
-        ToolEntry {
-            def: Arc::new(Tool {
+        let mut entry = ToolEntry::from_parts(
+            Tool {
                 name: spec.name.to_owned(),
                 title: spec.title.map(str::to_owned),
                 description: Some(spec.description.to_owned()),
@@ -118,11 +118,25 @@ impl ToolEntry {
                 icons: None,
                 execution: None,
                 meta: None,
-            }),
+            },
+            Cow::Borrowed(""),
+            handler,
+        );
+        entry.wrap_structured = wrap_structured;
+        entry.requires_client = spec.requires_client;
+        entry
+    }
+
+    pub(crate) fn from_parts<F>(def: Tool, toolbox: Cow<'static, str>, handler: F) -> ToolEntry
+    where
+        F: Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+    {
+        ToolEntry {
+            def: Arc::new(def),
             handler: Arc::new(handler),
-            wrap_structured,
-            toolbox: Cow::Borrowed(""),
-            requires_client: spec.requires_client,
+            wrap_structured: false,
+            toolbox,
+            requires_client: &[],
         }
     }
 

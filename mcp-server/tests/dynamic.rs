@@ -159,3 +159,93 @@ async fn toolboxes_disable_and_remove_as_a_whole() {
     let r = c.request(3, "tools/list", json!({})).await;
     assert_eq!(r["result"]["tools"], json!([]));
 }
+
+#[test]
+fn dynamic_tools_are_checked_when_made() {
+    let ok_schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    let make = |name: &str, desc: &str, schema: Value| {
+        ToolEntry::dynamic(name, desc, schema, |_args, _ctx| async { "ok" })
+    };
+    assert!(make("search", "Search", ok_schema.clone()).is_ok());
+    for (name, desc, schema, why) in [
+        ("", "Search", ok_schema.clone(), "not a valid tool name"),
+        (
+            "has space",
+            "Search",
+            ok_schema.clone(),
+            "not a valid tool name",
+        ),
+        ("search", "  ", ok_schema.clone(), "needs a description"),
+        ("search", "Search", json!([1, 2]), "must be a JSON object"),
+        (
+            "search",
+            "Search",
+            json!({"type": "string"}),
+            "\"type\": \"object\"",
+        ),
+        (
+            "search",
+            "Search",
+            json!({"type": "object", "properties": {"q": {"type": "nonsense"}}}),
+            "not valid JSON Schema",
+        ),
+        (
+            "search",
+            "Search",
+            json!({"type": "object", "minProperties": "three"}),
+            "not valid JSON Schema",
+        ),
+    ] {
+        let err = make(name, desc, schema).expect_err(why).to_string();
+        assert!(err.contains(why), "{why}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn dynamic_tool_arguments_are_validated_without_echoing_them() {
+    let login = ToolEntry::dynamic(
+        "login",
+        "Log in",
+        json!({
+            "type": "object",
+            "properties": {
+                "user": {"type": "string", "minLength": 3},
+                "token": {"type": "string", "pattern": "^tok_[a-z]+$"},
+                "retries": {"type": "integer", "maximum": 3}
+            },
+            "required": ["user", "token"],
+            "additionalProperties": false
+        }),
+        |args, _ctx| async move { format!("welcome {}", args["user"].as_str().unwrap_or("")) },
+    )
+    .unwrap()
+    .in_toolbox("Auth");
+    let server = mcp_server::Server::builder("dyn", "1").tool(login).build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    let r = c
+        .request(1, "tools/call", json!({"name":"login","arguments":{"user":"al","token":"SECRET-hunter2","retries":9,"extra":1}}))
+        .await;
+    assert_eq!(r["result"]["isError"], true);
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    for path in ["/user", "/token", "/retries"] {
+        assert!(text.contains(path), "names {path}: {text}");
+    }
+    assert!(text.contains("extra"), "{text}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("SECRET"),
+        "never echoes the input: {text}"
+    );
+    let r = c
+        .request(2, "tools/call", json!({"name":"login","arguments":{}}))
+        .await;
+    assert_eq!(r["result"]["isError"], true);
+    let r = c
+        .request(
+            3,
+            "tools/call",
+            json!({"name":"login","arguments":{"user":"alice","token":"tok_abc"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "welcome alice");
+}

@@ -1,0 +1,148 @@
+//! Tools made at run time from a name, a description, a JSON Schema and an
+//! async handler: the counterpart of `#[tool]` for tools whose shape is known
+//! only when the program runs (plugins, proxies, generated APIs).
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_types::tool::is_valid_tool_name;
+use mcp_types::{CallToolResult, JsonObject, Tool};
+use serde_json::Value;
+
+use crate::args::Args;
+use crate::context::Context;
+use crate::error::Error;
+use crate::tool::{IntoToolResult, ToolEntry};
+
+impl ToolEntry {
+    /// A tool defined at run time.
+    ///
+    /// `input_schema` must be a valid JSON Schema (2020-12 by default) whose
+    /// root is `"type": "object"`. Each call's arguments are validated against
+    /// it before `handler` runs; a violation is an `isError` result naming
+    /// every failing path, without echoing the offending values (they may be
+    /// secrets).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTool`] for an empty or invalid name (the spec's
+    /// `[A-Za-z0-9_.-]{1,128}`), an empty description, or a schema that is not
+    /// valid JSON Schema or whose root is not an object.
+    ///
+    /// ```
+    /// use mcp_server::{ToolEntry, ToolError};
+    /// use serde_json::json;
+    ///
+    /// let tool = ToolEntry::dynamic(
+    ///     "shout",
+    ///     "Upper-case a text",
+    ///     json!({
+    ///         "type": "object",
+    ///         "properties": {"text": {"type": "string", "description": "What to shout"}},
+    ///         "required": ["text"]
+    ///     }),
+    ///     |args, _ctx| async move {
+    ///         let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default();
+    ///         Ok::<_, ToolError>(text.to_uppercase())
+    ///     },
+    /// )
+    /// .unwrap();
+    /// assert_eq!(tool.name(), "shout");
+    /// assert!(ToolEntry::dynamic("bad name", "x", json!({"type": "object"}), |_, _| async { "" }).is_err());
+    /// ```
+    pub fn dynamic<F, Fut, R>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Result<ToolEntry, Error>
+    where
+        F: Fn(JsonObject, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let name = name.into();
+        let description = description.into();
+        if !is_valid_tool_name(&name) {
+            return Err(Error::InvalidTool(format!(
+                "the name {name:?} is not a valid tool name: use 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"
+            )));
+        }
+        if description.trim().is_empty() {
+            return Err(Error::InvalidTool(format!(
+                "tool `{name}` needs a description: the model reads it to decide when to call the tool"
+            )));
+        }
+        let Value::Object(schema) = input_schema else {
+            return Err(Error::InvalidTool(format!(
+                "the input schema of `{name}` must be a JSON object with \"type\": \"object\""
+            )));
+        };
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(Error::InvalidTool(format!(
+                "the input schema of `{name}` must have \"type\": \"object\" at its root"
+            )));
+        }
+        let schema_value = Value::Object(schema);
+        if let Err(e) = jsonschema::meta::validate(&schema_value) {
+            return Err(Error::InvalidTool(format!(
+                "the input schema of `{name}` is not valid JSON Schema: {e}"
+            )));
+        }
+        let validator = jsonschema::validator_for(&schema_value).map_err(|e| {
+            Error::InvalidTool(format!("the input schema of `{name}` cannot be used: {e}"))
+        })?;
+        let Value::Object(schema) = schema_value else {
+            unreachable!("checked to be an object above")
+        };
+        let def = Tool {
+            name,
+            title: None,
+            description: Some(description),
+            input_schema: schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+        };
+        let handler = Arc::new(handler);
+        Ok(ToolEntry::from_parts(
+            def,
+            Cow::Borrowed(""),
+            move |args: Args, ctx: Context| {
+                let value = Value::Object(args.into_object());
+                let problems: Vec<String> = validator
+                    .iter_errors(&value)
+                    .map(|e| {
+                        let path = e.instance_path().to_string();
+                        let at = if path.is_empty() {
+                            "/".to_owned()
+                        } else {
+                            path
+                        };
+                        format!("at {at}: {}", e.masked())
+                    })
+                    .collect();
+                if !problems.is_empty() {
+                    let text = format!("invalid arguments: {}", problems.join("; "));
+                    return Box::pin(async move { CallToolResult::error(text) });
+                }
+                let Value::Object(args) = value else {
+                    unreachable!("built as an object above")
+                };
+                let fut = handler(args, ctx);
+                Box::pin(async move { fut.await.into_tool_result() })
+            },
+        ))
+    }
+
+    /// Puts the tool in a named group, so that
+    /// [`ServerHandle::disable_toolbox`](crate::ServerHandle::disable_toolbox)
+    /// and friends act on it with the others of that name (a plugin's tools).
+    pub fn in_toolbox(mut self, toolbox: impl Into<String>) -> Self {
+        self.toolbox = Cow::Owned(toolbox.into());
+        self
+    }
+}
