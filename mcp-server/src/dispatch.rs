@@ -6,7 +6,6 @@
 //! connection's legacy session, which `initialize` opens.
 
 use std::collections::HashMap;
-use std::future::Future as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_types::jsonrpc::{code, ErrorResponse, Notification, RawMessage, Response};
@@ -28,6 +27,9 @@ use serde_json::Value;
 
 use crate::args::Args;
 use crate::context::{Context, ContextParts, Outbound};
+use crate::policy::{
+    CallOutcome, Caller, Middleware, Next, ToolCall, ToolInfo, TransportKind, VisibilityHook,
+};
 use crate::registry::{LiveTools, Registry};
 use crate::tool::BoxFuture;
 
@@ -41,6 +43,87 @@ pub(crate) struct ServerCore {
     pub(crate) list_ttl_ms: u64,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, put on every modern result.
     server_info_meta: Meta,
+    pub(crate) policy: Policy,
+}
+
+/// What runs around tool calls: visibility, middleware, timeouts, bounds.
+#[derive(Default)]
+pub(crate) struct Policy {
+    pub(crate) visibility: Option<Arc<VisibilityHook>>,
+    pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    pub(crate) call_timeout: Option<std::time::Duration>,
+    pub(crate) limits: Option<CallLimits>,
+}
+
+impl Policy {
+    pub(crate) fn wants_caller(&self) -> bool {
+        self.visibility.is_some() || !self.middleware.is_empty()
+    }
+}
+
+/// A bound on calls running at once, and on calls waiting for a slot.
+pub(crate) struct CallLimits {
+    pub(crate) running: Arc<tokio::sync::Semaphore>,
+    pub(crate) max_running: usize,
+    pub(crate) max_waiting: usize,
+    pub(crate) waiting: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// A slot to run a call in: held now, or to wait for.
+enum Admission {
+    Now(Option<tokio::sync::OwnedSemaphorePermit>),
+    Wait(Arc<tokio::sync::Semaphore>, WaitingGuard),
+}
+
+/// Counts a call waiting for a slot while it exists.
+struct WaitingGuard(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for WaitingGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+impl CallLimits {
+    fn admit(&self) -> Result<Admission, ErrorObject> {
+        if let Ok(permit) = Arc::clone(&self.running).try_acquire_owned() {
+            return Ok(Admission::Now(Some(permit)));
+        }
+        let waiting = self
+            .waiting
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        let guard = WaitingGuard(Arc::clone(&self.waiting));
+        if waiting >= self.max_waiting {
+            drop(guard);
+            return Err(ErrorObject::new(
+                SERVER_BUSY,
+                format!(
+                    "server busy: {} calls running and {} waiting; retry later",
+                    self.max_running, self.max_waiting
+                ),
+            ));
+        }
+        Ok(Admission::Wait(Arc::clone(&self.running), guard))
+    }
+}
+
+/// The JSON-RPC error a full server answers with (implementation-defined range).
+pub(crate) const SERVER_BUSY: i32 = -32000;
+
+/// Maps a call's result to `Ok`, keeping it `Unpin` (see [`ServerCore::run_call`]).
+struct Infallible<F>(F);
+
+impl<F: std::future::Future<Output = mcp_types::CallToolResult> + Unpin> std::future::Future
+    for Infallible<F>
+{
+    type Output = CallOutcome;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<CallOutcome> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(Ok)
+    }
 }
 
 /// Per-connection state: the legacy session (if `initialize` opened one) and
@@ -48,6 +131,15 @@ pub(crate) struct ServerCore {
 pub(crate) struct Session {
     legacy: Mutex<Option<LegacyState>>,
     inflight: Mutex<HashMap<RequestId, Context>>,
+    kind: TransportKind,
+    id: Option<Arc<str>>,
+}
+
+/// What a transport knows about one request beyond its body.
+#[derive(Default)]
+pub(crate) struct RequestInfo {
+    /// The HTTP headers, when the server's hooks may look at them.
+    pub(crate) headers: Option<Arc<http::HeaderMap>>,
 }
 
 #[derive(Clone)]
@@ -55,6 +147,7 @@ struct LegacyState {
     version: ProtocolVersion,
     log_level: Option<LoggingLevel>,
     client_capabilities: Arc<ClientCapabilities>,
+    client: Arc<Implementation>,
 }
 
 /// What the transport should do with a message.
@@ -154,10 +247,12 @@ fn required_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, Err
 }
 
 impl Session {
-    pub(crate) fn new() -> Arc<Session> {
+    pub(crate) fn new(kind: TransportKind, id: Option<Arc<str>>) -> Arc<Session> {
         Arc::new(Session {
             legacy: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
+            kind,
+            id,
         })
     }
 
@@ -189,6 +284,7 @@ impl ServerCore {
         tools: LiveTools,
         page_size: usize,
         list_ttl_ms: u64,
+        policy: Policy,
     ) -> ServerCore {
         let mut server_info_meta = Meta::new();
         server_info_meta.insert(
@@ -203,6 +299,7 @@ impl ServerCore {
             page_size,
             list_ttl_ms,
             server_info_meta,
+            policy,
         }
     }
 
@@ -217,10 +314,11 @@ impl ServerCore {
         session: &Arc<Session>,
         msg: RawMessage<'_>,
         out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
     ) -> Outcome {
         match msg {
             RawMessage::Request { id, method, params } => {
-                self.request(session, id, &method, params, out)
+                self.request(session, id, &method, params, out, info)
             }
             RawMessage::Notification { method, params } => {
                 Self::notification(session, &method, params);
@@ -266,6 +364,7 @@ impl ServerCore {
         method: &str,
         raw: Option<&RawValue>,
         out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
     ) -> Outcome {
         let reply = match method {
             method::INITIALIZE if is_modern_request(raw) => {
@@ -273,8 +372,8 @@ impl ServerCore {
                 Err(ErrorObject::method_not_found(method))
             }
             method::INITIALIZE => self.initialize(session, &id, raw),
-            method::TOOLS_CALL => return self.tools_call(session, id, raw, out),
-            method::TOOLS_LIST => self.tools_list(session, &id, raw),
+            method::TOOLS_CALL => return self.tools_call(session, id, raw, out, info),
+            method::TOOLS_LIST => self.tools_list(session, &id, raw, info),
             method::PING => Self::era_of::<MetaParams>(session, raw, |p| p.meta.as_ref()).and_then(
                 |(_, era)| match era {
                     Era::Legacy(_) => {
@@ -334,6 +433,7 @@ impl ServerCore {
             version,
             log_level: None,
             client_capabilities: Arc::new(p.capabilities),
+            client: Arc::new(p.client_info.clone()),
         });
         Ok(encode(&Response::new(
             id.clone(),
@@ -388,12 +488,32 @@ impl ServerCore {
         Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
     }
 
-    fn tools_list(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+    fn tools_list(
+        &self,
+        session: &Session,
+        id: &RequestId,
+        raw: Option<&RawValue>,
+        info: &RequestInfo,
+    ) -> Reply {
         let (p, era) = Self::era_of::<ListToolsParams>(session, raw, |p| p.meta.as_ref())?;
-        let (tools, next_cursor) = self
-            .registry()
-            .page(p.cursor.as_deref(), self.page_size)
-            .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
+        let registry = self.registry();
+        let page = match &self.policy.visibility {
+            None => registry.page(p.cursor.as_deref(), self.page_size),
+            Some(hook) => {
+                let caller = self.caller(session, &era, info);
+                registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
+                    hook(
+                        &caller,
+                        &ToolInfo {
+                            tool: t.tool(),
+                            toolbox: t.toolbox(),
+                        },
+                    )
+                })
+            }
+        };
+        let (tools, next_cursor) =
+            page.map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
         let mut result = ListToolsResult {
             tools,
             next_cursor,
@@ -402,10 +522,29 @@ impl ServerCore {
         if let Era::Modern(_) = era {
             result.result_type = Some(ResultType::Complete);
             result.ttl_ms = Some(self.list_ttl_ms);
-            result.cache_scope = Some(CacheScope::Public);
+            // A list that depends on the caller must not be shared.
+            result.cache_scope = Some(if self.policy.visibility.is_some() {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            });
             result.meta = Some(self.complete_meta());
         }
         Ok(encode(&Response::new(id.clone(), result)))
+    }
+
+    /// Who is calling, for hooks and middleware.
+    fn caller(&self, session: &Session, era: &Era, info: &RequestInfo) -> Caller {
+        Caller {
+            transport: session.kind,
+            session_id: session.id.clone(),
+            client: match era {
+                Era::Legacy(s) => Some((*s.client).clone()),
+                Era::Modern(m) => m.client_info.clone(),
+            },
+            protocol_version: era.version(),
+            headers: info.headers.clone(),
+        }
     }
 
     fn tools_call(
@@ -414,6 +553,7 @@ impl ServerCore {
         id: RequestId,
         raw: Option<&RawValue>,
         out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
     ) -> Outcome {
         let (p, era) = match Self::era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
             Ok(v) => v,
@@ -423,12 +563,31 @@ impl ServerCore {
             return failed(id, ErrorObject::invalid_params("missing tool `name`"));
         };
         let registry = self.registry();
-        let Some(entry) = registry.get(&name) else {
-            return failed(
+        let unknown = |id| {
+            failed(
                 id,
                 ErrorObject::invalid_params(format!("unknown tool: {name}")),
-            );
+            )
         };
+        let Some(entry) = registry.get(&name) else {
+            return unknown(id);
+        };
+        let caller = self
+            .policy
+            .wants_caller()
+            .then(|| Arc::new(self.caller(session, &era, info)));
+        if let (Some(hook), Some(caller)) = (&self.policy.visibility, &caller) {
+            // A tool the caller may not see does not exist for it.
+            if !hook(
+                caller,
+                &ToolInfo {
+                    tool: entry.tool(),
+                    toolbox: entry.toolbox(),
+                },
+            ) {
+                return unknown(id);
+            }
+        }
         let progress_token = p
             .meta
             .as_ref()
@@ -452,6 +611,11 @@ impl ServerCore {
                     .with_data(serde_json::json!({ "requiredCapabilities": missing })),
             );
         }
+        let admission = match self.policy.limits.as_ref().map(CallLimits::admit) {
+            None => Admission::Now(None),
+            Some(Ok(a)) => a,
+            Some(Err(busy)) => return failed(id, busy),
+        };
         let modern = matches!(era, Era::Modern(_));
         let ctx = Context::new(ContextParts {
             request_id: id.clone(),
@@ -462,29 +626,99 @@ impl ServerCore {
             client_capabilities,
             server: Arc::clone(self),
         });
-        let mut call = entry.call(Args::new(p.arguments), ctx.clone());
-        // Most tools finish without waiting: poll once in place and answer at
-        // once. Only a call that must wait is registered for cancellation and
-        // boxed. A spawned future is polled again straight away, which
-        // replaces the no-op waker this poll may have left behind.
+        let timeout = entry.timeout.or(self.policy.call_timeout);
+        let arguments = p.arguments;
+        match admission {
+            // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
+            Admission::Now(permit) if self.policy.middleware.is_empty() && timeout.is_none() => {
+                let call = Infallible(entry.call(Args::new(arguments), ctx.clone()));
+                self.run_call(session, id, ctx, call, permit, modern)
+            }
+            admission => {
+                let chain: BoxFuture<CallOutcome> = if self.policy.middleware.is_empty() {
+                    let call = entry.call(Args::new(arguments), ctx.clone());
+                    Box::pin(async move { Ok(call.await) })
+                } else {
+                    let call = ToolCall {
+                        name: name.clone(),
+                        arguments: arguments.unwrap_or_default(),
+                        caller: caller
+                            .unwrap_or_else(|| Arc::new(self.caller(session, &era, info))),
+                        ctx: ctx.clone(),
+                    };
+                    Next::new(self.policy.middleware.clone().into(), entry.clone()).run(call)
+                };
+                let guarded: BoxFuture<CallOutcome> = Box::pin(async move {
+                    let _permit = match admission {
+                        Admission::Now(permit) => permit,
+                        Admission::Wait(running, waiting) => {
+                            let permit = running.acquire_owned().await.ok();
+                            drop(waiting);
+                            permit
+                        }
+                    };
+                    match timeout {
+                        None => chain.await,
+                        Some(limit) => match tokio::time::timeout(limit, chain).await {
+                            Ok(outcome) => outcome,
+                            // The tool's future is dropped: that stops it.
+                            Err(_) => Ok(mcp_types::CallToolResult::error(format!(
+                                "tool `{name}` timed out after {} ms",
+                                limit.as_millis()
+                            ))),
+                        },
+                    }
+                });
+                self.run_call(session, id, ctx, guarded, None, modern)
+            }
+        }
+    }
+
+    /// Polls a call once in place and answers at once if it is done (most
+    /// tools never wait); otherwise registers it for cancellation and hands it
+    /// to the transport to run. A spawned future is polled again straight
+    /// away, which replaces the no-op waker this poll may have left behind.
+    fn run_call<F>(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        ctx: Context,
+        mut call: F,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+        modern: bool,
+    ) -> Outcome
+    where
+        F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
+    {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if let std::task::Poll::Ready(result) = std::pin::Pin::new(&mut call).poll(&mut cx) {
-            return Outcome::Reply(self.call_reply(id, result, modern));
+        if let std::task::Poll::Ready(outcome) = std::pin::Pin::new(&mut call).poll(&mut cx) {
+            return self.call_outcome(id, outcome, modern);
         }
         lock(&session.inflight).insert(id.clone(), ctx.clone());
         let core = Arc::clone(self);
         let session = Arc::clone(session);
         Outcome::Spawn(Box::pin(async move {
-            let result = tokio::select! {
+            let _permit = permit;
+            let outcome = tokio::select! {
                 r = call => Some(r),
                 () = ctx.cancelled() => None,
             };
             lock(&session.inflight).remove(&id);
             // A cancelled request gets no response, even if the tool returned
             // on seeing the cancellation (spec: cancellation utility).
-            let result = result.filter(|_| !ctx.is_cancelled())?;
-            Some(core.call_reply(id, result, modern))
+            let outcome = outcome.filter(|_| !ctx.is_cancelled())?;
+            match core.call_outcome(id, outcome, modern) {
+                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
+                Outcome::Spawn(_) | Outcome::Nothing => None,
+            }
         }))
+    }
+
+    fn call_outcome(&self, id: RequestId, outcome: CallOutcome, modern: bool) -> Outcome {
+        match outcome {
+            Ok(result) => Outcome::Reply(self.call_reply(id, result, modern)),
+            Err(e) => failed(id, e),
+        }
     }
 
     fn call_reply(

@@ -66,6 +66,7 @@ mod dispatch;
 mod dynamic;
 mod error;
 mod panic;
+pub mod policy;
 mod registry;
 mod schema;
 mod server;

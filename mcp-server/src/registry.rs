@@ -75,6 +75,35 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// Like [`page`](Self::page), over the tools `visible` accepts.
+    pub(crate) fn page_filtered(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: impl Fn(&ToolEntry) -> bool,
+    ) -> Result<(Vec<Tool>, Option<String>), InvalidCursor> {
+        let start = match cursor {
+            None => 0,
+            Some(c) => {
+                let after = decode_cursor(c).ok_or(InvalidCursor)?;
+                self.tools.partition_point(|t| t.name() <= after.as_str())
+            }
+        };
+        let mut page = Vec::new();
+        let mut rest = self.tools[start..].iter().filter(|t| visible(t));
+        for t in rest.by_ref() {
+            page.push(t.tool().clone());
+            if page.len() == page_size.max(1) {
+                break;
+            }
+        }
+        let more = rest.next().is_some();
+        let next = (more && !page.is_empty()).then(|| encode_cursor(&page[page.len() - 1].name));
+        Ok((page, next))
+    }
+}
+
 fn encode_cursor(name: &str) -> String {
     let mut s = String::with_capacity(CURSOR_PREFIX.len() + name.len() * 2);
     s.push_str(CURSOR_PREFIX);

@@ -6,8 +6,9 @@ use std::time::Duration;
 use mcp_types::lifecycle::ToolsCapability;
 use mcp_types::{Implementation, JsonObject, ServerCapabilities};
 
-use crate::dispatch::ServerCore;
+use crate::dispatch::{CallLimits, Policy, ServerCore};
 use crate::error::Error;
+use crate::policy::{Caller, Middleware, ToolInfo};
 use crate::registry::LiveTools;
 use crate::tool::{ToolBox, ToolEntry};
 
@@ -47,9 +48,71 @@ pub struct ServerBuilder {
     list_ttl: Duration,
     max_message: usize,
     shutdown_grace: Duration,
+    policy: Policy,
+}
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policy")
+            .field("visibility", &self.visibility.is_some())
+            .field("middleware", &self.middleware.len())
+            .field("call_timeout", &self.call_timeout)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServerBuilder {
+    /// Decides, per caller, which tools it may see and call (least privilege).
+    /// Hidden tools are absent from its `tools/list` (then marked
+    /// `cacheScope: private`) and calling one is an unknown-tool error.
+    ///
+    /// ```
+    /// use mcp_server::Server;
+    ///
+    /// let server = Server::builder("app", "1.0")
+    ///     // Only callers presenting the admin token see the Admin toolbox.
+    ///     .visibility(|caller, tool| {
+    ///         tool.toolbox != "Admin" || caller.header("authorization") == Some("Bearer admin-token")
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn visibility(
+        mut self,
+        hook: impl Fn(&Caller, &ToolInfo<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.policy.visibility = Some(std::sync::Arc::new(hook));
+        self
+    }
+
+    /// Adds a layer around every tool call. Layers run in the order added,
+    /// the first outermost. See [`policy::Middleware`](crate::policy::Middleware).
+    pub fn layer(mut self, middleware: impl Middleware) -> Self {
+        self.policy.middleware.push(std::sync::Arc::new(middleware));
+        self
+    }
+
+    /// Stops any call running longer than this (per-tool timeouts win) and
+    /// answers it with an `isError` result.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.policy.call_timeout = Some(timeout);
+        self
+    }
+
+    /// Bounds the calls running at once (`running`) and those waiting for a
+    /// slot (`waiting`); beyond both, a call is refused at once with a
+    /// "server busy" error (-32000) instead of queueing without bound.
+    pub fn max_concurrent_calls(mut self, running: usize, waiting: usize) -> Self {
+        let running = running.max(1);
+        self.policy.limits = Some(CallLimits {
+            running: std::sync::Arc::new(tokio::sync::Semaphore::new(running)),
+            max_running: running,
+            max_waiting: waiting,
+            waiting: std::sync::Arc::default(),
+        });
+        self
+    }
+
     /// Sets the human-readable instructions sent to the client (for the model).
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
@@ -139,6 +202,7 @@ impl ServerBuilder {
                 tools,
                 self.page_size,
                 ttl_ms,
+                self.policy,
             )),
             max_message: self.max_message,
             shutdown_grace: self.shutdown_grace,
@@ -175,6 +239,7 @@ impl Server {
             list_ttl: Duration::ZERO,
             max_message: DEFAULT_MAX_MESSAGE,
             shutdown_grace: Duration::from_secs(5),
+            policy: Policy::default(),
         }
     }
 

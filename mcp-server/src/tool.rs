@@ -59,6 +59,9 @@ pub struct ToolSpec {
     /// `"elicitation"`, `"roots"`): a call from a client that did not declare
     /// one of them is refused with -32021 before the tool runs.
     pub requires_client: &'static [&'static str],
+    /// How long one call may run; then it is stopped and answered with an
+    /// `isError` result. `None` falls back to the server's `call_timeout`.
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// One tool ready to serve: its wire definition, built once, and its handler.
@@ -71,6 +74,7 @@ pub struct ToolEntry {
     pub(crate) wrap_structured: bool,
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) requires_client: &'static [&'static str],
+    pub(crate) timeout: Option<std::time::Duration>,
 }
 
 impl fmt::Debug for ToolEntry {
@@ -124,6 +128,7 @@ impl ToolEntry {
         );
         entry.wrap_structured = wrap_structured;
         entry.requires_client = spec.requires_client;
+        entry.timeout = spec.timeout;
         entry
     }
 
@@ -137,7 +142,14 @@ impl ToolEntry {
             wrap_structured: false,
             toolbox,
             requires_client: &[],
+            timeout: None,
         }
+    }
+
+    /// Limits how long one call may run (overrides the server's `call_timeout`).
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// The wire definition.

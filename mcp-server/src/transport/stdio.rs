@@ -18,7 +18,7 @@ use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::task::TaskTracker;
 
 use crate::context::Outbound;
-use crate::dispatch::{error_reply, Outcome, ServerCore, Session};
+use crate::dispatch::{error_reply, Outcome, RequestInfo, ServerCore, Session};
 use crate::error::Error;
 use crate::server::Server;
 
@@ -214,7 +214,7 @@ impl Server {
     {
         let (tx, rx) = mpsc::unbounded_channel();
         let out: Arc<dyn Outbound> = Arc::new(LineSink { tx });
-        let session = Session::new();
+        let session = Session::new(crate::policy::TransportKind::Stdio, None);
         let mut output = Output {
             rx,
             buf: Vec::with_capacity(16 * 1024),
@@ -362,7 +362,7 @@ impl Server {
         let mut pending = Vec::new();
         for item in items {
             match RawMessage::parse(item.get()) {
-                Ok(msg) => match self.core.handle(session, msg, out) {
+                Ok(msg) => match self.core.handle(session, msg, out, &RequestInfo::default()) {
                     Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => replies.push(bytes),
                     Outcome::Spawn(fut) => pending.push(fut),
                     Outcome::Nothing => {}
@@ -405,7 +405,7 @@ fn run(
     output: &mut Output,
     tasks: &TaskTracker,
 ) {
-    match core.handle(session, msg, out) {
+    match core.handle(session, msg, out, &RequestInfo::default()) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => output.reply(&bytes),
         Outcome::Spawn(fut) => {
             let out = Arc::clone(out);

@@ -28,7 +28,10 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
     let Some((_, messages)) = &inner.config.legacy_sse else {
         return transport_error(StatusCode::NOT_FOUND, code::INVALID_REQUEST, "not found");
     };
-    let http_session = match inner.sessions.create() {
+    let http_session = match inner
+        .sessions
+        .create(crate::policy::TransportKind::LegacySse)
+    {
         Ok(Some(s)) => s,
         Ok(None) => {
             return transport_error(
@@ -137,6 +140,7 @@ where
             "Content-Type must be application/json",
         );
     }
+    let info = inner.request_info(req.headers());
     let (_, body) = match inner.read_body(req).await {
         Ok(v) => v,
         Err(r) => return r,
@@ -154,7 +158,7 @@ where
             );
         }
     };
-    match inner.core.handle(&http_session.session, msg, &out) {
+    match inner.core.handle(&http_session.session, msg, &out, &info) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => out.send(bytes),
         Outcome::Spawn(fut) => {
             let out = Arc::clone(&out);

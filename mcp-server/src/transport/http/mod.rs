@@ -31,8 +31,9 @@ use tokio_util::sync::CancellationToken;
 pub use body::McpBody;
 
 use crate::context::Outbound;
-use crate::dispatch::{encode, Outcome, ServerCore, Session};
+use crate::dispatch::{encode, Outcome, RequestInfo, ServerCore, Session};
 use crate::error::Error;
+use crate::policy::TransportKind;
 use crate::server::Server;
 use body::OnDrop;
 use security::HostPolicy;
@@ -479,6 +480,17 @@ fn check_modern_headers(
 // ---------------------------------------------------------------- handling
 
 impl Inner {
+    /// What hooks may know of a request: its headers, when any hook looks.
+    pub(super) fn request_info(&self, headers: &HeaderMap) -> RequestInfo {
+        RequestInfo {
+            headers: self
+                .core
+                .policy
+                .wants_caller()
+                .then(|| Arc::new(headers.clone())),
+        }
+    }
+
     async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<McpBody>
     where
         B: http_body::Body + Send + 'static,
@@ -645,19 +657,24 @@ impl Inner {
         };
         let Some(id) = id else {
             // Notifications need no headers in this revision; accept them.
-            let session = Session::new();
+            let session = Session::new(TransportKind::StreamableHttp, None);
             let sink: Arc<dyn Outbound> = RequestSink::new();
-            let _ = self.core.handle(&session, msg, &sink);
+            let _ = self
+                .core
+                .handle(&session, msg, &sink, &self.request_info(headers));
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         };
         if let Err(response) = check_modern_headers(headers, &id, method_name, peeked) {
             return *response;
         }
         // Stateless: each request gets its own throwaway session state.
-        let session = Session::new();
+        let session = Session::new(TransportKind::StreamableHttp, None);
         let sink = RequestSink::new();
         let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
-        match self.core.handle(&session, msg, &out) {
+        match self
+            .core
+            .handle(&session, msg, &out, &self.request_info(headers))
+        {
             Outcome::Failed { bytes, code } if sink.is_quiet() => json(modern_status(code), bytes),
             Outcome::Reply(bytes) if sink.is_quiet() => json(StatusCode::OK, bytes),
             Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => {
@@ -741,7 +758,7 @@ impl Inner {
         let is_initialize =
             matches!(&msg, RawMessage::Request { method, .. } if method == method::INITIALIZE);
         if is_initialize {
-            return self.initialize(msg);
+            return self.initialize(msg, headers);
         }
         let http_session = match self.session_of(headers) {
             Ok(s) => s,
@@ -750,7 +767,12 @@ impl Inner {
         let is_request = matches!(msg, RawMessage::Request { .. });
         let sink = RequestSink::new();
         let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
-        let outcome = self.core.handle(&http_session.session, msg, &out);
+        let outcome = self.core.handle(
+            &http_session.session,
+            msg,
+            &out,
+            &self.request_info(headers),
+        );
         if !is_request {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         }
@@ -795,8 +817,8 @@ impl Inner {
         }
     }
 
-    fn initialize(self: &Arc<Self>, msg: RawMessage<'_>) -> Response<McpBody> {
-        let http_session = match self.sessions.create() {
+    fn initialize(self: &Arc<Self>, msg: RawMessage<'_>, headers: &HeaderMap) -> Response<McpBody> {
+        let http_session = match self.sessions.create(TransportKind::StreamableHttp) {
             Ok(Some(s)) => s,
             Ok(None) => {
                 return transport_error(
@@ -815,7 +837,12 @@ impl Inner {
             }
         };
         let sink: Arc<dyn Outbound> = RequestSink::new();
-        match self.core.handle(&http_session.session, msg, &sink) {
+        match self.core.handle(
+            &http_session.session,
+            msg,
+            &sink,
+            &self.request_info(headers),
+        ) {
             Outcome::Reply(bytes) => {
                 tracing::debug!(session = %http_session.id, "session created");
                 let b = base(StatusCode::OK)
@@ -866,6 +893,7 @@ impl Inner {
             );
         }
         let sink: Arc<dyn Outbound> = RequestSink::new();
+        let info = self.request_info(headers);
         let mut replies = Vec::new();
         let mut pending = Vec::new();
         let mut any_request = false;
@@ -884,7 +912,7 @@ impl Inner {
                         }
                         any_request = true;
                     }
-                    match self.core.handle(&http_session.session, msg, &sink) {
+                    match self.core.handle(&http_session.session, msg, &sink, &info) {
                         Outcome::Reply(b) | Outcome::Failed { bytes: b, .. } => replies.push(b),
                         Outcome::Spawn(f) => pending.push(f),
                         Outcome::Nothing => {}

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::dispatch::Session;
+use crate::policy::TransportKind;
 
 use super::sse::{EventStream, ReplayLimits};
 
@@ -46,10 +47,10 @@ struct Streams {
 }
 
 impl HttpSession {
-    pub(crate) fn new(id: Arc<str>) -> Arc<Self> {
+    pub(crate) fn new(id: Arc<str>, kind: TransportKind) -> Arc<Self> {
         Arc::new(HttpSession {
+            session: Session::new(kind, Some(Arc::clone(&id))),
             id,
-            session: Session::new(),
             streams: Mutex::new(Streams::default()),
             next_stream: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
@@ -120,14 +121,17 @@ impl Sessions {
     }
 
     /// Creates a session, or `None` when the server is at its session cap.
-    pub(crate) fn create(&self) -> Result<Option<Arc<HttpSession>>, getrandom::Error> {
+    pub(crate) fn create(
+        &self,
+        kind: TransportKind,
+    ) -> Result<Option<Arc<HttpSession>>, getrandom::Error> {
         self.sweep();
         let id: Arc<str> = new_session_id()?.into();
         let mut map = lock(&self.map);
         if map.len() >= self.max {
             return Ok(None);
         }
-        let s = HttpSession::new(Arc::clone(&id));
+        let s = HttpSession::new(Arc::clone(&id), kind);
         map.insert(id, Arc::clone(&s));
         Ok(Some(s))
     }
@@ -186,11 +190,11 @@ mod tests {
     #[test]
     fn cap_and_removal() {
         let s = Sessions::new(2, Duration::from_secs(60));
-        let a = s.create().unwrap().unwrap();
-        let _b = s.create().unwrap().unwrap();
-        assert!(s.create().unwrap().is_none());
+        let a = s.create(TransportKind::StreamableHttp).unwrap().unwrap();
+        let _b = s.create(TransportKind::StreamableHttp).unwrap().unwrap();
+        assert!(s.create(TransportKind::StreamableHttp).unwrap().is_none());
         assert!(s.remove(&a.id).is_some());
         assert!(s.get(&a.id).is_none());
-        assert!(s.create().unwrap().is_some());
+        assert!(s.create(TransportKind::StreamableHttp).unwrap().is_some());
     }
 }

@@ -1,0 +1,291 @@
+//! Who may see and call which tool, and what runs around each call:
+//! [`Caller`], visibility hooks, [`Middleware`] (with [`AuditLog`] and
+//! [`RateLimit`]), timeouts and concurrency bounds.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use mcp_types::{CallToolResult, ErrorObject, Implementation, JsonObject, ProtocolVersion, Tool};
+
+use crate::context::Context;
+use crate::tool::{BoxFuture, ToolEntry};
+
+/// The transport a request came in on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// Newline-delimited JSON on stdio (or any byte streams, `serve_io`).
+    Stdio,
+    /// Streamable HTTP.
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport (2024-11-05).
+    LegacySse,
+}
+
+/// Who is calling: what visibility hooks and middleware decide on.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub(crate) transport: TransportKind,
+    pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) client: Option<Implementation>,
+    pub(crate) protocol_version: ProtocolVersion,
+    pub(crate) headers: Option<Arc<http::HeaderMap>>,
+}
+
+impl Caller {
+    /// The transport.
+    pub fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    /// The legacy HTTP session's id (none on stdio and in the stateless era).
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The client's name and version, as it announced them.
+    pub fn client(&self) -> Option<&Implementation> {
+        self.client.as_ref()
+    }
+
+    /// The protocol revision of the request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.protocol_version
+    }
+
+    /// The HTTP request's headers (for authorization), on HTTP transports.
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.headers.as_deref()
+    }
+
+    /// One HTTP header's value, if present and text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .as_deref()?
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+    }
+
+    /// A key identifying the caller for per-caller limits: the session, else
+    /// the client's name, else the transport.
+    pub fn key(&self) -> String {
+        match (&self.session_id, &self.client) {
+            (Some(id), _) => format!("session:{id}"),
+            (None, Some(c)) => format!("client:{}", c.name),
+            (None, None) => format!("{:?}", self.transport),
+        }
+    }
+}
+
+/// Decides whether a caller may see (and so call) a tool.
+pub type VisibilityHook = dyn Fn(&Caller, &ToolInfo<'_>) -> bool + Send + Sync;
+
+/// What a visibility hook knows about a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolInfo<'a> {
+    /// The tool's definition.
+    pub tool: &'a Tool,
+    /// Its toolbox (empty for tools added on their own).
+    pub toolbox: &'a str,
+}
+
+/// One tool call as middleware sees it: it may read and rewrite everything.
+#[derive(Debug)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    pub arguments: JsonObject,
+    /// Who is calling.
+    pub caller: Arc<Caller>,
+    /// The call's context (progress, logging, cancellation).
+    pub ctx: Context,
+}
+
+/// What a call produces through the middleware chain: a result, or a
+/// JSON-RPC error (a middleware's refusal).
+pub type CallOutcome = Result<CallToolResult, ErrorObject>;
+
+/// A layer around tool calls: before and after, able to reject or rewrite.
+/// Layers run in the order they were added, the first outermost.
+///
+/// ```
+/// use mcp_server::policy::{CallOutcome, Middleware, Next, ToolCall};
+/// use mcp_server::BoxFuture;
+///
+/// /// Refuses every call to tools whose name starts with `admin_`.
+/// struct NoAdmin;
+///
+/// impl Middleware for NoAdmin {
+///     fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+///         if call.name.starts_with("admin_") {
+///             return Box::pin(async {
+///                 Err(mcp_server::types::ErrorObject::invalid_params("not allowed"))
+///             });
+///         }
+///         next.run(call)
+///     }
+/// }
+/// ```
+pub trait Middleware: Send + Sync + 'static {
+    /// Handles one call; `next.run(call)` runs the rest of the chain and the tool.
+    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome>;
+}
+
+/// The rest of the chain after a middleware.
+pub struct Next {
+    chain: Arc<[Arc<dyn Middleware>]>,
+    index: usize,
+    entry: ToolEntry,
+}
+
+impl fmt::Debug for Next {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next")
+            .field("remaining", &(self.chain.len() - self.index))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Next {
+    pub(crate) fn new(chain: Arc<[Arc<dyn Middleware>]>, entry: ToolEntry) -> Self {
+        Next {
+            chain,
+            index: 0,
+            entry,
+        }
+    }
+
+    /// Runs the next middleware, or the tool itself at the end of the chain.
+    pub fn run(self, call: ToolCall) -> BoxFuture<CallOutcome> {
+        match self.chain.get(self.index).cloned() {
+            Some(layer) => layer.call(
+                call,
+                Next {
+                    chain: self.chain,
+                    index: self.index + 1,
+                    entry: self.entry,
+                },
+            ),
+            None => {
+                let fut = self
+                    .entry
+                    .call(crate::args::Args::new(Some(call.arguments)), call.ctx);
+                Box::pin(async move { Ok(fut.await) })
+            }
+        }
+    }
+}
+
+/// Logs every call through `tracing` (target `mcp_server::audit`): tool,
+/// caller, duration and outcome. Arguments are not logged (they may hold
+/// secrets); their size is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuditLog;
+
+impl Middleware for AuditLog {
+    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+        let tool = call.name.clone();
+        let caller = call.caller.key();
+        let client = call.caller.client().map(|c| c.name.clone());
+        let arg_count = call.arguments.len();
+        let start = Instant::now();
+        let fut = next.run(call);
+        Box::pin(async move {
+            let outcome = fut.await;
+            let elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+            match &outcome {
+                Ok(r) => tracing::info!(
+                    target: "mcp_server::audit",
+                    %tool, %caller, client = ?client, arg_count, elapsed_ms,
+                    is_error = r.is_error(),
+                    "tool call"
+                ),
+                Err(e) => tracing::info!(
+                    target: "mcp_server::audit",
+                    %tool, %caller, client = ?client, arg_count, elapsed_ms,
+                    refused = e.code,
+                    "tool call refused"
+                ),
+            }
+            outcome
+        })
+    }
+}
+
+/// A token-bucket rate limit per caller (see [`Caller::key`]): `burst` calls
+/// at once, refilled at `per_second`. A call over the limit gets an `isError`
+/// result saying when to retry; the tool does not run.
+#[derive(Debug)]
+pub struct RateLimit {
+    burst: f64,
+    per_second: f64,
+    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+}
+
+impl RateLimit {
+    /// `burst` calls at once, then `per_second` calls per second, per caller.
+    pub fn per_caller(burst: u32, per_second: f64) -> Self {
+        RateLimit {
+            burst: f64::from(burst.max(1)),
+            per_second: per_second.max(f64::MIN_POSITIVE),
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes a token for `key`, or says how long until one is available.
+    fn take(&self, key: String) -> Result<(), Duration> {
+        let now = Instant::now();
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        // Forget idle callers so the map stays bounded by the active ones.
+        if buckets.len() > 10_000 {
+            let horizon = Duration::from_secs_f64(self.burst / self.per_second);
+            buckets.retain(|_, (_, at)| now.duration_since(*at) < horizon);
+        }
+        let (tokens, at) = buckets.entry(key).or_insert((self.burst, now));
+        *tokens =
+            (*tokens + now.duration_since(*at).as_secs_f64() * self.per_second).min(self.burst);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - *tokens) / self.per_second))
+        }
+    }
+}
+
+impl Middleware for RateLimit {
+    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+        match self.take(call.caller.key()) {
+            Ok(()) => next.run(call),
+            Err(wait) => {
+                let text = format!(
+                    "rate limit exceeded for tool `{}`: retry in {} ms",
+                    call.name,
+                    wait.as_millis().max(1)
+                );
+                Box::pin(async move { Ok(CallToolResult::error(text)) })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_bucket_refills() {
+        let limit = RateLimit::per_caller(2, 1000.0);
+        assert!(limit.take("a".into()).is_ok());
+        assert!(limit.take("a".into()).is_ok());
+        assert!(limit.take("b".into()).is_ok(), "callers are separate");
+        let wait = limit.take("a".into()).unwrap_err();
+        assert!(wait <= Duration::from_millis(2));
+        std::thread::sleep(Duration::from_millis(3));
+        assert!(limit.take("a".into()).is_ok());
+    }
+}
