@@ -131,6 +131,8 @@ impl<F: std::future::Future<Output = mcp_types::CallToolResult> + Unpin> std::fu
 pub(crate) struct Session {
     legacy: Mutex<Option<LegacyState>>,
     inflight: Mutex<HashMap<RequestId, Context>>,
+    /// Open `subscriptions/listen` streams: they never finish on their own.
+    listens: Mutex<HashMap<RequestId, Context>>,
     kind: TransportKind,
     id: Option<Arc<str>>,
 }
@@ -251,6 +253,7 @@ impl Session {
         Arc::new(Session {
             legacy: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
+            listens: Mutex::new(HashMap::new()),
             kind,
             id,
         })
@@ -259,6 +262,14 @@ impl Session {
     /// Cancels every call in flight (the connection is going away).
     pub(crate) fn cancel_all(&self) {
         for (_, ctx) in lock(&self.inflight).drain() {
+            ctx.cancel();
+        }
+        self.end_listens();
+    }
+
+    /// Ends every open `subscriptions/listen` stream (the connection is closing).
+    pub(crate) fn end_listens(&self) {
+        for (_, ctx) in lock(&self.listens).drain() {
             ctx.cancel();
         }
     }
@@ -345,7 +356,10 @@ impl ServerCore {
                     request_id: Some(id),
                     ..
                 }) => {
-                    if let Some(ctx) = lock(&session.inflight).remove(&id) {
+                    let found = lock(&session.inflight)
+                        .remove(&id)
+                        .or_else(|| lock(&session.listens).remove(&id));
+                    if let Some(ctx) = found {
                         tracing::debug!(%id, "request cancelled by the client");
                         ctx.cancel();
                     }
@@ -780,7 +794,7 @@ impl ServerCore {
             client_capabilities: Arc::default(),
             server: Arc::clone(self),
         });
-        lock(&session.inflight).insert(id, ctx.clone());
+        lock(&session.listens).insert(id, ctx.clone());
         let mut changes = self.tools.subscribe();
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {

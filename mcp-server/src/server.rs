@@ -48,6 +48,7 @@ pub struct ServerBuilder {
     list_ttl: Duration,
     max_message: usize,
     shutdown_grace: Duration,
+    guard_stdout: bool,
     policy: Policy,
 }
 
@@ -162,6 +163,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether [`Server::serve_stdio`] redirects the process's stdout to stderr
+    /// and keeps a private handle for the protocol (default `true`), so that
+    /// a stray `println!` cannot corrupt the protocol stream.
+    pub fn guard_stdout(mut self, guard: bool) -> Self {
+        self.guard_stdout = guard;
+        self
+    }
+
     /// Sets how long calls in flight may run once the client has closed the
     /// connection before they are cancelled (default 5 s).
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
@@ -206,6 +215,7 @@ impl ServerBuilder {
             )),
             max_message: self.max_message,
             shutdown_grace: self.shutdown_grace,
+            guard_stdout: self.guard_stdout,
         })
     }
 }
@@ -217,6 +227,7 @@ pub struct Server {
     pub(crate) core: Arc<ServerCore>,
     pub(crate) max_message: usize,
     pub(crate) shutdown_grace: Duration,
+    pub(crate) guard_stdout: bool,
 }
 
 impl std::fmt::Debug for Server {
@@ -239,6 +250,7 @@ impl Server {
             list_ttl: Duration::ZERO,
             max_message: DEFAULT_MAX_MESSAGE,
             shutdown_grace: Duration::from_secs(5),
+            guard_stdout: true,
             policy: Policy::default(),
         }
     }

@@ -377,3 +377,17 @@ async fn calls_that_wait_run_concurrently() {
     assert_eq!(ids, [1, 2]);
     assert_eq!(a["result"]["content"][0]["text"], "met");
 }
+
+#[tokio::test]
+async fn open_listen_streams_do_not_hold_up_exit() {
+    let mut c = Client::start(server());
+    c.send(json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": modern_meta()}})).await;
+    let ack = c.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let started = std::time::Instant::now();
+    c.close().await.unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "exit waited for the listen stream"
+    );
+}

@@ -154,9 +154,14 @@ type BoxWrite = Box<dyn AsyncWrite + Unpin + Send>;
 /// stdin and stdout as async streams. When they are pipes (as when a host
 /// spawns the server) they are driven by the reactor directly; otherwise
 /// (a file, a terminal) through tokio's blocking-pool wrappers.
-fn stdio_streams() -> (BoxRead, BoxWrite) {
+///
+/// With `guard`, the protocol keeps a private duplicate of stdout and file
+/// descriptor 1 is pointed at stderr, so a stray `println!` anywhere in the
+/// process lands in the log instead of corrupting the protocol stream.
+fn stdio_streams(guard: bool) -> io::Result<(BoxRead, BoxWrite)> {
     #[cfg(unix)]
     {
+        use std::io::Write as _;
         use std::os::fd::AsFd;
         use tokio::net::unix::pipe;
         let reader: BoxRead = match std::io::stdin()
@@ -167,28 +172,37 @@ fn stdio_streams() -> (BoxRead, BoxWrite) {
             Ok(rx) => Box::new(rx),
             Err(_) => Box::new(tokio::io::stdin()),
         };
-        let writer: BoxWrite = match std::io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
+        let protocol_out = std::io::stdout().as_fd().try_clone_to_owned()?;
+        if guard {
+            std::io::stdout().flush()?;
+            rustix::stdio::dup2_stdout(std::io::stderr())?;
+        }
+        let writer: BoxWrite = match protocol_out
+            .try_clone()
             .and_then(pipe::Sender::from_owned_fd)
         {
             Ok(tx) => Box::new(tx),
-            Err(_) => Box::new(tokio::io::stdout()),
+            Err(_) => Box::new(tokio::fs::File::from_std(std::fs::File::from(protocol_out))),
         };
-        (reader, writer)
+        Ok((reader, writer))
     }
     #[cfg(not(unix))]
     {
-        (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+        let _ = guard;
+        Ok((Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout())))
     }
 }
 
 impl Server {
     /// Serves MCP over this process's stdin and stdout until stdin closes.
     ///
-    /// Must run inside a tokio runtime. Logs belong on stderr (e.g. a
-    /// `tracing_subscriber` writing to `std::io::stderr`): anything else
-    /// written to stdout corrupts the protocol stream.
+    /// Must run inside a tokio runtime. stdout carries protocol messages only:
+    /// unless turned off with
+    /// [`ServerBuilder::guard_stdout`](crate::ServerBuilder::guard_stdout),
+    /// the protocol writes to a private duplicate of stdout and the process's
+    /// stdout is redirected to stderr, so a stray `println!` cannot corrupt
+    /// the stream. Logs belong on stderr (e.g. a `tracing_subscriber` writing
+    /// to `std::io::stderr`).
     ///
     /// ```no_run
     /// # use mcp_server::Server;
@@ -197,7 +211,7 @@ impl Server {
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let (reader, writer) = stdio_streams();
+        let (reader, writer) = stdio_streams(self.guard_stdout)?;
         self.serve_io(reader, writer).await
     }
 
@@ -277,6 +291,8 @@ impl Server {
                             read_error = Some(e);
                         }
                         tracing::debug!("input closed; finishing calls in flight");
+                        // Listen streams never finish on their own: end them now.
+                        session.end_listens();
                         input_open = false;
                         tasks.close();
                         grace.as_mut().reset(tokio::time::Instant::now() + self.shutdown_grace);
