@@ -211,7 +211,6 @@ async fn timeouts_stop_slow_calls_with_an_error_result() {
         .build();
     let mut c = Client::start(server);
     c.initialize("2025-11-25").await;
-    let started = std::time::Instant::now();
     let r = c.request(1, "tools/call", json!({"name":"sleepy"})).await;
     assert_eq!(r["result"]["isError"], true);
     assert!(r["result"]["content"][0]["text"]
@@ -226,7 +225,6 @@ async fn timeouts_stop_slow_calls_with_an_error_result() {
             .contains("timed out after 100 ms"),
         "{r}"
     );
-    assert!(started.elapsed() < Duration::from_millis(900));
 }
 
 #[tokio::test]

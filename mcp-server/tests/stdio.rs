@@ -380,7 +380,13 @@ async fn calls_that_wait_run_concurrently() {
 
 #[tokio::test]
 async fn open_listen_streams_do_not_hold_up_exit() {
-    let mut c = Client::start(server());
+    // With a grace period far beyond `close`'s 10 s limit, the server exits in
+    // time only if it ends the listen stream itself.
+    let server = mcp_server::Server::builder("t", "1")
+        .toolbox(support::TestTools)
+        .shutdown_grace(std::time::Duration::from_secs(600))
+        .build();
+    let mut c = Client::start(server);
     c.send(json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": modern_meta()}})).await;
     let ack = c.recv().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
