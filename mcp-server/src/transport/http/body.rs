@@ -35,7 +35,7 @@ pub struct McpBody {
 enum Kind {
     Full(Option<Bytes>),
     Stream {
-        rx: mpsc::UnboundedReceiver<Bytes>,
+        rx: mpsc::Receiver<Bytes>,
         _guard: Option<OnDrop>,
     },
 }
@@ -68,7 +68,7 @@ impl McpBody {
 
     /// A streaming body; `guard` runs when the body is dropped (the client
     /// disconnected, or the stream ended and hyper let go of it).
-    pub(crate) fn stream(rx: mpsc::UnboundedReceiver<Bytes>, guard: Option<OnDrop>) -> Self {
+    pub(crate) fn stream(rx: mpsc::Receiver<Bytes>, guard: Option<OnDrop>) -> Self {
         McpBody {
             kind: Kind::Stream { rx, _guard: guard },
         }

@@ -48,12 +48,16 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
             )
         }
     };
-    let (tx, rx) = mpsc::unbounded_channel();
-    let _ = tx.send(Bytes::from(format!(
+    let (tx, rx) = mpsc::channel(super::sse::SINK_CAPACITY);
+    let _ = tx.try_send(Bytes::from(format!(
         "event: endpoint\ndata: {messages}?session_id={}\n\n",
         http_session.id
     )));
-    let out: Arc<dyn Outbound> = Arc::new(SseOut { tx: tx.clone() });
+    let sse_out = Arc::new(SseOut {
+        tx: tx.clone(),
+        overflowed: std::sync::atomic::AtomicBool::new(false),
+    });
+    let out: Arc<dyn Outbound> = Arc::clone(&sse_out) as Arc<dyn Outbound>;
     let _ = http_session.legacy_out.set(out);
     // The session lives as long as its stream: when the client goes away (or
     // the server shuts down) it is removed, which drops the last sender.
@@ -75,7 +79,9 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
             tokio::select! {
                 () = shutdown.cancelled() => break,
                 () = tokio::time::sleep(every) => {
-                    if tx.send(Bytes::from_static(b": ping\n\n")).is_err() {
+                    if sse_out.overflowed.load(std::sync::atomic::Ordering::Acquire)
+                        || !super::sse::offer(&tx, Bytes::from_static(b": ping\n\n"))
+                    {
                         break;
                     }
                 }
@@ -85,7 +91,7 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
                     }
                     if session.legacy_version().is_some() {
                         let msg = crate::dispatch::tools_list_changed(None);
-                        if tx.send(super::sse::event(None, Some("message"), &msg)).is_err() {
+                        if !super::sse::offer(&tx, super::sse::event(None, Some("message"), &msg)) {
                             break;
                         }
                     }

@@ -34,6 +34,23 @@ pub(crate) fn event(id: Option<&str>, event_type: Option<&str>, data: &[u8]) -> 
     Bytes::from(out)
 }
 
+/// How many events may wait for a client that is not reading its stream.
+/// Beyond this the connection is dropped (a legacy client may resume from the
+/// replay log); memory stays bounded either way.
+pub(crate) const SINK_CAPACITY: usize = 512;
+
+/// Sends without waiting; `false` when the client is gone or too far behind.
+pub(crate) fn offer(sink: &mpsc::Sender<Bytes>, ev: Bytes) -> bool {
+    match sink.try_send(ev) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            tracing::warn!("a client is not reading its SSE stream; dropping the connection");
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
 /// Limits of one resumable stream's replay log.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ReplayLimits {
@@ -57,7 +74,7 @@ struct StreamState {
     next_seq: u64,
     log: VecDeque<(u64, Bytes)>,
     log_bytes: usize,
-    sink: Option<mpsc::UnboundedSender<Bytes>>,
+    sink: Option<mpsc::Sender<Bytes>>,
     done: bool,
 }
 
@@ -81,13 +98,13 @@ impl EventStream {
     /// Attaches a new connection, replaying what came after `after` (a
     /// sequence number from `Last-Event-ID`), and returns its receiver.
     /// A finished stream replays and closes at once.
-    pub(crate) fn attach(&self, after: Option<u64>) -> mpsc::UnboundedReceiver<Bytes> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    pub(crate) fn attach(&self, after: Option<u64>) -> mpsc::Receiver<Bytes> {
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY.max(self.limits.max_events + 16));
         let mut st = lock(&self.state);
         if let Some(after) = after {
             for (seq, ev) in &st.log {
                 if *seq > after {
-                    let _ = tx.send(ev.clone());
+                    let _ = tx.try_send(ev.clone());
                 }
             }
         }
@@ -135,7 +152,7 @@ impl EventStream {
 
     fn record(&self, st: &mut StreamState, seq: u64, ev: Bytes) {
         if let Some(sink) = &st.sink {
-            if sink.send(ev.clone()).is_err() {
+            if !offer(sink, ev.clone()) {
                 st.sink = None;
             }
         }
@@ -163,7 +180,7 @@ impl EventStream {
     pub(crate) fn disconnect(&self) {
         let mut st = lock(&self.state);
         if let Some(sink) = st.sink.take() {
-            let _ = sink.send(Bytes::from(format!("retry: {}\n\n", self.retry_ms)));
+            let _ = sink.try_send(Bytes::from(format!("retry: {}\n\n", self.retry_ms)));
         }
     }
 
@@ -172,7 +189,7 @@ impl EventStream {
     pub(crate) fn ping(&self) -> bool {
         let mut st = lock(&self.state);
         match &st.sink {
-            Some(sink) if sink.send(Bytes::from_static(b": ping\n\n")).is_ok() => true,
+            Some(sink) if offer(sink, Bytes::from_static(b": ping\n\n")) => true,
             _ => {
                 st.sink = None;
                 false
@@ -257,12 +274,17 @@ impl Outbound for RequestSink {
 /// The legacy HTTP+SSE transport's outbound: every message is a `message`
 /// event on the session's one stream.
 pub(crate) struct SseOut {
-    pub(crate) tx: mpsc::UnboundedSender<Bytes>,
+    pub(crate) tx: mpsc::Sender<Bytes>,
+    /// Set when the client fell too far behind: the session is then ended.
+    pub(crate) overflowed: std::sync::atomic::AtomicBool,
 }
 
 impl Outbound for SseOut {
     fn send(&self, message: Vec<u8>) {
-        let _ = self.tx.send(event(None, Some("message"), &message));
+        if !offer(&self.tx, event(None, Some("message"), &message)) {
+            self.overflowed
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 }
 
