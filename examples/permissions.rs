@@ -1,0 +1,61 @@
+//! Least privilege over HTTP: every caller sees the public tools; only a
+//! caller presenting the admin token sees (and may call) the admin toolbox.
+//! Toolboxes can also be switched off for everyone at run time.
+//!
+//! Run with: `cargo run -p mcp-examples --bin permissions -- --port 3002`, then
+//! list tools with and without `Authorization: Bearer let-me-in`.
+
+use mcp_server::http::HttpConfig;
+use mcp_server::{tool, Server};
+
+/// Tools anyone may use.
+#[derive(Debug)]
+pub struct Public;
+
+#[tool(description = "Tools for everyone")]
+impl Public {
+    #[describe("The server's status")]
+    pub fn status(&self) -> String {
+        "all systems nominal".into()
+    }
+}
+
+/// Tools for administrators only.
+#[derive(Debug)]
+pub struct Admin;
+
+#[tool(description = "Administration")]
+impl Admin {
+    #[describe("Flush every cache")]
+    #[tool(destructive, idempotent)]
+    pub fn flush_caches(&self) -> String {
+        "caches flushed".into()
+    }
+}
+
+/// The admin token (read it from the environment in a real server).
+const ADMIN_TOKEN: &str = "Bearer let-me-in";
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_server::Error> {
+    let mut args = std::env::args().skip(1);
+    let port: u16 = match (args.next().as_deref(), args.next().map(|p| p.parse())) {
+        (Some("--port"), Some(Ok(port))) => port,
+        (None, _) => 3002,
+        _ => {
+            eprintln!("usage: permissions [--port PORT]");
+            std::process::exit(2);
+        }
+    };
+    let server = Server::builder("permissions", env!("CARGO_PKG_VERSION"))
+        .toolbox(Public)
+        .toolbox(Admin)
+        .visibility(|caller, tool| {
+            tool.toolbox != "Admin" || caller.header("authorization") == Some(ADMIN_TOKEN)
+        })
+        .build();
+    // A switch for everyone, e.g. during maintenance: server.handle().disable_toolbox("Admin");
+    server
+        .serve_http(("127.0.0.1", port), HttpConfig::default())
+        .await
+}

@@ -1,0 +1,208 @@
+//! The examples run and do what their docs say, driven as a client would.
+#![allow(clippy::needless_pass_by_value)] // JSON built inline at each call reads best by value
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// A stdio server in a child process.
+struct StdioServer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl StdioServer {
+    fn start(bin: &str) -> Self {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut s = StdioServer {
+            child,
+            stdin,
+            stdout,
+        };
+        s.request(0, "initialize", json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}));
+        s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        s
+    }
+
+    fn send(&mut self, v: &Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+    }
+
+    /// Sends a request; returns its response and the notifications before it.
+    fn request(&mut self, id: i64, method: &str, params: Value) -> (Value, Vec<Value>) {
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        let mut notes = Vec::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id && v.get("method").is_none() {
+                return (v, notes);
+            }
+            notes.push(v);
+        }
+    }
+
+    /// Reads until a notification `method` arrives (the server sends it by itself).
+    fn expect_notification(&mut self, method: &str) -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["method"] == method {
+                return v;
+            }
+        }
+    }
+
+    fn call(&mut self, id: i64, tool: &str, args: Value) -> (Value, Vec<Value>) {
+        self.request(id, "tools/call", json!({"name": tool, "arguments": args}))
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn text(r: &Value) -> &str {
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn plugins_install_and_remove_tools_at_run_time() {
+    let mut s = StdioServer::start(env!("CARGO_BIN_EXE_plugins"));
+    s.call(
+        1,
+        "install_greeter",
+        json!({"name": "greet_fr", "greeting": "Bonjour"}),
+    );
+    s.expect_notification("notifications/tools/list_changed");
+    let (r, _) = s.call(2, "greet_fr", json!({"who": "Ada"}));
+    assert_eq!(text(&r), "Bonjour, Ada!");
+    let (r, _) = s.call(3, "greet_fr", json!({"who": ""}));
+    assert_eq!(
+        r["result"]["isError"], true,
+        "the schema's minLength is enforced"
+    );
+    let (r, _) = s.call(
+        4,
+        "install_greeter",
+        json!({"name": "greet_fr", "greeting": "Salut"}),
+    );
+    assert_eq!(r["result"]["isError"], true, "names stay unique");
+    let (r, _) = s.call(
+        5,
+        "install_greeter",
+        json!({"name": "bad name", "greeting": "x"}),
+    );
+    assert_eq!(r["result"]["isError"], true, "invalid names are refused");
+    let (r, _) = s.call(6, "uninstall", json!({"name": "greet_fr"}));
+    assert_eq!(text(&r), "removed `greet_fr`");
+    s.expect_notification("notifications/tools/list_changed");
+    let (r, _) = s.call(7, "greet_fr", json!({"who": "Ada"}));
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[test]
+fn middleware_audits_limits_and_refuses_secrets() {
+    let mut s = StdioServer::start(env!("CARGO_BIN_EXE_middleware"));
+    let (r, _) = s.call(1, "word_count", json!({"text": "one two three"}));
+    assert_eq!(text(&r), "3");
+    let (r, _) = s.call(2, "word_count", json!({"text": "sk-live-1234"}));
+    assert_eq!(r["result"]["isError"], true);
+    assert!(text(&r).contains("looks like a secret"));
+    // The burst is 5; the refused call above went through the rate limit too.
+    let mut limited = false;
+    for id in 3..10 {
+        let (r, _) = s.call(id, "word_count", json!({"text": "x"}));
+        limited |= text(&r).contains("rate limit");
+    }
+    assert!(limited, "calls beyond the burst are refused");
+}
+
+/// One HTTP POST to the MCP endpoint; returns the JSON body.
+fn post(port: u16, auth: Option<&str>, body: &Value) -> Value {
+    let body = body.to_string();
+    let auth = auth.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {}\r\n{}{auth}Content-Length: {}\r\n\r\n{body}",
+        serde_json::from_str::<Value>(&body).unwrap()["method"].as_str().unwrap(),
+        serde_json::from_str::<Value>(&body).unwrap()["params"]["name"]
+            .as_str()
+            .map_or(String::new(), |n| format!("Mcp-Name: {n}\r\n")),
+        body.len()
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(req.as_bytes()).unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let body = raw.split_once("\r\n\r\n").unwrap().1;
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {raw}"))
+}
+
+#[test]
+fn permissions_show_admin_tools_only_to_admins() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_permissions"))
+        .args(["--port", &port.to_string()])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}});
+    let mut tries = 0;
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        tries += 1;
+        assert!(tries < 200, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let names = |v: &Value| -> Vec<String> {
+        v["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&post(port, None, &list)), ["status"]);
+    assert_eq!(
+        names(&post(port, Some("Bearer let-me-in"), &list)),
+        ["flush_caches", "status"]
+    );
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flush_caches","arguments":{},"_meta": meta}});
+    assert_eq!(post(port, None, &call)["error"]["code"], -32602);
+    assert_eq!(
+        post(port, Some("Bearer let-me-in"), &call)["result"]["content"][0]["text"],
+        "caches flushed"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
