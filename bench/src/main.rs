@@ -1,6 +1,8 @@
-//! `mcp-bench`: side-by-side benchmark of MCP servers over stdio, against a
-//! bare `serde_json` floor. See `bench/README.md`.
+//! `mcp-bench`: side-by-side benchmark of MCP servers over stdio and
+//! Streamable HTTP, against a bare `serde_json` floor. See `bench/README.md`.
 
+mod http;
+mod http_cli;
 mod procfs;
 mod stats;
 mod stdio;
@@ -13,6 +15,11 @@ use std::time::Duration;
 use stdio::{RunResult, Settings};
 
 const USAGE: &str = "\
+usage: mcp-bench stdio [options]    (mcp-bench stdio --help)
+       mcp-bench http [options]     (mcp-bench http --help)
+";
+
+const STDIO_USAGE: &str = "\
 usage: mcp-bench stdio [options]
 
 options:
@@ -105,27 +112,47 @@ struct Target {
     args: Vec<String>,
 }
 
-/// Every run of one target, and its first failure if any.
-#[derive(Debug, Default)]
-struct Results {
-    runs: Vec<(usize, RunResult)>,
+/// Every run of one target (with its round), and its first failure if any.
+#[derive(Debug)]
+struct Results<R> {
+    runs: Vec<(usize, R)>,
     failure: Option<String>,
+}
+
+impl<R> Default for Results<R> {
+    fn default() -> Self {
+        Self {
+            runs: Vec::new(),
+            failure: None,
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("stdio") => stdio_main(&args[1..]),
+        Some("http") => http_cli::main(&args[1..]),
+        Some("-h" | "--help") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn stdio_main(args: &[String]) -> ExitCode {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
+        print!("{STDIO_USAGE}");
         return ExitCode::SUCCESS;
     }
-    if args.first().map(String::as_str) != Some("stdio") {
-        eprint!("{USAGE}");
-        return ExitCode::from(2);
-    }
-    let options = match parse_options(&args[1..]) {
+    let options = match parse_options(args) {
         Ok(options) => options,
         Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
+            eprintln!("error: {message}\n\n{STDIO_USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -216,18 +243,23 @@ fn seconds(flag: &str, text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{flag} needs a number of seconds, not {text:?}"))
 }
 
-/// Resolves the targets to run. A missing binary is an error when the target
-/// was asked for by name, and a loud skip otherwise.
-fn resolve_targets(options: &Options, bin_dir: &Path) -> Result<Vec<Target>, String> {
+/// Resolves the targets to run: those named (built-in or `--target-cmd`), or
+/// the default built-ins and every `--target-cmd`. A missing binary is an
+/// error when the target was asked for by name, and a loud skip otherwise.
+fn resolve_targets(
+    builtins: &[Builtin],
+    names: Option<&[String]>,
+    target_cmds: &[(String, PathBuf)],
+    bin_dir: &Path,
+) -> Result<Vec<Target>, String> {
     let builtin = |name: &str| {
-        BUILTIN.iter().find(|b| b.name == name).map(|b| {
+        builtins.iter().find(|b| b.name == name).map(|b| {
             let args = b.args.iter().map(|&arg| arg.to_owned()).collect();
             (bin_dir.join(b.file), args)
         })
     };
     let custom = |name: &str| {
-        options
-            .target_cmds
+        target_cmds
             .iter()
             .find(|(custom, _)| custom == name)
             .map(|(_, path)| (path.clone(), Vec::new()))
@@ -240,7 +272,7 @@ fn resolve_targets(options: &Options, bin_dir: &Path) -> Result<Vec<Target>, Str
             wanted.push((Target { name, path, args }, explicit));
         }
     };
-    match &options.targets {
+    match names {
         Some(names) => {
             for name in names {
                 let found = custom(name)
@@ -250,14 +282,14 @@ fn resolve_targets(options: &Options, bin_dir: &Path) -> Result<Vec<Target>, Str
             }
         }
         None => {
-            for b in BUILTIN.iter().filter(|b| b.default) {
+            for b in builtins.iter().filter(|b| b.default) {
                 if custom(b.name).is_none() {
                     want(b.name, builtin(b.name).expect("a built-in"), false);
                 }
             }
         }
     }
-    for (name, path) in &options.target_cmds {
+    for (name, path) in target_cmds {
         want(name, (path.clone(), Vec::new()), true);
     }
 
@@ -283,6 +315,15 @@ fn resolve_targets(options: &Options, bin_dir: &Path) -> Result<Vec<Target>, Str
         return Err("no target to run".into());
     }
     Ok(targets)
+}
+
+/// The directory of this executable, where the server binaries are.
+fn bin_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    Ok(exe
+        .parent()
+        .ok_or("the executable has no directory")?
+        .to_path_buf())
 }
 
 /// When run by `cargo run`, builds this package's binaries (the servers) in
@@ -331,15 +372,16 @@ fn build_servers(bin_dir: &Path) {
 
 /// Runs every round; returns whether every target ran cleanly.
 fn run(options: &Options) -> Result<bool, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let bin_dir = exe
-        .parent()
-        .ok_or("the executable has no directory")?
-        .to_path_buf();
+    let bin_dir = bin_dir()?;
     if options.build {
         build_servers(&bin_dir);
     }
-    let targets = resolve_targets(options, &bin_dir)?;
+    let targets = resolve_targets(
+        &BUILTIN,
+        options.targets.as_deref(),
+        &options.target_cmds,
+        &bin_dir,
+    )?;
     let ticks = procfs::clock_ticks_per_second();
     let settings = &options.settings;
     let cpus = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
@@ -355,7 +397,7 @@ fn run(options: &Options) -> Result<bool, String> {
         ticks
     );
 
-    let mut results: Vec<Results> = targets.iter().map(|_| Results::default()).collect();
+    let mut results: Vec<Results<RunResult>> = targets.iter().map(|_| Results::default()).collect();
     let name_width = targets.iter().map(|t| t.name.len()).max().unwrap_or(0);
     for round in 0..options.rounds {
         // Alternate: every round runs each target once, starting one further.
@@ -405,12 +447,12 @@ fn summary(result: &RunResult, ticks: u64) -> String {
 }
 
 /// Median over rounds of `metric`.
-fn median_of(results: &Results, metric: impl Fn(&RunResult) -> f64) -> f64 {
+fn median_of<R>(results: &Results<R>, metric: impl Fn(&R) -> f64) -> f64 {
     stats::median(results.runs.iter().map(|(_, run)| metric(run)))
 }
 
 /// Median over the rounds both ran of `metric(a) / metric(b)`.
-fn median_ratio(a: &Results, b: &Results, metric: impl Fn(&RunResult) -> f64) -> f64 {
+fn median_ratio<R>(a: &Results<R>, b: &Results<R>, metric: impl Fn(&R) -> f64) -> f64 {
     stats::median(a.runs.iter().filter_map(|(round, run_a)| {
         b.runs
             .iter()
@@ -430,7 +472,12 @@ fn fmt(value: f64, decimals: usize) -> String {
 /// Column groups of the table: target | sequential | in flight | CPU | RSS.
 const GROUPS: [usize; 5] = [1, 4, 4, 2, 1];
 
-fn report(targets: &[Target], results: &[Results], options: &Options, ticks: u64) -> String {
+fn report(
+    targets: &[Target],
+    results: &[Results<RunResult>],
+    options: &Options,
+    ticks: u64,
+) -> String {
     let seq_rate = |r: &RunResult| r.sequential.calls_per_sec();
     let pipe_rate = |r: &RunResult| r.pipelined.calls_per_sec();
     let seq_cpu = |r: &RunResult| r.sequential.cpu_us_per_call(ticks);
@@ -492,7 +539,7 @@ fn report(targets: &[Target], results: &[Results], options: &Options, ticks: u64
     );
     let in_flight_title = format!("{in_flight} in flight");
     let titles = ["", "sequential", &in_flight_title, "CPU µs/call", "peak"];
-    out.push_str(&table(&titles, &rows));
+    out.push_str(&table(&GROUPS, &titles, &rows));
     if let Some(ours) = find("ours") {
         for other in ["rmcp", "rmcp-best"] {
             if let Some(theirs) = find(other) {
@@ -509,10 +556,11 @@ fn report(targets: &[Target], results: &[Results], options: &Options, ticks: u64
     out
 }
 
-/// Renders the group titles and the rows as aligned columns, grouped by
-/// [`GROUPS`]: the first column left-aligned, the others right-aligned.
-fn table(titles: &[&str], rows: &[Vec<String>]) -> String {
-    let columns = GROUPS.iter().sum::<usize>();
+/// Renders the group titles and the rows as aligned columns, `groups[i]`
+/// columns under `titles[i]`: the columns of the first group left-aligned,
+/// the others right-aligned.
+fn table(groups: &[usize], titles: &[&str], rows: &[Vec<String>]) -> String {
+    let columns = groups.iter().sum::<usize>();
     let mut widths = vec![0; columns];
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -521,7 +569,7 @@ fn table(titles: &[&str], rows: &[Vec<String>]) -> String {
     }
     // Widen a group's last column if its title is longer than the group.
     let mut first = 0;
-    for (&group, title) in GROUPS.iter().zip(titles) {
+    for (&group, title) in groups.iter().zip(titles) {
         let span: usize = widths[first..first + group].iter().sum::<usize>() + group - 1;
         let title = title.chars().count();
         if title > span {
@@ -533,7 +581,7 @@ fn table(titles: &[&str], rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     let mut line = String::new();
     let mut first = 0;
-    for (index, (&group, title)) in GROUPS.iter().zip(titles).enumerate() {
+    for (index, (&group, title)) in groups.iter().zip(titles).enumerate() {
         let span: usize = widths[first..first + group].iter().sum::<usize>() + group - 1;
         if index > 0 {
             line.push_str(" | ");
@@ -546,17 +594,23 @@ fn table(titles: &[&str], rows: &[Vec<String>]) -> String {
     for row in rows {
         let mut line = String::new();
         let mut column = 0;
-        for (index, &group) in GROUPS.iter().enumerate() {
+        for (index, &group) in groups.iter().enumerate() {
             if index > 0 {
                 line.push_str(" |");
             }
-            for _ in 0..group {
+            for within in 0..group {
                 let cell = row.get(column).map_or("", String::as_str);
                 let width = widths[column];
-                if column == 0 {
-                    let _ = write!(line, "{cell:<width$}");
-                } else {
-                    let _ = write!(line, " {cell:>width$}");
+                match (index, within) {
+                    (0, 0) => {
+                        let _ = write!(line, "{cell:<width$}");
+                    }
+                    (0, _) => {
+                        let _ = write!(line, " {cell:<width$}");
+                    }
+                    _ => {
+                        let _ = write!(line, " {cell:>width$}");
+                    }
                 }
                 column += 1;
             }
@@ -587,7 +641,13 @@ fn header_row() -> Vec<String> {
 }
 
 /// The line comparing our server with another target.
-fn versus(ours: &Results, other: &str, theirs: &Results, in_flight: u64, ticks: u64) -> String {
+fn versus(
+    ours: &Results<RunResult>,
+    other: &str,
+    theirs: &Results<RunResult>,
+    in_flight: u64,
+    ticks: u64,
+) -> String {
     let ratio = |metric: &dyn Fn(&RunResult) -> f64| fmt(median_ratio(ours, theirs, metric), 2);
     format!(
         "ours / {other}: throughput ×{} sequential, ×{} {in_flight} in flight; \

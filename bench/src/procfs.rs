@@ -43,12 +43,22 @@ pub(crate) fn cpu_ticks(pid: u32) -> io::Result<u64> {
 
 /// Peak resident set size (`VmHWM`) of the process, in KiB.
 pub(crate) fn peak_rss_kib(pid: u32) -> io::Result<u64> {
+    status_kib(pid, "VmHWM:")
+}
+
+/// Current resident set size (`VmRSS`) of the process, in KiB.
+pub(crate) fn rss_kib(pid: u32) -> io::Result<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+/// A `kB` field of `/proc/<pid>/status`, such as `VmRSS:`.
+fn status_kib(pid: u32, field: &str) -> io::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| invalid(format!("no VmHWM in /proc/{pid}/status")))
+        .ok_or_else(|| invalid(format!("no {field} in /proc/{pid}/status")))
 }
 
 fn invalid(message: String) -> io::Error {

@@ -1,6 +1,6 @@
 //! Small statistics helpers.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// `u64` to `f64`; exact below 2^53, which every count here is.
 #[allow(clippy::cast_precision_loss)]
@@ -32,6 +32,64 @@ pub(crate) fn median(values: impl IntoIterator<Item = f64>) -> f64 {
         values[mid]
     } else {
         f64::midpoint(values[mid - 1], values[mid])
+    }
+}
+
+/// What one phase measured.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Phase {
+    /// Completed (and checked) calls.
+    pub(crate) calls: u64,
+    /// Wall time of the phase.
+    pub(crate) elapsed: Duration,
+    /// Median round-trip latency, µs.
+    pub(crate) p50_us: f64,
+    /// 99th percentile round-trip latency, µs.
+    pub(crate) p99_us: f64,
+    /// Server utime + stime during the phase, in clock ticks.
+    pub(crate) cpu_ticks: u64,
+}
+
+impl Phase {
+    pub(crate) fn calls_per_sec(&self) -> f64 {
+        to_f64(self.calls) / self.elapsed.as_secs_f64()
+    }
+
+    pub(crate) fn cpu_us_per_call(&self, ticks_per_sec: u64) -> f64 {
+        to_f64(self.cpu_ticks) * 1e6 / to_f64(ticks_per_sec) / to_f64(self.calls)
+    }
+}
+
+/// When a phase stops.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) calls: u64,
+    pub(crate) min: Duration,
+    pub(crate) max: Duration,
+}
+
+impl Limits {
+    /// Whether to issue more requests, `done` having been issued since `start`.
+    pub(crate) fn more(&self, done: u64, start: Instant) -> bool {
+        let elapsed = start.elapsed();
+        (done < self.calls || elapsed < self.min) && elapsed < self.max
+    }
+}
+
+/// A phase from its measurements; sorts `latencies`.
+pub(crate) fn phase(
+    calls: u64,
+    elapsed: Duration,
+    latencies: &mut [Duration],
+    cpu_ticks: u64,
+) -> Phase {
+    latencies.sort_unstable();
+    Phase {
+        calls,
+        elapsed,
+        p50_us: percentile(latencies, 0.50).as_secs_f64() * 1e6,
+        p99_us: percentile(latencies, 0.99).as_secs_f64() * 1e6,
+        cpu_ticks,
     }
 }
 

@@ -12,34 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::procfs;
-use crate::stats;
-
-/// What one phase measured.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Phase {
-    /// Completed (and checked) calls.
-    pub(crate) calls: u64,
-    /// Wall time of the phase.
-    pub(crate) elapsed: Duration,
-    /// Median round-trip latency, µs.
-    pub(crate) p50_us: f64,
-    /// 99th percentile round-trip latency, µs.
-    pub(crate) p99_us: f64,
-    /// Server utime + stime during the phase, in clock ticks.
-    pub(crate) cpu_ticks: u64,
-}
-
-impl Phase {
-    pub(crate) fn calls_per_sec(&self) -> f64 {
-        stats::to_f64(self.calls) / self.elapsed.as_secs_f64()
-    }
-
-    pub(crate) fn cpu_us_per_call(&self, ticks_per_sec: u64) -> f64 {
-        stats::to_f64(self.cpu_ticks) * 1e6
-            / stats::to_f64(ticks_per_sec)
-            / stats::to_f64(self.calls)
-    }
-}
+use crate::stats::{phase, Limits, Phase};
 
 /// What one run of one target measured.
 #[derive(Debug, Clone, Copy)]
@@ -389,22 +362,6 @@ impl Server {
     }
 }
 
-/// When a phase stops.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    calls: u64,
-    min: Duration,
-    max: Duration,
-}
-
-impl Limits {
-    /// Whether to issue more requests, `done` having been issued since `start`.
-    fn more(&self, done: u64, start: Instant) -> bool {
-        let elapsed = start.elapsed();
-        (done < self.calls || elapsed < self.min) && elapsed < self.max
-    }
-}
-
 #[derive(Clone, Copy)]
 enum Sent {
     /// `count` requests from id `first` were written at that time.
@@ -505,15 +462,4 @@ fn read_pipelined(
 
 fn slot(index: u64) -> usize {
     usize::try_from(index).expect("call counts fit in memory")
-}
-
-fn phase(calls: u64, elapsed: Duration, latencies: &mut [Duration], cpu_ticks: u64) -> Phase {
-    latencies.sort_unstable();
-    Phase {
-        calls,
-        elapsed,
-        p50_us: stats::percentile(latencies, 0.50).as_secs_f64() * 1e6,
-        p99_us: stats::percentile(latencies, 0.99).as_secs_f64() * 1e6,
-        cpu_ticks,
-    }
 }

@@ -22,8 +22,10 @@ impl Bench {
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
     let mut args = std::env::args().skip(1);
-    let (Some("--port"), Some(Ok(port))) = (args.next().as_deref(), args.next().map(|p| p.parse::<u16>()))
-    else {
+    let (Some("--port"), Some(Ok(port))) = (
+        args.next().as_deref(),
+        args.next().map(|p| p.parse::<u16>()),
+    ) else {
         eprintln!("usage: bench-ours-http --port PORT");
         std::process::exit(2);
     };

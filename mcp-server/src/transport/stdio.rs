@@ -66,15 +66,29 @@ impl Decoder for JsonLines {
 }
 
 /// Hands messages from other tasks (spawned calls, notifications) to the
-/// connection task, which writes them.
+/// connection task, which writes them. The queue is bounded: a reply waits
+/// for room; a notification that finds no room (a client that stopped
+/// reading while a tool floods progress) is dropped, so memory stays bounded.
 struct LineSink {
-    tx: mpsc::UnboundedSender<Vec<u8>>,
+    tx: mpsc::Sender<Vec<u8>>,
+}
+
+/// How many messages from other tasks may wait for the connection task.
+const SINK_CAPACITY: usize = 1024;
+
+impl LineSink {
+    /// Queues a response, waiting for room.
+    async fn reply(&self, message: Vec<u8>) {
+        // The receiver lives as long as the connection; after it, nothing can be sent.
+        let _ = self.tx.send(message).await;
+    }
 }
 
 impl Outbound for LineSink {
     fn send(&self, message: Vec<u8>) {
-        // The receiver lives as long as the connection; after it, nothing can be sent.
-        let _ = self.tx.send(message);
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(message) {
+            tracing::warn!("the client is not reading; a notification was dropped");
+        }
     }
 }
 
@@ -86,7 +100,7 @@ const HIGH_WATER: usize = 1024 * 1024;
 /// through `rx`; replies computed on the connection task are appended after
 /// draining `rx`, so a call's notifications always precede its response.
 struct Output {
-    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    rx: mpsc::Receiver<Vec<u8>>,
     buf: Vec<u8>,
     written: usize,
 }
@@ -226,8 +240,9 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let out: Arc<dyn Outbound> = Arc::new(LineSink { tx });
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        let sink = Arc::new(LineSink { tx });
+        let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
         let session = Session::new(crate::policy::TransportKind::Stdio, None);
         let mut output = Output {
             rx,
@@ -274,7 +289,7 @@ impl Server {
             tokio::select! {
                 biased;
                 frame = frames.next(), if input_open && output.pending() < HIGH_WATER => match frame {
-                    Some(Ok(Frame::Line(line))) => self.on_line(&line, &session, &out, &mut output, &tasks),
+                    Some(Ok(Frame::Line(line))) => self.on_line(&line, &session, &sink, &mut output, &tasks),
                     Some(Ok(Frame::TooLong)) => output.reply(&error_reply(
                         None,
                         ErrorObject::invalid_request(format!(
@@ -298,7 +313,7 @@ impl Server {
                         grace.as_mut().reset(tokio::time::Instant::now() + self.shutdown_grace);
                     }
                 },
-                Some(message) = output.rx.recv() => output.push(&message),
+                Some(message) = output.rx.recv(), if output.pending() < HIGH_WATER => output.push(&message),
                 n = write_or_flush(&mut writer, &output.buf[output.written..]), if needs_flush || !output.is_empty() => match n {
                     Ok(0) if output.is_empty() => needs_flush = false,
                     Ok(0) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
@@ -330,7 +345,7 @@ impl Server {
         &self,
         line: &str,
         session: &Arc<Session>,
-        out: &Arc<dyn Outbound>,
+        sink: &Arc<LineSink>,
         output: &mut Output,
         tasks: &TaskTracker,
     ) {
@@ -339,11 +354,11 @@ impl Server {
             return;
         }
         if let Some(batch) = split_batch(text) {
-            self.on_batch(batch, session, out, output, tasks);
+            self.on_batch(batch, session, sink, output, tasks);
             return;
         }
         match RawMessage::parse(text) {
-            Ok(msg) => run(&self.core, session, msg, out, output, tasks),
+            Ok(msg) => run(&self.core, session, msg, sink, output, tasks),
             Err(e) => output.reply(&crate::dispatch::encode(&e.to_response())),
         }
     }
@@ -352,13 +367,13 @@ impl Server {
         &self,
         batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
         session: &Arc<Session>,
-        out: &Arc<dyn Outbound>,
+        sink: &Arc<LineSink>,
         output: &mut Output,
         tasks: &TaskTracker,
     ) {
         let items = match batch {
             Ok(items) if items.is_empty() => {
-                return out.send(error_reply(
+                return output.reply(&error_reply(
                     None,
                     ErrorObject::invalid_request("empty batch"),
                 ));
@@ -374,11 +389,15 @@ impl Server {
                 ),
             ));
         }
+        let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
         let mut replies = Vec::new();
         let mut pending = Vec::new();
         for item in items {
             match RawMessage::parse(item.get()) {
-                Ok(msg) => match self.core.handle(session, msg, out, &RequestInfo::default()) {
+                Ok(msg) => match self
+                    .core
+                    .handle(session, msg, &out, &RequestInfo::default())
+                {
                     Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => replies.push(bytes),
                     Outcome::Spawn(fut) => pending.push(fut),
                     Outcome::Nothing => {}
@@ -386,7 +405,7 @@ impl Server {
                 Err(e) => replies.push(crate::dispatch::encode(&e.to_response())),
             }
         }
-        let out = Arc::clone(out);
+        let sink = Arc::clone(sink);
         tasks.spawn(async move {
             for reply in futures_util::future::join_all(pending)
                 .await
@@ -408,7 +427,7 @@ impl Server {
                 joined.extend_from_slice(r);
             }
             joined.push(b']');
-            out.send(joined);
+            sink.reply(joined).await;
         });
     }
 }
@@ -417,17 +436,18 @@ fn run(
     core: &Arc<ServerCore>,
     session: &Arc<Session>,
     msg: RawMessage<'_>,
-    out: &Arc<dyn Outbound>,
+    sink: &Arc<LineSink>,
     output: &mut Output,
     tasks: &TaskTracker,
 ) {
-    match core.handle(session, msg, out, &RequestInfo::default()) {
+    let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
+    match core.handle(session, msg, &out, &RequestInfo::default()) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => output.reply(&bytes),
         Outcome::Spawn(fut) => {
-            let out = Arc::clone(out);
+            let sink = Arc::clone(sink);
             tasks.spawn(async move {
                 if let Some(bytes) = fut.await {
-                    out.send(bytes);
+                    sink.reply(bytes).await;
                 }
             });
         }

@@ -1103,6 +1103,8 @@ impl Server {
                             continue;
                         }
                     };
+                    // Small SSE events must not wait for Nagle's algorithm.
+                    let _ = stream.set_nodelay(true);
                     let hyper_service = hyper_util::service::TowerToHyperService::new(service.clone());
                     let conn = builder.serve_connection(TokioIo::new(stream), hyper_service).into_owned();
                     let conn = graceful.watch(conn);
