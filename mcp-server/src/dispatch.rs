@@ -43,6 +43,8 @@ pub(crate) struct ServerCore {
     pub(crate) list_ttl_ms: u64,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, put on every modern result.
     server_info_meta: Meta,
+    /// The same, serialized once: spliced into modern call results.
+    server_info_meta_json: Vec<u8>,
     pub(crate) policy: Policy,
 }
 
@@ -309,6 +311,7 @@ impl ServerCore {
             tools,
             page_size,
             list_ttl_ms,
+            server_info_meta_json: serde_json::to_vec(&server_info_meta).unwrap_or_else(|_| b"{}".to_vec()),
             server_info_meta,
             policy,
         }
@@ -741,11 +744,27 @@ impl ServerCore {
         mut result: mcp_types::CallToolResult,
         modern: bool,
     ) -> Vec<u8> {
-        if modern {
-            result.result_type = Some(ResultType::Complete);
-            result.meta = Some(self.complete_meta());
+        if !modern {
+            return encode(&Response::new(id, result));
         }
-        encode(&Response::new(id, result))
+        result.result_type = Some(ResultType::Complete);
+        if let Some(meta) = &mut result.meta {
+            // The tool set its own `_meta`: add the server's identity to it.
+            for (k, v) in &self.server_info_meta {
+                meta.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            return encode(&Response::new(id, result));
+        }
+        // The hot path: splice the pre-serialized `_meta` into the result
+        // object instead of building and serializing it for every call.
+        let mut bytes = encode(&Response::new(id, result));
+        if bytes.ends_with(b"}}") {
+            bytes.truncate(bytes.len() - 2);
+            bytes.extend_from_slice(b",\"_meta\":");
+            bytes.extend_from_slice(&self.server_info_meta_json);
+            bytes.extend_from_slice(b"}}");
+        }
+        bytes
     }
 
     fn listen(
