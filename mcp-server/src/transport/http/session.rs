@@ -113,6 +113,8 @@ impl Sessions {
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        // Expiry rides on traffic (at most one sweep a second), so no timer task is needed.
+        self.sweep();
         let s = lock(&self.map).get(id).cloned();
         if let Some(s) = &s {
             s.touch();
@@ -185,6 +187,16 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|c| (0x21..=0x7e).contains(&c)));
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let s = Sessions::new(10, Duration::ZERO);
+        let a = s.create(TransportKind::StreamableHttp).unwrap().unwrap();
+        *lock(&s.last_sweep) -= Duration::from_secs(2);
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(s.get(&a.id).is_none(), "an idle session is gone");
+        assert_eq!(s.len(), 0);
     }
 
     #[test]
