@@ -311,7 +311,8 @@ impl ServerCore {
             tools,
             page_size,
             list_ttl_ms,
-            server_info_meta_json: serde_json::to_vec(&server_info_meta).unwrap_or_else(|_| b"{}".to_vec()),
+            server_info_meta_json: serde_json::to_vec(&server_info_meta)
+                .unwrap_or_else(|_| b"{}".to_vec()),
             server_info_meta,
             policy,
         }

@@ -261,7 +261,10 @@ async fn modern_requests_are_stateless_and_carry_result_type() {
         .await;
     assert_eq!(r["result"]["resultType"], "complete");
     assert_eq!(r["result"]["content"][0]["text"], "3");
-    assert_eq!(r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "test-server");
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "test-server"
+    );
 
     // Removed methods and missing or unsupported fields.
     let r = c.request(4, "ping", json!({"_meta": modern_meta()})).await;
