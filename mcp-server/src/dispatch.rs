@@ -518,7 +518,7 @@ impl ServerCore {
         let page = match &self.policy.visibility {
             None => registry.page(p.cursor.as_deref(), self.page_size),
             Some(hook) => {
-                let caller = self.caller(session, &era, info);
+                let caller = Self::caller(session, &era, info);
                 registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
                     hook(
                         &caller,
@@ -552,7 +552,7 @@ impl ServerCore {
     }
 
     /// Who is calling, for hooks and middleware.
-    fn caller(&self, session: &Session, era: &Era, info: &RequestInfo) -> Caller {
+    fn caller(session: &Session, era: &Era, info: &RequestInfo) -> Caller {
         Caller {
             transport: session.kind,
             session_id: session.id.clone(),
@@ -593,7 +593,7 @@ impl ServerCore {
         let caller = self
             .policy
             .wants_caller()
-            .then(|| Arc::new(self.caller(session, &era, info)));
+            .then(|| Arc::new(Self::caller(session, &era, info)));
         if let (Some(hook), Some(caller)) = (&self.policy.visibility, &caller) {
             // A tool the caller may not see does not exist for it.
             if !hook(
@@ -619,15 +619,7 @@ impl ServerCore {
             Era::Modern(m) => (m.log_level, Arc::new(m.client_capabilities.clone())),
         };
         if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
-            let names: Vec<&str> = missing.keys().map(String::as_str).collect();
-            let message = format!(
-                "tool `{name}` needs the client capabilities {names:?}, which the client did not declare"
-            );
-            return failed(
-                id,
-                ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
-                    .with_data(serde_json::json!({ "requiredCapabilities": missing })),
-            );
+            return failed(id, missing_capability_error(&name, missing));
         }
         let admission = match self.policy.limits.as_ref().map(CallLimits::admit) {
             None => Admission::Now(None),
@@ -653,43 +645,54 @@ impl ServerCore {
                 self.run_call(session, id, ctx, call, permit, modern)
             }
             admission => {
-                let chain: BoxFuture<CallOutcome> = if self.policy.middleware.is_empty() {
-                    let call = entry.call(Args::new(arguments), ctx.clone());
-                    Box::pin(async move { Ok(call.await) })
-                } else {
-                    let call = ToolCall {
-                        name: name.clone(),
-                        arguments: arguments.unwrap_or_default(),
-                        caller: caller
-                            .unwrap_or_else(|| Arc::new(self.caller(session, &era, info))),
-                        ctx: ctx.clone(),
-                    };
-                    Next::new(self.policy.middleware.clone().into(), entry.clone()).run(call)
+                let call = ToolCall {
+                    name,
+                    arguments: arguments.unwrap_or_default(),
+                    caller: caller.unwrap_or_else(|| Arc::new(Self::caller(session, &era, info))),
+                    ctx: ctx.clone(),
                 };
-                let guarded: BoxFuture<CallOutcome> = Box::pin(async move {
-                    let _permit = match admission {
-                        Admission::Now(permit) => permit,
-                        Admission::Wait(running, waiting) => {
-                            let permit = running.acquire_owned().await.ok();
-                            drop(waiting);
-                            permit
-                        }
-                    };
-                    match timeout {
-                        None => chain.await,
-                        Some(limit) => match tokio::time::timeout(limit, chain).await {
-                            Ok(outcome) => outcome,
-                            // The tool's future is dropped: that stops it.
-                            Err(_) => Ok(mcp_types::CallToolResult::error(format!(
-                                "tool `{name}` timed out after {} ms",
-                                limit.as_millis()
-                            ))),
-                        },
-                    }
-                });
+                let guarded = self.guarded_call(entry, call, admission, timeout);
                 self.run_call(session, id, ctx, guarded, None, modern)
             }
         }
+    }
+
+    /// A call wrapped in the policy: middleware, a slot, a timeout.
+    fn guarded_call(
+        &self,
+        entry: &crate::tool::ToolEntry,
+        call: ToolCall,
+        admission: Admission,
+        timeout: Option<std::time::Duration>,
+    ) -> BoxFuture<CallOutcome> {
+        let name = call.name.clone();
+        let chain: BoxFuture<CallOutcome> = if self.policy.middleware.is_empty() {
+            let fut = entry.call(Args::new(Some(call.arguments)), call.ctx);
+            Box::pin(async move { Ok(fut.await) })
+        } else {
+            Next::new(self.policy.middleware.clone().into(), entry.clone()).run(call)
+        };
+        Box::pin(async move {
+            let _permit = match admission {
+                Admission::Now(permit) => permit,
+                Admission::Wait(running, waiting) => {
+                    let permit = running.acquire_owned().await.ok();
+                    drop(waiting);
+                    permit
+                }
+            };
+            match timeout {
+                None => chain.await,
+                Some(limit) => match tokio::time::timeout(limit, chain).await {
+                    Ok(outcome) => outcome,
+                    // The tool's future is dropped: that stops it.
+                    Err(_) => Ok(mcp_types::CallToolResult::error(format!(
+                        "tool `{name}` timed out after {} ms",
+                        limit.as_millis()
+                    ))),
+                },
+            }
+        })
     }
 
     /// Polls a call once in place and answers at once if it is done (most
@@ -835,6 +838,18 @@ impl ServerCore {
             }
         }))
     }
+}
+
+/// -32021 with `data.requiredCapabilities`, as 2026-07-28 defines it.
+fn missing_capability_error(tool: &str, missing: mcp_types::JsonObject) -> ErrorObject {
+    let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+    let message = format!(
+        "tool `{tool}` needs the client capabilities {names:?}, which the client did not declare"
+    );
+    let mut data = mcp_types::JsonObject::new();
+    data.insert("requiredCapabilities".into(), Value::Object(missing));
+    ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+        .with_data(Value::Object(data))
 }
 
 /// Whether raw params carry the modern `_meta` protocol version.

@@ -160,22 +160,20 @@ impl Next {
 
     /// Runs the next middleware, or the tool itself at the end of the chain.
     pub fn run(self, call: ToolCall) -> BoxFuture<CallOutcome> {
-        match self.chain.get(self.index).cloned() {
-            Some(layer) => layer.call(
+        if let Some(layer) = self.chain.get(self.index).cloned() {
+            return layer.call(
                 call,
                 Next {
                     chain: self.chain,
                     index: self.index + 1,
                     entry: self.entry,
                 },
-            ),
-            None => {
-                let fut = self
-                    .entry
-                    .call(crate::args::Args::new(Some(call.arguments)), call.ctx);
-                Box::pin(async move { Ok(fut.await) })
-            }
+            );
         }
+        let fut = self
+            .entry
+            .call(crate::args::Args::new(Some(call.arguments)), call.ctx);
+        Box::pin(async move { Ok(fut.await) })
     }
 }
 
