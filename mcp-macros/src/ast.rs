@@ -9,11 +9,11 @@ use quote::{format_ident, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Expr, FnArg, Generics, Ident, ImplItem, ItemFn, ItemImpl, LitStr, Pat, ReturnType,
-    Signature, Type, Visibility,
+    Attribute, Expr, FnArg, Generics, Ident, ImplItem, ItemFn, ItemImpl, ItemTrait, LitStr, Pat,
+    ReturnType, Signature, TraitItem, Type, Visibility,
 };
 
-use crate::attr::{self, Helper, ParamAttr, Position, ToolOptions};
+use crate::attr::{self, ClientOption, Container, Helper, ParamAttr, Position, ToolOptions};
 use crate::ctxt::Ctxt;
 use crate::symbol::{CFG, CONTEXT};
 
@@ -34,6 +34,26 @@ pub(crate) struct ToolImpl {
     pub(crate) has_candidates: bool,
     /// `impl Trait for T`: refused; nothing is generated.
     pub(crate) is_trait_impl: bool,
+    /// The typed client: on (`pub`), off, or with another visibility.
+    pub(crate) client: ClientOption,
+}
+
+/// `#[tool(description = "...")] trait T { ... }`: the tools of a server
+/// written elsewhere, declared for a typed client. The trait itself is not
+/// emitted; `TClient<C>` is.
+pub(crate) struct ToolTrait {
+    pub(crate) ident: Ident,
+    pub(crate) vis: Visibility,
+    pub(crate) description: Option<LitStr>,
+    /// A `#[describe]` on the trait stood for the description (already reported).
+    pub(crate) description_attempted: bool,
+    pub(crate) tools: Vec<Tool>,
+    /// The trait's `#[cfg]`s, repeated on what is generated for it.
+    pub(crate) cfgs: Vec<Attribute>,
+    /// The trait's doc comments and lint attributes, carried to the client type.
+    pub(crate) carried: Vec<Attribute>,
+    /// Whether the trait has methods at all (tools or not).
+    pub(crate) has_candidates: bool,
 }
 
 /// `#[tool] fn f(...)`: one tool, exposed through a generated unit struct.
@@ -76,6 +96,9 @@ pub(crate) struct Tool {
     pub(crate) position: Position,
     /// Its errors' [`section`](Ctxt::section): its place in the impl block.
     pub(crate) section: usize,
+    /// A declared tool's doc comments, lint attributes and `#[deprecated]`,
+    /// carried to its client method (empty for other tools).
+    pub(crate) carried: Vec<Attribute>,
 }
 
 impl Tool {
@@ -129,7 +152,7 @@ pub(crate) struct ParamInfo {
 
 impl ToolImpl {
     pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ToolImpl {
-        let options = attr::impl_options(cx, args);
+        let options = attr::impl_options(cx, args, Container::Impl);
         let is_trait_impl = item.trait_.is_some();
         if let Some((_, path, _)) = &item.trait_ {
             cx.error_spanned_by(
@@ -172,6 +195,7 @@ impl ToolImpl {
             cfgs: cfgs(&item.attrs),
             has_candidates: false,
             is_trait_impl,
+            client: options.client,
         };
         for (index, impl_item) in item.items.iter_mut().enumerate() {
             let ImplItem::Fn(method) = impl_item else {
@@ -327,7 +351,7 @@ impl Tool {
                         "duplicate #[tool(...)] on this method: merge the two",
                     );
                 } else {
-                    let parsed = attr::method_tool_options(cx, attr);
+                    let parsed = attr::method_tool_options(cx, attr, position);
                     description_attempted |= parsed.description_attempted;
                     options = Some(parsed);
                 }
@@ -374,9 +398,10 @@ impl Tool {
                 }
             };
             let ty = (*pat_type.ty).clone();
+            // A declaration describes the server's inputs only: no injected context.
             let kind = match context_kind(&ty) {
-                Some(by_ref) => ArgKind::Context { by_ref },
-                None => ArgKind::Param(ParamInfo::default()),
+                Some(by_ref) if position != Position::Declared => ArgKind::Context { by_ref },
+                _ => ArgKind::Param(ParamInfo::default()),
             };
             inline_params.push((args.len(), inline));
             args.push(Arg { ident, ty, kind });
@@ -391,7 +416,7 @@ impl Tool {
         }
         let place = match position {
             Position::Function => "function",
-            Position::Method => "method",
+            Position::Method | Position::Declared => "method",
         };
         // Source order: the attributes above the function come before its arguments,
         // so a duplicate is reported at the inline #[param].
@@ -458,10 +483,13 @@ impl Tool {
 
         // A tool's arguments are owned (they are decoded from JSON) and cannot be
         // generic over a hasher: the signature is the framework's, so the
-        // pedantic lints against it are not the user's to fix.
-        attrs.push(syn::parse_quote!(
-            #[allow(clippy::needless_pass_by_value, clippy::implicit_hasher)]
-        ));
+        // pedantic lints against it are not the user's to fix. (A declaration
+        // is not emitted.)
+        if position != Position::Declared {
+            attrs.push(syn::parse_quote!(
+                #[allow(clippy::needless_pass_by_value, clippy::implicit_hasher)]
+            ));
+        }
 
         // `#[param("text")]` above the function: probably meant for the first
         // parameter still undescribed, which then gets no error of its own.
@@ -503,7 +531,151 @@ impl Tool {
             cfgs: cfgs(attrs),
             position,
             section: 0,
+            carried: Vec::new(),
         }
+    }
+}
+
+impl ToolTrait {
+    pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemTrait) -> ToolTrait {
+        let options = attr::impl_options(cx, args, Container::Trait);
+        let ident = &item.ident;
+        if let Some(unsafety) = &item.unsafety {
+            cx.error_spanned_by(
+                unsafety,
+                "a #[tool] trait declares the tools of a server: it cannot be `unsafe`",
+            );
+        }
+        if let Some(auto) = &item.auto_token {
+            cx.error_spanned_by(auto, "a #[tool] trait cannot be an `auto` trait");
+        }
+        if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
+            cx.error_spanned_by(
+                &item.generics,
+                format!("a #[tool] trait cannot be generic: `{ident}` declares the tools of one server, whose schemas are concrete"),
+            );
+        }
+        if !item.supertraits.is_empty() {
+            cx.error_spanned_by(
+                &item.supertraits,
+                format!("a #[tool] trait cannot have supertraits: `{ident}` only declares tools, and is not emitted (its client `{ident}Client` is)"),
+            );
+        }
+        let mut description_attempted = false;
+        let mut carried = Vec::new();
+        for attr in &item.attrs {
+            match attr::helper(attr) {
+                Some(Helper::Describe) => {
+                    description_attempted = true;
+                    cx.error_spanned_by(
+                        attr,
+                        "a #[tool] trait is described by its #[tool]: write #[tool(description = \"...\")] on the trait instead of #[describe]",
+                    );
+                }
+                Some(Helper::Param) => cx.error_spanned_by(
+                    attr,
+                    "#[param] describes a parameter: put it above a method of the trait or on its argument",
+                ),
+                Some(Helper::Tool) => {
+                    cx.error_spanned_by(attr, "duplicate #[tool] on the trait: merge the two");
+                }
+                None if attr.path().is_ident(CFG.0) => {}
+                None => carry(cx, attr, &mut carried, "client type"),
+            }
+        }
+        let mut model = ToolTrait {
+            ident: item.ident.clone(),
+            vis: item.vis.clone(),
+            description: options.description,
+            description_attempted,
+            tools: Vec::new(),
+            cfgs: cfgs(&item.attrs),
+            carried,
+            has_candidates: false,
+        };
+        for (index, trait_item) in item.items.iter_mut().enumerate() {
+            cx.section(index + 1);
+            let TraitItem::Fn(method) = trait_item else {
+                cx.error_spanned_by(
+                    &*trait_item,
+                    "a #[tool] trait declares tools only (`async fn name(&self, ...) -> Output;`): remove this item",
+                );
+                continue;
+            };
+            model.has_candidates = true;
+            let name = &method.sig.ident;
+            if let Some(body) = &method.default {
+                cx.error_at(
+                    body.brace_token.span.join(),
+                    format!("declared tool `{name}` cannot have a body: the server runs it, and the client's method calls the server; end the declaration with `;`"),
+                );
+            }
+            if method.sig.asyncness.is_none() {
+                cx.error_spanned_by(
+                    method.sig.fn_token,
+                    format!("declared tool `{name}` must be an `async fn`: write `async fn {name}(&self, ...)` (its client method awaits the server)"),
+                );
+            }
+            match method.sig.receiver() {
+                None => cx.error_spanned_by(
+                    name,
+                    format!("declared tool `{name}` needs a `&self` receiver: write `async fn {name}(&self, ...)`"),
+                ),
+                Some(receiver) => {
+                    let shared = matches!(
+                        &*receiver.ty,
+                        Type::Reference(r) if r.mutability.is_none() && is_self(&r.elem)
+                    );
+                    if !shared {
+                        cx.error_spanned_by(
+                            receiver,
+                            format!("declared tool `{name}` takes `&self`: its client method borrows the client"),
+                        );
+                    }
+                }
+            }
+            let mut tool = Tool::from_syn(
+                cx,
+                &mut method.attrs,
+                &mut method.sig,
+                Access::Shared,
+                Position::Declared,
+            );
+            tool.section = index + 1;
+            for attr in &method.attrs {
+                if !attr.path().is_ident(CFG.0) {
+                    carry(cx, attr, &mut tool.carried, "client method");
+                }
+            }
+            model.tools.push(tool);
+        }
+        cx.section(0);
+        model
+    }
+}
+
+/// Keeps the attributes of a declaration that mean something on the
+/// generated item (docs, lint levels, `#[deprecated]`); refuses the rest,
+/// which would otherwise vanish with the trait.
+fn carry(cx: &Ctxt, attr: &Attribute, carried: &mut Vec<Attribute>, onto: &str) {
+    const CARRIED: &[&str] = &[
+        "doc",
+        "allow",
+        "expect",
+        "warn",
+        "deny",
+        "forbid",
+        "deprecated",
+        "cfg_attr",
+    ];
+    if CARRIED.iter().any(|name| attr.path().is_ident(name)) {
+        carried.push(attr.clone());
+    } else {
+        let path = attr::path_text(attr.path());
+        cx.error_spanned_by(
+            attr,
+            format!("#[{path}] cannot be kept: a #[tool] trait is not emitted, only its client is, and the {onto} takes doc comments, lint levels and #[deprecated] only; remove it"),
+        );
     }
 }
 

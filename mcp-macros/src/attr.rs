@@ -8,12 +8,12 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token};
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token, Visibility};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    Symbol, DEFAULT, DESCRIBE, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD,
-    PARAM, PARAM_KEYS, READ_ONLY, TITLE, TOOL, TOOL_KEYS,
+    Symbol, CLIENT, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT,
+    IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -51,11 +51,35 @@ pub(crate) enum Position {
     Method,
     /// On a free function.
     Function,
+    /// On a method of a `#[tool]` trait: a tool of a server written elsewhere.
+    Declared,
 }
 
-/// `#[tool(description = "...")]` on an impl block.
+/// Where a block-level `#[tool(...)]` sits.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Container {
+    /// An impl block: a toolbox.
+    Impl,
+    /// A trait: the declaration of a foreign server's tools.
+    Trait,
+}
+
+/// `#[tool(description = "...", client = ...)]` on an impl block or a trait.
 pub(crate) struct ImplOptions {
     pub(crate) description: Option<LitStr>,
+    /// The typed client of a toolbox: `client = false` turns it off,
+    /// `client = "pub(crate)"` sets its visibility.
+    pub(crate) client: ClientOption,
+}
+
+/// Whether (and how visibly) a toolbox gets a typed client.
+pub(crate) enum ClientOption {
+    /// `pub`: the attribute cannot see the type's own visibility.
+    Default,
+    /// `client = false`.
+    Off,
+    /// `client = "pub(crate)"`.
+    Vis(Visibility),
 }
 
 /// A tool's own `#[tool(...)]`: rename, title and annotations.
@@ -94,14 +118,23 @@ fn attr_tokens(cx: &Ctxt, attr: &Attribute, example: &str) -> TokenStream {
     }
 }
 
-/// `#[tool(...)]` on an impl block; `args` are the macro's arguments.
-pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream) -> ImplOptions {
+/// `#[tool(...)]` on an impl block or a trait; `args` are the macro's arguments.
+pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream, container: Container) -> ImplOptions {
     let mut description = Attr::none(DESCRIPTION);
+    let mut client = Attr::none(CLIENT);
+    let whole = match container {
+        Container::Impl => "the toolbox",
+        Container::Trait => "the whole declaration",
+    };
     for meta in metas(cx, args) {
         let key = meta.path();
         if key == &DESCRIPTION {
             if let Some(lit) = string_value(cx, &meta, r#"#[tool(description = "...")]"#) {
                 description.set(cx, key, lit);
+            }
+        } else if key == &CLIENT && container == Container::Impl {
+            if let Some(value) = client_value(cx, &meta) {
+                client.set(cx, key, value);
             }
         } else if TOOL_KEYS.iter().any(|k| key == k) {
             let text = path_text(key);
@@ -113,15 +146,54 @@ pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream) -> ImplOptions {
             cx.error_spanned_by(
                 key,
                 format!(
-                    "`{text}` belongs to one tool, not to the toolbox: put {example} on the method"
+                    "`{text}` belongs to one tool, not to {whole}: put {example} on the method"
                 ),
             );
-        } else {
+        } else if container == Container::Impl {
             unknown_key(cx, key, "#[tool(...)] on an impl block", IMPL_KEYS);
+        } else {
+            unknown_key(cx, key, "#[tool(...)] on a trait", TRAIT_KEYS);
         }
     }
     ImplOptions {
         description: description.get(),
+        client: client.get().unwrap_or(ClientOption::Default),
+    }
+}
+
+/// `client = false`, `client = true` or `client = "pub(crate)"`.
+fn client_value(cx: &Ctxt, meta: &Meta) -> Option<ClientOption> {
+    const EXAMPLE: &str =
+        "`client = false` (no typed client) or `client = \"pub(crate)\"` (its visibility)";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, format!("expected {EXAMPLE}"));
+        return None;
+    };
+    match &nv.value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(LitBool { value, .. }),
+            ..
+        }) => Some(if *value {
+            ClientOption::Default
+        } else {
+            ClientOption::Off
+        }),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => {
+            let vis = lit.parse::<Visibility>().ok();
+            if vis.is_none() {
+                cx.error_spanned_by(
+                    lit,
+                    format!("expected a visibility such as \"pub\" or \"pub(crate)\": {EXAMPLE}"),
+                );
+            }
+            vis.map(ClientOption::Vis)
+        }
+        other => {
+            cx.error_spanned_by(other, format!("expected {EXAMPLE}"));
+            None
+        }
     }
 }
 
@@ -140,6 +212,15 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             if let Some(lit) = string_value(cx, &meta, r#"#[tool(name = "...")]"#) {
                 name.set(cx, key, lit);
             }
+        } else if position == Position::Declared
+            && TOOL_KEYS.iter().any(|k| key == k)
+            && !DECLARED_TOOL_KEYS.iter().any(|k| key == k)
+        {
+            let text = path_text(key);
+            cx.error_spanned_by(
+                key,
+                format!("`{text}` has no effect on a declared tool: the server that runs the tool sets its title and annotations; remove it (a declared tool's #[tool(...)] takes only `name`)"),
+            );
         } else if key == &TITLE {
             if let Some(lit) = string_value(cx, &meta, r#"#[tool(title = "...")]"#) {
                 title.set(cx, key, lit);
@@ -163,14 +244,18 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
                     "describe a tool with #[describe(\"...\")] above the method (`description = ...` is for the impl block's #[tool])"
                 }
                 Position::Function => "describe a tool function with #[describe(\"...\")] above it",
+                Position::Declared => {
+                    "describe a declared tool with #[describe(\"...\")] above the method (`description = ...` is for the trait's #[tool])"
+                }
             };
             cx.error_spanned_by(key, fix);
         } else {
-            let place = match position {
-                Position::Method => "#[tool(...)] on a tool method",
-                Position::Function => "#[tool(...)] on a function",
+            let (place, keys) = match position {
+                Position::Method => ("#[tool(...)] on a tool method", TOOL_KEYS),
+                Position::Function => ("#[tool(...)] on a function", TOOL_KEYS),
+                Position::Declared => ("#[tool(...)] on a declared tool", DECLARED_TOOL_KEYS),
             };
-            unknown_key(cx, key, place, TOOL_KEYS);
+            unknown_key(cx, key, place, keys);
         }
     }
     ToolOptions {
@@ -184,10 +269,10 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     }
 }
 
-/// A method-level `#[tool(...)]` inside a `#[tool]` impl block.
-pub(crate) fn method_tool_options(cx: &Ctxt, attr: &Attribute) -> ToolOptions {
+/// A method-level `#[tool(...)]` inside a `#[tool]` impl block or trait.
+pub(crate) fn method_tool_options(cx: &Ctxt, attr: &Attribute, position: Position) -> ToolOptions {
     let tokens = attr_tokens(cx, attr, "#[tool(name = \"...\", read_only, ...)]");
-    tool_options(cx, tokens, Position::Method)
+    tool_options(cx, tokens, position)
 }
 
 /// `key = "text"`.

@@ -6,9 +6,11 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::{GenericParam, Type};
 
-use crate::ast::{ArgKind, Tool, ToolFn, ToolImpl};
-use crate::attr::Position;
+use crate::ast::{ArgKind, Tool, ToolFn, ToolImpl, ToolTrait};
+use crate::attr::{ClientOption, Position};
+use crate::client;
 use crate::ctxt::Ctxt;
+use crate::symbol::{CLIENT_METHODS, DECLARED_CLIENT_METHODS};
 
 /// The spec's rule for tool names: 1 to 128 characters of `[A-Za-z0-9_.-]`.
 pub(crate) fn is_valid_tool_name(name: &str) -> bool {
@@ -47,12 +49,80 @@ pub(crate) fn check_impl(cx: &Ctxt, model: &ToolImpl) {
             format!("this #[tool] impl has no tools: every `pub fn` of it is a tool; write `pub fn` with a #[describe(\"...\")] above it, or remove #[tool] from `impl {ty}`"),
         );
     }
+    let client = match (&model.client, &model.type_name) {
+        (ClientOption::Off, _) | (_, None) => None,
+        (_, Some(name)) => Some(format!("{name}Client")),
+    };
     for tool in &model.tools {
         cx.section(tool.section);
         check_tool(cx, tool);
+        if let Some(client) = &client {
+            check_client_method_name(cx, tool, client, CLIENT_METHODS, true);
+        }
     }
     check_unique_names(cx, &model.tools);
     cx.section(0);
+}
+
+pub(crate) fn check_trait(cx: &Ctxt, model: &ToolTrait) {
+    match &model.description {
+        None if model.description_attempted => {}
+        None => cx.error_at(
+            Span::call_site(),
+            format!("the declaration needs a description: write #[tool(description = \"...\")] on `trait {}` (say what the server is for)", model.ident),
+        ),
+        Some(lit) if lit.value().trim().is_empty() => cx.error_spanned_by(
+            lit,
+            "empty description: say what the server is for, e.g. #[tool(description = \"The weather service\")]",
+        ),
+        Some(_) => {}
+    }
+    if !model.has_candidates {
+        cx.error_spanned_by(
+            &model.ident,
+            format!("this #[tool] trait declares no tools: add `async fn name(&self, ...) -> Output;` with a #[describe(\"...\")] for each tool of the server, or remove #[tool] from `trait {}`", model.ident),
+        );
+    }
+    let client = format!("{}Client", model.ident);
+    let reserved: Vec<&str> = CLIENT_METHODS
+        .iter()
+        .chain(DECLARED_CLIENT_METHODS)
+        .copied()
+        .collect();
+    for tool in &model.tools {
+        cx.section(tool.section);
+        check_tool(cx, tool);
+        check_client_method_name(cx, tool, &client, &reserved, false);
+        if let Err((tokens, message)) = client::declared_output(&tool.output) {
+            cx.error_spanned_by(tokens, message);
+        }
+    }
+    check_unique_names(cx, &model.tools);
+    cx.section(0);
+}
+
+/// A tool method named like one of the client's own methods (`new`, ...).
+fn check_client_method_name(
+    cx: &Ctxt,
+    tool: &Tool,
+    client: &str,
+    reserved: &[&str],
+    can_turn_off: bool,
+) {
+    let ident = tool.ident.to_string();
+    let ident = ident.trim_start_matches("r#");
+    if !reserved.contains(&ident) {
+        return;
+    }
+    let off = if can_turn_off {
+        ", or turn the client off with #[tool(description = \"...\", client = false)] on the impl block"
+    } else {
+        ""
+    };
+    cx.error_spanned_by(
+        &tool.ident,
+        format!("a tool method cannot be named `{ident}`: the generated `{client}` has its own `{client}::{ident}`; rename the method and keep the tool's name with #[tool(name = \"{name}\")]{off}", name = tool.name()),
+    );
 }
 
 pub(crate) fn check_fn(cx: &Ctxt, model: &ToolFn) {
@@ -65,6 +135,7 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
     let fn_name = &tool.ident;
     let (above, not_a_tool) = match tool.position {
         Position::Function => ("the function", String::new()),
+        Position::Declared => ("the method", String::new()),
         Position::Method => (
             "the method",
             format!(" (if `{fn_name}` is not a tool, make it private or move it to an impl block without #[tool])"),
@@ -136,7 +207,7 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
                 );
             }
         }
-        check_arg_type(cx, &arg.ty);
+        check_arg_type(cx, &arg.ty, tool.position);
     }
     if let Type::ImplTrait(ty) = &tool.output {
         cx.error_spanned_by(
@@ -146,11 +217,16 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
     }
 }
 
-fn check_arg_type(cx: &Ctxt, ty: &Type) {
+fn check_arg_type(cx: &Ctxt, ty: &Type, position: Position) {
+    let (coded, from) = if position == Position::Declared {
+        ("encoded", "as JSON")
+    } else {
+        ("decoded", "from JSON")
+    };
     match ty {
         Type::ImplTrait(_) => cx.error_spanned_by(
             ty,
-            "a tool's argument needs a concrete type: it is decoded from JSON and described by a JSON Schema",
+            format!("a tool's argument needs a concrete type: it is {coded} {from} and described by a JSON Schema"),
         ),
         Type::Reference(r) => {
             let owned = match &*r.elem {
@@ -158,12 +234,14 @@ fn check_arg_type(cx: &Ctxt, ty: &Type) {
                 Type::Slice(_) => "`Vec<_>`",
                 _ => "an owned type",
             };
-            cx.error_spanned_by(
-                ty,
-                format!("a tool's argument is decoded from JSON into an owned value: use {owned} instead of a reference"),
-            );
+            let message = if position == Position::Declared {
+                format!("a declared tool's argument is an owned value, as in the server's signature: use {owned} instead of a reference")
+            } else {
+                format!("a tool's argument is decoded from JSON into an owned value: use {owned} instead of a reference")
+            };
+            cx.error_spanned_by(ty, message);
         }
-        Type::Group(g) => check_arg_type(cx, &g.elem),
+        Type::Group(g) => check_arg_type(cx, &g.elem, position),
         _ => {}
     }
 }

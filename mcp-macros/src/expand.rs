@@ -5,10 +5,11 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
-use syn::{Generics, Item, ItemFn, ItemImpl, Lifetime, Type};
+use syn::{Generics, Item, ItemFn, ItemImpl, ItemTrait, Lifetime, Type};
 
-use crate::ast::{Access, ArgKind, Tool, ToolFn, ToolImpl};
+use crate::ast::{Access, ArgKind, Tool, ToolFn, ToolImpl, ToolTrait};
 use crate::check;
+use crate::client;
 use crate::ctxt::Ctxt;
 use crate::fallback;
 
@@ -21,10 +22,11 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     match item {
         Item::Impl(item) => tool_impl(args, item),
         Item::Fn(item) => tool_fn(args, item),
+        Item::Trait(item) => tool_trait(args, item),
         other => {
             let err = syn::Error::new(
                 Span::call_site(),
-                "#[tool] goes on an impl block (a toolbox: `#[tool(description = \"...\")] impl MyTools { ... }`) or on a function (one tool)",
+                "#[tool] goes on an impl block (a toolbox: `#[tool(description = \"...\")] impl MyTools { ... }`), on a function (one tool), or on a trait (the tools of a server written elsewhere, for a typed client)",
             );
             with_error(other.into_token_stream(), &err)
         }
@@ -43,12 +45,30 @@ fn tool_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
     match cx.check() {
         Ok(()) => {
             let toolbox = impl_toolbox(&model);
-            quote!(#item #toolbox)
+            let client = client::toolbox_client(&model, false);
+            quote!(#item #toolbox #client)
         }
         Err(err) => {
             let stub = fallback::impl_stub(&model);
+            let client = client::toolbox_client(&model, true);
             let err = err.into_compile_error();
-            quote!(#item #stub #err)
+            quote!(#item #stub #client #err)
+        }
+    }
+}
+
+/// A trait declares a foreign server's tools: only its client is emitted
+/// (the trait is a declaration, which nothing implements; see `lib.rs`).
+fn tool_trait(args: TokenStream, mut item: ItemTrait) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = ToolTrait::from_syn(&cx, args, &mut item);
+    check::check_trait(&cx, &model);
+    match cx.check() {
+        Ok(()) => client::declared_client(&model, false),
+        Err(err) => {
+            let stub = client::declared_client(&model, true);
+            let err = err.into_compile_error();
+            quote!(#stub #err)
         }
     }
 }
@@ -353,7 +373,7 @@ fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
 
 /// Replaces every named lifetime but `'static` with `'_`, so a type written in a
 /// signature (`&'a str`) can be named inside the generated body.
-fn erase_lifetimes(ty: &Type) -> Type {
+pub(crate) fn erase_lifetimes(ty: &Type) -> Type {
     struct Eraser;
     impl VisitMut for Eraser {
         fn visit_lifetime_mut(&mut self, lifetime: &mut Lifetime) {

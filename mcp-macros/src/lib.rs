@@ -6,8 +6,10 @@
 //!
 //! The pipeline: `ast` parses the item into a model and strips the helper
 //! attributes, `check` validates the model, then `expand` emits the item with
-//! the generated `ToolBox` impl, or `fallback` emits the item with a stub impl
-//! beside every error collected by `ctxt`.
+//! the generated `ToolBox` impl and typed client (`client`), or `fallback`
+//! emits the item with a stub impl (and a client with `unreachable!()`
+//! bodies) beside every error collected by `ctxt`. A `#[tool]` trait goes
+//! the same way, but only its client is emitted.
 #![warn(missing_docs)]
 // Token-stream code passes `TokenStream`s and syn nodes by value and builds
 // long `quote!` blocks; these pedantic lints fight that style.
@@ -16,6 +18,7 @@
 mod ast;
 mod attr;
 mod check;
+mod client;
 mod ctxt;
 mod expand;
 mod fallback;
@@ -142,6 +145,145 @@ use proc_macro::TokenStream;
 /// The struct is named after the function in upper camel case plus `Tool`,
 /// with the function's visibility and `#[cfg]`s.
 ///
+/// # The typed client of a toolbox
+///
+/// Beside `impl ToolBox for T`, an impl block gets a client, `TClient<C>`:
+/// one `async` method per tool, with the tool's arguments and a typed
+/// result, over any `C: ToolCaller` (`mcp_server::types::call::ToolCaller`:
+/// a connected network client, or a server in the same process).
+///
+/// ```
+/// use mcp_server::types::call::{CallError, ToolCaller};
+/// use mcp_server::{tool, Json, ToolError};
+///
+/// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+/// pub struct Stats {
+///     pub mean: f64,
+/// }
+///
+/// pub struct Calculator;
+///
+/// #[tool(description = "Arithmetic")]
+/// impl Calculator {
+///     #[describe("Add two numbers")]
+///     pub fn add(&self, #[param("The first")] a: f64, #[param("The second")] b: f64) -> f64 {
+///         a + b
+///     }
+///
+///     #[describe("The mean of some values")]
+///     pub fn stats(
+///         &self,
+///         #[param("The values")] values: Vec<f64>,
+///         #[param("Scale", default = 1.0)] scale: f64,
+///     ) -> Result<Json<Stats>, ToolError> {
+///         let mean = values.iter().sum::<f64>() / values.len() as f64 * scale;
+///         Ok(Json(Stats { mean }))
+///     }
+/// }
+///
+/// // Generated:
+/// // pub struct CalculatorClient<C> { .. }
+/// // impl<C: ToolCaller> CalculatorClient<C> {
+/// //     pub fn new(caller: C) -> Self;
+/// //     pub fn caller(&self) -> &C;
+/// //     pub async fn add(&self, a: f64, b: f64) -> Result<f64, CallError>;
+/// //     pub async fn stats(&self, values: Vec<f64>, scale: Option<f64>)
+/// //         -> Result<Stats, CallError> where Stats: DecodeFor<C>;
+/// // }
+/// async fn mean_of_sum<C: ToolCaller>(caller: C) -> Result<f64, CallError> {
+///     let calculator = CalculatorClient::new(caller);
+///     let sum = calculator.add(1.0, 2.0).await?;
+///     Ok(calculator.stats(vec![sum, 5.0], None).await?.mean)
+/// }
+/// ```
+///
+/// - Arguments: the tool's parameters, by value, same names (no `Context`).
+///   An `Option<T>` stays `Option<T>`; a defaulted `T` becomes `Option<T>`.
+///   `None` leaves the argument out, so the server applies its default.
+/// - Results, by the tool's return type: `String`/`&str` → `String` (the
+///   text); numbers, `bool`, `char` → parsed from the text; `()` → `()`;
+///   `Json<T>` → `T`, decoded from `structuredContent` (unwrapped from
+///   `{"result": ...}` when the server wrapped it: when `T`'s schema is not an
+///   object, the server's own rule); `Content`/`Vec<Content>` →
+///   `Vec<ContentBlock>`; `CallToolResult` (and any other type) →
+///   `CallToolResult`; `Result<T, E>` → as `T`.
+/// - Errors (`CallError`): an `isError` result is `CallError::Tool`, for every
+///   tool; a result of the wrong shape `CallError::Decode`; and whatever the
+///   caller reports (transport, protocol, timeout).
+/// - A server needs only `Serialize` for its `Json<T>` results and only
+///   `Deserialize` for its arguments; the client needs the other halves.
+///   Those bounds are on the methods (`where Stats: DecodeFor<C>`), so an
+///   unused client compiles and a method that cannot work is refused where it
+///   is called, with the missing trait named.
+/// - The client is `pub` (an attribute on an impl block cannot see the
+///   type's visibility), documented, `Debug` and `Clone` when `C` is.
+///   `#[tool(description = "...", client = "pub(crate)")]` sets another
+///   visibility; `client = false` generates none. A generic impl gives a
+///   generic client (`RegisterClient<T, C>`). A tool method may not be
+///   named `new` or `caller` while the client exists.
+///
+/// # On a trait: the tools of a server written elsewhere
+///
+/// A trait with the same vocabulary declares a foreign server's tools; the
+/// macro generates `TraitClient<C>` with the same methods, plus `connect`,
+/// which checks the server first. Use it through `mcp_client::tool`.
+///
+/// ```
+/// use mcp_client::tool;
+/// use mcp_client::types::call::{CallError, ToolCaller};
+///
+/// #[derive(Debug, serde::Deserialize)]
+/// pub struct Day {
+///     pub summary: String,
+/// }
+///
+/// /// The weather service, written in Python.
+/// #[tool(description = "Forecasts")]
+/// pub trait Weather {
+///     #[describe("The forecast for a city")]
+///     async fn forecast(
+///         &self,
+///         #[param("The city")] city: String,
+///         #[param("How many days", default = 3)] days: u32,
+///     ) -> Vec<Day>;
+///
+///     #[describe("The temperature")]
+///     #[tool(name = "get-temperature")]
+///     async fn temperature(&self, #[param("The city")] city: String) -> f64;
+/// }
+///
+/// async fn tomorrow<C: ToolCaller>(caller: C) -> Result<String, CallError> {
+///     // Lists the server's tools and checks them against the declaration.
+///     let weather = WeatherClient::connect(caller).await?;
+///     let days = weather.forecast("Paris".to_owned(), Some(2)).await?;
+///     Ok(days.into_iter().nth(1).map(|d| d.summary).unwrap_or_default())
+/// }
+/// ```
+///
+/// - Every method is a declared tool: `async fn name(&self, args...) -> Out;`,
+///   no body, `#[describe]` required, each argument described (both
+///   `#[param]` forms, `default = ...`), `#[tool(name = "...")]` for the
+///   wire name. `#[cfg]`, doc comments, lint levels and `#[deprecated]`
+///   carry over to the client.
+/// - `Out` is what the client returns: `String` (the text), a number or
+///   `bool` (parsed), `()`, `Vec<ContentBlock>`, `CallToolResult`, or any
+///   `T: DeserializeOwned`, decoded from `structuredContent` (from
+///   `{"result": ...}` when the object itself is not a `T`, as servers wrap
+///   non-object results). Arguments need `Serialize + JsonSchema`. These are
+///   the client's own types, so the bounds are checked at once.
+/// - `TraitClient::connect(caller)` lists the server's tools and checks each
+///   declared tool: offered; every property the server requires declared,
+///   and not as optional; every declared non-optional argument a property of
+///   the server's schema; JSON types compatible (the declared type's schema
+///   is generated with schemars as the server does; an integer is a number;
+///   a complex schema is accepted). A mismatch is `CallError::Incompatible`
+///   listing every difference. `TraitClient::new(caller)` does not check.
+/// - The client has the trait's visibility. The trait itself is not emitted:
+///   it is a declaration that nothing implements (the client's methods return
+///   `Result<_, CallError>`), so it cannot leak "unused trait" warnings or be
+///   mistaken for a server interface. A method may not be named `new`,
+///   `caller` or `connect`.
+///
 /// # Compile errors
 ///
 /// Every mistake is reported at once, at the token at fault, with the fix;
@@ -159,7 +301,19 @@ use proc_macro::TokenStream;
 ///   impl, on a method, or on another item; a `#[tool]` block with no tools;
 /// - `#[describe]`/`#[param]` on a private fn of the block;
 /// - an argument type without `Deserialize`/`JsonSchema`, or a return type
-///   without `IntoToolResult`: the compiler's trait error, on that type.
+///   without `IntoToolResult`: the compiler's trait error, on that type;
+/// - a tool method named like a client method (`new`, `caller`); a bad
+///   `client = ...`;
+/// - calling a client method whose argument type lacks `Serialize`, or whose
+///   `Json<T>` result lacks `Deserialize`: the trait error, at the call.
+///
+/// On a trait, besides the tool and parameter errors above: a method with a
+/// body, not `async`, without `&self`; a return type that is a reference,
+/// `impl Trait`, `Json<T>`, `Result<T, E>` or a lone `ContentBlock` (each
+/// naming what to write), or lacks `Deserialize` (the trait error, on the
+/// type); an argument type without `Serialize`/`JsonSchema`; annotations or
+/// a title on a declared tool; generics, supertraits, items other than
+/// methods, attributes that cannot move to the client.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
@@ -167,10 +321,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Describes a tool, for the model: `#[describe("Add two numbers")]`.
 ///
-/// Only valid on a method of a `#[tool]` impl block or on a `#[tool]`
-/// function, which consumes it (see [`macro@tool`]); it may come before or
-/// after `#[tool]` on a function. Used anywhere else it is a compile error
-/// that names the fix.
+/// Only valid on a method of a `#[tool]` impl block or trait, or on a
+/// `#[tool]` function, which consumes it (see [`macro@tool`]); it may come
+/// before or after `#[tool]` on a function. Used anywhere else it is a
+/// compile error that names the fix.
 #[proc_macro_attribute]
 pub fn describe(args: TokenStream, input: TokenStream) -> TokenStream {
     standalone::describe(args.into(), input.into()).into()

@@ -3,7 +3,7 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
-use syn::{Attribute, Item};
+use syn::{Attribute, Item, TraitItemFn};
 
 use crate::ast::strip_helpers;
 use crate::attr::{self, Helper};
@@ -22,7 +22,20 @@ fn outside(which: Helper, args: TokenStream, input: TokenStream) -> TokenStream 
     } else {
         "param"
     };
-    let Ok(mut item) = syn::parse2::<Item>(input.clone()) else {
+    let parsed = syn::parse2::<Item>(input.clone());
+    // A method of a trait without `#[tool]` (a declaration missing its
+    // macro); syn reads a method without a body as a verbatim item.
+    if matches!(parsed, Ok(Item::Verbatim(_)) | Err(_)) {
+        if let Ok(mut method) = syn::parse2::<TraitItemFn>(input.clone()) {
+            strip_helpers(&mut method.attrs, &mut method.sig);
+            let message = format!(
+                "`#[{name}]` only works on a method of a `#[tool]` trait, impl block or function: add `#[tool(description = \"...\")]` to the trait to declare a server's tools"
+            );
+            let err = syn::Error::new(Span::call_site(), message).into_compile_error();
+            return quote!(#method #err);
+        }
+    }
+    let Ok(mut item) = parsed else {
         let err = error(name, None);
         return quote!(#input #err);
     };

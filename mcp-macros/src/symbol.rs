@@ -21,17 +21,27 @@ pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const DEFAULT: Symbol = Symbol("default");
+pub(crate) const CLIENT: Symbol = Symbol("client");
 
 /// The keys of a tool's own `#[tool(...)]` (on a method or a function).
 pub(crate) const TOOL_KEYS: &[Symbol] =
     &[NAME, TITLE, READ_ONLY, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD];
+/// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).
+pub(crate) const DECLARED_TOOL_KEYS: &[Symbol] = &[NAME];
 /// The keys of `#[tool(...)]` on an impl block.
-pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION];
+pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION, CLIENT];
+/// The keys of `#[tool(...)]` on a trait.
+pub(crate) const TRAIT_KEYS: &[Symbol] = &[DESCRIPTION];
 /// The keys of `#[param(...)]` after the description.
 pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT];
 
 /// The type whose arguments are injected rather than decoded.
 pub(crate) const CONTEXT: Symbol = Symbol("Context");
+
+/// The methods every generated client has: a tool method may not take their names.
+pub(crate) const CLIENT_METHODS: &[&str] = &["new", "caller"];
+/// The methods a declared (trait) client has besides [`CLIENT_METHODS`].
+pub(crate) const DECLARED_CLIENT_METHODS: &[&str] = &["connect"];
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

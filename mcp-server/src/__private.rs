@@ -27,3 +27,11 @@ pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
 pub fn into_result<R: IntoToolResult>(value: R) -> CallToolResult {
     value.into_tool_result()
 }
+
+// For the typed client `#[tool]` generates beside a toolbox (`<Type>Client<C>`).
+pub use crate::tool::Json;
+pub use mcp_types::call::{
+    check_result, decode_content, decode_parsed, decode_structured, decode_text, decode_unit,
+    decode_whole, is_wrapped_output, CallArguments, CallError, DecodeFor, EncodeFor, ToolCaller,
+};
+pub use mcp_types::{ContentBlock, JsonObject};

@@ -1,0 +1,289 @@
+//! Sending requests: ids, the era's `_meta`, waiting for the response, the
+//! timeout, cancellation when a call is dropped, progress callbacks, and the
+//! modern era's `input_required` rounds (MRTR).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_types::call::CallError;
+use mcp_types::jsonrpc::{Notification, Request};
+use mcp_types::modern::{meta as meta_key, InputRequest, InputRequiredResult, RequestMeta};
+use mcp_types::{
+    ClientCapabilities, ErrorObject, Implementation, JsonObject, Meta, ProtocolVersion, RequestId,
+};
+use serde_json::Value;
+
+use crate::error::transport;
+use crate::options::ProgressFn;
+use crate::shared::{cancelled_notification, lock, Shared};
+use crate::transport::{Outgoing, Transport};
+
+/// What does not change over a connection's life.
+#[derive(Debug)]
+pub(crate) struct Config {
+    pub(crate) client_info: Implementation,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) timeout: Duration,
+    pub(crate) max_input_rounds: usize,
+}
+
+/// One request to send.
+pub(crate) struct Req {
+    pub(crate) method: String,
+    /// The params object (`_meta` is added as the era needs).
+    pub(crate) params: JsonObject,
+    pub(crate) modern: bool,
+    /// `None`: wait as long as it takes (a listen stream).
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) progress: Option<ProgressFn>,
+    /// Send `notifications/cancelled` if dropped unanswered (never for `initialize`).
+    pub(crate) cancellable: bool,
+    /// 2026-07-28 HTTP: `Mcp-Name`.
+    pub(crate) name: Option<String>,
+    /// 2026-07-28 HTTP: `Mcp-Param-*`.
+    pub(crate) param_headers: Vec<(String, String)>,
+    /// A pre-allocated id (a listen stream registers its id first).
+    pub(crate) id: Option<RequestId>,
+}
+
+impl Req {
+    pub(crate) fn new(method: &str, params: JsonObject, modern: bool) -> Req {
+        Req {
+            method: method.to_owned(),
+            params,
+            modern,
+            timeout: None,
+            progress: None,
+            cancellable: true,
+            name: None,
+            param_headers: Vec::new(),
+            id: None,
+        }
+    }
+}
+
+/// A connection: shared state, transport and configuration.
+#[derive(Clone)]
+pub(crate) struct Conn {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) config: Arc<Config>,
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn").finish_non_exhaustive()
+    }
+}
+
+/// Removes a call's traces when it ends, and cancels it at the server when
+/// it ends unanswered (dropped or timed out).
+struct InFlight<'a> {
+    conn: &'a Conn,
+    id: RequestId,
+    progress_token: Option<String>,
+    cancel: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.conn.shared.forget(&self.id);
+        if let Some(token) = &self.progress_token {
+            self.conn.shared.remove_progress(token);
+        }
+        if !self.cancel
+            || self.conn.transport.cancels_by_closing()
+            || self.conn.shared.closed().is_some()
+        {
+            return;
+        }
+        let body = cancelled_notification(&self.id, "the client no longer waits for the result");
+        let transport = Arc::clone(&self.conn.transport);
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Err(e) = transport.send(body).await {
+                    tracing::debug!(error = %e, "could not send notifications/cancelled");
+                }
+            });
+        }
+    }
+}
+
+impl Conn {
+    /// The modern protocol fields of every request's `_meta`.
+    pub(crate) fn modern_meta(&self) -> Meta {
+        RequestMeta {
+            protocol_version: ProtocolVersion::V2026_07_28.as_str().to_owned(),
+            client_capabilities: self.config.capabilities.clone(),
+            client_info: Some(self.config.client_info.clone()),
+            log_level: *lock(&self.shared.log_level),
+            progress_token: None,
+        }
+        .to_meta()
+    }
+
+    /// Sends one request and waits for its response.
+    pub(crate) async fn request(&self, req: Req) -> Result<Value, CallError> {
+        let id = req.id.clone().unwrap_or_else(|| self.shared.next_id());
+        let mut params = req.params;
+        let mut meta = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Meta::new(),
+        };
+        if req.modern {
+            meta.extend(self.modern_meta());
+        }
+        let progress_token = req.progress.map(|f| {
+            let token = match &id {
+                RequestId::Number(n) => Value::from(*n),
+                RequestId::String(s) => Value::from(s.clone()),
+            };
+            let key = token.to_string();
+            self.shared.add_progress(key.clone(), f);
+            meta.insert(meta_key::PROGRESS_TOKEN.to_owned(), token);
+            key
+        });
+        if !meta.is_empty() {
+            params.insert("_meta".to_owned(), Value::Object(meta));
+        }
+        let body = serde_json::to_vec(&Request::new(
+            id.clone(),
+            req.method.clone(),
+            Value::Object(params),
+        ))
+        .map_err(|e| transport(format!("cannot serialize the request: {e}")))?;
+        let mut guard = InFlight {
+            conn: self,
+            id: id.clone(),
+            progress_token,
+            cancel: req.cancellable,
+        };
+        let rx = self.shared.register(&id)?;
+        let outgoing = Outgoing {
+            id,
+            method: req.method,
+            body,
+            name: req.name,
+            param_headers: req.param_headers,
+        };
+        let exchange = async {
+            let delivery = self.transport.request(outgoing);
+            tokio::pin!(delivery);
+            tokio::pin!(rx);
+            let mut delivered = false;
+            loop {
+                tokio::select! {
+                    biased;
+                    reply = &mut rx => {
+                        return reply.unwrap_or_else(|_| Err(transport("the connection closed")));
+                    }
+                    outcome = &mut delivery, if !delivered => {
+                        outcome?;
+                        delivered = true;
+                    }
+                }
+            }
+        };
+        let result = match req.timeout {
+            Some(limit) => match tokio::time::timeout(limit, exchange).await {
+                Ok(r) => r,
+                Err(_) => Err(CallError::Timeout(limit)),
+            },
+            None => exchange.await,
+        };
+        // Answered (or the connection is gone): nothing to cancel.
+        guard.cancel &= matches!(result, Err(CallError::Timeout(_)));
+        result
+    }
+
+    /// Sends a request, fulfilling `input_required` rounds (2026-07-28 MRTR)
+    /// with the installed handlers: each retry has a new id, the same
+    /// params, the `inputResponses` and the echoed `requestState`.
+    pub(crate) async fn request_with_input(&self, req: Req) -> Result<Value, CallError> {
+        if !req.modern {
+            return self.request(req).await;
+        }
+        let original = req.params.clone();
+        let mut round = req;
+        for _ in 0..=self.config.max_input_rounds {
+            let mut retry = Req {
+                method: round.method.clone(),
+                params: original.clone(),
+                modern: true,
+                timeout: round.timeout,
+                progress: round.progress.clone(),
+                cancellable: round.cancellable,
+                name: round.name.clone(),
+                param_headers: round.param_headers.clone(),
+                id: None,
+            };
+            let result = self.request(round).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let input: InputRequiredResult = serde_json::from_value(result).map_err(|e| {
+                CallError::Protocol(ErrorObject::invalid_params(format!(
+                    "malformed input_required result: {e}"
+                )))
+            })?;
+            let responses = self
+                .fulfil(input.input_requests.unwrap_or_default())
+                .await?;
+            retry
+                .params
+                .insert("inputResponses".to_owned(), Value::Object(responses));
+            if let Some(state) = input.request_state {
+                retry
+                    .params
+                    .insert("requestState".to_owned(), Value::String(state));
+            }
+            round = retry;
+        }
+        Err(CallError::Protocol(ErrorObject::new(
+            mcp_types::jsonrpc::code::INTERNAL_ERROR,
+            format!(
+                "the server still asked for input after {} rounds",
+                self.config.max_input_rounds
+            ),
+        )))
+    }
+
+    /// Runs each input request through its handler, in order.
+    async fn fulfil(
+        &self,
+        requests: BTreeMap<String, InputRequest>,
+    ) -> Result<JsonObject, CallError> {
+        let mut responses = JsonObject::new();
+        for (key, request) in requests {
+            let params = request.params.unwrap_or(Value::Object(JsonObject::new()));
+            let result = self
+                .shared
+                .handlers
+                .run(&request.method, params)
+                .await
+                .map_err(|mut e| {
+                    e.message =
+                        format!("input request `{key}` ({}): {}", request.method, e.message);
+                    CallError::Protocol(e)
+                })?;
+            responses.insert(key, result);
+        }
+        Ok(responses)
+    }
+
+    /// Sends a notification.
+    pub(crate) async fn notify(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), CallError> {
+        let n = Notification {
+            params,
+            ..Notification::new(method.to_owned(), Value::Null)
+        };
+        let body = serde_json::to_vec(&n)
+            .map_err(|e| transport(format!("cannot serialize the notification: {e}")))?;
+        self.transport.send(body).await
+    }
+}

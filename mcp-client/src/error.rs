@@ -1,0 +1,65 @@
+//! Building [`CallError`]s: the one error type of the client, shared with
+//! typed clients through `mcp-types`.
+
+use std::fmt;
+
+use mcp_types::call::CallError;
+
+/// A transport failure described in words (a dead process, a closed stream).
+#[derive(Debug)]
+pub(crate) struct TransportError(pub(crate) String);
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+/// An HTTP response with an error status whose body is not a JSON-RPC
+/// answer to the request: what era detection and the HTTP+SSE fallback look at.
+#[derive(Debug)]
+pub(crate) struct HttpStatusError {
+    pub(crate) status: http::StatusCode,
+    /// The start of the body, for the message.
+    pub(crate) body: String,
+    /// The body is a JSON-RPC error with a code only the modern era defines.
+    pub(crate) modern_error: bool,
+}
+
+impl fmt::Display for HttpStatusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the server answered HTTP {}", self.status)?;
+        if !self.body.is_empty() {
+            write!(f, ": {}", self.body)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for HttpStatusError {}
+
+/// A [`CallError::Transport`] with this message.
+pub(crate) fn transport(message: impl Into<String>) -> CallError {
+    CallError::Transport(Box::new(TransportError(message.into())))
+}
+
+/// The HTTP status of a transport error, when it is one.
+pub(crate) fn http_status(e: &CallError) -> Option<&HttpStatusError> {
+    match e {
+        CallError::Transport(inner) => inner.downcast_ref::<HttpStatusError>(),
+        _ => None,
+    }
+}
+
+/// Whether `code` is an error only a 2026-07-28 (modern) server sends.
+pub(crate) fn is_modern_code(code: i32) -> bool {
+    use mcp_types::jsonrpc::code;
+    matches!(
+        code,
+        code::HEADER_MISMATCH
+            | code::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | code::UNSUPPORTED_PROTOCOL_VERSION
+    )
+}

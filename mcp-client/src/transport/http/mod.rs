@@ -1,0 +1,764 @@
+//! Streamable HTTP (legacy sessions and the stateless 2026-07-28 era) and,
+//! in [`legacy_sse`], the 2024-11-05 HTTP+SSE transport, on hyper 1.x.
+//!
+//! Each request is a POST whose answer is JSON or an SSE stream; the stream's
+//! messages (notifications, server requests, the response) are dispatched as
+//! they arrive. In the legacy era a stream that ends before the response is
+//! resumed with `GET` + `Last-Event-ID` after the server's `retry` delay, a
+//! standalone `GET` stream carries server-initiated messages, and `close`
+//! deletes the session. In the modern era dropping a call's future closes its
+//! stream, which is the cancellation.
+
+pub(crate) mod headers;
+pub(crate) mod legacy_sse;
+pub(crate) mod sse;
+
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, Request, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use mcp_types::call::{BoxFuture, CallError};
+use mcp_types::jsonrpc::Message;
+use mcp_types::{ProtocolVersion, RequestId};
+use tokio::task::AbortHandle;
+
+use self::sse::{SseEvent, SseParser};
+use super::{Outgoing, Transport};
+use crate::error::{is_modern_code, transport, HttpStatusError};
+use crate::shared::{lock, Shared};
+
+pub(crate) type HttpClient = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+
+const SESSION_ID: &str = "mcp-session-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
+const LAST_EVENT_ID: &str = "last-event-id";
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// The reconnection delay when the server sent no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// Resumptions in a row that bring no new event before giving up.
+const MAX_QUIET_RESUMPTIONS: u32 = 3;
+/// How much of an error body is kept for the message.
+const ERROR_BODY_MAX: usize = 64 * 1024;
+
+/// A hyper client for plain `http://` URLs.
+pub(crate) fn http_client(connect_timeout: Duration) -> HttpClient {
+    let mut connector = HttpConnector::new();
+    connector.set_connect_timeout(Some(connect_timeout));
+    connector.set_nodelay(true);
+    hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(30))
+        .build(connector)
+}
+
+/// Parses an MCP endpoint URL.
+pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|e| transport(format!("invalid URL `{url}`: {e}")))?;
+    match uri.scheme_str() {
+        Some("http") if uri.authority().is_some() => Ok(uri),
+        Some("https") => Err(transport(format!(
+            "`{url}`: https is not supported by this client yet; use http:// (for example through a local TLS-terminating proxy)"
+        ))),
+        _ => Err(transport(format!(
+            "`{url}` is not an http:// URL with a host"
+        ))),
+    }
+}
+
+/// Describes a hyper-util client error with its causes.
+fn request_failed(url: &Uri, e: &(dyn std::error::Error + 'static)) -> CallError {
+    let mut message = format!("HTTP request to {url} failed: {e}");
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    transport(message)
+}
+
+/// What a response body holds.
+enum Kind {
+    Json,
+    Sse,
+    Other(String),
+}
+
+fn kind_of(headers: &HeaderMap) -> Kind {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let mime = ct.split(';').next().unwrap_or("").trim();
+    if mime.eq_ignore_ascii_case("text/event-stream") {
+        Kind::Sse
+    } else if mime.eq_ignore_ascii_case("application/json") {
+        Kind::Json
+    } else {
+        Kind::Other(ct.to_owned())
+    }
+}
+
+/// Reads a whole body, refusing more than `max` bytes.
+async fn read_body(body: Incoming, max: usize) -> Result<Bytes, CallError> {
+    match http_body_util::Limited::new(body, max).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) => Err(transport(format!("reading the HTTP response failed: {e}"))),
+    }
+}
+
+/// Turns an error status into the error of the call: the JSON-RPC error when
+/// the body answers request `id`, an [`HttpStatusError`] otherwise.
+async fn error_status(response: http::Response<Incoming>, id: Option<&RequestId>) -> CallError {
+    let status = response.status();
+    let text = match read_body(response.into_body(), ERROR_BODY_MAX).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+        Err(_) => String::new(),
+    };
+    let parsed = Message::parse(&text).ok();
+    if let Some(Message::Error(e)) = &parsed {
+        if e.id.is_some() && e.id.as_ref() == id {
+            return CallError::Protocol(e.error.clone());
+        }
+    }
+    let modern_error = matches!(&parsed, Some(Message::Error(e)) if is_modern_code(e.error.code));
+    CallError::Transport(Box::new(HttpStatusError {
+        status,
+        body: text.chars().take(500).collect(),
+        modern_error,
+    }))
+}
+
+/// Feeds a body through `parser`, calling `on_event` for each event until it
+/// breaks (`Ok(true)`) or the body ends (`Ok(false)`); `Err` on a broken
+/// connection or an oversized event.
+async fn pump(
+    body: &mut Incoming,
+    parser: &mut SseParser,
+    mut on_event: impl FnMut(SseEvent) -> ControlFlow<()>,
+) -> Result<bool, String> {
+    loop {
+        match body.frame().await {
+            None => return Ok(false),
+            Some(Err(e)) => return Err(e.to_string()),
+            Some(Ok(frame)) => {
+                let Ok(data) = frame.into_data() else {
+                    continue;
+                };
+                let events = parser
+                    .feed(&data)
+                    .map_err(|_| "an SSE event exceeds the message size limit".to_owned())?;
+                for event in events {
+                    if on_event(event).is_break() {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Dispatches one SSE `message` event; whether it answered `want`.
+fn on_message(shared: &Arc<Shared>, event: &SseEvent, want: Option<&RequestId>) -> bool {
+    if !(event.event.is_empty() || event.event == "message") || event.data.trim().is_empty() {
+        return false;
+    }
+    match Message::parse(&event.data) {
+        Ok(msg) => {
+            let answered = want.is_some_and(|id| match &msg {
+                Message::Response(r) => &r.id == id,
+                Message::Error(e) => e.id.as_ref() == Some(id),
+                _ => false,
+            });
+            shared.dispatch(msg);
+            answered
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "skipping an SSE event that is not a JSON-RPC message");
+            false
+        }
+    }
+}
+
+/// Reads the rest of a body in the background, so the connection can be reused.
+fn drain(mut body: Incoming) {
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            while let Some(Ok(_)) = body.frame().await {}
+        })
+        .await;
+    });
+}
+
+fn header_value(value: &str) -> Result<HeaderValue, CallError> {
+    HeaderValue::from_str(value)
+        .map_err(|_| transport(format!("`{value}` cannot be sent as an HTTP header value")))
+}
+
+#[derive(Debug, Default)]
+struct HttpState {
+    modern: bool,
+    protocol_version: Option<HeaderValue>,
+    session: Option<HeaderValue>,
+    /// The session was deleted (on close): never again.
+    deleted: bool,
+}
+
+/// The Streamable HTTP transport.
+pub(crate) struct HttpTransport {
+    client: HttpClient,
+    url: Uri,
+    headers: HeaderMap,
+    state: Mutex<HttpState>,
+    shared: Arc<Shared>,
+    max_message: usize,
+    standalone: Mutex<Option<AbortHandle>>,
+    /// The `initialize` request to send again when the server forgets the
+    /// session (404), and a lock so that only one task does it.
+    reinitialize: Mutex<Option<Vec<u8>>>,
+    reinitializing: tokio::sync::Mutex<()>,
+}
+
+/// The id of a re-initialization request (answered outside the dispatcher).
+const REINITIALIZE_ID: &str = "mcp-client-reinitialize";
+
+impl std::fmt::Debug for HttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("url", &self.url)
+            .field("state", &*lock(&self.state))
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpTransport {
+    pub(crate) fn new(
+        client: HttpClient,
+        url: Uri,
+        headers: HeaderMap,
+        shared: &Arc<Shared>,
+        max_message: usize,
+    ) -> HttpTransport {
+        HttpTransport {
+            client,
+            url,
+            headers,
+            state: Mutex::new(HttpState::default()),
+            shared: Arc::clone(shared),
+            max_message,
+            standalone: Mutex::new(None),
+            reinitialize: Mutex::new(None),
+            reinitializing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Remembers the `initialize` params, to start a new session if the
+    /// server ends this one (the spec: a 404 for a session id means the
+    /// client MUST initialize again).
+    pub(crate) fn keep_initialize(&self, params: &mcp_types::JsonObject) {
+        let request = mcp_types::jsonrpc::Request::new(
+            REINITIALIZE_ID,
+            mcp_types::method::INITIALIZE,
+            serde_json::Value::Object(params.clone()),
+        );
+        *lock(&self.reinitialize) = serde_json::to_vec(&request).ok();
+    }
+
+    fn current_session(&self) -> Option<HeaderValue> {
+        lock(&self.state).session.clone()
+    }
+
+    /// Starts a new legacy session after the server forgot `lost`: a new
+    /// `initialize` (no session id), `notifications/initialized`, and a new
+    /// standalone stream.
+    async fn reinitialize(&self, lost: Option<HeaderValue>) -> Result<(), CallError> {
+        let _one = self.reinitializing.lock().await;
+        if self.current_session() != lost {
+            return Ok(()); // another task already did it
+        }
+        let Some(body) = lock(&self.reinitialize).clone() else {
+            return Err(transport("the server ended the session"));
+        };
+        tracing::info!("the server ended the session (HTTP 404); initializing a new one");
+        lock(&self.state).session = None;
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(self.url.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, ACCEPT_BOTH)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
+        request.headers_mut().extend(self.headers.clone());
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| request_failed(&self.url, &e))?;
+        self.note_session(&response);
+        if !response.status().is_success() {
+            return Err(error_status(response, None).await);
+        }
+        let id = RequestId::from(REINITIALIZE_ID);
+        let answer = match kind_of(response.headers()) {
+            Kind::Json => {
+                let bytes = read_body(response.into_body(), self.max_message).await?;
+                Message::parse(&String::from_utf8_lossy(&bytes)).ok()
+            }
+            Kind::Sse => {
+                let mut body = response.into_body();
+                let mut parser = SseParser::new(self.max_message);
+                let mut answer = None;
+                let _ = pump(&mut body, &mut parser, |event| {
+                    match Message::parse(&event.data) {
+                        Ok(msg @ (Message::Response(_) | Message::Error(_))) => {
+                            answer = Some(msg);
+                            ControlFlow::Break(())
+                        }
+                        _ => ControlFlow::Continue(()),
+                    }
+                })
+                .await;
+                answer
+            }
+            Kind::Other(_) => None,
+        };
+        match answer {
+            Some(Message::Response(r)) if r.id == id => {}
+            Some(Message::Error(e)) => return Err(CallError::Protocol(e.error)),
+            _ => return Err(transport("the server did not answer the new initialize")),
+        }
+        let initialized = mcp_types::jsonrpc::Notification {
+            params: None,
+            ..mcp_types::jsonrpc::Notification::new(
+                mcp_types::method::INITIALIZED,
+                serde_json::Value::Null,
+            )
+        };
+        if let Ok(body) = serde_json::to_vec(&initialized) {
+            self.send_message(body).await?;
+        }
+        self.start_standalone().await;
+        Ok(())
+    }
+
+    /// Speaks the modern era (headers mirrored from the body, no session).
+    pub(crate) fn set_modern(&self, modern: bool) {
+        lock(&self.state).modern = modern;
+    }
+
+    /// The negotiated legacy version, sent as `MCP-Protocol-Version` from now on.
+    pub(crate) fn set_protocol_version(&self, version: ProtocolVersion) {
+        lock(&self.state).protocol_version = Some(HeaderValue::from_static(version.as_str()));
+    }
+
+    /// Headers every legacy request carries after `initialize`.
+    fn session_headers(&self) -> HeaderMap {
+        let st = lock(&self.state);
+        let mut h = self.headers.clone();
+        if !st.modern {
+            if let Some(s) = &st.session {
+                h.insert(HeaderName::from_static(SESSION_ID), s.clone());
+            }
+            if let Some(v) = &st.protocol_version {
+                h.insert(HeaderName::from_static(PROTOCOL_VERSION), v.clone());
+            }
+        }
+        h
+    }
+
+    fn post(
+        &self,
+        body: Vec<u8>,
+        method: Option<&str>,
+        name: Option<&str>,
+        params: &[(String, String)],
+    ) -> Result<Request<Full<Bytes>>, CallError> {
+        let mut headers = self.session_headers();
+        if lock(&self.state).modern {
+            headers.insert(
+                HeaderName::from_static(PROTOCOL_VERSION),
+                HeaderValue::from_static(ProtocolVersion::V2026_07_28.as_str()),
+            );
+            if let Some(method) = method {
+                headers.insert(HeaderName::from_static(MCP_METHOD), header_value(method)?);
+            }
+            if let Some(name) = name {
+                headers.insert(
+                    HeaderName::from_static(MCP_NAME),
+                    header_value(&headers::encode_value(name))?,
+                );
+            }
+            for (k, v) in params {
+                let name = HeaderName::from_bytes(k.as_bytes())
+                    .map_err(|_| transport(format!("`{k}` is not a valid header name")))?;
+                headers.insert(name, header_value(v)?);
+            }
+        }
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(self.url.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, ACCEPT_BOTH)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
+        request.headers_mut().extend(headers);
+        Ok(request)
+    }
+
+    fn get(&self, last_event_id: Option<&str>) -> Result<Request<Full<Bytes>>, CallError> {
+        get_request(&self.url, self.session_headers(), last_event_id)
+    }
+
+    /// Keeps the session id from the `initialize` response.
+    fn note_session(&self, response: &http::Response<Incoming>) {
+        let mut st = lock(&self.state);
+        if st.modern || st.session.is_some() {
+            return;
+        }
+        if let Some(id) = response.headers().get(SESSION_ID) {
+            st.session = Some(id.clone());
+        }
+    }
+
+    async fn send_request(&self, out: Outgoing) -> Result<(), CallError> {
+        let session = self.current_session();
+        if session.is_none() || lock(&self.reinitialize).is_none() || self.shared.closed().is_some()
+        {
+            return self.send_once(out).await;
+        }
+        match self.send_once(out.clone()).await {
+            Err(e)
+                if crate::error::http_status(&e)
+                    .is_some_and(|s| s.status == StatusCode::NOT_FOUND) =>
+            {
+                self.reinitialize(session).await?;
+                self.send_once(out).await
+            }
+            other => other,
+        }
+    }
+
+    async fn send_once(&self, out: Outgoing) -> Result<(), CallError> {
+        let request = self.post(
+            out.body,
+            Some(&out.method),
+            out.name.as_deref(),
+            &out.param_headers,
+        )?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| request_failed(&self.url, &e))?;
+        self.note_session(&response);
+        let status = response.status();
+        if !status.is_success() {
+            return Err(error_status(response, Some(&out.id)).await);
+        }
+        if status == StatusCode::ACCEPTED {
+            return Err(transport(
+                "the server accepted the request (HTTP 202) but sent no answer",
+            ));
+        }
+        match kind_of(response.headers()) {
+            Kind::Json => {
+                let bytes = read_body(response.into_body(), self.max_message).await?;
+                let text = std::str::from_utf8(&bytes)
+                    .map_err(|_| transport("the server's JSON response is not UTF-8"))?;
+                let msg = Message::parse(text).map_err(|e| {
+                    transport(format!(
+                        "the server's JSON response is not a JSON-RPC message: {e}"
+                    ))
+                })?;
+                let answered = match &msg {
+                    Message::Response(r) => r.id == out.id,
+                    Message::Error(e) => e.id.as_ref() == Some(&out.id),
+                    _ => false,
+                };
+                self.shared.dispatch(msg);
+                if answered {
+                    Ok(())
+                } else {
+                    Err(transport(
+                        "the server's JSON response does not answer the request",
+                    ))
+                }
+            }
+            Kind::Sse => self.read_stream(response.into_body(), &out.id).await,
+            Kind::Other(ct) => Err(transport(format!(
+                "the server answered with Content-Type `{ct}`, neither JSON nor an event stream"
+            ))),
+        }
+    }
+
+    /// Reads a request's SSE stream until its response; in the legacy era a
+    /// stream that ends early is resumed after the server's `retry` delay.
+    async fn read_stream(&self, body: Incoming, id: &RequestId) -> Result<(), CallError> {
+        let mut body = body;
+        let mut parser = SseParser::new(self.max_message);
+        let mut quiet = 0;
+        loop {
+            let before = parser.last_event_id().map(str::to_owned);
+            let shared = &self.shared;
+            let ended = pump(&mut body, &mut parser, |event| {
+                if on_message(shared, &event, Some(id)) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .await;
+            match ended {
+                Ok(true) => {
+                    drain(body);
+                    return Ok(());
+                }
+                Ok(false) => {}
+                Err(e) => tracing::debug!(error = %e, "the response stream broke"),
+            }
+            if lock(&self.state).modern {
+                return Err(transport(
+                    "the server closed the response stream before answering",
+                ));
+            }
+            let Some(last) = parser.last_event_id().map(str::to_owned) else {
+                return Err(transport(
+                    "the response stream ended before the answer and cannot be resumed (the server sent no event id)",
+                ));
+            };
+            quiet = if before.as_deref() == Some(last.as_str()) {
+                quiet + 1
+            } else {
+                0
+            };
+            if quiet >= MAX_QUIET_RESUMPTIONS {
+                return Err(transport(format!(
+                    "the response stream ended before the answer; {quiet} resumptions brought nothing new"
+                )));
+            }
+            let delay = parser.retry().unwrap_or(DEFAULT_RETRY);
+            tracing::debug!(?delay, last_event_id = %last, "resuming the response stream");
+            tokio::time::sleep(delay).await;
+            let response = self
+                .client
+                .request(self.get(Some(&last))?)
+                .await
+                .map_err(|e| request_failed(&self.url, &e))?;
+            if !response.status().is_success() {
+                return Err(error_status(response, None).await);
+            }
+            if !matches!(kind_of(response.headers()), Kind::Sse) {
+                return Err(transport(
+                    "the server answered a resumption without an event stream",
+                ));
+            }
+            body = response.into_body();
+            parser.new_connection();
+        }
+    }
+
+    async fn send_message(&self, message: Vec<u8>) -> Result<(), CallError> {
+        let request = self.post(message, None, None, &[])?;
+        let response = self
+            .client
+            .request(request)
+            .await
+            .map_err(|e| request_failed(&self.url, &e))?;
+        if response.status().is_success() {
+            drain(response.into_body());
+            Ok(())
+        } else {
+            Err(error_status(response, None).await)
+        }
+    }
+
+    /// Opens the legacy standalone `GET` stream for server-initiated
+    /// messages, reconnecting while the server keeps offering it.
+    ///
+    /// The first `GET` is answered before this returns: servers send
+    /// messages unrelated to a request (such as a tool's sampling or
+    /// elicitation request, in some SDKs) only on this stream, and drop them
+    /// when it is not open yet.
+    pub(crate) async fn start_standalone(&self) {
+        let headers = self.session_headers();
+        let first = match get_request(&self.url, headers.clone(), None) {
+            Ok(request) => {
+                tokio::time::timeout(Duration::from_secs(10), self.client.request(request))
+                    .await
+                    .ok()
+            }
+            Err(_) => return,
+        };
+        let task = tokio::spawn(standalone(
+            self.client.clone(),
+            self.url.clone(),
+            headers,
+            Arc::clone(&self.shared),
+            self.max_message,
+            first,
+        ));
+        if let Some(old) = lock(&self.standalone).replace(task.abort_handle()) {
+            old.abort();
+        }
+    }
+
+    /// The `DELETE` that ends a legacy session, if there is one.
+    fn delete_request(&self) -> Option<Request<Full<Bytes>>> {
+        let mut st = lock(&self.state);
+        if st.modern || st.deleted {
+            return None;
+        }
+        let session = st.session.clone()?;
+        st.deleted = true;
+        drop(st);
+        let mut request = Request::builder()
+            .method(Method::DELETE)
+            .uri(self.url.clone())
+            .body(Full::new(Bytes::new()))
+            .ok()?;
+        request.headers_mut().extend(self.session_headers());
+        request
+            .headers_mut()
+            .insert(HeaderName::from_static(SESSION_ID), session);
+        Some(request)
+    }
+}
+
+fn get_request(
+    url: &Uri,
+    headers: HeaderMap,
+    last_event_id: Option<&str>,
+) -> Result<Request<Full<Bytes>>, CallError> {
+    let mut request = Request::builder()
+        .method(Method::GET)
+        .uri(url.clone())
+        .header(header::ACCEPT, "text/event-stream")
+        .body(Full::new(Bytes::new()))
+        .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
+    request.headers_mut().extend(headers);
+    if let Some(id) = last_event_id {
+        request
+            .headers_mut()
+            .insert(HeaderName::from_static(LAST_EVENT_ID), header_value(id)?);
+    }
+    Ok(request)
+}
+
+/// The standalone stream's loop (legacy era). A 405 means the server offers
+/// none, which is fine; other failures are retried a few times.
+async fn standalone(
+    client: HttpClient,
+    url: Uri,
+    headers: HeaderMap,
+    shared: Arc<Shared>,
+    max_message: usize,
+    first: Option<Result<http::Response<Incoming>, hyper_util::client::legacy::Error>>,
+) {
+    let mut parser = SseParser::new(max_message);
+    let mut failures = 0u32;
+    let mut first = first;
+    while shared.closed().is_none() {
+        let response = if let Some(response) = first.take() {
+            response
+        } else {
+            let Ok(request) = get_request(&url, headers.clone(), parser.last_event_id()) else {
+                return;
+            };
+            client.request(request).await
+        };
+        match response {
+            Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => {
+                tracing::debug!("the server offers no standalone SSE stream (405)");
+                return;
+            }
+            Ok(r) if r.status().is_success() && matches!(kind_of(r.headers()), Kind::Sse) => {
+                failures = 0;
+                parser.new_connection();
+                let mut body = r.into_body();
+                let ended = pump(&mut body, &mut parser, |event| {
+                    on_message(&shared, &event, None);
+                    ControlFlow::Continue(())
+                })
+                .await;
+                if let Err(e) = ended {
+                    tracing::debug!(error = %e, "the standalone stream broke");
+                }
+            }
+            Ok(r) => {
+                failures += 1;
+                tracing::debug!(status = %r.status(), "the standalone stream was refused");
+                if r.status() == StatusCode::NOT_FOUND || failures >= 3 {
+                    return;
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                tracing::debug!(error = %e, "the standalone stream could not be opened");
+                if failures >= 3 {
+                    return;
+                }
+            }
+        }
+        tokio::time::sleep(parser.retry().unwrap_or(DEFAULT_RETRY)).await;
+    }
+}
+
+impl Transport for HttpTransport {
+    fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {
+        Box::pin(self.send_request(request))
+    }
+
+    fn send(&self, message: Vec<u8>) -> BoxFuture<'_, Result<(), CallError>> {
+        Box::pin(self.send_message(message))
+    }
+
+    fn cancels_by_closing(&self) -> bool {
+        lock(&self.state).modern
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if let Some(task) = lock(&self.standalone).take() {
+                task.abort();
+            }
+            if let Some(request) = self.delete_request() {
+                let deleted =
+                    tokio::time::timeout(Duration::from_secs(5), self.client.request(request))
+                        .await;
+                match deleted {
+                    Ok(Ok(r)) => tracing::debug!(status = %r.status(), "session deleted"),
+                    Ok(Err(e)) => tracing::debug!(error = %e, "deleting the session failed"),
+                    Err(_) => tracing::debug!("deleting the session timed out"),
+                }
+            }
+        })
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        if let Some(task) = lock(&self.standalone).take() {
+            task.abort();
+        }
+        if let Some(request) = self.delete_request() {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                let client = self.client.clone();
+                rt.spawn(async move {
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(5), client.request(request)).await;
+                });
+            }
+        }
+    }
+}

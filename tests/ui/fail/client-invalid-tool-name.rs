@@ -1,0 +1,10 @@
+use mcp_client::tool;
+
+#[tool(description = "A weather service")]
+pub trait Weather {
+    #[describe("The forecast for a city")]
+    #[tool(name = "weather/forecast")]
+    async fn forecast(&self, #[param("The city")] city: String) -> String;
+}
+
+fn main() {}

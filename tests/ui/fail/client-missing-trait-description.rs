@@ -1,0 +1,9 @@
+use mcp_client::tool;
+
+#[tool]
+pub trait Weather {
+    #[describe("The forecast for a city")]
+    async fn forecast(&self, #[param("The city")] city: String) -> String;
+}
+
+fn main() {}

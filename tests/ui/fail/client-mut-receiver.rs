@@ -1,0 +1,9 @@
+use mcp_client::tool;
+
+#[tool(description = "A weather service")]
+pub trait Weather {
+    #[describe("The forecast for a city")]
+    async fn forecast(&mut self, #[param("The city")] city: String) -> String;
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use mcp_client::tool;
+
+// Serialize only: a declared tool's result is decoded, so it needs Deserialize.
+#[derive(serde::Serialize)]
+pub struct Forecast {
+    pub summary: String,
+}
+
+#[tool(description = "A weather service")]
+pub trait Weather {
+    #[describe("The forecast for a city")]
+    async fn forecast(&self, #[param("The city")] city: String) -> Forecast;
+}
+
+fn main() {}
