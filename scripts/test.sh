@@ -35,4 +35,8 @@ tests/interop/run_http.sh target/debug/calculator
 step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
 tests/conformance/run.sh target/debug/conformance_server
 
+step "our client: conformance 0.1.16 client scenarios; calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
+tests/conformance/run_client.sh target/debug/conformance_client
+tests/interop/run_client.sh target/debug
+
 step "all tests passed in $(( $(date +%s) - start )) s"

@@ -1,0 +1,255 @@
+//! A client for the calculator example: spawns it over stdio (or connects to
+//! it over HTTP) and calls it through a typed client.
+//!
+//! ```text
+//! cargo build -p mcp-examples                      # builds `calculator` too
+//! cargo run -p mcp-examples --bin calculator_client
+//! cargo run -p mcp-examples --bin calculator_client -- path/to/calculator
+//! cargo run -p mcp-examples --bin calculator_client -- --url http://127.0.0.1:3000/mcp
+//! ```
+//!
+//! Without arguments it runs the `calculator` binary next to its own
+//! executable (`target/debug/calculator`), so that binary must be built.
+//!
+//! The calculator is another program, so its tools are declared here with
+//! `#[mcp_client::tool]` on a trait; `CalculatorClient::connect` lists the
+//! server's tools and checks them against the declaration before any call.
+//! Every step prints `PASS <check>` or `FAIL <check>: <why>`; the exit code is
+//! non-zero if any failed.
+
+// The numbers compared are exact in binary.
+#![allow(clippy::float_cmp)]
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use mcp_client::{CallOptions, Client, Error};
+use serde::Deserialize;
+use serde_json::json;
+
+/// Summary statistics, as the calculator's `stats` returns them.
+#[derive(Debug, Deserialize)]
+pub struct Stats {
+    /// How many numbers there are.
+    pub count: usize,
+    /// Their sum.
+    pub sum: f64,
+    /// Their arithmetic mean.
+    pub mean: f64,
+    /// The smallest.
+    pub min: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+/// The calculator's tools, as seen from outside.
+#[mcp_client::tool(description = "Arithmetic on two numbers, with one memory register")]
+pub trait Calculator {
+    #[describe("Add two numbers")]
+    async fn add(
+        &self,
+        #[param("The first number")] a: f64,
+        #[param("The second number")] b: f64,
+    ) -> f64;
+
+    #[describe("Divide a by b")]
+    async fn divide(
+        &self,
+        #[param("The first number")] a: f64,
+        #[param("The second number")] b: f64,
+    ) -> f64;
+
+    #[describe("Store a value in memory and return the previous one")]
+    async fn store(&self, #[param("The value to store")] value: f64) -> f64;
+
+    #[describe("Return the value in memory")]
+    async fn recall(&self) -> f64;
+
+    #[describe("Summary statistics of a list of numbers")]
+    async fn stats(&self, #[param("The numbers to summarise")] values: Vec<f64>) -> Stats;
+}
+
+/// Records one check.
+struct Checks {
+    failed: usize,
+}
+
+impl Checks {
+    fn check(&mut self, name: &str, outcome: Result<String, String>) {
+        match outcome {
+            Ok(detail) => println!("PASS {name}: {detail}"),
+            Err(why) => {
+                self.failed += 1;
+                println!("FAIL {name}: {why}");
+            }
+        }
+    }
+}
+
+fn expect<T: std::fmt::Debug + PartialEq>(
+    got: Result<T, Error>,
+    want: &T,
+) -> Result<String, String> {
+    match got {
+        Ok(v) if &v == want => Ok(format!("{v:?}")),
+        Ok(v) => Err(format!("got {v:?}, expected {want:?}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+async fn round_trip(client: &Client, checks: &mut Checks) -> Result<(), Error> {
+    println!(
+        "connected to {} {} (protocol {})",
+        client.server_info().name,
+        client.server_info().version,
+        client.protocol_version()
+    );
+    // Lists the tools and checks the declaration against them.
+    let calculator = CalculatorClient::connect(client).await?;
+    checks.check(
+        "connect (declared tools match)",
+        Ok("compatible".to_owned()),
+    );
+
+    checks.check("add(2, 3)", expect(calculator.add(2.0, 3.0).await, &5.0));
+    checks.check(
+        "divide(7, 2)",
+        expect(calculator.divide(7.0, 2.0).await, &3.5),
+    );
+    checks.check(
+        "divide(1, 0) is a tool error",
+        match calculator.divide(1.0, 0.0).await {
+            Err(e @ Error::Tool(_)) => Ok(format!(
+                "Error::Tool: {}",
+                e.tool_message().unwrap_or_default()
+            )),
+            other => Err(format!("expected Error::Tool, got {other:?}")),
+        },
+    );
+    checks.check(
+        "store(42) then recall()",
+        match calculator.store(42.0).await {
+            Ok(_) => expect(calculator.recall().await, &42.0),
+            Err(e) => Err(e.to_string()),
+        },
+    );
+    checks.check(
+        "stats([1, 2, 3, 4]) structured",
+        match calculator.stats(vec![1.0, 2.0, 3.0, 4.0]).await {
+            Ok(s)
+                if s.count == 4
+                    && s.sum == 10.0
+                    && s.mean == 2.5
+                    && s.min == 1.0
+                    && s.max == 4.0 =>
+            {
+                Ok(format!("{s:?}"))
+            }
+            Ok(s) => Err(format!("unexpected {s:?}")),
+            Err(e) => Err(e.to_string()),
+        },
+    );
+    checks.check(
+        "stats([]) is a tool error",
+        match calculator.stats(vec![]).await {
+            Err(e @ Error::Tool(_)) => Ok(format!(
+                "Error::Tool: {}",
+                e.tool_message().unwrap_or_default()
+            )),
+            other => Err(format!("expected Error::Tool, got {other:?}")),
+        },
+    );
+
+    // Progress needs the raw client: `call_tool_with` and a callback.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let options = CallOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress));
+    let result = client
+        .call_tool_with("count_to", json!({ "n": 5 }), options)
+        .await;
+    let seen = seen.lock().unwrap().clone();
+    checks.check(
+        "count_to(5) with progress",
+        match result {
+            Ok(r) if seen.len() == 5 => Ok(format!(
+                "{:?}, progress {seen:?}",
+                r.content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .unwrap_or_default()
+            )),
+            Ok(_) => Err(format!("expected 5 progress notifications, got {seen:?}")),
+            Err(e) => Err(e.to_string()),
+        },
+    );
+    Ok(())
+}
+
+/// The calculator binary: the argument, or `calculator` next to this program.
+fn calculator_path(arg: Option<String>) -> Result<PathBuf, String> {
+    let path = match arg {
+        Some(p) => PathBuf::from(p),
+        None => std::env::current_exe()
+            .map_err(|e| format!("cannot locate this program: {e}"))?
+            .with_file_name(format!("calculator{}", std::env::consts::EXE_SUFFIX)),
+    };
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "the calculator server `{}` does not exist: build it first with \
+             `cargo build -p mcp-examples`, or pass its path",
+            path.display()
+        ))
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let mut args = std::env::args().skip(1);
+    let builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
+    let connected = match (args.next(), args.next()) {
+        (Some(flag), Some(url)) if flag == "--url" => builder.connect_http(&url).await,
+        (Some(flag), _) if flag.starts_with('-') => {
+            eprintln!("usage: calculator_client [CALCULATOR_BINARY | --url http://HOST:PORT/mcp]");
+            return ExitCode::from(2);
+        }
+        (arg, _) => match calculator_path(arg) {
+            Ok(path) => {
+                builder
+                    .connect_stdio(tokio::process::Command::new(path))
+                    .await
+            }
+            Err(message) => {
+                eprintln!("calculator_client: {message}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let client = match connected {
+        Ok(client) => client,
+        Err(e) => {
+            eprintln!("calculator_client: cannot connect: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut checks = Checks { failed: 0 };
+    let outcome = round_trip(&client, &mut checks).await;
+    client.close().await;
+    match outcome {
+        Err(e) => {
+            println!("FAIL connect: {e}");
+            ExitCode::FAILURE
+        }
+        Ok(()) if checks.failed > 0 => ExitCode::FAILURE,
+        Ok(()) => ExitCode::SUCCESS,
+    }
+}

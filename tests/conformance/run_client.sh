@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Client conformance scenarios of @modelcontextprotocol/conformance@0.1.16 against our
+# client program (examples/conformance_client.rs).
+#
+#   tests/conformance/run_client.sh [<conformance_client binary>]   (default target/debug/conformance_client)
+#
+# Runs, each as a separate step with its own exit code:
+#   $MCP_CONFORMANCE_0116 client --command "<binary>" --scenario S -o <out>/S
+# for S in initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry. The runner
+# appends its mock server's URL to the command and sets MCP_CONFORMANCE_SCENARIO. The suite's
+# exit code decides (1 on any FAILURE or WARNING, a timeout, or a non-zero client exit).
+# Prints PASS/FAIL per scenario; exits 1 if any failed. Logs and results are kept under a temp
+# dir whose path is printed. Needs scripts/install-tools.sh to have run.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+
+CLIENT="${1:-$ROOT/target/debug/conformance_client}"
+case "$CLIENT" in /*) ;; *) CLIENT="$PWD/$CLIENT" ;; esac
+if [ ! -x "$CLIENT" ]; then
+    echo "run_client.sh: client binary '$CLIENT' does not exist or is not executable (cargo build -p mcp-examples)" >&2
+    exit 2
+fi
+case "$CLIENT" in *" "*) echo "run_client.sh: the client path must not contain spaces (the runner splits --command on spaces)" >&2; exit 2 ;; esac
+
+if [ -z "${MCP_CONFORMANCE_0116:-}" ]; then
+    # shellcheck disable=SC1091
+    [ -f "$ROOT/.tools/env.sh" ] && . "$ROOT/.tools/env.sh"
+fi
+if [ -z "${MCP_CONFORMANCE_0116:-}" ] || [ ! -x "$MCP_CONFORMANCE_0116" ]; then
+    echo "run_client.sh: conformance 0.1.16 not installed; run scripts/install-tools.sh" >&2
+    exit 2
+fi
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/mcp-client-conformance.XXXXXX")"
+echo "logs and results: $OUT"
+
+SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+failed=0
+for s in "${SCENARIOS[@]}"; do
+    set +e
+    "$MCP_CONFORMANCE_0116" client --command "$CLIENT" --scenario "$s" -o "$OUT/$s" >"$OUT/$s.log" 2>&1
+    rc=$?
+    set -e
+    if [ $rc -eq 0 ]; then
+        echo "PASS client conformance 0.1.16: $s ($(grep -Eo 'Passed: [0-9]+/[0-9]+' "$OUT/$s.log" | tail -1))"
+    else
+        echo "FAIL client conformance 0.1.16: $s (exit $rc); log: $OUT/$s.log"
+        tail -n 30 "$OUT/$s.log" | sed 's/^/    /'
+        failed=1
+    fi
+done
+exit $failed
