@@ -1,6 +1,7 @@
 //! `mcp-bench`: side-by-side benchmark of MCP servers over stdio and
 //! Streamable HTTP, against a bare `serde_json` floor. See `bench/README.md`.
 
+mod client;
 mod http;
 mod http_cli;
 mod procfs;
@@ -17,6 +18,7 @@ use stdio::{RunResult, Settings};
 const USAGE: &str = "\
 usage: mcp-bench stdio [options]    (mcp-bench stdio --help)
        mcp-bench http [options]     (mcp-bench http --help)
+       mcp-bench client [options]   (mcp-bench client --help)
 ";
 
 const STDIO_USAGE: &str = "\
@@ -133,6 +135,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("stdio") => stdio_main(&args[1..]),
         Some("http") => http_cli::main(&args[1..]),
+        Some("client") => client::main(&args[1..]),
         Some("-h" | "--help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
