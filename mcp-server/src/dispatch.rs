@@ -54,7 +54,7 @@ pub(crate) struct Policy {
     pub(crate) visibility: Option<Arc<VisibilityHook>>,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) call_timeout: Option<std::time::Duration>,
-    pub(crate) limits: Option<CallLimits>,
+    pub(crate) limits: CallLimits,
 }
 
 impl Policy {
@@ -86,7 +86,26 @@ impl Drop for WaitingGuard {
     }
 }
 
+impl Default for CallLimits {
+    fn default() -> Self {
+        CallLimits::new(
+            crate::server::DEFAULT_MAX_RUNNING_CALLS,
+            crate::server::DEFAULT_MAX_WAITING_CALLS,
+        )
+    }
+}
+
 impl CallLimits {
+    pub(crate) fn new(running: usize, waiting: usize) -> Self {
+        let running = running.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        CallLimits {
+            running: Arc::new(tokio::sync::Semaphore::new(running)),
+            max_running: running,
+            max_waiting: waiting,
+            waiting: Arc::default(),
+        }
+    }
+
     fn admit(&self) -> Result<Admission, ErrorObject> {
         if let Ok(permit) = Arc::clone(&self.running).try_acquire_owned() {
             return Ok(Admission::Now(Some(permit)));
@@ -237,6 +256,49 @@ pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> 
     encode(&ErrorResponse::new(id, error))
 }
 
+/// A JSON-RPC batch (revision 2025-03-26) being answered: the replies that
+/// are ready, and the calls still running. The same rules hold on every
+/// transport: `initialize` must not be in a batch, an element that is not a
+/// message gets its own error, and the replies go back as one array.
+pub(crate) struct Batch {
+    replies: Vec<Vec<u8>>,
+    pending: Vec<BoxFuture<Option<Vec<u8>>>>,
+    /// Whether any element was a request (HTTP answers 202 otherwise).
+    pub(crate) any_request: bool,
+}
+
+impl Batch {
+    /// Whether nothing will be sent back (only notifications and responses).
+    pub(crate) fn is_silent(&self) -> bool {
+        self.replies.is_empty() && self.pending.is_empty()
+    }
+
+    /// Waits for the running calls; the array of every reply, or `None`
+    /// when there is none to send.
+    pub(crate) async fn finish(self) -> Option<Vec<u8>> {
+        let mut replies = self.replies;
+        replies.extend(
+            futures_util::future::join_all(self.pending)
+                .await
+                .into_iter()
+                .flatten(),
+        );
+        if replies.is_empty() {
+            return None;
+        }
+        let mut joined = Vec::with_capacity(replies.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
+        joined.push(b'[');
+        for (i, r) in replies.iter().enumerate() {
+            if i > 0 {
+                joined.push(b',');
+            }
+            joined.extend_from_slice(r);
+        }
+        joined.push(b']');
+        Some(joined)
+    }
+}
+
 fn params<T: DeserializeOwned + Default>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
     match raw {
         None => Ok(T::default()),
@@ -322,6 +384,47 @@ impl ServerCore {
         self.tools.snapshot()
     }
 
+    /// Starts answering the elements of a batch (already split, non-empty,
+    /// on a session that allows batches).
+    pub(crate) fn batch(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        items: &[&RawValue],
+        out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
+    ) -> Batch {
+        let mut batch = Batch {
+            replies: Vec::new(),
+            pending: Vec::new(),
+            any_request: false,
+        };
+        for item in items {
+            let msg = match RawMessage::parse(item.get()) {
+                Ok(msg) => msg,
+                Err(e) => {
+                    batch.replies.push(encode(&e.to_response()));
+                    continue;
+                }
+            };
+            if let RawMessage::Request { id, method, .. } = &msg {
+                if method == mcp_types::method::INITIALIZE {
+                    batch.replies.push(error_reply(
+                        Some(id.clone()),
+                        ErrorObject::invalid_request("initialize must not be part of a batch"),
+                    ));
+                    continue;
+                }
+                batch.any_request = true;
+            }
+            match self.handle(session, msg, out, info) {
+                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => batch.replies.push(bytes),
+                Outcome::Spawn(fut) => batch.pending.push(fut),
+                Outcome::Nothing => {}
+            }
+        }
+        batch
+    }
+
     /// Handles one incoming message on `session`. Notifications that belong to
     /// a request (progress, log messages, a listen stream's events) go to `out`.
     pub(crate) fn handle(
@@ -392,14 +495,11 @@ impl ServerCore {
             method::INITIALIZE => self.initialize(session, &id, raw),
             method::TOOLS_CALL => return self.tools_call(session, id, raw, out, info),
             method::TOOLS_LIST => self.tools_list(session, &id, raw, info),
-            method::PING => Self::era_of::<MetaParams>(session, raw, |p| p.meta.as_ref()).and_then(
-                |(_, era)| match era {
-                    Era::Legacy(_) => {
-                        Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
-                    }
-                    Era::Modern(_) => Err(ErrorObject::method_not_found(method)),
-                },
-            ),
+            // Removed in 2026-07-28; in the legacy era a client may ping even
+            // before `initialize` is answered.
+            method::PING if is_modern_request(raw) => Err(ErrorObject::method_not_found(method)),
+            method::PING => params::<MetaParams>(raw)
+                .map(|_| encode(&Response::new(id.clone(), EmptyResult::default()))),
             method::LOGGING_SET_LEVEL => Self::set_level(session, &id, raw),
             method::SERVER_DISCOVER => self.discover(&id, raw),
             method::SUBSCRIPTIONS_LISTEN => return self.listen(session, id, raw, out),
@@ -621,10 +721,9 @@ impl ServerCore {
         if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
             return failed(id, missing_capability_error(&name, missing));
         }
-        let admission = match self.policy.limits.as_ref().map(CallLimits::admit) {
-            None => Admission::Now(None),
-            Some(Ok(a)) => a,
-            Some(Err(busy)) => return failed(id, busy),
+        let admission = match self.policy.limits.admit() {
+            Ok(a) => a,
+            Err(busy) => return failed(id, busy),
         };
         let modern = matches!(era, Era::Modern(_));
         let ctx = Context::new(ContextParts {
@@ -666,12 +765,8 @@ impl ServerCore {
         timeout: Option<std::time::Duration>,
     ) -> BoxFuture<CallOutcome> {
         let name = call.name.clone();
-        let chain: BoxFuture<CallOutcome> = if self.policy.middleware.is_empty() {
-            let fut = entry.call(Args::new(Some(call.arguments)), call.ctx);
-            Box::pin(async move { Ok(fut.await) })
-        } else {
-            Next::new(self.policy.middleware.clone().into(), entry.clone()).run(call)
-        };
+        let entry = entry.clone();
+        let middleware = self.policy.middleware.clone();
         Box::pin(async move {
             let _permit = match admission {
                 Admission::Now(permit) => permit,
@@ -680,6 +775,17 @@ impl ServerCore {
                     drop(waiting);
                     permit
                 }
+            };
+            // Nothing of the tool or its layers runs before it has a slot,
+            // nor after its call was cancelled while it waited.
+            if call.ctx.is_cancelled() {
+                return Ok(mcp_types::CallToolResult::error("cancelled"));
+            }
+            let chain: BoxFuture<CallOutcome> = if middleware.is_empty() {
+                let fut = entry.call(Args::new(Some(call.arguments)), call.ctx);
+                Box::pin(async move { Ok(fut.await) })
+            } else {
+                Next::new(middleware.into(), entry).run(call)
             };
             match timeout {
                 None => chain.await,

@@ -81,7 +81,9 @@ pub use args::Args;
 pub use context::Context;
 pub use error::{Error, ToolError};
 pub use schema::InputSchemaBuilder;
-pub use server::{Server, ServerBuilder, ServerHandle};
+pub use server::{
+    Server, ServerBuilder, ServerHandle, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS,
+};
 
 /// The HTTP transports: Streamable HTTP (both eras) and the legacy HTTP+SSE.
 pub mod http {

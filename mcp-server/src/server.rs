@@ -14,6 +14,12 @@ use crate::tool::{ToolBox, ToolEntry};
 
 /// Default page size of `tools/list`.
 const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// Calls that run at once unless [`ServerBuilder::max_concurrent_calls`] says otherwise.
+pub const DEFAULT_MAX_RUNNING_CALLS: usize = 1024;
+
+/// Calls that wait for a slot unless [`ServerBuilder::max_concurrent_calls`] says otherwise.
+pub const DEFAULT_MAX_WAITING_CALLS: usize = 4096;
 /// Default limit on one incoming message (a stdio line, an HTTP body).
 pub(crate) const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 
@@ -101,16 +107,12 @@ impl ServerBuilder {
     }
 
     /// Bounds the calls running at once (`running`) and those waiting for a
-    /// slot (`waiting`); beyond both, a call is refused at once with a
-    /// "server busy" error (-32000) instead of queueing without bound.
+    /// slot (`waiting`), over all clients; beyond both, a call is refused at
+    /// once with a "server busy" error (-32000) instead of queueing without
+    /// bound. The default is [`DEFAULT_MAX_RUNNING_CALLS`] running and
+    /// [`DEFAULT_MAX_WAITING_CALLS`] waiting.
     pub fn max_concurrent_calls(mut self, running: usize, waiting: usize) -> Self {
-        let running = running.max(1);
-        self.policy.limits = Some(CallLimits {
-            running: std::sync::Arc::new(tokio::sync::Semaphore::new(running)),
-            max_running: running,
-            max_waiting: waiting,
-            waiting: std::sync::Arc::default(),
-        });
+        self.policy.limits = CallLimits::new(running, waiting);
         self
     }
 

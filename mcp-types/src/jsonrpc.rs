@@ -396,21 +396,28 @@ impl<'a> RawMessage<'a> {
     ///
     /// # Errors
     ///
-    /// [`DecodeError::Parse`] when `input` is not a JSON object, [`DecodeError::Invalid`]
-    /// when it is one but not a valid JSON-RPC 2.0 message.
+    /// [`DecodeError::Parse`] when `input` is not JSON, [`DecodeError::Invalid`]
+    /// when it is JSON but not an object that is a valid JSON-RPC 2.0 message.
     pub fn parse(input: &'a str) -> Result<RawMessage<'a>, DecodeError> {
+        // Valid JSON of the wrong shape is an invalid request; anything else a parse error.
+        let refuse = |reason: String| match serde_json::from_str::<&RawValue>(input) {
+            Ok(_) => DecodeError::Invalid { id: None, reason },
+            Err(e) => DecodeError::Parse(e.to_string()),
+        };
+        // serde's derived visitor would also read an array, positionally, as
+        // an envelope; a message is an object and nothing else.
+        if !input
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with('{')
+        {
+            return Err(refuse(
+                "a JSON-RPC message must be a JSON object".to_owned(),
+            ));
+        }
         let env: Envelope<'a> = match serde_json::from_str(input) {
             Ok(env) => env,
-            Err(e) if e.is_data() => {
-                // Valid JSON of the wrong shape (an array, a string, a field of the wrong type).
-                return Err(match serde_json::from_str::<&RawValue>(input) {
-                    Ok(_) => DecodeError::Invalid {
-                        id: None,
-                        reason: e.to_string(),
-                    },
-                    Err(e) => DecodeError::Parse(e.to_string()),
-                });
-            }
+            // A field of the wrong type.
+            Err(e) if e.is_data() => return Err(refuse(e.to_string())),
             Err(e) => return Err(DecodeError::Parse(e.to_string())),
         };
         Self::classify(env)
@@ -583,6 +590,26 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(m, RawMessage::Error { id: None, .. }));
+    }
+
+    #[test]
+    fn only_an_object_is_a_message() {
+        for input in [
+            r#"["2.0", 1, "ping"]"#,
+            r#" ["2.0", 1, "ping"]"#,
+            "\"ping\"",
+            "7",
+            "null",
+        ] {
+            let err = RawMessage::parse(input).unwrap_err();
+            assert_eq!(
+                err.to_response().error.code,
+                code::INVALID_REQUEST,
+                "{input}"
+            );
+        }
+        let err = RawMessage::parse("[\"2.0\", 1,").unwrap_err();
+        assert_eq!(err.to_response().error.code, code::PARSE_ERROR);
     }
 
     #[test]

@@ -390,44 +390,17 @@ impl Server {
             ));
         }
         let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
-        let mut replies = Vec::new();
-        let mut pending = Vec::new();
-        for item in items {
-            match RawMessage::parse(item.get()) {
-                Ok(msg) => match self
-                    .core
-                    .handle(session, msg, &out, &RequestInfo::default())
-                {
-                    Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => replies.push(bytes),
-                    Outcome::Spawn(fut) => pending.push(fut),
-                    Outcome::Nothing => {}
-                },
-                Err(e) => replies.push(crate::dispatch::encode(&e.to_response())),
-            }
+        let batch = self
+            .core
+            .batch(session, &items, &out, &RequestInfo::default());
+        if batch.is_silent() {
+            return;
         }
         let sink = Arc::clone(sink);
         tasks.spawn(async move {
-            for reply in futures_util::future::join_all(pending)
-                .await
-                .into_iter()
-                .flatten()
-            {
-                replies.push(reply);
+            if let Some(joined) = batch.finish().await {
+                sink.reply(joined).await;
             }
-            if replies.is_empty() {
-                return;
-            }
-            let mut joined =
-                Vec::with_capacity(replies.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
-            joined.push(b'[');
-            for (i, r) in replies.iter().enumerate() {
-                if i > 0 {
-                    joined.push(b',');
-                }
-                joined.extend_from_slice(r);
-            }
-            joined.push(b']');
-            sink.reply(joined).await;
         });
     }
 }

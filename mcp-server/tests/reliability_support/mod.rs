@@ -829,6 +829,23 @@ impl HttpConn {
     }
 
     /// Whether the server closed the connection (reads until the end or `wait`).
+    /// Whether a chunked response being read ends (its last chunk arrives,
+    /// or the connection closes) within `wait`.
+    pub async fn body_ends_within(&mut self, wait: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut chunk = vec![0u8; 4096];
+        loop {
+            if self.buf.ends_with(b"\r\n0\r\n\r\n") || self.buf == b"0\r\n\r\n" {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline, self.stream.read(&mut chunk)).await {
+                Err(_) => return false,
+                Ok(Ok(0) | Err(_)) => return true,
+                Ok(Ok(n)) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
     pub async fn is_closed_within(&mut self, wait: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + wait;
         let mut chunk = vec![0u8; 4096];

@@ -74,10 +74,14 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
     let id = Arc::clone(&http_session.id);
     let mut changes = inner.core.tools.subscribe();
     let session = Arc::clone(&http_session.session);
+    let ended = http_session.ended.clone();
     tokio::spawn(async move {
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => break,
+                () = ended.cancelled() => break,
+                // The client went away (its body, the receiver, was dropped).
+                () = tx.closed() => break,
                 () = tokio::time::sleep(every) => {
                     if sse_out.overflowed.load(std::sync::atomic::Ordering::Acquire)
                         || !super::sse::offer(&tx, Bytes::from_static(b": ping\n\n"))

@@ -281,14 +281,12 @@ fn respond(builder: http::response::Builder, body: McpBody) -> Response<McpBody>
 }
 
 /// A transport-level error: the status, and a JSON-RPC error with no id.
+/// An HTTP error whose body is a JSON-RPC error response (with `"id": null`:
+/// the transport answers before reading any request id).
 fn transport_error(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "error": {"code": code, "message": message},
-    });
-    respond(
-        base(status).header(header::CONTENT_TYPE, "application/json"),
-        McpBody::full(body.to_string()),
+    json(
+        status,
+        crate::dispatch::error_reply(None, mcp_types::ErrorObject::new(code, message)),
     )
 }
 
@@ -497,16 +495,13 @@ impl Inner {
         B::Data: Send,
         B::Error: Into<BoxError>,
     {
-        let host_check = match req.uri().authority() {
-            Some(a) if !req.headers().contains_key(header::HOST) => {
-                self.config.hosts.check_authority(a.as_str())
-            }
-            _ => Ok(()),
-        }
-        .and_then(|()| self.config.hosts.check(req.headers()));
-        if let Err(reason) = host_check {
-            tracing::warn!(%reason, "request refused (DNS rebinding protection)");
-            return transport_error(StatusCode::FORBIDDEN, code::INVALID_REQUEST, &reason);
+        if let Err((status, reason)) =
+            self.config
+                .hosts
+                .check(req.version(), req.uri(), req.headers())
+        {
+            tracing::warn!(%reason, %status, "request refused (Host / Origin)");
+            return transport_error(status, code::INVALID_REQUEST, &reason);
         }
         let path = req.uri().path();
         if path == self.config.endpoint {
@@ -894,52 +889,14 @@ impl Inner {
         }
         let sink: Arc<dyn Outbound> = RequestSink::new();
         let info = self.request_info(headers);
-        let mut replies = Vec::new();
-        let mut pending = Vec::new();
-        let mut any_request = false;
-        for item in items {
-            match RawMessage::parse(item.get()) {
-                Ok(msg) => {
-                    if let RawMessage::Request { method, .. } = &msg {
-                        if method == method::INITIALIZE {
-                            replies.push(crate::dispatch::error_reply(
-                                msg.id().cloned(),
-                                mcp_types::ErrorObject::invalid_request(
-                                    "initialize must not be part of a batch",
-                                ),
-                            ));
-                            continue;
-                        }
-                        any_request = true;
-                    }
-                    match self.core.handle(&http_session.session, msg, &sink, &info) {
-                        Outcome::Reply(b) | Outcome::Failed { bytes: b, .. } => replies.push(b),
-                        Outcome::Spawn(f) => pending.push(f),
-                        Outcome::Nothing => {}
-                    }
-                }
-                Err(e) => replies.push(encode(&e.to_response())),
-            }
-        }
-        if !any_request && replies.is_empty() {
+        let batch = self.core.batch(&http_session.session, &items, &sink, &info);
+        if !batch.any_request && batch.is_silent() {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         }
-        replies.extend(
-            futures_util::future::join_all(pending)
-                .await
-                .into_iter()
-                .flatten(),
-        );
-        let mut body = Vec::new();
-        body.push(b'[');
-        for (i, r) in replies.iter().enumerate() {
-            if i > 0 {
-                body.push(b',');
-            }
-            body.extend_from_slice(r);
+        match batch.finish().await {
+            Some(body) => json(StatusCode::OK, body),
+            None => respond(base(StatusCode::ACCEPTED), McpBody::empty()),
         }
-        body.push(b']');
-        json(StatusCode::OK, body)
     }
 
     /// GET on the endpoint: a legacy session's standalone stream, or a resumption.
@@ -998,11 +955,13 @@ impl Inner {
         let session = Arc::downgrade(http_session);
         let shutdown = self.shutdown.clone();
         let every = self.config.keep_alive;
+        let ended = http_session.ended.clone();
         let mut changes = self.core.tools.subscribe();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
+                    () = ended.cancelled() => break,
                     () = tokio::time::sleep(every) => {
                         if session.upgrade().is_none() || !stream.ping() {
                             break;

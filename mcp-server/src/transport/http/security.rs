@@ -1,6 +1,6 @@
 //! DNS-rebinding protection: `Host` and `Origin` must name an allowed host.
 
-use http::HeaderMap;
+use http::{HeaderMap, StatusCode, Uri, Version};
 
 /// Which `Host` and `Origin` values the server accepts.
 #[derive(Debug, Clone)]
@@ -42,18 +42,51 @@ impl HostPolicy {
         self.any_host || self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
     }
 
-    /// `Ok` or the reason for a 403.
-    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), String> {
-        match headers.get(http::header::HOST).map(|h| h.to_str()) {
-            Some(Ok(host)) if self.host_allowed(host_of(host)) => {}
-            Some(Ok(host)) => return Err(format!("invalid Host header: {host}")),
-            Some(Err(_)) => return Err("invalid Host header".into()),
-            // HTTP/2 carries the authority in the URI instead; checked by the caller.
+    /// Checks where a request says it is going. `Err` carries the status
+    /// (400 for a request that names its host ambiguously, 403 for a host or
+    /// origin that is not allowed) and the reason.
+    pub(crate) fn check(
+        &self,
+        version: Version,
+        uri: &Uri,
+        headers: &HeaderMap,
+    ) -> Result<(), (StatusCode, String)> {
+        let forbidden = |reason: String| Err((StatusCode::FORBIDDEN, reason));
+        // RFC 9112 §3.2: exactly one Host in HTTP/1.1, at most one otherwise.
+        let mut hosts = headers.get_all(http::header::HOST).iter();
+        let host = hosts.next();
+        if hosts.next().is_some() {
+            return Err((StatusCode::BAD_REQUEST, "more than one Host header".into()));
+        }
+        if host.is_none() && version == Version::HTTP_11 {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "an HTTP/1.1 request must have a Host header".into(),
+            ));
+        }
+        // An absolute-form target (RFC 9112 §3.2.2) or HTTP/2's :authority
+        // is where the request goes, whatever Host says; both must pass.
+        if let Some(authority) = uri.authority() {
+            if !self.host_allowed(host_of(authority.as_str())) {
+                return forbidden(format!("invalid Host: {authority}"));
+            }
+        }
+        match host.map(|h| h.to_str()) {
+            Some(Ok(h)) if self.host_allowed(host_of(h)) => {}
+            Some(Ok(h)) => return forbidden(format!("invalid Host header: {h}")),
+            Some(Err(_)) => return forbidden("invalid Host header".into()),
             None => {}
         }
-        if let Some(origin) = headers.get(http::header::ORIGIN) {
+        let mut origins = headers.get_all(http::header::ORIGIN).iter();
+        if let Some(origin) = origins.next() {
+            if origins.next().is_some() {
+                return Err((
+                    StatusCode::BAD_REQUEST,
+                    "more than one Origin header".into(),
+                ));
+            }
             let Ok(origin) = origin.to_str() else {
-                return Err("invalid Origin header".into());
+                return forbidden("invalid Origin header".into());
             };
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
@@ -63,19 +96,10 @@ impl HostPolicy {
                 .or_else(|| origin.strip_prefix("https://"));
             match authority {
                 Some(a) if self.host_allowed(host_of(a)) => {}
-                _ => return Err(format!("invalid Origin header: {origin}")),
+                _ => return forbidden(format!("invalid Origin header: {origin}")),
             }
         }
         Ok(())
-    }
-
-    /// Checks an HTTP/2 `:authority` (no `Host` header).
-    pub(crate) fn check_authority(&self, authority: &str) -> Result<(), String> {
-        if self.host_allowed(host_of(authority)) {
-            Ok(())
-        } else {
-            Err(format!("invalid Host: {authority}"))
-        }
     }
 }
 
@@ -86,7 +110,7 @@ mod tests {
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {
-            h.insert(
+            h.append(
                 http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
                 v.parse().unwrap(),
             );
@@ -94,29 +118,39 @@ mod tests {
         h
     }
 
+    impl HostPolicy {
+        fn check_headers(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+            self.check(Version::HTTP_11, &Uri::from_static("/mcp"), headers)
+        }
+    }
+
     #[test]
     fn localhost_names_pass_and_others_do_not() {
         let p = HostPolicy::default();
-        assert!(p.check(&headers(&[("host", "localhost:3000")])).is_ok());
         assert!(p
-            .check(&headers(&[
+            .check_headers(&headers(&[("host", "localhost:3000")]))
+            .is_ok());
+        assert!(p
+            .check_headers(&headers(&[
                 ("host", "127.0.0.1:1"),
                 ("origin", "http://localhost:5173")
             ]))
             .is_ok());
-        assert!(p.check(&headers(&[("host", "[::1]:8080")])).is_ok());
-        assert!(p.check(&headers(&[("host", "evil.example.com")])).is_err());
+        assert!(p.check_headers(&headers(&[("host", "[::1]:8080")])).is_ok());
         assert!(p
-            .check(&headers(&[
+            .check_headers(&headers(&[("host", "evil.example.com")]))
+            .is_err());
+        assert!(p
+            .check_headers(&headers(&[
                 ("host", "localhost"),
                 ("origin", "http://evil.example.com")
             ]))
             .is_err());
         assert!(p
-            .check(&headers(&[("host", "localhost"), ("origin", "null")]))
+            .check_headers(&headers(&[("host", "localhost"), ("origin", "null")]))
             .is_err());
         assert!(p
-            .check(&headers(&[("host", "localhost.evil.com")]))
+            .check_headers(&headers(&[("host", "localhost.evil.com")]))
             .is_err());
         let custom = HostPolicy {
             hosts: vec!["mcp.example.com".into()],
@@ -124,10 +158,39 @@ mod tests {
             any_host: false,
         };
         assert!(custom
-            .check(&headers(&[
+            .check_headers(&headers(&[
                 ("host", "mcp.example.com"),
                 ("origin", "https://app.example.com")
             ]))
             .is_ok());
+    }
+
+    #[test]
+    fn the_host_must_be_named_once_and_everywhere_allowed() {
+        let p = HostPolicy::default();
+        let status = |r: Result<(), (StatusCode, String)>| r.map_err(|(s, _)| s);
+        assert_eq!(
+            status(p.check_headers(&headers(&[]))),
+            Err(StatusCode::BAD_REQUEST)
+        );
+        assert_eq!(
+            status(p.check(Version::HTTP_10, &Uri::from_static("/mcp"), &headers(&[]))),
+            Ok(())
+        );
+        assert_eq!(
+            status(p.check_headers(&headers(&[("host", "localhost"), ("host", "evil.example")]))),
+            Err(StatusCode::BAD_REQUEST)
+        );
+        let absolute = Uri::from_static("http://evil.example/mcp");
+        assert_eq!(
+            status(p.check(
+                Version::HTTP_11,
+                &absolute,
+                &headers(&[("host", "localhost")])
+            )),
+            Err(StatusCode::FORBIDDEN)
+        );
+        let h2 = Uri::from_static("http://localhost:3000/mcp");
+        assert_eq!(status(p.check(Version::HTTP_2, &h2, &headers(&[]))), Ok(()));
     }
 }

@@ -38,6 +38,9 @@ pub(crate) struct HttpSession {
     last_seen: Mutex<Instant>,
     /// The legacy HTTP+SSE transport's one stream, where every reply goes.
     pub(crate) legacy_out: std::sync::OnceLock<Arc<dyn crate::context::Outbound>>,
+    /// Cancelled when the session ends (deleted, expired, its stream gone):
+    /// the tasks that serve its streams stop with it.
+    pub(crate) ended: tokio_util::sync::CancellationToken,
 }
 
 #[derive(Default)]
@@ -55,7 +58,14 @@ impl HttpSession {
             next_stream: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
             legacy_out: std::sync::OnceLock::new(),
+            ended: tokio_util::sync::CancellationToken::new(),
         })
+    }
+
+    /// Ends the session: its calls are cancelled and its streams close.
+    fn end(&self) {
+        self.session.cancel_all();
+        self.ended.cancel();
     }
 
     pub(crate) fn touch(&self) {
@@ -141,7 +151,7 @@ impl Sessions {
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
         let s = lock(&self.map).remove(id);
         if let Some(s) = &s {
-            s.session.cancel_all();
+            s.end();
         }
         s
     }
@@ -171,7 +181,7 @@ impl Sessions {
         };
         for s in expired {
             tracing::debug!(session = %s.id, "session expired");
-            s.session.cancel_all();
+            s.end();
         }
     }
 }
