@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs the external test tools it
 # needs, then runs fmt, clippy, docs, every cargo test (trybuild ui cases and
-# golden wire tests included) and the interop tests with real MCP clients.
+# golden wire tests included), the reliability suite (hostile input, property
+# tests, faults, load at full size in release) and the interop tests with
+# real MCP clients.
 # Any failure stops the run with a non-zero exit; nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,9 @@ step "cargo test --workspace"
 cargo test --workspace
 
 cargo build --quiet -p mcp-examples
+
+step "load at full size (release): 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
+MCP_LOAD_FULL=1 cargo test --release -p mcp-server --test load -- --nocapture
 
 step "interop over stdio: Python mcp client (legacy, auto, 2026-07-28) and MCP Inspector CLI (legacy, modern)"
 tests/interop/run_stdio.sh target/debug/calculator

@@ -144,8 +144,17 @@ fn middleware_audits_limits_and_refuses_secrets() {
 
 /// One HTTP POST to the MCP endpoint; returns the JSON body.
 fn post(port: u16, auth: Option<&str>, body: &Value) -> Value {
+    post_with(port, auth.map(|a| ("Authorization", a)).as_slice(), body).1
+}
+
+/// POSTs a 2026-07-28 request with extra headers; the status and the body.
+fn post_with(port: u16, headers: &[(&str, &str)], body: &Value) -> (u16, Value) {
     let body = body.to_string();
-    let auth = auth.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
+    let auth = headers.iter().fold(String::new(), |mut acc, (k, v)| {
+        use std::fmt::Write as _;
+        let _ = write!(acc, "{k}: {v}\r\n");
+        acc
+    });
     let req = format!(
         "POST /mcp HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {}\r\n{}{auth}Content-Length: {}\r\n\r\n{body}",
         serde_json::from_str::<Value>(&body).unwrap()["method"].as_str().unwrap(),
@@ -161,29 +170,19 @@ fn post(port: u16, auth: Option<&str>, body: &Value) -> Value {
     stream.write_all(req.as_bytes()).unwrap();
     let mut raw = String::new();
     stream.read_to_string(&mut raw).unwrap();
-    let body = raw.split_once("\r\n\r\n").unwrap().1;
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {raw}"))
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (
+        status,
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {raw}")),
+    )
 }
 
 #[test]
 fn permissions_show_admin_tools_only_to_admins() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_permissions"))
-        .args(["--port", &port.to_string()])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut child, port) = start_http(env!("CARGO_BIN_EXE_permissions"));
     let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
     let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}});
-    let mut tries = 0;
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        tries += 1;
-        assert!(tries < 200, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let names = |v: &Value| -> Vec<String> {
         v["result"]["tools"]
             .as_array()
@@ -201,6 +200,68 @@ fn permissions_show_admin_tools_only_to_admins() {
     assert_eq!(post(port, None, &call)["error"]["code"], -32602);
     assert_eq!(
         post(port, Some("Bearer let-me-in"), &call)["result"]["content"][0]["text"],
+        "caches flushed"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A free port on 127.0.0.1 and an HTTP example started on it.
+fn start_http(bin: &str) -> (Child, u16) {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let child = Command::new(bin)
+        .args(["--port", &port.to_string()])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut tries = 0;
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        tries += 1;
+        assert!(tries < 200, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (child, port)
+}
+
+#[test]
+fn tower_layers_authenticate_before_mcp_and_name_the_caller_to_the_permission_hook() {
+    let (mut child, port) = start_http(env!("CARGO_BIN_EXE_tower_layers"));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}});
+    let names = |v: &Value| -> Vec<String> {
+        v["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {v}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // No token, an unknown one, or a forged identity: 401 before MCP.
+    for headers in [
+        &[][..],
+        &[("Authorization", "Bearer guess")][..],
+        &[("x-authenticated-user", "admin")][..],
+    ] {
+        let (status, body) = post_with(port, headers, &list);
+        assert_eq!(status, 401, "{headers:?}: {body}");
+        assert_eq!(body["error"]["code"], -32001, "{body}");
+    }
+    let reader = ("Authorization", "Bearer reader-token");
+    let admin = ("Authorization", "Bearer admin-token");
+    let (status, body) = post_with(port, &[reader], &list);
+    assert_eq!((status, names(&body)), (200, vec!["status".to_owned()]));
+    // A reader claiming to be admin is still a reader: the layer replaces the header.
+    let (_, body) = post_with(port, &[reader, ("x-authenticated-user", "admin")], &list);
+    assert_eq!(names(&body), ["status"]);
+    let (_, body) = post_with(port, &[admin], &list);
+    assert_eq!(names(&body), ["flush_caches", "status"]);
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flush_caches","arguments":{},"_meta": meta}});
+    assert_eq!(post_with(port, &[reader], &call).1["error"]["code"], -32602);
+    assert_eq!(
+        post_with(port, &[admin], &call).1["result"]["content"][0]["text"],
         "caches flushed"
     );
     let _ = child.kill();

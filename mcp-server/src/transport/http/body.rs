@@ -53,13 +53,16 @@ impl fmt::Debug for McpBody {
 }
 
 impl McpBody {
-    pub(crate) fn empty() -> Self {
+    /// An empty body.
+    pub fn empty() -> Self {
         McpBody {
             kind: Kind::Full(None),
         }
     }
 
-    pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
+    /// A body of these bytes, for a layer in front of the server that
+    /// answers a request itself (a 401, a 429...).
+    pub fn full(bytes: impl Into<Bytes>) -> Self {
         let bytes = bytes.into();
         McpBody {
             kind: Kind::Full((!bytes.is_empty()).then_some(bytes)),
