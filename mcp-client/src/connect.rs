@@ -59,6 +59,7 @@ pub struct ClientBuilder {
     headers: Vec<(String, String)>,
     log_level: Option<LoggingLevel>,
     max_input_rounds: usize,
+    tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -87,6 +88,7 @@ impl ClientBuilder {
             client_info: Implementation::new("mcp-client-rs", env!("CARGO_PKG_VERSION")),
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(30),
+            tls: None,
             probe_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(2),
             era: Era::Auto,
@@ -108,6 +110,15 @@ impl ClientBuilder {
     /// [`CallOptions::timeout`](crate::CallOptions::timeout).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// The TLS configuration for `https://` endpoints, for instance to trust
+    /// a private certificate authority or to present a client certificate.
+    /// By default: TLS 1.2 and 1.3 (rustls on ring) trusting Mozilla's root
+    /// certificates. Build it with the re-exported [`rustls`](crate::rustls).
+    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
+        self.tls = Some(config);
         self
     }
 
@@ -245,7 +256,7 @@ impl ClientBuilder {
         self.connect_messages(shared, config, Arc::new(lines)).await
     }
 
-    /// Connects to a Streamable HTTP endpoint (`http://` only).
+    /// Connects to a Streamable HTTP endpoint (`http://` or `https://`).
     ///
     /// With [`Era::Auto`], a `server/discover` probe picks the modern era;
     /// a legacy server (a 4xx without a modern JSON-RPC error, -32601, or no
@@ -256,7 +267,7 @@ impl ClientBuilder {
     pub async fn connect_http(self, url: &str) -> Result<Client, CallError> {
         let uri = parse_url(url)?;
         let headers = self.header_map()?;
-        let client = http_client(self.connect_timeout);
+        let client = http_client(self.connect_timeout, self.tls.clone());
         let (shared, config) = self.parts();
         let http = Arc::new(HttpTransport::new(
             client.clone(),
@@ -324,7 +335,7 @@ impl ClientBuilder {
     pub async fn connect_sse(self, url: &str) -> Result<Client, CallError> {
         let uri = parse_url(url)?;
         let headers = self.header_map()?;
-        let client = http_client(self.connect_timeout);
+        let client = http_client(self.connect_timeout, self.tls.clone());
         self.sse(client, uri, headers).await
     }
 

@@ -168,6 +168,10 @@ pub use mcp_types::call::CallError as Error;
 
 pub use mcp_types as types;
 
+/// The TLS library behind `https://` endpoints, for
+/// [`ClientBuilder::tls_config`].
+pub use rustls;
+
 /// `#[tool]` on a trait declares the tools of a server written elsewhere and
 /// generates a typed client for it.
 pub use mcp_macros::tool;

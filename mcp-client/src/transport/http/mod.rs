@@ -22,6 +22,7 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use mcp_types::call::{BoxFuture, CallError};
@@ -34,7 +35,8 @@ use super::{Outgoing, Transport};
 use crate::error::{is_modern_code, transport, HttpStatusError};
 use crate::shared::{lock, Shared};
 
-pub(crate) type HttpClient = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+pub(crate) type HttpClient =
+    hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -50,14 +52,45 @@ const MAX_QUIET_RESUMPTIONS: u32 = 3;
 /// How much of an error body is kept for the message.
 const ERROR_BODY_MAX: usize = 64 * 1024;
 
-/// A hyper client for plain `http://` URLs.
-pub(crate) fn http_client(connect_timeout: Duration) -> HttpClient {
+/// A hyper client for `http://` and `https://` URLs. `tls` is the rustls
+/// configuration for https (default: [`default_tls_config`]).
+pub(crate) fn http_client(
+    connect_timeout: Duration,
+    tls: Option<Arc<rustls::ClientConfig>>,
+) -> HttpClient {
     let mut connector = HttpConnector::new();
     connector.set_connect_timeout(Some(connect_timeout));
     connector.set_nodelay(true);
+    connector.enforce_http(false);
+    let tls = tls.unwrap_or_else(default_tls_config);
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(Arc::unwrap_or_clone(tls))
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(connector);
     hyper_util::client::legacy::Client::builder(TokioExecutor::new())
         .pool_idle_timeout(Duration::from_secs(30))
         .build(connector)
+}
+
+/// TLS 1.2 and 1.3 with rustls (ring), trusting Mozilla's root
+/// certificates (the `webpki-roots` bundle).
+pub(crate) fn default_tls_config() -> Arc<rustls::ClientConfig> {
+    static CONFIG: std::sync::OnceLock<Arc<rustls::ClientConfig>> = std::sync::OnceLock::new();
+    Arc::clone(CONFIG.get_or_init(|| {
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        Arc::new(
+            rustls::ClientConfig::builder_with_provider(Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .expect("ring supports the default protocol versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+        )
+    }))
 }
 
 /// Parses an MCP endpoint URL.
@@ -66,12 +99,9 @@ pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
         .parse()
         .map_err(|e| transport(format!("invalid URL `{url}`: {e}")))?;
     match uri.scheme_str() {
-        Some("http") if uri.authority().is_some() => Ok(uri),
-        Some("https") => Err(transport(format!(
-            "`{url}`: https is not supported by this client yet; use http:// (for example through a local TLS-terminating proxy)"
-        ))),
+        Some("http" | "https") if uri.authority().is_some() => Ok(uri),
         _ => Err(transport(format!(
-            "`{url}` is not an http:// URL with a host"
+            "`{url}` is not an http:// or https:// URL with a host"
         ))),
     }
 }
