@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==== %s\n' "$*"; }
 start=$(date +%s)
+# A one-off build gains nothing from incremental state, and it costs gigabytes.
+export CARGO_INCREMENTAL=0
+echo "disk at start: $(df -h . | awk 'NR==2 {print $4}') free"
 
 step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp)"
 scripts/install-tools.sh
@@ -43,5 +46,7 @@ tests/conformance/run.sh target/debug/conformance_server
 step "our client: conformance 0.1.16 client scenarios; calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
 tests/conformance/run_client.sh target/debug/conformance_client
 tests/interop/run_client.sh target/debug
+
+step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 
 step "all tests passed in $(( $(date +%s) - start )) s"
