@@ -15,6 +15,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt as _;
 use serde_json::json;
 
+use crate::cli;
 use crate::stats::{phase, Limits, Phase};
 use crate::{fmt, median_of, median_ratio, procfs, table, Results};
 
@@ -180,25 +181,7 @@ impl Client {
 }
 
 pub(crate) fn main(args: &[String]) -> ExitCode {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    let options = match parse_options(args) {
-        Ok(options) => options,
-        Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&options) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::run_mode(args, USAGE, parse_options, run)
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
@@ -213,35 +196,16 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         current_thread: false,
         build: true,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next().cloned())
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
-        let number = |text: String| -> Result<u64, String> {
-            text.parse::<u64>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{flag} needs a positive integer, not {text:?}"))
-        };
-        match flag {
-            "--calls" => options.calls = number(value()?)?,
-            "--in-flight" => options.in_flight = number(value()?)?,
-            "--warmup" => options.warmup = number(value()?)?,
-            "--min-phase-secs" => options.min_phase = crate::seconds(flag, &value()?)?,
-            "--max-phase-secs" => options.max_phase = crate::seconds(flag, &value()?)?,
-            "--rounds" => {
-                options.rounds = usize::try_from(number(value()?)?).map_err(|e| e.to_string())?;
-            }
+    cli::parse_flags(args, |flag| {
+        match flag.name() {
+            "--calls" => options.calls = flag.count()?,
+            "--in-flight" => options.in_flight = flag.count()?,
+            "--warmup" => options.warmup = flag.count()?,
+            "--min-phase-secs" => options.min_phase = flag.seconds()?,
+            "--max-phase-secs" => options.max_phase = flag.seconds()?,
+            "--rounds" => options.rounds = flag.size()?,
             "--era" => {
-                options.era = match value()?.as_str() {
+                options.era = match flag.text()? {
                     "auto" => mcp_client::Era::Auto,
                     "legacy" => mcp_client::Era::Legacy,
                     "modern" => mcp_client::Era::Modern,
@@ -252,12 +216,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             }
             "--current-thread" => options.current_thread = true,
             "--no-build" => options.build = false,
-            _ => return Err(format!("unknown argument {arg:?}")),
+            _ => return Ok(false),
         }
-    }
-    if options.min_phase > options.max_phase {
-        return Err("--min-phase-secs is above --max-phase-secs".into());
-    }
+        Ok(true)
+    })?;
+    cli::check_phases(options.min_phase, options.max_phase)?;
     Ok(options)
 }
 

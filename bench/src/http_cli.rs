@@ -2,15 +2,15 @@
 //! Streamable HTTP benchmark. The measurement itself is in [`crate::http`].
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::cli::{self, TargetChoice};
 use crate::http::{self, Mode, RunResult, Settings};
 use crate::stats::Phase;
 use crate::{
-    bin_dir, build_servers, fmt, median_of, median_ratio, procfs, resolve_targets, seconds, table,
-    Builtin, Results, Target,
+    bin_dir, build_servers, fmt, median_of, median_ratio, procfs, resolve_targets, table, Builtin,
+    Results, Target,
 };
 
 const USAGE: &str = "\
@@ -86,37 +86,12 @@ const RMCP_TARGETS: [&str; 2] = ["rmcp", "rmcp-json"];
 struct Options {
     settings: Settings,
     rounds: usize,
-    targets: Option<Vec<String>>,
-    target_cmds: Vec<(String, PathBuf)>,
+    targets: TargetChoice,
     build: bool,
 }
 
 pub(crate) fn main(args: &[String]) -> ExitCode {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    let options = match parse_options(args) {
-        Ok(options) => options,
-        Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&options) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn list(text: &str) -> impl Iterator<Item = &str> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
+    cli::run_mode(args, USAGE, parse_options, run)
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
@@ -130,70 +105,25 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             sessions: 1_000,
         },
         rounds: 3,
-        targets: None,
-        target_cmds: Vec::new(),
+        targets: TargetChoice::default(),
         build: true,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next().cloned())
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
-        let count = |text: &str, zero: bool| -> Result<u64, String> {
-            text.parse::<u64>()
-                .ok()
-                .filter(|&n| zero || n > 0)
-                .ok_or_else(|| format!("{flag} needs a positive integer, not {text:?}"))
-        };
-        match flag {
-            "--calls" => options.settings.calls = count(&value()?, false)?,
-            "--warmup" => options.settings.warmup = count(&value()?, true)?,
-            "--sessions" => options.settings.sessions = count(&value()?, true)?,
-            "--min-phase-secs" => options.settings.min_phase = seconds(flag, &value()?)?,
-            "--max-phase-secs" => options.settings.max_phase = seconds(flag, &value()?)?,
-            "--rounds" => {
-                options.rounds =
-                    usize::try_from(count(&value()?, false)?).map_err(|e| e.to_string())?;
-            }
-            "--clients" => {
-                let value = value()?;
-                let clients = list(&value)
-                    .map(|n| count(n, false))
-                    .collect::<Result<Vec<u64>, String>>()?;
-                if clients.is_empty() {
-                    return Err("--clients needs at least one number".into());
-                }
-                options.settings.clients = clients;
-            }
-            "--targets" => {
-                let value = value()?;
-                let names = list(&value).map(str::to_owned);
-                options.targets.get_or_insert_with(Vec::new).extend(names);
-            }
-            "--target-cmd" => {
-                let spec = value()?;
-                let (name, path) = spec
-                    .split_once('=')
-                    .filter(|(name, path)| !name.is_empty() && !path.is_empty())
-                    .ok_or_else(|| format!("--target-cmd needs NAME=PATH, not {spec:?}"))?;
-                options
-                    .target_cmds
-                    .push((name.to_owned(), PathBuf::from(path)));
-            }
+    cli::parse_flags(args, |flag| {
+        let settings = &mut options.settings;
+        match flag.name() {
+            "--calls" => settings.calls = flag.count()?,
+            "--warmup" => settings.warmup = flag.count_or_zero()?,
+            "--sessions" => settings.sessions = flag.count_or_zero()?,
+            "--min-phase-secs" => settings.min_phase = flag.seconds()?,
+            "--max-phase-secs" => settings.max_phase = flag.seconds()?,
+            "--clients" => settings.clients = flag.counts()?,
+            "--rounds" => options.rounds = flag.size()?,
             "--no-build" => options.build = false,
-            _ => return Err(format!("unknown argument {arg:?}")),
+            _ => return options.targets.accept(flag),
         }
-    }
-    if options.settings.min_phase > options.settings.max_phase {
-        return Err("--min-phase-secs is above --max-phase-secs".into());
-    }
+        Ok(true)
+    })?;
+    cli::check_phases(options.settings.min_phase, options.settings.max_phase)?;
     Ok(options)
 }
 
@@ -203,12 +133,7 @@ fn run(options: &Options) -> Result<bool, String> {
     if options.build {
         build_servers(&bin_dir);
     }
-    let targets = resolve_targets(
-        &BUILTIN,
-        options.targets.as_deref(),
-        &options.target_cmds,
-        &bin_dir,
-    )?;
+    let targets = resolve_targets(&BUILTIN, &options.targets, &bin_dir)?;
     let ticks = procfs::clock_ticks_per_second();
     let settings = &options.settings;
     let cpus = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
@@ -522,7 +447,7 @@ mod tests {
         assert_eq!(options.settings.clients, [1, 8]);
         assert_eq!(options.settings.sessions, 0);
         assert_eq!(options.rounds, 2);
-        assert_eq!(options.targets.unwrap(), ["floor", "rmcp"]);
+        assert_eq!(options.targets.names.unwrap(), ["floor", "rmcp"]);
         assert!(parse_options(&args("--clients 0")).is_err());
         assert!(parse_options(&args("--clients ,")).is_err());
         assert!(parse_options(&args("--bogus")).is_err());
@@ -559,7 +484,7 @@ mod tests {
             .into_iter()
             .map(|name| Target {
                 name: name.into(),
-                path: PathBuf::new(),
+                path: std::path::PathBuf::new(),
                 args: Vec::new(),
             })
             .collect();

@@ -1,6 +1,7 @@
 //! `mcp-bench`: side-by-side benchmark of MCP servers over stdio and
 //! Streamable HTTP, against a bare `serde_json` floor. See `bench/README.md`.
 
+mod cli;
 mod client;
 mod http;
 mod http_cli;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
+use cli::TargetChoice;
 use stdio::{RunResult, Settings};
 
 const USAGE: &str = "\
@@ -102,8 +104,7 @@ const BUILTIN: [Builtin; 6] = [
 struct Options {
     settings: Settings,
     rounds: usize,
-    targets: Option<Vec<String>>,
-    target_cmds: Vec<(String, PathBuf)>,
+    targets: TargetChoice,
     build: bool,
 }
 
@@ -148,25 +149,7 @@ fn main() -> ExitCode {
 }
 
 fn stdio_main(args: &[String]) -> ExitCode {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{STDIO_USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    let options = match parse_options(args) {
-        Ok(options) => options,
-        Err(message) => {
-            eprintln!("error: {message}\n\n{STDIO_USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&options) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::run_mode(args, STDIO_USAGE, parse_options, run)
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
@@ -179,71 +162,25 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             warmup: 2_000,
         },
         rounds: 3,
-        targets: None,
-        target_cmds: Vec::new(),
+        targets: TargetChoice::default(),
         build: true,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next().cloned())
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
-        let number = |text: String| -> Result<u64, String> {
-            text.parse::<u64>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{flag} needs a positive integer, not {text:?}"))
-        };
-        match flag {
-            "--calls" => options.settings.calls = number(value()?)?,
-            "--in-flight" => options.settings.in_flight = number(value()?)?,
-            "--warmup" => options.settings.warmup = number(value()?)?,
-            "--min-phase-secs" => options.settings.min_phase = seconds(flag, &value()?)?,
-            "--max-phase-secs" => options.settings.max_phase = seconds(flag, &value()?)?,
-            "--rounds" => {
-                options.rounds = usize::try_from(number(value()?)?).map_err(|e| e.to_string())?;
-            }
-            "--targets" => {
-                let names: Vec<String> = value()?
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|name| !name.is_empty())
-                    .map(str::to_owned)
-                    .collect();
-                options.targets.get_or_insert_with(Vec::new).extend(names);
-            }
-            "--target-cmd" => {
-                let spec = value()?;
-                let (name, path) = spec
-                    .split_once('=')
-                    .filter(|(name, path)| !name.is_empty() && !path.is_empty())
-                    .ok_or_else(|| format!("--target-cmd needs NAME=PATH, not {spec:?}"))?;
-                options
-                    .target_cmds
-                    .push((name.to_owned(), PathBuf::from(path)));
-            }
+    cli::parse_flags(args, |flag| {
+        let settings = &mut options.settings;
+        match flag.name() {
+            "--calls" => settings.calls = flag.count()?,
+            "--in-flight" => settings.in_flight = flag.count()?,
+            "--warmup" => settings.warmup = flag.count()?,
+            "--min-phase-secs" => settings.min_phase = flag.seconds()?,
+            "--max-phase-secs" => settings.max_phase = flag.seconds()?,
+            "--rounds" => options.rounds = flag.size()?,
             "--no-build" => options.build = false,
-            _ => return Err(format!("unknown argument {arg:?}")),
+            _ => return options.targets.accept(flag),
         }
-    }
-    if options.settings.min_phase > options.settings.max_phase {
-        return Err("--min-phase-secs is above --max-phase-secs".into());
-    }
+        Ok(true)
+    })?;
+    cli::check_phases(options.settings.min_phase, options.settings.max_phase)?;
     Ok(options)
-}
-
-fn seconds(flag: &str, text: &str) -> Result<Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
-        .ok_or_else(|| format!("{flag} needs a number of seconds, not {text:?}"))
 }
 
 /// Resolves the targets to run: those named (built-in or `--target-cmd`), or
@@ -251,10 +188,10 @@ fn seconds(flag: &str, text: &str) -> Result<Duration, String> {
 /// error when the target was asked for by name, and a loud skip otherwise.
 fn resolve_targets(
     builtins: &[Builtin],
-    names: Option<&[String]>,
-    target_cmds: &[(String, PathBuf)],
+    choice: &TargetChoice,
     bin_dir: &Path,
 ) -> Result<Vec<Target>, String> {
+    let target_cmds = &choice.cmds;
     let builtin = |name: &str| {
         builtins.iter().find(|b| b.name == name).map(|b| {
             let args = b.args.iter().map(|&arg| arg.to_owned()).collect();
@@ -275,7 +212,7 @@ fn resolve_targets(
             wanted.push((Target { name, path, args }, explicit));
         }
     };
-    match names {
+    match &choice.names {
         Some(names) => {
             for name in names {
                 let found = custom(name)
@@ -379,12 +316,7 @@ fn run(options: &Options) -> Result<bool, String> {
     if options.build {
         build_servers(&bin_dir);
     }
-    let targets = resolve_targets(
-        &BUILTIN,
-        options.targets.as_deref(),
-        &options.target_cmds,
-        &bin_dir,
-    )?;
+    let targets = resolve_targets(&BUILTIN, &options.targets, &bin_dir)?;
     let ticks = procfs::clock_ticks_per_second();
     let settings = &options.settings;
     let cpus = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
