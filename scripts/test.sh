@@ -28,8 +28,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "cargo test --workspace"
 cargo test --workspace
-
-cargo build --quiet -p mcp-examples
+# That built every example binary the interop steps below run (mcp-examples'
+# integration tests start them); a separate `cargo build` would compile the
+# whole dependency tree again without the dev-dependencies' features.
 
 step "load at full size (release): 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
 MCP_LOAD_FULL=1 cargo test --release -p mcp-server --test load -- --nocapture
