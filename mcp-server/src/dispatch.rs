@@ -11,17 +11,17 @@ use std::sync::{Arc, Mutex, PoisonError};
 use mcp_types::jsonrpc::{code, ErrorResponse, Notification, RawMessage, Response};
 use mcp_types::lifecycle::{EmptyResult, MetaParams};
 use mcp_types::modern::{
-    meta as meta_key, RequestMeta, SubscriptionFilter, SubscriptionsAcknowledgedParams,
-    SubscriptionsListenParams, UnsupportedVersionData,
+    meta as meta_key, MetaError, RawRequestMeta, RequestMeta, SubscriptionFilter,
+    SubscriptionsAcknowledgedParams, SubscriptionsListenParams, UnsupportedVersionData,
 };
-use mcp_types::notification::{CancelledParams, ProgressToken, SetLevelParams};
+use mcp_types::notification::{CancelledParams, SetLevelParams};
 use mcp_types::{
     method, CacheScope, ClientCapabilities, DiscoverResult, ErrorObject, Implementation,
     InitializeParams, InitializeResult, ListToolsParams, ListToolsResult, LoggingLevel, Meta,
     ProtocolVersion, RequestId, ResultType, ServerCapabilities,
 };
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -516,12 +516,12 @@ impl ServerCore {
     fn era_of<P: DeserializeOwned + Default>(
         session: &Session,
         raw: Option<&RawValue>,
-        meta: impl Fn(&P) -> Option<&Meta>,
+        modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
     ) -> Result<(P, Era), ErrorObject> {
         let p: P = params(raw)?;
-        let era = match meta(&p) {
-            Some(m) if RequestMeta::is_modern(Some(m)) => Era::Modern(Box::new(modern_meta(m)?)),
-            _ => match lock(&session.legacy).clone() {
+        let era = match modern(&p) {
+            Some(read) => Era::Modern(Box::new(check_modern(read)?)),
+            None => match lock(&session.legacy).clone() {
                 Some(state) => Era::Legacy(state),
                 None => {
                     return Err(ErrorObject::invalid_request(
@@ -573,7 +573,7 @@ impl ServerCore {
                 meta_key::PROTOCOL_VERSION
             ))
         })?;
-        modern_meta(m)?;
+        check_modern(RequestMeta::from_meta(m))?;
         Ok(encode(&Response::new(
             id.clone(),
             DiscoverResult {
@@ -592,7 +592,8 @@ impl ServerCore {
     }
 
     fn set_level(session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
-        let (p, era) = Self::era_of::<SetLevelParamsOpt>(session, raw, |p| p.meta.as_ref())?;
+        let (p, era) =
+            Self::era_of::<SetLevelParamsOpt>(session, raw, |p| raw_modern(p.meta.as_ref()))?;
         if let Era::Modern(_) = era {
             return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));
         }
@@ -613,7 +614,12 @@ impl ServerCore {
         raw: Option<&RawValue>,
         info: &RequestInfo,
     ) -> Reply {
-        let (p, era) = Self::era_of::<ListToolsParams>(session, raw, |p| p.meta.as_ref())?;
+        let (p, era) = Self::era_of::<ListToolsParams>(session, raw, |p| {
+            p.meta
+                .as_ref()
+                .filter(|m| RequestMeta::is_modern(Some(m)))
+                .map(RequestMeta::from_meta)
+        })?;
         let registry = self.registry();
         let page = match &self.policy.visibility {
             None => registry.page(p.cursor.as_deref(), self.page_size),
@@ -673,7 +679,9 @@ impl ServerCore {
         out: &Arc<dyn Outbound>,
         info: &RequestInfo,
     ) -> Outcome {
-        let (p, era) = match Self::era_of::<CallToolParamsOpt>(session, raw, |p| p.meta.as_ref()) {
+        let (p, mut era) = match Self::era_of::<CallToolParamsOpt>(session, raw, |p| {
+            raw_modern(p.meta.as_ref())
+        }) {
             Ok(v) => v,
             Err(e) => return failed(id, e),
         };
@@ -706,17 +714,19 @@ impl ServerCore {
                 return unknown(id);
             }
         }
-        let progress_token = p
-            .meta
-            .as_ref()
-            .and_then(|m| m.get(meta_key::PROGRESS_TOKEN))
-            .and_then(|v| ProgressToken::deserialize(v).ok());
-        let (log_level, client_capabilities) = match &era {
+        let (log_level, client_capabilities, progress_token) = match &mut era {
             Era::Legacy(s) => (
                 Some(s.log_level.unwrap_or(LoggingLevel::Info)),
                 Arc::clone(&s.client_capabilities),
+                p.meta.as_ref().and_then(RawRequestMeta::progress_token),
             ),
-            Era::Modern(m) => (m.log_level, Arc::new(m.client_capabilities.clone())),
+            // Read once with the other protocol fields; the caller below needs
+            // only the client's name and the version.
+            Era::Modern(m) => (
+                m.log_level,
+                Arc::new(std::mem::take(&mut m.client_capabilities)),
+                m.progress_token.take(),
+            ),
         };
         if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
             return failed(id, missing_capability_error(&name, missing));
@@ -894,7 +904,7 @@ impl ServerCore {
                 meta_key::PROTOCOL_VERSION
             ))
         });
-        if let Err(e) = modern.and_then(|m| modern_meta(m).map(drop)) {
+        if let Err(e) = modern.and_then(|m| check_modern(RequestMeta::from_meta(m)).map(drop)) {
             return failed(id, e);
         }
         // This server offers tools only: it agrees to the tool list filter and nothing else.
@@ -960,9 +970,15 @@ fn missing_capability_error(tool: &str, missing: mcp_types::JsonObject) -> Error
 
 /// Whether raw params carry the modern `_meta` protocol version.
 fn is_modern_request(raw: Option<&RawValue>) -> bool {
-    params::<MetaParams>(raw)
+    params::<RawMetaParams>(raw)
         .ok()
-        .is_some_and(|p| RequestMeta::is_modern(p.meta.as_ref()))
+        .and_then(|p| p.meta)
+        .is_some_and(|m| m.is_modern())
+}
+
+/// The modern protocol fields of a raw `_meta`, if it names a version.
+fn raw_modern(meta: Option<&RawRequestMeta>) -> Option<Result<RequestMeta, MetaError>> {
+    meta.filter(|m| m.is_modern()).map(RawRequestMeta::read)
 }
 
 /// The capabilities in `required` that `declared` lacks, as a
@@ -988,10 +1004,10 @@ fn missing_capabilities(
     (!missing.is_empty()).then_some(missing)
 }
 
-/// Validates a modern request's `_meta`: required fields (-32602) and a
+/// Checks a modern request's `_meta` as read: required fields (-32602) and a
 /// supported modern version (-32022 with the supported list).
-fn modern_meta(m: &Meta) -> Result<RequestMeta, ErrorObject> {
-    let rm = RequestMeta::from_meta(m).map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+fn check_modern(read: Result<RequestMeta, MetaError>) -> Result<RequestMeta, ErrorObject> {
+    let rm = read.map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
     match ProtocolVersion::parse(&rm.protocol_version) {
         Some(v) if !v.is_legacy() => Ok(rm),
         _ => Err(ErrorObject::new(
@@ -1019,7 +1035,7 @@ struct CallToolParamsOpt {
     #[serde(default)]
     arguments: Option<mcp_types::JsonObject>,
     #[serde(rename = "_meta", default)]
-    meta: Option<Meta>,
+    meta: Option<RawRequestMeta>,
 }
 
 /// `logging/setLevel` params read leniently first, to route by era before validating.
@@ -1028,5 +1044,12 @@ struct SetLevelParamsOpt {
     #[serde(default)]
     level: Option<Value>,
     #[serde(rename = "_meta", default)]
-    meta: Option<Meta>,
+    meta: Option<RawRequestMeta>,
+}
+
+/// Any request's params, for its `_meta` alone.
+#[derive(serde::Deserialize, Default)]
+struct RawMetaParams {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RawRequestMeta>,
 }

@@ -1,7 +1,9 @@
 //! The modern era (2026-07-28): `_meta` protocol fields, `resultType`, caching
 //! hints, `subscriptions/listen`, and `input_required` results (MRTR).
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::lifecycle::{ClientCapabilities, Implementation};
@@ -85,52 +87,38 @@ impl RequestMeta {
     ///
     /// A missing or malformed required field (the caller answers -32602).
     pub fn from_meta(m: &Meta) -> Result<RequestMeta, MetaError> {
-        let field = |key: &str| m.get(key).filter(|v| !v.is_null());
-        let protocol_version = match field(meta::PROTOCOL_VERSION) {
-            Some(Value::String(s)) => s.clone(),
-            Some(_) => {
-                return Err(MetaError(format!(
+        Self::read(m)
+    }
+
+    /// The one reading of the protocol fields, from a map or from raw text.
+    fn read(fields: &impl Fields) -> Result<RequestMeta, MetaError> {
+        let missing = |key: &str| MetaError(format!("missing `_meta[\"{key}\"]`"));
+        let invalid = |key: &str, e: String| MetaError(format!("invalid `_meta[\"{key}\"]`: {e}"));
+        let protocol_version = fields
+            .field::<String>(meta::PROTOCOL_VERSION)
+            .ok_or_else(|| missing(meta::PROTOCOL_VERSION))?
+            .map_err(|_| {
+                MetaError(format!(
                     "`_meta[\"{}\"]` must be a string",
                     meta::PROTOCOL_VERSION
-                )))
-            }
-            None => {
-                return Err(MetaError(format!(
-                    "missing `_meta[\"{}\"]`",
-                    meta::PROTOCOL_VERSION
-                )))
-            }
-        };
-        let client_capabilities = match field(meta::CLIENT_CAPABILITIES) {
-            Some(v) => ClientCapabilities::deserialize(v).map_err(|e| {
-                MetaError(format!(
-                    "invalid `_meta[\"{}\"]`: {e}",
-                    meta::CLIENT_CAPABILITIES
                 ))
-            })?,
-            None => {
-                return Err(MetaError(format!(
-                    "missing `_meta[\"{}\"]`",
-                    meta::CLIENT_CAPABILITIES
-                )))
-            }
-        };
+            })?;
+        let client_capabilities = fields
+            .field::<ClientCapabilities>(meta::CLIENT_CAPABILITIES)
+            .ok_or_else(|| missing(meta::CLIENT_CAPABILITIES))?
+            .map_err(|e| invalid(meta::CLIENT_CAPABILITIES, e))?;
         // clientInfo SHOULD be sent but servers must not require it: a malformed one is ignored.
-        let client_info =
-            field(meta::CLIENT_INFO).and_then(|v| Implementation::deserialize(v).ok());
-        let log_level = match field(meta::LOG_LEVEL) {
-            Some(v) => Some(LoggingLevel::deserialize(v).map_err(|e| {
-                MetaError(format!("invalid `_meta[\"{}\"]`: {e}", meta::LOG_LEVEL))
-            })?),
-            None => None,
-        };
-        let progress_token = match field(meta::PROGRESS_TOKEN) {
-            Some(v) => Some(
-                ProgressToken::deserialize(v)
-                    .map_err(|e| MetaError(format!("invalid `_meta[\"progressToken\"]`: {e}")))?,
-            ),
-            None => None,
-        };
+        let client_info = fields
+            .field::<Implementation>(meta::CLIENT_INFO)
+            .and_then(Result::ok);
+        let log_level = fields
+            .field::<LoggingLevel>(meta::LOG_LEVEL)
+            .transpose()
+            .map_err(|e| invalid(meta::LOG_LEVEL, e))?;
+        let progress_token = fields
+            .field::<ProgressToken>(meta::PROGRESS_TOKEN)
+            .transpose()
+            .map_err(|e| invalid(meta::PROGRESS_TOKEN, e))?;
         Ok(RequestMeta {
             protocol_version,
             client_capabilities,
@@ -167,6 +155,96 @@ impl RequestMeta {
             );
         }
         m
+    }
+}
+
+/// Where the protocol fields are read from: a parsed `_meta` map, or the
+/// raw text of each field. A `null` field counts as absent.
+trait Fields {
+    fn field<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, String>>;
+}
+
+impl Fields for Meta {
+    fn field<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, String>> {
+        self.get(key)
+            .filter(|v| !v.is_null())
+            .map(|v| T::deserialize(v).map_err(|e| e.to_string()))
+    }
+}
+
+/// A request's `_meta` read on arrival without building a map: the protocol
+/// fields are kept as raw JSON text and read once by [`RawRequestMeta::read`];
+/// every other key is skipped. For servers, on the hot path of each call.
+#[derive(Debug, Default, Deserialize)]
+pub struct RawRequestMeta {
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        default,
+        deserialize_with = "present"
+    )]
+    protocol_version: Option<Box<RawValue>>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        deserialize_with = "present"
+    )]
+    client_capabilities: Option<Box<RawValue>>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        default,
+        deserialize_with = "present"
+    )]
+    client_info: Option<Box<RawValue>>,
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        deserialize_with = "present"
+    )]
+    log_level: Option<Box<RawValue>>,
+    #[serde(rename = "progressToken", default, deserialize_with = "present")]
+    progress_token: Option<Box<RawValue>>,
+}
+
+/// A field that is there, even as `null` (a plain `Option` would read `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
+}
+
+impl RawRequestMeta {
+    /// Whether this marks a modern-era request (it names a protocol version),
+    /// as [`RequestMeta::is_modern`].
+    pub fn is_modern(&self) -> bool {
+        self.protocol_version.is_some()
+    }
+
+    /// Reads the protocol fields of a modern request, as [`RequestMeta::from_meta`].
+    ///
+    /// # Errors
+    ///
+    /// A missing or malformed required field (the caller answers -32602).
+    pub fn read(&self) -> Result<RequestMeta, MetaError> {
+        RequestMeta::read(self)
+    }
+
+    /// `progressToken`, when present and well-formed (in either era).
+    pub fn progress_token(&self) -> Option<ProgressToken> {
+        self.field(meta::PROGRESS_TOKEN).and_then(Result::ok)
+    }
+}
+
+impl Fields for RawRequestMeta {
+    fn field<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, String>> {
+        let raw = match key {
+            meta::PROTOCOL_VERSION => &self.protocol_version,
+            meta::CLIENT_CAPABILITIES => &self.client_capabilities,
+            meta::CLIENT_INFO => &self.client_info,
+            meta::LOG_LEVEL => &self.log_level,
+            meta::PROGRESS_TOKEN => &self.progress_token,
+            _ => return None,
+        };
+        raw.as_deref()
+            .filter(|r| r.get() != "null")
+            .map(|r| serde_json::from_str(r.get()).map_err(|e| e.to_string()))
     }
 }
 
@@ -281,5 +359,67 @@ mod tests {
         .unwrap();
         let err = RequestMeta::from_meta(&m).unwrap_err();
         assert!(err.0.contains("clientCapabilities"), "{err}");
+    }
+
+    /// The raw reading agrees with the map reading, field for field and
+    /// error for error; `null` counts as absent in both, but a `null`
+    /// version still marks the request modern (and is then missing).
+    #[test]
+    fn raw_reading_agrees_with_the_map() {
+        let cases = [
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+                "io.modelcontextprotocol/logLevel": "debug",
+                "progressToken": "p-1",
+                "other": {"deep": [1, 2, 3]}
+            }),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": 42,
+                "io.modelcontextprotocol/logLevel": null,
+                "progressToken": null
+            }),
+            json!({"io.modelcontextprotocol/protocolVersion": null}),
+            json!({"io.modelcontextprotocol/protocolVersion": 7}),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": []
+            }),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/logLevel": "loud"
+            }),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "progressToken": {"not": "a token"}
+            }),
+            json!({"progressToken": 3}),
+        ];
+        for case in cases {
+            let map: Meta = serde_json::from_value(case.clone()).unwrap();
+            let raw: RawRequestMeta = serde_json::from_str(&case.to_string()).unwrap();
+            assert_eq!(
+                raw.is_modern(),
+                RequestMeta::is_modern(Some(&map)),
+                "{case}"
+            );
+            let (from_raw, from_map) = (raw.read(), RequestMeta::from_meta(&map));
+            match (&from_raw, &from_map) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{case}"),
+                // serde_json places its errors in the text it read: compare up to that.
+                (Err(a), Err(b)) => {
+                    let head = |e: &MetaError| e.0.split(" at line").next().unwrap().to_owned();
+                    assert_eq!(head(a), head(b), "{case}");
+                }
+                _ => panic!("{case}: raw {from_raw:?}, map {from_map:?}"),
+            }
+        }
+        let raw: RawRequestMeta = serde_json::from_str(r#"{"progressToken": 3}"#).unwrap();
+        assert_eq!(raw.progress_token(), Some(ProgressToken::Number(3.into())));
     }
 }
