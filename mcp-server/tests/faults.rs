@@ -332,16 +332,20 @@ fn idle_legacy_sessions_expire() {
 
 // ------------------------------------------------------------------ slow readers
 
+/// Progress notifications a flooding tool sends, and their size: ~150 MiB
+/// either way; fewer, larger notifications keep debug builds fast.
+fn flood_size() -> (u32, u64) {
+    if cfg!(debug_assertions) {
+        (12_000, 12 * 1024)
+    } else {
+        (150_000, 1024)
+    }
+}
+
 #[test]
 fn clients_that_stop_reading_a_flood_of_progress_cost_bounded_memory() {
     serial(|| async {
-        // ~150 MiB of progress per stream either way; fewer, larger
-        // notifications keep debug builds fast.
-        let (n, size): (u32, u64) = if cfg!(debug_assertions) {
-            (12_000, 12 * 1024)
-        } else {
-            (150_000, 1024)
-        };
+        let (n, size) = flood_size();
         let (server, probe) = rs::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
@@ -476,11 +480,7 @@ fn clients_that_stop_reading_a_flood_of_progress_cost_bounded_memory() {
 #[test]
 fn a_stdio_client_that_never_reads_costs_bounded_memory() {
     serial(|| async {
-        let (n, size): (u32, u64) = if cfg!(debug_assertions) {
-            (12_000, 12 * 1024)
-        } else {
-            (150_000, 1024)
-        };
+        let (n, size) = flood_size();
         let (server, probe) = rs::probed_server();
         let mut conn = StdioConn::in_memory_with(server, 64 * 1024);
         conn.initialize(LATEST_LEGACY).await;
