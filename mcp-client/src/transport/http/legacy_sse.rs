@@ -15,7 +15,8 @@ use tokio::task::AbortHandle;
 
 use super::sse::SseParser;
 use super::{
-    drain, error_status, get_request, kind_of, on_message, pump, request_failed, HttpClient, Kind,
+    error_status, get_request, kind_of, on_message, pump, request_failed, send_for_status,
+    HttpClient, Kind,
 };
 use crate::error::transport;
 use crate::shared::{Closed, Shared};
@@ -146,17 +147,7 @@ impl SseTransport {
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
         request.headers_mut().extend(self.headers.clone());
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| request_failed(&self.endpoint, &e))?;
-        if response.status().is_success() {
-            drain(response.into_body());
-            Ok(())
-        } else {
-            Err(error_status(response, None).await)
-        }
+        send_for_status(&self.client, request, &self.endpoint).await
     }
 }
 

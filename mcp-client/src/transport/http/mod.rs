@@ -231,6 +231,26 @@ fn drain(mut body: Incoming) {
     });
 }
 
+/// Sends a request whose answer carries no message (a notification or
+/// response the client posts): a success status is all it needs, and the
+/// body is drained; any other status is an error.
+async fn send_for_status(
+    client: &HttpClient,
+    request: Request<Full<Bytes>>,
+    url: &Uri,
+) -> Result<(), CallError> {
+    let response = client
+        .request(request)
+        .await
+        .map_err(|e| request_failed(url, &e))?;
+    if response.status().is_success() {
+        drain(response.into_body());
+        Ok(())
+    } else {
+        Err(error_status(response, None).await)
+    }
+}
+
 fn header_value(value: &str) -> Result<HeaderValue, CallError> {
     HeaderValue::from_str(value)
         .map_err(|_| transport(format!("`{value}` cannot be sent as an HTTP header value")))
@@ -600,17 +620,7 @@ impl HttpTransport {
 
     async fn send_message(&self, message: Vec<u8>) -> Result<(), CallError> {
         let request = self.post(message, None, None, &[])?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| request_failed(&self.url, &e))?;
-        if response.status().is_success() {
-            drain(response.into_body());
-            Ok(())
-        } else {
-            Err(error_status(response, None).await)
-        }
+        send_for_status(&self.client, request, &self.url).await
     }
 
     /// Opens the legacy standalone `GET` stream for server-initiated
