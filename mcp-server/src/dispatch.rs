@@ -299,6 +299,11 @@ impl Batch {
     }
 }
 
+/// Whether raw JSON is an object (raw values start at their first byte).
+pub(crate) fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
 fn params<T: DeserializeOwned + Default>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
     match raw {
         None => Ok(T::default()),
@@ -308,6 +313,11 @@ fn params<T: DeserializeOwned + Default>(raw: Option<&RawValue>) -> Result<T, Er
 
 fn required_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
     let raw = raw.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
+    // MCP names its params: JSON-RPC's by-position array is not a form of
+    // them (serde would read one into a struct field by field).
+    if !is_object(raw) {
+        return Err(ErrorObject::invalid_params("params must be a JSON object"));
+    }
     serde_json::from_str(raw.get())
         .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
 }

@@ -582,6 +582,33 @@ fn cases() -> Vec<Case> {
             Error(-32602, json!(1)),
             HttpExpect::Status(200, Error(-32602, json!(1))),
         ),
+        // MCP's params are named: a by-position array that would fill every
+        // field in order is still refused.
+        case(
+            "initialize params a full by-position array",
+            Setup::Fresh,
+            req(
+                &json!(1),
+                "initialize",
+                &json!([LATEST_LEGACY, {}, {"name": "x", "version": "1"}]),
+            ),
+            Error(-32602, json!(1)),
+            HttpExpect::Status(200, Error(-32602, json!(1))),
+        ),
+        case(
+            "tools/call params a by-position array",
+            S11,
+            req(&json!(1), "tools/call", &json!(["add", {"a": 1, "b": 2}])),
+            Error(-32602, json!(1)),
+            h200(Error(-32602, json!(1))),
+        ),
+        case(
+            "tools/list params an array",
+            S11,
+            req(&json!(1), "tools/list", &json!([null])),
+            Error(-32602, json!(1)),
+            h200(Error(-32602, json!(1))),
+        ),
         // ---- ids of every type
         case(
             "a null id",

@@ -10,6 +10,7 @@ mod security;
 mod session;
 mod sse;
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -393,27 +394,44 @@ fn base64_decode(input: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The fields of a request body the HTTP layer looks at before dispatch.
+/// The fields of a request body the HTTP layer looks at before dispatch,
+/// borrowed from the body as raw JSON (nothing is allocated for them).
 #[derive(Deserialize, Default)]
-struct Peek {
-    #[serde(default)]
-    name: Option<serde_json::Value>,
-    #[serde(default)]
-    uri: Option<serde_json::Value>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<PeekMeta>,
+struct Peek<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(borrow, rename = "_meta", default)]
+    meta: Option<PeekMeta<'a>>,
 }
 
 #[derive(Deserialize, Default)]
-struct PeekMeta {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    protocol_version: Option<serde_json::Value>,
+struct PeekMeta<'a> {
+    #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion", default)]
+    protocol_version: Option<&'a RawValue>,
 }
 
-fn peek(params: Option<&RawValue>) -> Peek {
+fn peek(params: Option<&RawValue>) -> Peek<'_> {
     params
+        .filter(|p| crate::dispatch::is_object(p))
         .and_then(|p| serde_json::from_str(p.get()).ok())
         .unwrap_or_default()
+}
+
+impl Peek<'_> {
+    fn protocol_version(&self) -> Option<&RawValue> {
+        self.meta.as_ref().and_then(|m| m.protocol_version)
+    }
+}
+
+/// A raw JSON string's text: borrowed when it has no escapes; `None` for
+/// anything that is not a string.
+fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<&str>(raw.get())
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
+        .ok()
 }
 
 /// The 2026-07-28 header rules: `MCP-Protocol-Version`, `Mcp-Method` and
@@ -422,7 +440,7 @@ fn check_modern_headers(
     headers: &HeaderMap,
     id: &mcp_types::RequestId,
     method_name: &str,
-    peeked: &Peek,
+    peeked: &Peek<'_>,
 ) -> Result<(), Box<Response<McpBody>>> {
     let mismatch = |message: String| {
         let e = mcp_types::ErrorObject::new(code::HEADER_MISMATCH, message);
@@ -431,11 +449,7 @@ fn check_modern_headers(
             crate::dispatch::error_reply(Some(id.clone()), e),
         ))
     };
-    let body_version = peeked
-        .meta
-        .as_ref()
-        .and_then(|m| m.protocol_version.as_ref())
-        .and_then(serde_json::Value::as_str);
+    let body_version = peeked.protocol_version().and_then(json_str);
     match (header_str(headers, PROTOCOL_VERSION), body_version) {
         (None, _) => return Err(mismatch("missing MCP-Protocol-Version header".into())),
         (Some(h), Some(b)) if h != b => {
@@ -456,11 +470,11 @@ fn check_modern_headers(
         Some(_) => {}
     }
     let named = match method_name {
-        method::TOOLS_CALL | "prompts/get" => peeked.name.as_ref(),
-        "resources/read" => peeked.uri.as_ref(),
+        method::TOOLS_CALL | "prompts/get" => peeked.name,
+        "resources/read" => peeked.uri,
         _ => None,
     };
-    if let Some(body_name) = named.and_then(serde_json::Value::as_str) {
+    if let Some(body_name) = named.and_then(json_str) {
         match header_str(headers, MCP_NAME).map(|v| decode_header_value(v.trim())) {
             None => return Err(mismatch("missing Mcp-Name header".into())),
             Some(None) => return Err(mismatch("malformed Mcp-Name header".into())),
@@ -617,10 +631,7 @@ impl Inner {
             _ => None,
         };
         let peeked = peek(params);
-        let body_version = peeked
-            .meta
-            .as_ref()
-            .and_then(|m| m.protocol_version.as_ref());
+        let body_version = peeked.protocol_version();
         let modern_header = header_version
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| !v.is_legacy());
@@ -637,7 +648,7 @@ impl Inner {
         self: &Arc<Self>,
         headers: &HeaderMap,
         msg: RawMessage<'_>,
-        peeked: &Peek,
+        peeked: &Peek<'_>,
     ) -> Response<McpBody> {
         let (id, method_name) = match &msg {
             RawMessage::Request { id, method, .. } => (Some(id.clone()), method.as_ref()),
@@ -1086,5 +1097,36 @@ impl Server {
             tracing::warn!("requests still running after the grace period were dropped");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peek_reads_names_and_versions_borrowed_and_escaped() {
+        let params = serde_json::value::to_raw_value(&serde_json::json!({
+            "name": "ad\u{64}\"q",
+            "uri": 7,
+            "arguments": {"name": "not this one"},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        }))
+        .unwrap();
+        let peeked = peek(Some(&params));
+        // An escaped string is unescaped (into an owned string).
+        assert_eq!(peeked.name.and_then(json_str).as_deref(), Some("add\"q"));
+        assert!(matches!(
+            peeked.name.and_then(json_str),
+            Some(Cow::Owned(_))
+        ));
+        // A plain one is borrowed from the body.
+        let version = peeked.protocol_version().and_then(json_str);
+        assert!(matches!(version, Some(Cow::Borrowed("2026-07-28"))));
+        // Not a string: no name to compare with a header.
+        assert_eq!(peeked.uri.and_then(json_str), None);
+        // Unreadable params peek as nothing.
+        let odd = RawValue::from_string("[1, 2]".into()).unwrap();
+        assert!(peek(Some(&odd)).name.is_none());
     }
 }
