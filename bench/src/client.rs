@@ -385,19 +385,8 @@ async fn in_flight(client: &Client, limits: Limits, tasks: u64) -> Result<Phase,
 }
 
 fn summary(result: &RunResult, ticks: u64) -> String {
-    let (s, p) = (&result.sequential, &result.in_flight);
-    format!(
-        "seq {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | in flight {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | {}",
-        s.calls_per_sec(),
-        s.p50_us,
-        s.p99_us,
-        s.cpu_us_per_call(ticks),
-        p.calls_per_sec(),
-        p.p50_us,
-        p.p99_us,
-        p.cpu_us_per_call(ticks),
-        result.protocol,
-    )
+    let phases = crate::stats::two_phases(&result.sequential, &result.in_flight, ticks);
+    format!("{phases} | {}", result.protocol)
 }
 
 /// Column groups: pair | sequential | in flight | client CPU | protocol.

@@ -366,19 +366,9 @@ fn run(options: &Options) -> Result<bool, String> {
 }
 
 fn summary(result: &RunResult, ticks: u64) -> String {
-    let (s, p) = (&result.sequential, &result.pipelined);
-    format!(
-        "seq {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | in flight {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | {:.1} MiB",
-        s.calls_per_sec(),
-        s.p50_us,
-        s.p99_us,
-        s.cpu_us_per_call(ticks),
-        p.calls_per_sec(),
-        p.p50_us,
-        p.p99_us,
-        p.cpu_us_per_call(ticks),
-        stats::to_f64(result.peak_rss_kib) / 1024.0
-    )
+    let phases = stats::two_phases(&result.sequential, &result.pipelined, ticks);
+    let mib = stats::to_f64(result.peak_rss_kib) / 1024.0;
+    format!("{phases} | {mib:.1} MiB")
 }
 
 /// Median over rounds of `metric`.

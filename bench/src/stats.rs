@@ -77,6 +77,22 @@ impl Limits {
 }
 
 /// A phase from its measurements; sorts `latencies`.
+/// One run's sequential phase and its phase with many calls in flight, as
+/// the progress line of the stdio and client modes shows them.
+pub(crate) fn two_phases(seq: &Phase, in_flight: &Phase, ticks_per_sec: u64) -> String {
+    format!(
+        "seq {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs | in flight {:>8.0}/s p50 {:>7.1} p99 {:>7.1} µs cpu {:>6.1} µs",
+        seq.calls_per_sec(),
+        seq.p50_us,
+        seq.p99_us,
+        seq.cpu_us_per_call(ticks_per_sec),
+        in_flight.calls_per_sec(),
+        in_flight.p50_us,
+        in_flight.p99_us,
+        in_flight.cpu_us_per_call(ticks_per_sec),
+    )
+}
+
 pub(crate) fn phase(
     calls: u64,
     elapsed: Duration,
