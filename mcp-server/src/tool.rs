@@ -172,6 +172,37 @@ impl ToolEntry {
         self
     }
 
+    /// Calls the tool in-process, outside any server: `arguments` decoded as
+    /// a `tools/call` would decode them, a panic turned into an `isError`
+    /// result, structured content wrapped as the tool's output schema says.
+    /// Runs no middleware, visibility hook or timeout: those belong to a
+    /// server. For agents running local tools (`mcp-agent`) and for tests;
+    /// [`Context::detached`] is a context attached to no client.
+    ///
+    /// ```
+    /// use mcp_server::{Context, ToolEntry};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let tool = ToolEntry::dynamic("twice", "Doubles n", json!({"type": "object"}), |args, _| async move {
+    ///     args.get("n").and_then(|n| n.as_f64()).unwrap_or_default() * 2.0
+    /// })
+    /// .unwrap();
+    /// let mut args = serde_json::Map::new();
+    /// args.insert("n".into(), json!(21));
+    /// let result = tool.invoke(args, Context::detached()).await;
+    /// assert_eq!(result.content[0].as_text(), Some("42"));
+    /// # }
+    /// ```
+    pub fn invoke(
+        &self,
+        arguments: JsonObject,
+        ctx: Context,
+    ) -> impl Future<Output = CallToolResult> + Send + 'static {
+        self.call(Args::new(Some(arguments)), ctx)
+    }
+
     /// Runs the handler; a panic becomes an `isError` result.
     pub(crate) fn call(&self, args: Args, ctx: Context) -> CallFuture {
         CallFuture {

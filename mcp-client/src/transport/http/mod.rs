@@ -35,7 +35,8 @@ use super::{Outgoing, Transport};
 use crate::error::{is_modern_code, transport, HttpStatusError};
 use crate::shared::{lock, Shared};
 
-pub(crate) type HttpClient =
+/// The hyper client every HTTP transport uses (http and https).
+pub type HttpClient =
     hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -54,7 +55,7 @@ const ERROR_BODY_MAX: usize = 64 * 1024;
 
 /// A hyper client for `http://` and `https://` URLs. `tls` is the rustls
 /// configuration for https (default: [`default_tls_config`]).
-pub(crate) fn http_client(
+pub fn http_client(
     connect_timeout: Duration,
     tls: Option<Arc<rustls::ClientConfig>>,
 ) -> HttpClient {
@@ -75,7 +76,7 @@ pub(crate) fn http_client(
 
 /// TLS 1.2 and 1.3 with rustls (ring), trusting Mozilla's root
 /// certificates (the `webpki-roots` bundle).
-pub(crate) fn default_tls_config() -> Arc<rustls::ClientConfig> {
+pub fn default_tls_config() -> Arc<rustls::ClientConfig> {
     static CONFIG: std::sync::OnceLock<Arc<rustls::ClientConfig>> = std::sync::OnceLock::new();
     Arc::clone(CONFIG.get_or_init(|| {
         let roots = rustls::RootCertStore {

@@ -7,20 +7,20 @@ use std::time::Duration;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SseEvent {
+pub struct SseEvent {
     /// The `event:` type; empty means `message`.
-    pub(crate) event: String,
+    pub event: String,
     /// The joined `data:` lines.
-    pub(crate) data: String,
+    pub data: String,
 }
 
 /// The stream grew an event or a line larger than the limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TooLarge;
+pub struct TooLarge;
 
 /// Parser state for one stream (one HTTP response body).
 #[derive(Debug)]
-pub(crate) struct SseParser {
+pub struct SseParser {
     line: Vec<u8>,
     /// The previous chunk ended in CR: an LF at the start of the next one belongs to it.
     after_cr: bool,
@@ -35,7 +35,7 @@ pub(crate) struct SseParser {
 
 impl SseParser {
     /// A parser refusing lines and events larger than `max` bytes.
-    pub(crate) fn new(max: usize) -> Self {
+    pub fn new(max: usize) -> Self {
         SseParser {
             line: Vec::new(),
             after_cr: false,
@@ -72,7 +72,7 @@ impl SseParser {
     }
 
     /// Feeds a chunk of the body; returns the events it completed.
-    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, TooLarge> {
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, TooLarge> {
         let mut events = Vec::new();
         let mut rest = chunk;
         if self.after_cr {
