@@ -1,0 +1,355 @@
+//! The agent: a model, a tool set, and how a run goes.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_server::ToolEntry;
+use tokio_util::sync::CancellationToken;
+
+use crate::chat::{ChatModel, Message, ToolChoice};
+use crate::outcome::{Event, Outcome, RunError};
+use crate::toolset::ToolSet;
+
+/// What happens when a tool fails (returns `isError`, or its server or
+/// transport fails). Mistakes of the model (an unknown tool, arguments that
+/// are not JSON or do not match the schema) are always reported to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorPolicy {
+    /// The error text goes back to the model as an error result (the default).
+    #[default]
+    Report,
+    /// Run the tool again, up to this many more times, then report.
+    Retry(u32),
+    /// End the run with [`RunError::ToolFailed`].
+    Fail,
+}
+
+/// A model with a tool set: runs conversations in which the model calls tools.
+///
+/// ```
+/// use mcp_agent::{Agent, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall, ToolSet};
+/// use mcp_server::tool;
+///
+/// pub struct Maths;
+///
+/// #[tool(description = "Maths")]
+/// impl Maths {
+///     #[describe("Add two numbers")]
+///     pub fn add(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
+///         a + b
+///     }
+/// }
+///
+/// /// A stand-in model: calls `add` once, then answers with its result.
+/// struct Scripted;
+///
+/// impl ChatModel for Scripted {
+///     fn provider(&self) -> &str {
+///         "scripted"
+///     }
+///     fn complete(
+///         &self,
+///         request: ChatRequest,
+///     ) -> futures_util::future::BoxFuture<'_, Result<ChatResponse, ModelError>> {
+///         Box::pin(async move {
+///             Ok(match request.messages.last() {
+///                 Some(mcp_agent::Message::ToolResults { results }) => ChatResponse {
+///                     text: format!("The sum is {}.", results[0].content),
+///                     ..ChatResponse::default()
+///                 },
+///                 _ => ChatResponse {
+///                     tool_calls: vec![ToolCall {
+///                         id: "call_1".into(),
+///                         name: "add".into(),
+///                         arguments: r#"{"a": 2, "b": 3}"#.into(),
+///                     }],
+///                     ..ChatResponse::default()
+///                 },
+///             })
+///         })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder().toolbox(Maths).build().await?;
+/// let agent = Agent::builder(Scripted, tools).max_turns(4).build();
+/// let outcome = agent.run("What is 2 + 3?").await?;
+/// assert_eq!(outcome.text, "The sum is 5.");
+/// assert_eq!(outcome.turns, 2);
+/// assert_eq!(outcome.tool_calls[0].reply, "5");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Agent {
+    pub(crate) model: Arc<dyn ChatModel>,
+    pub(crate) tools: ToolSet,
+    pub(crate) config: Arc<Config>,
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("provider", &self.model.provider())
+            .field("tools", &self.tools)
+            .field("max_turns", &self.config.max_turns)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) system: Option<String>,
+    pub(crate) max_turns: usize,
+    pub(crate) tool_choice: ToolChoice,
+    pub(crate) keep_tool_choice: bool,
+    pub(crate) default_policy: ErrorPolicy,
+    pub(crate) policies: HashMap<String, ErrorPolicy>,
+    pub(crate) streaming: bool,
+    pub(crate) max_tokens: Option<u32>,
+    pub(crate) tool_timeout: Option<Duration>,
+}
+
+/// The default limit on model requests per run.
+pub const DEFAULT_MAX_TURNS: usize = 10;
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    model: Arc<dyn ChatModel>,
+    tools: ToolSet,
+    config: Config,
+}
+
+impl fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// Starts an agent over `model` and `tools`.
+    pub fn builder(model: impl ChatModel + 'static, tools: ToolSet) -> AgentBuilder {
+        AgentBuilder {
+            model: Arc::new(model),
+            tools,
+            config: Config {
+                system: None,
+                max_turns: DEFAULT_MAX_TURNS,
+                tool_choice: ToolChoice::Auto,
+                keep_tool_choice: false,
+                default_policy: ErrorPolicy::Report,
+                policies: HashMap::new(),
+                streaming: true,
+                max_tokens: None,
+                tool_timeout: None,
+            },
+        }
+    }
+
+    /// The agent's tool set.
+    pub fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
+    /// Starts a run with one user message; configure it, then `.await` it.
+    pub fn run(&self, prompt: impl Into<String>) -> Run<'_> {
+        Run::new(self, vec![Message::user(prompt)])
+    }
+
+    /// Starts a run that continues a conversation (e.g. a previous run's
+    /// transcript followed by a new user message).
+    pub fn run_messages(&self, messages: Vec<Message>) -> Run<'_> {
+        Run::new(self, messages)
+    }
+
+    pub(crate) fn policy_for(&self, tool: &str) -> ErrorPolicy {
+        self.config
+            .policies
+            .get(tool)
+            .copied()
+            .unwrap_or(self.config.default_policy)
+    }
+}
+
+impl AgentBuilder {
+    /// Instructions sent first in every run (a system message).
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.config.system = Some(text.into());
+        self
+    }
+
+    /// The most model requests a run may make (default [`DEFAULT_MAX_TURNS`]).
+    /// A run whose model still calls tools at the last turn ends with
+    /// [`RunError::MaxTurns`].
+    pub fn max_turns(mut self, turns: usize) -> Self {
+        self.config.max_turns = turns.max(1);
+        self
+    }
+
+    /// The tool choice of a run's first turn (default auto). After the first
+    /// turn in which the model calls tools it becomes auto, unless
+    /// [`keep_tool_choice`](Self::keep_tool_choice).
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.config.tool_choice = choice;
+        self
+    }
+
+    /// Keeps the tool choice for every turn (with `Required`, the run can
+    /// only end at `max_turns`).
+    pub fn keep_tool_choice(mut self, keep: bool) -> Self {
+        self.config.keep_tool_choice = keep;
+        self
+    }
+
+    /// The error policy of every tool without its own.
+    pub fn error_policy(mut self, policy: ErrorPolicy) -> Self {
+        self.config.default_policy = policy;
+        self
+    }
+
+    /// The error policy of one tool (its name in the set).
+    pub fn tool_policy(mut self, tool: impl Into<String>, policy: ErrorPolicy) -> Self {
+        self.config.policies.insert(tool.into(), policy);
+        self
+    }
+
+    /// Streams model answers (default true): text arrives as [`Event::Text`]
+    /// as the model writes it.
+    pub fn streaming(mut self, streaming: bool) -> Self {
+        self.config.streaming = streaming;
+        self
+    }
+
+    /// A cap on the tokens of each model answer.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.config.max_tokens = Some(tokens);
+        self
+    }
+
+    /// How long one tool attempt may run; past it the attempt fails (and the
+    /// error policy applies). Remote calls are cancelled on their server.
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.config.tool_timeout = Some(timeout);
+        self
+    }
+
+    /// The agent.
+    pub fn build(self) -> Agent {
+        Agent {
+            model: self.model,
+            tools: self.tools,
+            config: Arc::new(self.config),
+        }
+    }
+}
+
+/// A run being configured; `.await` it to run it.
+///
+/// Dropping the future, or cancelling the token given to
+/// [`cancel_on`](Self::cancel_on), cancels the model request and the tool
+/// calls in flight (remote ones with `notifications/cancelled`, or by closing
+/// their HTTP stream in the 2026-07-28 era).
+#[must_use = "a run does nothing until it is awaited"]
+pub struct Run<'a> {
+    pub(crate) agent: &'a Agent,
+    pub(crate) messages: Vec<Message>,
+    pub(crate) extra_tools: Vec<ToolEntry>,
+    pub(crate) no_tools: bool,
+    pub(crate) allowed: Option<BTreeSet<String>>,
+    pub(crate) tool_choice: Option<ToolChoice>,
+    pub(crate) max_turns: Option<usize>,
+    pub(crate) on_event: Option<Arc<dyn Fn(&Event) + Send + Sync>>,
+    pub(crate) cancel: Option<CancellationToken>,
+}
+
+impl fmt::Debug for Run<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Run")
+            .field("messages", &self.messages.len())
+            .field("no_tools", &self.no_tools)
+            .field("allowed", &self.allowed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Run<'a> {
+    fn new(agent: &'a Agent, messages: Vec<Message>) -> Self {
+        Run {
+            agent,
+            messages,
+            extra_tools: Vec::new(),
+            no_tools: false,
+            allowed: None,
+            tool_choice: None,
+            max_turns: None,
+            on_event: None,
+            cancel: None,
+        }
+    }
+
+    /// Adds local tools for this run only; they replace set tools of the
+    /// same name (of several with one name, the last wins).
+    pub fn with_tools(mut self, tools: impl IntoIterator<Item = ToolEntry>) -> Self {
+        self.extra_tools.extend(tools);
+        self
+    }
+
+    /// Runs with no tools at all.
+    pub fn without_tools(mut self) -> Self {
+        self.no_tools = true;
+        self
+    }
+
+    /// Offers only these tools (names in the set, or of
+    /// [`with_tools`](Self::with_tools)). A name the run does not have ends
+    /// it with [`RunError::ToolSet`] before the first model request.
+    pub fn allowed_tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The tool choice of this run's first turn.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// This run's turn limit.
+    pub fn max_turns(mut self, turns: usize) -> Self {
+        self.max_turns = Some(turns.max(1));
+        self
+    }
+
+    /// Calls `f` with each [`Event`] as the run goes.
+    pub fn on_event(mut self, f: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.on_event = Some(Arc::new(f));
+        self
+    }
+
+    /// Cancels the run when `token` is cancelled: the run ends with
+    /// [`RunError::Cancelled`].
+    pub fn cancel_on(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+}
+
+impl<'a> IntoFuture for Run<'a> {
+    type Output = Result<Outcome, RunError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<Outcome, RunError>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(crate::run::run(self))
+    }
+}

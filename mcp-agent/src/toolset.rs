@@ -1,0 +1,567 @@
+//! Tool sets: local toolboxes and connected MCP servers, attached the same
+//! way and called the same way.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::FutureExt as _;
+use mcp_client::types::modern::SubscriptionFilter;
+use mcp_client::{Client, Subscription};
+use mcp_server::{ToolBox, ToolEntry};
+use mcp_types::tool::is_valid_tool_name;
+use mcp_types::Tool;
+use serde_json::Value;
+
+use crate::view::ToolView;
+
+/// Tools from local toolboxes and MCP servers, with unique names.
+///
+/// Cheap to clone: clones share the same tools. Remote tools are refreshed by
+/// [`refresh`](Self::refresh), which the agent calls before every model turn:
+/// a server's `notifications/tools/list_changed` (legacy era) or a change
+/// reported on its `subscriptions/listen` stream (2026-07-28) is seen on the
+/// next turn.
+///
+/// ```
+/// use mcp_agent::{Source, ToolSet};
+/// use mcp_server::tool;
+///
+/// pub struct Clock;
+///
+/// #[tool(description = "Time keeping")]
+/// impl Clock {
+///     #[describe("The current Unix time in seconds")]
+///     pub fn now(&self) -> u64 {
+///         1_700_000_000
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), mcp_agent::ToolSetError> {
+/// let tools = ToolSet::builder()
+///     .toolbox(Clock)
+///     .attach(Source::toolbox(Clock).prefix("utc_"))
+///     .build()
+///     .await?;
+/// assert_eq!(tools.names(), ["now", "utc_now"]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ToolSet {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    sources: Vec<SourceState>,
+    tools: Mutex<Arc<Tools>>,
+    /// Serializes refreshes so two runs do not list the same servers twice.
+    refresh: tokio::sync::Mutex<()>,
+}
+
+/// Where tools come from, with how they join a set: a name prefix, an allow
+/// list and a block list (both of the tools' own names, before the prefix).
+pub struct Source {
+    kind: SourceKind,
+    label: Option<String>,
+    prefix: String,
+    allow: Option<HashSet<String>>,
+    block: HashSet<String>,
+}
+
+enum SourceKind {
+    Local {
+        label: &'static str,
+        entries: Vec<ToolEntry>,
+    },
+    Remote(Client),
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Source")
+            .field("label", &self.label())
+            .field("prefix", &self.prefix)
+            .field("allow", &self.allow)
+            .field("block", &self.block)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Source {
+    /// A local toolbox: a `#[tool]` impl block or free function, called in-process.
+    pub fn toolbox<T: ToolBox>(toolbox: T) -> Source {
+        Source::new(SourceKind::Local {
+            label: T::NAME,
+            entries: toolbox.into_tools(),
+        })
+    }
+
+    /// Local tools made one by one ([`ToolEntry::dynamic`], or the entries of a toolbox).
+    pub fn tools(tools: impl IntoIterator<Item = ToolEntry>) -> Source {
+        Source::new(SourceKind::Local {
+            label: "local tools",
+            entries: tools.into_iter().collect(),
+        })
+    }
+
+    /// A connected MCP server (stdio, Streamable HTTP or HTTP+SSE).
+    pub fn server(client: Client) -> Source {
+        Source::new(SourceKind::Remote(client))
+    }
+
+    fn new(kind: SourceKind) -> Source {
+        Source {
+            kind,
+            label: None,
+            prefix: String::new(),
+            allow: None,
+            block: HashSet::new(),
+        }
+    }
+
+    /// Names the source in diagnostics and errors (default: the toolbox's type
+    /// name, or the server's `serverInfo.name`).
+    pub fn named(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Puts `prefix` before each of this source's tool names in the set
+    /// (`prefix("calc_")` makes `add` into `calc_add`). A prefixed name must
+    /// still be a valid MCP tool name.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Takes only these tools from the source (their own names, before the
+    /// prefix). A name the source does not offer is ignored, since a server's
+    /// tools change; [`ToolSet::diagnostics`] lists it.
+    pub fn allow<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allow = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Leaves these tools of the source out (their own names).
+    pub fn block<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.block.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    fn label(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
+        match &self.kind {
+            SourceKind::Local { label, .. } => (*label).to_owned(),
+            SourceKind::Remote(client) => client.server_info().name.clone(),
+        }
+    }
+
+    fn admits(&self, name: &str) -> bool {
+        self.allow.as_ref().is_none_or(|allow| allow.contains(name)) && !self.block.contains(name)
+    }
+}
+
+/// A source inside a set, with what it offered last.
+struct SourceState {
+    source: Source,
+    label: Arc<str>,
+    kind_name: &'static str,
+    /// The remote listing the set was last built from.
+    listing: Mutex<Option<Vec<Tool>>>,
+    /// Keeps a modern server's `subscriptions/listen` stream open, so a tool
+    /// change invalidates the client's cached listing; drained on refresh.
+    subscription: Mutex<Option<Subscription>>,
+}
+
+/// Builds a [`ToolSet`].
+#[derive(Debug, Default)]
+pub struct ToolSetBuilder {
+    sources: Vec<Source>,
+}
+
+impl ToolSetBuilder {
+    /// Adds a local toolbox (a `#[tool]` impl block or free function).
+    pub fn toolbox<T: ToolBox>(self, toolbox: T) -> Self {
+        self.attach(Source::toolbox(toolbox))
+    }
+
+    /// Adds one local tool, e.g. a [`ToolEntry::dynamic`].
+    pub fn tool(self, tool: ToolEntry) -> Self {
+        self.attach(Source::tools([tool]))
+    }
+
+    /// Adds the tools of a connected MCP server.
+    pub fn server(self, client: Client) -> Self {
+        self.attach(Source::server(client))
+    }
+
+    /// Adds a source configured with a prefix, allow or block lists.
+    pub fn attach(mut self, source: Source) -> Self {
+        self.sources.push(source);
+        self
+    }
+
+    /// Lists every server's tools and checks that names are unique.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolSetError::Collision`] naming both sources of a name;
+    /// [`ToolSetError::InvalidName`] for a prefix that makes an invalid name;
+    /// [`ToolSetError::Server`] when a server cannot list its tools.
+    pub async fn build(self) -> Result<ToolSet, ToolSetError> {
+        let mut states = Vec::with_capacity(self.sources.len());
+        for source in self.sources {
+            let label: Arc<str> = source.label().into();
+            let (kind_name, subscription) = match &source.kind {
+                SourceKind::Local { .. } => ("local toolbox", None),
+                SourceKind::Remote(client) => {
+                    let subscription = if client.is_modern() {
+                        listen_for_tool_changes(client, &label).await
+                    } else {
+                        None
+                    };
+                    ("MCP server", subscription)
+                }
+            };
+            states.push(SourceState {
+                source,
+                label,
+                kind_name,
+                listing: Mutex::new(None),
+                subscription: Mutex::new(subscription),
+            });
+        }
+        let mut listings = Vec::with_capacity(states.len());
+        for state in &states {
+            listings.push(list_source(state).await?);
+        }
+        let tools = assemble(&states, &listings)?;
+        for (state, listing) in states.iter().zip(listings) {
+            *lock(&state.listing) = listing;
+        }
+        Ok(ToolSet {
+            inner: Arc::new(Inner {
+                sources: states,
+                tools: Mutex::new(Arc::new(tools)),
+                refresh: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+}
+
+async fn listen_for_tool_changes(client: &Client, label: &str) -> Option<Subscription> {
+    let filter = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        ..SubscriptionFilter::default()
+    };
+    match client.listen(filter).await {
+        Ok(subscription) => Some(subscription),
+        Err(e) => {
+            tracing::debug!(server = %label, error = %e, "no subscription for tool changes; relying on the listing's ttl");
+            None
+        }
+    }
+}
+
+/// A remote source's current listing (`None` for local sources).
+async fn list_source(state: &SourceState) -> Result<Option<Vec<Tool>>, ToolSetError> {
+    if let Some(subscription) = lock(&state.subscription).as_mut() {
+        // The client already invalidated its cache on each notice; only
+        // keep the queue from growing.
+        while let Some(Some(_)) = subscription.recv().now_or_never() {}
+    }
+    match &state.source.kind {
+        SourceKind::Local { .. } => Ok(None),
+        SourceKind::Remote(client) => {
+            client
+                .list_tools()
+                .await
+                .map(Some)
+                .map_err(|error| ToolSetError::Server {
+                    origin: state.label.to_string(),
+                    error,
+                })
+        }
+    }
+}
+
+impl fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolSet")
+            .field("tools", &self.names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolSet {
+    /// Starts a set.
+    pub fn builder() -> ToolSetBuilder {
+        ToolSetBuilder::default()
+    }
+
+    /// A set with no tools.
+    pub fn empty() -> ToolSet {
+        ToolSet {
+            inner: Arc::new(Inner {
+                sources: Vec::new(),
+                tools: Mutex::new(Arc::new(Tools::default())),
+                refresh: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The tools' names in the set, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.current().by_name.keys().cloned().collect()
+    }
+
+    /// What the set noticed while assembling: tools offered non-strict to
+    /// OpenAI because their schema cannot be made strict, allow-list entries
+    /// a source does not offer, input schemas that cannot be compiled.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.current().diagnostics.clone()
+    }
+
+    /// The set as a run sees it: every tool (restrict or extend it with the
+    /// view's methods; the set is never changed).
+    pub fn view(&self) -> ToolView {
+        ToolView::new(self.current())
+    }
+
+    /// Lists every server's tools again (each client answers from its cache
+    /// unless the server reported a change) and rebuilds the set if any
+    /// listing changed. Returns whether it did.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolSetBuilder::build`]: a server that cannot list its tools, or
+    /// a new tool whose name collides with another source's. The set keeps
+    /// its previous tools.
+    pub async fn refresh(&self) -> Result<bool, ToolSetError> {
+        let _one = self.inner.refresh.lock().await;
+        let mut listings = Vec::with_capacity(self.inner.sources.len());
+        let mut changed = false;
+        for state in &self.inner.sources {
+            let listing = list_source(state).await?;
+            changed |= listing != *lock(&state.listing);
+            listings.push(listing);
+        }
+        if !changed {
+            return Ok(false);
+        }
+        let tools = assemble(&self.inner.sources, &listings)?;
+        for (state, listing) in self.inner.sources.iter().zip(listings) {
+            *lock(&state.listing) = listing;
+        }
+        *lock(&self.inner.tools) = Arc::new(tools);
+        Ok(true)
+    }
+
+    pub(crate) fn current(&self) -> Arc<Tools> {
+        Arc::clone(&lock(&self.inner.tools))
+    }
+}
+
+/// Something a tool set noticed that does not stop it from working.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The tool (its name in the set), or the allow-list entry.
+    pub tool: String,
+    /// The source's label.
+    pub source: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` ({}): {}", self.tool, self.source, self.message)
+    }
+}
+
+/// A tool set that could not be built or refreshed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolSetError {
+    /// Two sources offer one name.
+    #[error("two tools are named `{name}`: one from {first}, one from {second}; give one of the sources a prefix (Source::prefix) or block the tool (Source::block)")]
+    Collision {
+        /// The name.
+        name: String,
+        /// The first source (label and kind).
+        first: String,
+        /// The second source.
+        second: String,
+    },
+    /// A prefix made a name MCP does not allow.
+    #[error("the prefix of {origin} makes `{name}`, which is not a valid tool name (1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`)")]
+    InvalidName {
+        /// The prefixed name.
+        name: String,
+        /// The source.
+        origin: String,
+    },
+    /// A server could not list its tools.
+    #[error("the MCP server `{origin}` could not list its tools")]
+    Server {
+        /// The source.
+        origin: String,
+        /// Why.
+        #[source]
+        error: mcp_client::Error,
+    },
+    /// A run named a tool the set does not have.
+    #[error("no tool is named `{name}` (the tools are: {known})")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// The names there are, comma-separated.
+        known: String,
+    },
+}
+
+/// What a tool call runs.
+#[derive(Clone)]
+pub(crate) enum Target {
+    Local(ToolEntry),
+    Remote { client: Client, name: String },
+}
+
+/// One tool of a set, ready to offer and to call.
+#[derive(Clone)]
+pub(crate) struct SetTool {
+    /// The definition, named as in the set.
+    pub(crate) def: Arc<Tool>,
+    pub(crate) source: Arc<str>,
+    pub(crate) schema: Arc<Value>,
+    pub(crate) strict: Option<Arc<Value>>,
+    pub(crate) validator: Option<Arc<jsonschema::Validator>>,
+    pub(crate) target: Target,
+}
+
+impl SetTool {
+    /// A tool from its definition (already named as in the set).
+    pub(crate) fn new(def: Tool, source: Arc<str>, target: Target, diagnostics: &mut Vec<Diagnostic>) -> SetTool {
+        let schema = Value::Object(def.input_schema.clone());
+        let strict = match crate::strict::to_strict(&schema) {
+            Ok(strict) => Some(Arc::new(strict)),
+            Err(why) => {
+                diagnostics.push(Diagnostic {
+                    tool: def.name.clone(),
+                    source: source.to_string(),
+                    message: format!("offered to OpenAI without strict mode: {why}"),
+                });
+                None
+            }
+        };
+        let validator = match jsonschema::validator_for(&schema) {
+            Ok(v) => Some(Arc::new(v)),
+            Err(e) => {
+                diagnostics.push(Diagnostic {
+                    tool: def.name.clone(),
+                    source: source.to_string(),
+                    message: format!("the input schema cannot be compiled, so arguments are passed unchecked: {e}"),
+                });
+                None
+            }
+        };
+        SetTool {
+            def: Arc::new(def),
+            source,
+            schema: Arc::new(schema),
+            strict,
+            validator,
+            target,
+        }
+    }
+
+    /// The tool's name in the set.
+    pub(crate) fn name(&self) -> &str {
+        &self.def.name
+    }
+}
+
+/// A snapshot of a set's tools.
+#[derive(Default)]
+pub(crate) struct Tools {
+    pub(crate) by_name: BTreeMap<String, SetTool>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// Builds a snapshot from each source's tools, refusing collisions.
+fn assemble(states: &[SourceState], listings: &[Option<Vec<Tool>>]) -> Result<Tools, ToolSetError> {
+    let mut tools = Tools::default();
+    let mut origin: BTreeMap<String, String> = BTreeMap::new();
+    for (state, listing) in states.iter().zip(listings) {
+        let source = &state.source;
+        let offered: Vec<(Tool, Target)> = match (&source.kind, listing) {
+            (SourceKind::Local { entries, .. }, _) => entries
+                .iter()
+                .map(|e| (e.tool().clone(), Target::Local(e.clone())))
+                .collect(),
+            (SourceKind::Remote(client), Some(listing)) => listing
+                .iter()
+                .map(|t| {
+                    (
+                        t.clone(),
+                        Target::Remote {
+                            client: client.clone(),
+                            name: t.name.clone(),
+                        },
+                    )
+                })
+                .collect(),
+            (SourceKind::Remote(_), None) => Vec::new(),
+        };
+        let described = format!("{} `{}`", state.kind_name, state.label);
+        if let Some(allow) = &source.allow {
+            for name in allow {
+                if !offered.iter().any(|(t, _)| &t.name == name) {
+                    tools.diagnostics.push(Diagnostic {
+                        tool: name.clone(),
+                        source: state.label.to_string(),
+                        message: "is on the allow list but the source does not offer it".to_owned(),
+                    });
+                }
+            }
+        }
+        for (mut def, target) in offered {
+            if !source.admits(&def.name) {
+                continue;
+            }
+            def.name = format!("{}{}", source.prefix, def.name);
+            if !is_valid_tool_name(&def.name) {
+                return Err(ToolSetError::InvalidName {
+                    name: def.name,
+                    origin: described,
+                });
+            }
+            if let Some(first) = origin.get(&def.name) {
+                return Err(ToolSetError::Collision {
+                    name: def.name,
+                    first: first.clone(),
+                    second: described,
+                });
+            }
+            origin.insert(def.name.clone(), described.clone());
+            let tool = SetTool::new(def, Arc::clone(&state.label), target, &mut tools.diagnostics);
+            tools.by_name.insert(tool.name().to_owned(), tool);
+        }
+    }
+    Ok(tools)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
