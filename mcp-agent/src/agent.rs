@@ -115,6 +115,9 @@ pub(crate) struct Config {
     pub(crate) tool_timeout: Option<Duration>,
 }
 
+/// Where a run's events go.
+pub(crate) type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
+
 /// The default limit on model requests per run.
 pub const DEFAULT_MAX_TURNS: usize = 10;
 
@@ -265,7 +268,7 @@ pub struct Run<'a> {
     pub(crate) allowed: Option<BTreeSet<String>>,
     pub(crate) tool_choice: Option<ToolChoice>,
     pub(crate) max_turns: Option<usize>,
-    pub(crate) on_event: Option<Arc<dyn Fn(&Event) + Send + Sync>>,
+    pub(crate) on_event: Option<EventSink>,
     pub(crate) cancel: Option<CancellationToken>,
 }
 

@@ -1,5 +1,106 @@
 //! The agent side of MCP: tool sets that merge local toolboxes and MCP
 //! servers, the providers' tool formats, and the model ↔ tool loop.
+//!
+//! ```no_run
+//! use mcp_agent::model::OpenAiChat;
+//! use mcp_agent::{Agent, Event, Source, ToolSet};
+//! use mcp_server::tool;
+//!
+//! pub struct Clock;
+//!
+//! #[tool(description = "Time keeping")]
+//! impl Clock {
+//!     #[describe("The current Unix time in seconds")]
+//!     pub fn now(&self) -> u64 {
+//!         std::time::SystemTime::now()
+//!             .duration_since(std::time::UNIX_EPOCH)
+//!             .map_or(0, |d| d.as_secs())
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A server over stdio: its tools join the set next to the local ones.
+//! let weather = mcp_client::Client::builder()
+//!     .connect_stdio(tokio::process::Command::new("./weather-server"))
+//!     .await?;
+//! let tools = ToolSet::builder()
+//!     .toolbox(Clock)
+//!     .attach(Source::server(weather).prefix("wx_").block(["admin_reset"]))
+//!     .build()
+//!     .await?;
+//!
+//! // OPENAI_API_KEY, OPENAI_MODEL, and OPENAI_BASE_URL for a local server.
+//! let model = OpenAiChat::from_env()?;
+//! let agent = Agent::builder(model, tools).max_turns(8).build();
+//! let outcome = agent
+//!     .run("Will it rain in Lyon tomorrow?")
+//!     .on_event(|event| {
+//!         if let Event::Text(text) = event {
+//!             print!("{text}");
+//!         }
+//!     })
+//!     .await?;
+//! println!("\n{} turns, {} tool calls", outcome.turns, outcome.tool_calls.len());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Tool sets
+//!
+//! A [`ToolSet`] holds tools from [`Source`]s: local toolboxes (a `#[tool]`
+//! impl block or free function, or [`ToolEntry::dynamic`](mcp_server::ToolEntry::dynamic)
+//! tools), called in-process, and connected MCP servers (any
+//! [`mcp_client::Client`]: stdio, Streamable HTTP, HTTP+SSE, either era).
+//! Every source takes the same options: a name [`prefix`](Source::prefix),
+//! an [`allow`](Source::allow) list and a [`block`](Source::block) list.
+//! Names are unique: two sources offering one name is
+//! [`ToolSetError::Collision`], naming both, unless a prefix separates them.
+//! A server's `notifications/tools/list_changed` (or, in the 2026-07-28 era,
+//! a change on its `subscriptions/listen` stream) makes the next turn offer
+//! its new tools.
+//!
+//! A run sees a [`ToolView`] of the set: [`Run::with_tools`] adds tools for
+//! that run (replacing set tools of the same name), [`Run::without_tools`]
+//! offers none, [`Run::allowed_tools`] restricts it; none of them changes the
+//! set.
+//!
+//! # Provider formats
+//!
+//! [`ToolView::openai_chat_tools`], [`ToolView::openai_responses_tools`] and
+//! [`ToolView::anthropic_tools`] export the tools as each API takes them.
+//! Names are mapped to the providers' `^[a-zA-Z0-9_-]{1,64}$` reversibly
+//! ([`names::NameMap`]): a name that already fits is kept. OpenAI's strict
+//! mode gets each tool's [`strict`] form (every property required, optional
+//! ones nullable, `additionalProperties: false`, local `$ref`s inlined); a
+//! schema that cannot be made strict is sent non-strict and listed in
+//! [`ToolSet::diagnostics`].
+//!
+//! # The loop
+//!
+//! [`Agent::run`] sends the conversation and the run's tools to the
+//! [`ChatModel`] each turn. The model's tool calls of one turn run
+//! concurrently; their results go back in call order, each with its call id.
+//! Arguments are parsed, mapped back from the strict form, and validated
+//! against the tool's input schema before the tool runs: an unknown tool,
+//! unparsable JSON or invalid arguments go back to the model as an error
+//! result naming the problem. A tool's own failure follows its
+//! [`ErrorPolicy`]: report it to the model (the default), retry, or fail the
+//! run. [`ToolChoice`] applies to the first turn and then falls back to auto
+//! ([`AgentBuilder::keep_tool_choice`] keeps it). Past
+//! [`max_turns`](AgentBuilder::max_turns) (default 10) the run ends with
+//! [`RunError::MaxTurns`], carrying the transcript. Dropping the run, or
+//! cancelling its [`CancellationToken`], cancels the calls in flight, on
+//! their servers too. The [`Outcome`] holds the final text, the transcript,
+//! every call with its result and duration, and the token usage; [`Event`]s
+//! report progress as the run goes.
+//!
+//! # Models
+//!
+//! [`model::OpenAiChat`] speaks OpenAI-compatible Chat Completions (OpenAI,
+//! llama.cpp's server, vLLM, Ollama's `/v1`), [`model::Anthropic`] the
+//! Messages API; both stream (SSE) or not, retry rate limits within a bound
+//! and report errors naming the provider, the status and its message.
 #![warn(missing_docs)]
 
 mod agent;

@@ -195,7 +195,10 @@ pub(crate) fn result_text(result: &CallToolResult) -> String {
 }
 
 fn describe_block(block: &Value) -> String {
-    let kind = block.get("type").and_then(Value::as_str).unwrap_or("content");
+    let kind = block
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("content");
     match kind {
         "resource" => {
             let resource = &block["resource"];

@@ -1,6 +1,5 @@
 //! The model ↔ tool loop.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use futures_util::StreamExt as _;
@@ -9,7 +8,9 @@ use mcp_types::{CallToolResult, JsonObject};
 use serde_json::Value;
 
 use crate::agent::{Agent, ErrorPolicy, Run};
-use crate::chat::{ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice, ToolResult};
+use crate::chat::{
+    ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice, ToolResult,
+};
 use crate::outcome::{result_text, CallRecord, Event, Outcome, RunError};
 use crate::toolset::{SetTool, Target, ToolSet, ToolSetError};
 use crate::view::ToolView;
@@ -22,7 +23,7 @@ enum Stop {
     ToolSet(ToolSetError),
 }
 
-type Emit = Option<Arc<dyn Fn(&Event) + Send + Sync>>;
+type Emit = Option<crate::agent::EventSink>;
 
 struct State {
     outcome: Outcome,
@@ -125,7 +126,10 @@ async fn turns(run: &Run<'_>, state: &mut State) -> Result<(), Stop> {
             })
             .collect();
         state.outcome.tool_calls.extend(records);
-        state.outcome.transcript.push(Message::ToolResults { results });
+        state
+            .outcome
+            .transcript
+            .push(Message::ToolResults { results });
         if !agent.config.keep_tool_choice {
             state.choice = ToolChoice::Auto;
         }
@@ -197,7 +201,13 @@ async fn ask(agent: &Agent, request: ChatRequest, emit: &Emit) -> Result<ChatRes
 }
 
 /// Runs one tool call: resolve, parse, validate, call under the tool's error policy.
-async fn execute(agent: &Agent, view: &ToolView, turn: usize, call: &ToolCall, emit: &Emit) -> Result<CallRecord, Stop> {
+async fn execute(
+    agent: &Agent,
+    view: &ToolView,
+    turn: usize,
+    call: &ToolCall,
+    emit: &Emit,
+) -> Result<CallRecord, Stop> {
     let tool = view.resolve(&call.name);
     let shown = tool.map_or_else(|| call.name.clone(), |t| t.name().to_owned());
     send(emit, || Event::ToolCallStarted {
@@ -249,7 +259,13 @@ async fn execute(agent: &Agent, view: &ToolView, turn: usize, call: &ToolCall, e
 }
 
 /// Runs the tool, retrying as its policy says; fills `record`.
-async fn attempt(agent: &Agent, tool: &SetTool, arguments: JsonObject, record: &mut CallRecord, emit: &Emit) -> Result<(), Stop> {
+async fn attempt(
+    agent: &Agent,
+    tool: &SetTool,
+    arguments: JsonObject,
+    record: &mut CallRecord,
+    emit: &Emit,
+) -> Result<(), Stop> {
     let policy = agent.policy_for(tool.name());
     loop {
         record.attempts += 1;
@@ -291,7 +307,11 @@ async fn attempt(agent: &Agent, tool: &SetTool, arguments: JsonObject, record: &
 }
 
 /// One attempt at a tool, local or remote, within the agent's tool timeout.
-async fn call_target(agent: &Agent, tool: &SetTool, arguments: JsonObject) -> Result<CallToolResult, mcp_client::Error> {
+async fn call_target(
+    agent: &Agent,
+    tool: &SetTool,
+    arguments: JsonObject,
+) -> Result<CallToolResult, mcp_client::Error> {
     let call = async {
         match &tool.target {
             Target::Local(entry) => Ok(entry.invoke(arguments, Context::detached()).await),
@@ -333,7 +353,11 @@ fn checked_arguments(tool: &SetTool, raw: &str) -> Result<JsonObject, String> {
             .iter_errors(&value)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let at = if path.is_empty() { "/".to_owned() } else { path };
+                let at = if path.is_empty() {
+                    "/".to_owned()
+                } else {
+                    path
+                };
                 format!("at {at}: {}", e.masked())
             })
             .collect();
@@ -347,7 +371,10 @@ fn checked_arguments(tool: &SetTool, raw: &str) -> Result<JsonObject, String> {
     }
     match value {
         Value::Object(map) => Ok(map),
-        _ => Err(format!("the arguments for `{}` must be a JSON object", tool.name())),
+        _ => Err(format!(
+            "the arguments for `{}` must be a JSON object",
+            tool.name()
+        )),
     }
 }
 

@@ -337,7 +337,7 @@ impl ToolSet {
     /// The set as a run sees it: every tool (restrict or extend it with the
     /// view's methods; the set is never changed).
     pub fn view(&self) -> ToolView {
-        ToolView::new(self.current())
+        ToolView::new(&self.current())
     }
 
     /// Lists every server's tools again (each client answers from its cache
@@ -452,7 +452,12 @@ pub(crate) struct SetTool {
 
 impl SetTool {
     /// A tool from its definition (already named as in the set).
-    pub(crate) fn new(def: Tool, source: Arc<str>, target: Target, diagnostics: &mut Vec<Diagnostic>) -> SetTool {
+    pub(crate) fn new(
+        def: Tool,
+        source: Arc<str>,
+        target: Target,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> SetTool {
         let schema = Value::Object(def.input_schema.clone());
         let strict = match crate::strict::to_strict(&schema) {
             Ok(strict) => Some(Arc::new(strict)),
@@ -555,7 +560,12 @@ fn assemble(states: &[SourceState], listings: &[Option<Vec<Tool>>]) -> Result<To
                 });
             }
             origin.insert(def.name.clone(), described.clone());
-            let tool = SetTool::new(def, Arc::clone(&state.label), target, &mut tools.diagnostics);
+            let tool = SetTool::new(
+                def,
+                Arc::clone(&state.label),
+                target,
+                &mut tools.diagnostics,
+            );
             tools.by_name.insert(tool.name().to_owned(), tool);
         }
     }

@@ -65,7 +65,7 @@ impl fmt::Debug for ToolView {
 }
 
 impl ToolView {
-    pub(crate) fn new(snapshot: Arc<Tools>) -> ToolView {
+    pub(crate) fn new(snapshot: &Tools) -> ToolView {
         ToolView::from_parts(snapshot.by_name.clone(), snapshot.diagnostics.clone())
     }
 
@@ -89,7 +89,12 @@ impl ToolView {
         let source: Arc<str> = Arc::from("run tools");
         for entry in tools {
             let def = entry.tool().clone();
-            let tool = SetTool::new(def, Arc::clone(&source), Target::Local(entry), &mut diagnostics);
+            let tool = SetTool::new(
+                def,
+                Arc::clone(&source),
+                Target::Local(entry),
+                &mut diagnostics,
+            );
             by_name.insert(tool.name().to_owned(), tool);
         }
         ToolView::from_parts(by_name, diagnostics)

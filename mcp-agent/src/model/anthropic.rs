@@ -1,37 +1,371 @@
 //! Anthropic Messages, and its tool format.
 
-// TODO(helper): implement.
+use std::fmt;
 
 use futures_util::future::BoxFuture;
-use serde_json::Value;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{json, Map, Value};
 
-use crate::chat::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolChoice, ToolDef};
+use super::anthropic_stream::EventDecoder;
+use super::exchange::{self, Wire};
+use super::http::{config, header_value, http_builder_methods, malformed, needs_key, HttpOptions};
+use crate::chat::{
+    ChatModel, ChatRequest, ChatResponse, DeltaStream, Message, ModelError, ToolCall, ToolChoice,
+    ToolDef, Usage,
+};
+
+const PROVIDER: &str = "anthropic";
+const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+const OFFICIAL_HOST: &str = "api.anthropic.com";
+const VERSION: &str = "2023-06-01";
 
 /// The Messages `tools` array: `{name, description, input_schema}`.
 pub fn tools(tools: &[ToolDef]) -> Vec<Value> {
-    let _ = tools;
-    todo!()
+    tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.parameters,
+            })
+        })
+        .collect()
 }
 
 /// Messages `tool_choice` (`auto`, `any`, `none`, `{"type":"tool","name":...}`).
 pub fn tool_choice(choice: &ToolChoice) -> Value {
-    let _ = choice;
-    todo!()
+    match choice {
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::Required => json!({"type": "any"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+    }
 }
 
 /// An Anthropic Messages model.
-#[derive(Debug, Clone)]
+///
+/// Requests go to `{base_url}/v1/messages` with `x-api-key` and
+/// `anthropic-version: 2023-06-01`. With [`streaming`](Self::streaming) (the
+/// default) both [`complete`](ChatModel::complete) and
+/// [`stream`](ChatModel::stream) read an event stream; without, both read one
+/// JSON answer.
+#[derive(Clone)]
 pub struct Anthropic {
-    _private: (),
+    api_key: Option<String>,
+    model: String,
+    http: HttpOptions,
+    streaming: bool,
+    max_tokens: u32,
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("http", &self.http)
+            .field("streaming", &self.streaming)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+impl Anthropic {
+    /// A model at `https://api.anthropic.com`; an empty `api_key` sends no
+    /// `x-api-key` header.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        let api_key = api_key.into();
+        Anthropic {
+            api_key: (!api_key.is_empty()).then_some(api_key),
+            model: model.into(),
+            http: HttpOptions::new(DEFAULT_BASE_URL.to_owned()),
+            streaming: true,
+            max_tokens: 4096,
+        }
+    }
+
+    /// A model from `ANTHROPIC_BASE_URL` (optional), `ANTHROPIC_API_KEY`
+    /// (optional when the base URL is not `api.anthropic.com`) and
+    /// `ANTHROPIC_MODEL`.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] naming the variable that is missing.
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::from_env_with(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) reading the variables through `var`
+    /// (an empty value counts as unset).
+    pub fn from_env_with(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let var = |name| var(name).filter(|v| !v.is_empty());
+        let base_url = var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+        let api_key = var("ANTHROPIC_API_KEY");
+        if api_key.is_none() && needs_key(&base_url, OFFICIAL_HOST) {
+            return Err(config(PROVIDER, "ANTHROPIC_API_KEY is not set"));
+        }
+        let model =
+            var("ANTHROPIC_MODEL").ok_or_else(|| config(PROVIDER, "ANTHROPIC_MODEL is not set"))?;
+        Ok(Self::new(String::new(), model)
+            .api_key(api_key)
+            .base_url(base_url))
+    }
+
+    /// The API key (`None`: no `x-api-key` header).
+    pub fn api_key(mut self, api_key: Option<String>) -> Self {
+        self.api_key = api_key.filter(|k| !k.is_empty());
+        self
+    }
+
+    /// The API's base URL, with or without a trailing slash or `/v1`
+    /// (default `https://api.anthropic.com`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.http.base_url = url.into();
+        self
+    }
+
+    /// Whether to ask for an event stream (default `true`).
+    pub fn streaming(mut self, streaming: bool) -> Self {
+        self.streaming = streaming;
+        self
+    }
+
+    /// The `max_tokens` of requests that set none (default 4096; the
+    /// Messages API requires one).
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    http_builder_methods!();
+
+    /// The model's name.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The request body for `request`.
+    fn request_body(&self, request: &ChatRequest, stream: bool) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), self.model.clone().into());
+        let max_tokens = request.max_tokens.unwrap_or(self.max_tokens);
+        body.insert("max_tokens".into(), max_tokens.into());
+        let system: Vec<&str> = request
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::System { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !system.is_empty() {
+            body.insert("system".into(), system.join("\n\n").into());
+        }
+        body.insert("messages".into(), messages(&request.messages).into());
+        if !request.tools.is_empty() {
+            body.insert("tools".into(), tools(&request.tools).into());
+            body.insert("tool_choice".into(), tool_choice(&request.tool_choice));
+        }
+        if stream {
+            body.insert("stream".into(), true.into());
+        }
+        Value::Object(body)
+    }
+}
+
+/// The `messages` array: one message per turn, consecutive messages of the
+/// same role merged (the API wants the roles to alternate), `tool_result`
+/// blocks first in their user message.
+fn messages(messages: &[Message]) -> Vec<Value> {
+    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
+    for message in messages {
+        let (role, blocks) = match message {
+            Message::System { .. } => continue,
+            Message::User { text } => ("user", text_block(text)),
+            Message::Assistant { text, tool_calls } => {
+                let mut blocks = text_block(text);
+                blocks.extend(tool_calls.iter().map(|call| {
+                    let input = serde_json::from_str::<Value>(&call.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+                }));
+                ("assistant", blocks)
+            }
+            Message::ToolResults { results } => {
+                let blocks = results.iter().map(|result| {
+                    let mut block = json!({
+                        "type": "tool_result",
+                        "tool_use_id": result.call_id,
+                        "content": result.content,
+                    });
+                    if result.is_error {
+                        block["is_error"] = true.into();
+                    }
+                    block
+                });
+                ("user", blocks.collect())
+            }
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, content)) if *last == role => {
+                for block in blocks {
+                    if block["type"] == "tool_result" {
+                        let at = content
+                            .iter()
+                            .position(|b| b["type"] != "tool_result")
+                            .unwrap_or(content.len());
+                        content.insert(at, block);
+                    } else {
+                        content.push(block);
+                    }
+                }
+            }
+            _ => turns.push((role, blocks)),
+        }
+    }
+    turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+/// A text block, none for empty text (the API refuses empty text blocks).
+fn text_block(text: &str) -> Vec<Value> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![json!({"type": "text", "text": text})]
+    }
+}
+
+/// Reads a Messages JSON answer.
+fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
+    let content = value
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| malformed(PROVIDER, "content is missing or not an array"))?;
+    let mut response = ChatResponse::default();
+    for (i, block) in content.iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| malformed(PROVIDER, format!("content[{i}].text is missing")))?;
+                response.text.push_str(text);
+            }
+            Some("tool_use") => {
+                let field = |key: &str| {
+                    block
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .ok_or_else(|| {
+                            malformed(PROVIDER, format!("content[{i}].{key} is missing"))
+                        })
+                };
+                let arguments = match block.get("input") {
+                    None | Some(Value::Null) => "{}".to_owned(),
+                    Some(input) => input.to_string(),
+                };
+                response.tool_calls.push(ToolCall {
+                    id: field("id")?,
+                    name: field("name")?,
+                    arguments,
+                });
+            }
+            Some(_) => {} // thinking, server tools, ...: not part of the answer here
+            None => return Err(malformed(PROVIDER, format!("content[{i}].type is missing"))),
+        }
+    }
+    response.stop_reason = value
+        .get("stop_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(counts) = value.get("usage") {
+        add_usage(&mut response.usage, counts);
+    }
+    Ok(response)
+}
+
+/// Takes the counts a `usage` object has (`input_tokens`, `output_tokens`,
+/// `cache_read_input_tokens`), keeping the others.
+pub(crate) fn add_usage(usage: &mut Usage, counts: &Value) {
+    let set = |field: &mut u64, key: &str| {
+        if let Some(n) = counts.get(key).and_then(Value::as_u64) {
+            *field = n;
+        }
+    };
+    set(&mut usage.input_tokens, "input_tokens");
+    set(&mut usage.output_tokens, "output_tokens");
+    set(&mut usage.cached_input_tokens, "cache_read_input_tokens");
+}
+
+impl Wire for Anthropic {
+    const PROVIDER: &'static str = PROVIDER;
+    type Decoder = EventDecoder;
+
+    fn http(&self) -> &HttpOptions {
+        &self.http
+    }
+
+    fn streaming(&self) -> bool {
+        self.streaming
+    }
+
+    fn url(&self) -> String {
+        if self.http.base_url.trim_end_matches('/').ends_with("/v1") {
+            self.http.url("messages")
+        } else {
+            self.http.url("v1/messages")
+        }
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(VERSION),
+        );
+        let api_key = HeaderName::from_static("x-api-key");
+        match &self.api_key {
+            Some(key) => {
+                let value = header_value(PROVIDER, &api_key, key)?;
+                headers.insert(api_key, value);
+            }
+            None if needs_key(&self.http.base_url, OFFICIAL_HOST) => {
+                return Err(config(PROVIDER, "no API key (set ANTHROPIC_API_KEY)"));
+            }
+            None => {}
+        }
+        Ok(headers)
+    }
+
+    fn body(&self, request: &ChatRequest, stream: bool) -> Value {
+        self.request_body(request, stream)
+    }
+
+    fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
+        parse(value)
+    }
 }
 
 impl ChatModel for Anthropic {
     fn provider(&self) -> &str {
-        "anthropic"
+        PROVIDER
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        let _ = request;
-        todo!()
+        Box::pin(exchange::complete(self, request))
+    }
+
+    fn stream(&self, request: ChatRequest) -> BoxFuture<'_, Result<DeltaStream<'_>, ModelError>> {
+        Box::pin(exchange::stream(self, request))
     }
 }

@@ -1,47 +1,410 @@
-//! OpenAI-compatible Chat Completions (OpenAI, llama.cpp's server, vLLM,
+//! OpenAI-compatible Chat Completions (api.openai.com, llama.cpp's server, vLLM,
 //! Ollama's `/v1`), and the tool formats of Chat Completions and Responses.
 
-// TODO(helper): implement.
+use std::fmt;
 
 use futures_util::future::BoxFuture;
-use serde_json::Value;
+use http::header::{self, HeaderMap};
+use serde_json::{json, Map, Value};
 
-use crate::chat::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolChoice, ToolDef};
+use super::exchange::{self, Wire};
+use super::http::{config, header_value, http_builder_methods, malformed, needs_key, HttpOptions};
+use super::openai_stream::ChunkDecoder;
+use crate::chat::{
+    ChatModel, ChatRequest, ChatResponse, DeltaStream, Message, ModelError, ToolCall, ToolChoice,
+    ToolDef, Usage,
+};
+
+const PROVIDER: &str = "openai";
+const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+const OFFICIAL_HOST: &str = "api.openai.com";
 
 /// The Chat Completions `tools` array:
 /// `{"type":"function","function":{name, description, parameters, strict}}`.
 /// With `strict`, tools that have a strict form use it with `strict: true`.
 pub fn chat_tools(tools: &[ToolDef], strict: bool) -> Vec<Value> {
-    let _ = (tools, strict);
-    todo!()
+    tools
+        .iter()
+        .map(|tool| json!({"type": "function", "function": function(tool, strict)}))
+        .collect()
 }
 
 /// The Responses API `tools` array:
 /// `{"type":"function", name, description, parameters, strict}`.
+/// With `strict`, tools that have a strict form use it with `strict: true`.
 pub fn responses_tools(tools: &[ToolDef], strict: bool) -> Vec<Value> {
-    let _ = (tools, strict);
-    todo!()
+    tools
+        .iter()
+        .map(|tool| {
+            let mut object = function(tool, strict);
+            object.insert("type".into(), "function".into());
+            Value::Object(object)
+        })
+        .collect()
 }
 
-/// Chat Completions `tool_choice`.
+/// `{name, description, parameters, strict}` of one tool.
+fn function(tool: &ToolDef, strict: bool) -> Map<String, Value> {
+    let (parameters, strict) = match &tool.strict_parameters {
+        Some(parameters) if strict => (parameters.clone(), true),
+        _ => (tool.parameters.clone(), false),
+    };
+    let mut object = Map::new();
+    object.insert("name".into(), tool.name.clone().into());
+    object.insert("description".into(), tool.description.clone().into());
+    object.insert("parameters".into(), parameters);
+    object.insert("strict".into(), strict.into());
+    object
+}
+
+/// Chat Completions `tool_choice`: `"auto"`, `"required"`, `"none"` or
+/// `{"type":"function","function":{"name":...}}`.
 pub fn chat_tool_choice(choice: &ToolChoice) -> Value {
-    let _ = choice;
-    todo!()
+    match choice {
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+        other => simple_choice(other),
+    }
+}
+
+/// Responses API `tool_choice`: `"auto"`, `"required"`, `"none"` or
+/// `{"type":"function","name":...}`.
+pub fn responses_tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+        other => simple_choice(other),
+    }
+}
+
+fn simple_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto | ToolChoice::Tool(_) => "auto".into(),
+        ToolChoice::Required => "required".into(),
+        ToolChoice::None => "none".into(),
+    }
+}
+
+/// The request field that caps the generated tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MaxTokensField {
+    /// `max_completion_tokens`: the current name, the only one the reasoning
+    /// models of api.openai.com accept (the default).
+    #[default]
+    MaxCompletionTokens,
+    /// `max_tokens`: the older name, for compatible servers that know only it.
+    MaxTokens,
 }
 
 /// An OpenAI-compatible Chat Completions model.
-#[derive(Debug, Clone)]
+///
+/// Requests go to `{base_url}/chat/completions` with `Authorization: Bearer`
+/// (no such header without a key: local servers need none). With
+/// [`streaming`](Self::streaming) (the default) both
+/// [`complete`](ChatModel::complete) and [`stream`](ChatModel::stream) read
+/// an event stream; without, both read one JSON answer.
+#[derive(Clone)]
 pub struct OpenAiChat {
-    _private: (),
+    api_key: Option<String>,
+    model: String,
+    http: HttpOptions,
+    streaming: bool,
+    strict: bool,
+    max_tokens_field: MaxTokensField,
+}
+
+impl fmt::Debug for OpenAiChat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiChat")
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("http", &self.http)
+            .field("streaming", &self.streaming)
+            .field("strict", &self.strict)
+            .field("max_tokens_field", &self.max_tokens_field)
+            .finish()
+    }
+}
+
+impl OpenAiChat {
+    /// A model at `https://api.openai.com/v1`; an empty `api_key` sends no
+    /// `Authorization` header.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        let api_key = api_key.into();
+        OpenAiChat {
+            api_key: (!api_key.is_empty()).then_some(api_key),
+            model: model.into(),
+            http: HttpOptions::new(DEFAULT_BASE_URL.to_owned()),
+            streaming: true,
+            strict: false,
+            max_tokens_field: MaxTokensField::default(),
+        }
+    }
+
+    /// A model from `OPENAI_BASE_URL` (optional), `OPENAI_API_KEY` (optional
+    /// when the base URL is not `api.openai.com`) and `OPENAI_MODEL`.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] naming the variable that is missing.
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::from_env_with(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) reading the variables through `var`
+    /// (an empty value counts as unset).
+    pub fn from_env_with(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let var = |name| var(name).filter(|v| !v.is_empty());
+        let base_url = var("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+        let api_key = var("OPENAI_API_KEY");
+        if api_key.is_none() && needs_key(&base_url, OFFICIAL_HOST) {
+            return Err(config(PROVIDER, "OPENAI_API_KEY is not set"));
+        }
+        let model =
+            var("OPENAI_MODEL").ok_or_else(|| config(PROVIDER, "OPENAI_MODEL is not set"))?;
+        Ok(Self::new(String::new(), model)
+            .api_key(api_key)
+            .base_url(base_url))
+    }
+
+    /// The API key (`None`: no `Authorization` header).
+    pub fn api_key(mut self, api_key: Option<String>) -> Self {
+        self.api_key = api_key.filter(|k| !k.is_empty());
+        self
+    }
+
+    /// The API's base URL, with or without a trailing slash (default
+    /// `https://api.openai.com/v1`; llama.cpp: `http://localhost:8080/v1`,
+    /// Ollama: `http://localhost:11434/v1`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.http.base_url = url.into();
+        self
+    }
+
+    /// Whether to ask for an event stream (default `true`).
+    pub fn streaming(mut self, streaming: bool) -> Self {
+        self.streaming = streaming;
+        self
+    }
+
+    /// Whether tools that have a strict form are sent strict (default
+    /// `false`). See [`chat_tools`].
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Which field carries [`ChatRequest::max_tokens`] (default
+    /// `max_completion_tokens`).
+    pub fn max_tokens_field(mut self, field: MaxTokensField) -> Self {
+        self.max_tokens_field = field;
+        self
+    }
+
+    http_builder_methods!();
+
+    /// The model's name.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The request body for `request`.
+    fn request_body(&self, request: &ChatRequest, stream: bool) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), self.model.clone().into());
+        body.insert("messages".into(), messages(&request.messages).into());
+        if !request.tools.is_empty() {
+            body.insert(
+                "tools".into(),
+                chat_tools(&request.tools, self.strict).into(),
+            );
+            body.insert("tool_choice".into(), chat_tool_choice(&request.tool_choice));
+            body.insert("parallel_tool_calls".into(), true.into());
+        }
+        if let Some(max) = request.max_tokens {
+            let field = match self.max_tokens_field {
+                MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+                MaxTokensField::MaxTokens => "max_tokens",
+            };
+            body.insert(field.into(), max.into());
+        }
+        if stream {
+            body.insert("stream".into(), true.into());
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        Value::Object(body)
+    }
+}
+
+/// The `messages` array.
+fn messages(messages: &[Message]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len());
+    for message in messages {
+        match message {
+            Message::System { text } => out.push(json!({"role": "system", "content": text})),
+            Message::User { text } => out.push(json!({"role": "user", "content": text})),
+            Message::Assistant { text, tool_calls } => {
+                let mut object = Map::new();
+                object.insert("role".into(), "assistant".into());
+                let content = if text.is_empty() && !tool_calls.is_empty() {
+                    Value::Null
+                } else {
+                    text.clone().into()
+                };
+                object.insert("content".into(), content);
+                if !tool_calls.is_empty() {
+                    let calls = tool_calls.iter().map(|call| {
+                        json!({
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        })
+                    });
+                    object.insert("tool_calls".into(), calls.collect::<Vec<_>>().into());
+                }
+                out.push(Value::Object(object));
+            }
+            Message::ToolResults { results } => {
+                out.extend(results.iter().map(|result| {
+                    json!({"role": "tool", "tool_call_id": result.call_id, "content": result.content})
+                }));
+            }
+        }
+    }
+    out
+}
+
+/// Reads a Chat Completions JSON answer.
+fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
+    let choice = value
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .ok_or_else(|| malformed(PROVIDER, "choices[0] is missing"))?;
+    let message = choice
+        .get("message")
+        .filter(|m| m.is_object())
+        .ok_or_else(|| malformed(PROVIDER, "choices[0].message is missing"))?;
+    let text = optional_string(message, "content", "choices[0].message")?;
+    let refusal = optional_string(message, "refusal", "choices[0].message")?;
+    let tool_calls = match message.get("tool_calls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(calls)) => calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| tool_call(i, call))
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(malformed(
+                PROVIDER,
+                "choices[0].message.tool_calls is not an array",
+            ))
+        }
+    };
+    Ok(ChatResponse {
+        text: text_or_refusal(text.unwrap_or_default(), refusal),
+        tool_calls,
+        stop_reason: optional_string(choice, "finish_reason", "choices[0]")?,
+        usage: value.get("usage").map(usage).unwrap_or_default(),
+    })
+}
+
+/// The answer's text; when empty, the model's refusal (what it said instead).
+pub(crate) fn text_or_refusal(text: String, refusal: Option<String>) -> String {
+    match refusal {
+        Some(refusal) if text.is_empty() => refusal,
+        _ => text,
+    }
+}
+
+/// `object[key]` as a string; `None` when absent or null.
+fn optional_string(object: &Value, key: &str, at: &str) -> Result<Option<String>, ModelError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(malformed(PROVIDER, format!("{at}.{key} is not a string"))),
+    }
+}
+
+fn tool_call(i: usize, call: &Value) -> Result<ToolCall, ModelError> {
+    let at = format!("choices[0].message.tool_calls[{i}]");
+    let field = |object: &Value, key: &str, at: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| malformed(PROVIDER, format!("{at}.{key} is missing")))
+    };
+    let function = call
+        .get("function")
+        .ok_or_else(|| malformed(PROVIDER, format!("{at}.function is missing")))?;
+    let function_at = format!("{at}.function");
+    Ok(ToolCall {
+        id: field(call, "id", &at)?,
+        name: field(function, "name", &function_at)?,
+        arguments: field(function, "arguments", &function_at)?,
+    })
+}
+
+/// `usage`: `prompt_tokens`, `completion_tokens`,
+/// `prompt_tokens_details.cached_tokens`.
+pub(crate) fn usage(usage: &Value) -> Usage {
+    let count = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: count(usage.get("prompt_tokens")),
+        output_tokens: count(usage.get("completion_tokens")),
+        cached_input_tokens: count(usage.pointer("/prompt_tokens_details/cached_tokens")),
+    }
+}
+
+impl Wire for OpenAiChat {
+    const PROVIDER: &'static str = PROVIDER;
+    type Decoder = ChunkDecoder;
+
+    fn http(&self) -> &HttpOptions {
+        &self.http
+    }
+
+    fn streaming(&self) -> bool {
+        self.streaming
+    }
+
+    fn url(&self) -> String {
+        self.http.url("chat/completions")
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        match &self.api_key {
+            Some(key) => {
+                let value =
+                    header_value(PROVIDER, &header::AUTHORIZATION, &format!("Bearer {key}"))?;
+                headers.insert(header::AUTHORIZATION, value);
+            }
+            None if needs_key(&self.http.base_url, OFFICIAL_HOST) => {
+                return Err(config(PROVIDER, "no API key (set OPENAI_API_KEY)"));
+            }
+            None => {}
+        }
+        Ok(headers)
+    }
+
+    fn body(&self, request: &ChatRequest, stream: bool) -> Value {
+        self.request_body(request, stream)
+    }
+
+    fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
+        parse(value)
+    }
 }
 
 impl ChatModel for OpenAiChat {
     fn provider(&self) -> &str {
-        "openai"
+        PROVIDER
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        let _ = request;
-        todo!()
+        Box::pin(exchange::complete(self, request))
+    }
+
+    fn stream(&self, request: ChatRequest) -> BoxFuture<'_, Result<DeltaStream<'_>, ModelError>> {
+        Box::pin(exchange::stream(self, request))
     }
 }

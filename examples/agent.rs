@@ -1,0 +1,229 @@
+//! An agent on the command line: a model (OpenAI-compatible or Anthropic)
+//! with the calculator toolbox attached locally and any MCP servers you name.
+//!
+//! ```text
+//! agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict]
+//!       [--mcp "COMMAND ARGS"]... [--mcp-url URL]... PROMPT
+//! ```
+//!
+//! - `--mcp` starts a stdio MCP server (the command line is split on
+//!   whitespace); `--mcp-url` connects to a Streamable HTTP or HTTP+SSE one.
+//!   Their tools join the calculator's; a name two sources share is an error.
+//! - The endpoint comes from the providers' usual variables: `OPENAI_BASE_URL`
+//!   (default the public API), `OPENAI_API_KEY`, `OPENAI_MODEL`;
+//!   `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_MODEL`.
+//! - The model's text goes to stdout as it arrives; each tool call and its
+//!   outcome to stderr. Exit status: 0 on a final answer, 1 when the run
+//!   fails (the reason on stderr), 2 for a usage or configuration error.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use mcp_agent::model::{Anthropic, OpenAiChat};
+use mcp_agent::{Agent, ChatModel, Event, RunError, ToolSet};
+use mcp_client::Client;
+
+#[path = "calculator_tools.rs"]
+pub mod calculator_tools;
+use calculator_tools::Calculator;
+
+const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+
+#[derive(Debug, Default)]
+struct Options {
+    anthropic: bool,
+    max_turns: Option<usize>,
+    streaming: bool,
+    strict: bool,
+    stdio: Vec<String>,
+    urls: Vec<String>,
+    prompt: String,
+}
+
+fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options {
+        streaming: true,
+        ..Options::default()
+    };
+    let mut prompt = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--provider" => match value("--provider")?.as_str() {
+                "openai" => options.anthropic = false,
+                "anthropic" => options.anthropic = true,
+                other => {
+                    return Err(format!(
+                        "unknown provider `{other}`: use openai or anthropic"
+                    ))
+                }
+            },
+            "--max-turns" => {
+                let n = value("--max-turns")?;
+                let n: usize = n
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or(format!("--max-turns needs a positive number, not `{n}`"))?;
+                options.max_turns = Some(n);
+            }
+            "--mcp" => options.stdio.push(value("--mcp")?),
+            "--mcp-url" => options.urls.push(value("--mcp-url")?),
+            "--no-stream" => options.streaming = false,
+            "--strict" => options.strict = true,
+            "-h" | "--help" => return Err(String::new()),
+            flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
+            _ => prompt.push(arg),
+        }
+    }
+    options.prompt = prompt.join(" ");
+    if options.prompt.trim().is_empty() {
+        return Err("a prompt is needed".into());
+    }
+    Ok(options)
+}
+
+fn model(options: &Options) -> Result<Box<dyn ChatModel>, String> {
+    if options.anthropic {
+        let model = Anthropic::from_env().map_err(|e| e.to_string())?;
+        Ok(Box::new(model.streaming(options.streaming)))
+    } else {
+        let model = OpenAiChat::from_env().map_err(|e| e.to_string())?;
+        Ok(Box::new(
+            model.streaming(options.streaming).strict(options.strict),
+        ))
+    }
+}
+
+async fn connect(options: &Options) -> Result<Vec<Client>, String> {
+    let mut clients = Vec::new();
+    for line in &options.stdio {
+        let mut words = line.split_whitespace();
+        let program = words.next().ok_or("--mcp needs a command".to_owned())?;
+        let mut command = tokio::process::Command::new(program);
+        command.args(words);
+        let client = Client::builder()
+            .client_info("mcp-agent-example", env!("CARGO_PKG_VERSION"))
+            .connect_stdio(command)
+            .await
+            .map_err(|e| format!("could not start the MCP server `{line}`: {e}"))?;
+        clients.push(client);
+    }
+    for url in &options.urls {
+        let client = Client::builder()
+            .client_info("mcp-agent-example", env!("CARGO_PKG_VERSION"))
+            .connect_http(url)
+            .await
+            .map_err(|e| format!("could not connect to the MCP server at {url}: {e}"))?;
+        clients.push(client);
+    }
+    Ok(clients)
+}
+
+fn show(event: &Event) {
+    match event {
+        Event::Text(text) => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+        Event::ToolCallStarted {
+            tool, arguments, ..
+        } => eprintln!("[tool] {tool} {arguments}"),
+        Event::ToolCallFinished {
+            tool,
+            is_error,
+            reply,
+            duration,
+            ..
+        } => {
+            let verdict = if *is_error { "failed" } else { "returned" };
+            eprintln!("[tool] {tool} {verdict} in {duration:.1?}: {reply}");
+        }
+        Event::ToolCallRetry {
+            tool,
+            attempt,
+            error,
+            ..
+        } => eprintln!("[tool] {tool} failed ({error}); attempt {attempt}"),
+        Event::ToolsChanged { tools } => eprintln!("[tools] now: {}", tools.join(", ")),
+        _ => {}
+    }
+}
+
+async fn run(options: Options) -> Result<(), (u8, String)> {
+    let model = model(&options).map_err(|e| (2, e))?;
+    let clients = connect(&options).await.map_err(|e| (2, e))?;
+    let mut tools = ToolSet::builder().toolbox(Calculator::default());
+    for client in &clients {
+        tools = tools.server(client.clone());
+    }
+    let tools = tools.build().await.map_err(|e| (2, error_chain(&e)))?;
+    for diagnostic in tools.diagnostics() {
+        eprintln!("[tools] {diagnostic}");
+    }
+    let mut agent = Agent::builder(model, tools);
+    if let Some(n) = options.max_turns {
+        agent = agent.max_turns(n);
+    }
+    let outcome = agent.build().run(&options.prompt).on_event(show).await;
+    for client in &clients {
+        client.close().await;
+    }
+    match outcome {
+        Ok(outcome) => {
+            println!();
+            eprintln!(
+                "[done] {} turns, {} tool calls, {} tokens in, {} out",
+                outcome.turns,
+                outcome.tool_calls.len(),
+                outcome.usage.input_tokens,
+                outcome.usage.output_tokens
+            );
+            Ok(())
+        }
+        Err(e @ RunError::MaxTurns { .. }) => Err((1, format!("{e} (raise --max-turns)"))),
+        Err(e) => Err((1, error_chain(&e))),
+    }
+}
+
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let options = match parse(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(problem) => {
+            if !problem.is_empty() {
+                eprintln!("agent: {problem}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(options).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, message)) => {
+            println!();
+            eprintln!("agent: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
