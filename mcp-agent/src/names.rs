@@ -26,9 +26,6 @@
 //! assert_eq!(map.to_mcp(read), Some("files.read"));
 //! ```
 
-// "OpenAI" in the docs is a name, not code.
-#![allow(clippy::doc_markdown)]
-
 use std::collections::{BTreeSet, HashMap};
 
 /// The longest name the providers accept.

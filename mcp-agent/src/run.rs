@@ -3,16 +3,14 @@
 use std::time::Instant;
 
 use futures_util::StreamExt as _;
-use mcp_server::Context;
-use mcp_types::{CallToolResult, JsonObject};
-use serde_json::Value;
+use mcp_types::JsonObject;
 
 use crate::agent::{Agent, ErrorPolicy, Run};
 use crate::chat::{
     ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice, ToolResult,
 };
 use crate::outcome::{result_text, CallRecord, Event, Outcome, RunError};
-use crate::toolset::{SetTool, Target, ToolSet, ToolSetError};
+use crate::toolset::{SetTool, ToolSet, ToolSetError};
 use crate::view::ToolView;
 
 /// Why the turns stopped early; the run adds what it had done.
@@ -241,7 +239,7 @@ async fn execute(
                     .join(", ")
             );
         }
-        Some(tool) => match checked_arguments(tool, &call.arguments) {
+        Some(tool) => match tool.parse_arguments(&call.arguments) {
             Err(problem) => record.reply = problem,
             Ok(arguments) => attempt(agent, tool, arguments, &mut record, emit).await?,
         },
@@ -269,7 +267,10 @@ async fn attempt(
     let policy = agent.policy_for(tool.name());
     loop {
         record.attempts += 1;
-        let failure = match call_target(agent, tool, arguments.clone()).await {
+        let failure = match tool
+            .call(arguments.clone(), agent.config.tool_timeout)
+            .await
+        {
             Ok(result) if !result.is_error() => {
                 record.reply = result_text(&result);
                 record.result = Some(result);
@@ -303,89 +304,6 @@ async fn attempt(
                 return Ok(());
             }
         }
-    }
-}
-
-/// One attempt at a tool, local or remote, within the agent's tool timeout.
-async fn call_target(
-    agent: &Agent,
-    tool: &SetTool,
-    arguments: JsonObject,
-) -> Result<CallToolResult, mcp_client::Error> {
-    let call = async {
-        match &tool.target {
-            Target::Local(entry) => Ok(entry.invoke(arguments, Context::detached()).await),
-            Target::Remote { client, name } => client.call_tool_raw(name, arguments).await,
-        }
-    };
-    match agent.config.tool_timeout {
-        None => call.await,
-        Some(limit) => tokio::time::timeout(limit, call)
-            .await
-            .unwrap_or(Err(mcp_client::Error::Timeout(limit))),
-    }
-}
-
-/// The model's arguments as an object valid under the tool's input schema,
-/// or the problem, worded for the model.
-fn checked_arguments(tool: &SetTool, raw: &str) -> Result<JsonObject, String> {
-    let raw = raw.trim();
-    let value: Value = if raw.is_empty() {
-        Value::Object(JsonObject::new())
-    } else {
-        serde_json::from_str(raw).map_err(|e| {
-            format!(
-                "the arguments for `{}` are not valid JSON ({e}); send one JSON object",
-                tool.name()
-            )
-        })?
-    };
-    if !value.is_object() {
-        return Err(format!(
-            "the arguments for `{}` must be a JSON object, not {}",
-            tool.name(),
-            json_kind(&value)
-        ));
-    }
-    let value = crate::strict::from_strict(&tool.schema, value);
-    if let Some(validator) = &tool.validator {
-        let problems: Vec<String> = validator
-            .iter_errors(&value)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let at = if path.is_empty() {
-                    "/".to_owned()
-                } else {
-                    path
-                };
-                format!("at {at}: {}", e.masked())
-            })
-            .collect();
-        if !problems.is_empty() {
-            return Err(format!(
-                "invalid arguments for `{}`: {}",
-                tool.name(),
-                problems.join("; ")
-            ));
-        }
-    }
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err(format!(
-            "the arguments for `{}` must be a JSON object",
-            tool.name()
-        )),
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

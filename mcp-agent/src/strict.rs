@@ -61,9 +61,6 @@
 //!
 //! [doc]: https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas
 
-// "OpenAI" in the docs is a name, not code.
-#![allow(clippy::doc_markdown)]
-
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};

@@ -1,0 +1,1305 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for the model providers, for the mcp-agent tests.
+
+It speaks both providers' real wire formats -- OpenAI-compatible Chat
+Completions and Anthropic Messages -- and checks every request it receives
+against the providers' OWN published types: the request-parameter TypedDicts
+of the official Python SDKs (`openai`, `anthropic`, pinned by
+scripts/install-tools.sh), validated with pydantic with unknown keys rejected
+at every level, plus the documented rules those types cannot express. Its
+answers come from a script, one step per model request, and are built from
+the SDKs' own response models, so they are right by construction (and
+tests/agent/selftest.py proves them against the SDK clients).
+
+Usage
+-----
+    .tools/pyenv/bin/python tests/agent/scripted_model.py --script SCRIPT.json \
+        [--port 0] [--api-key KEY] [--max-seconds 600] [--exit-on-stdin-eof] [--quiet]
+
+It listens on 127.0.0.1 and prints `PORT <n>` on stdout (flushed) once
+listening. One line per request goes to stderr (unless --quiet). It exits on
+its own after --max-seconds (default 600) so it can never outlive a test run,
+and with --exit-on-stdin-eof as soon as its stdin closes (the Rust helper
+holds the pipe, so a test process that dies takes the server with it).
+`--script -` or no --script starts with an empty script (load one with
+POST /__script).
+
+Endpoints
+---------
+  POST /v1/chat/completions   (also /chat/completions)  OpenAI Chat Completions
+  POST /v1/messages                                      Anthropic Messages
+  GET  /__status    {"consumed", "remaining", "script", "failures", "requests"}
+  POST /__script    replace the remaining script (body: same shape as the file);
+                    answers {"ok": true, "script": <generation>} or 400 if the
+                    script is malformed. The log (requests, failures) is kept:
+                    each record carries its script generation ("script") and
+                    step index ("step") so a test can pick its own requests.
+
+/__status:
+  consumed   number of steps taken since the server started (all scripts)
+  remaining  steps left in the current script
+  script     current script generation (0 = the --script file, +1 per POST /__script)
+  failures   [{"request": i, "script": g, "step": s|null, "path", "problems": [str]}]
+             every request that was refused (validation, expectation, script
+             exhausted, unknown path, script error)
+  requests   [{"index", "method", "path", "headers" (lower-cased names, API keys
+             masked as "***"), "body" (the parsed JSON, or the raw text when it
+             is not JSON), "script", "step", "status" (the HTTP status answered),
+             "problems" ([] when valid), "client_disconnected" (true when the
+             client went away during delay_ms / chunk_delay_ms)}]
+
+Validation of every model request
+---------------------------------
+* Headers. OpenAI: with --api-key, `authorization: Bearer <key>` must match.
+  Anthropic: a credential is required, `x-api-key: <key>` or `authorization:
+  Bearer <key>` (the official SDK 2.x sends the latter), matching --api-key
+  when given; `anthropic-version` present (YYYY-MM-DD). Both:
+  `content-type: application/json`.
+* Body: JSON validated as openai.types.chat.completion_create_params.
+  CompletionCreateParams{Streaming,NonStreaming} or anthropic.types.
+  message_create_params.MessageCreateParams{Streaming,NonStreaming} (chosen by
+  `stream`), in pydantic strict mode, with every TypedDict (and SDK model)
+  in the schema switched to extra="forbid" and the SDKs' lazy `Iterable[...]`
+  fields switched to eager lists, so an unknown key anywhere (e.g.
+  messages[0].bogus) is an error.
+* Documented rules the types cannot express:
+  OpenAI: every `tool` message's tool_call_id answers a call of the preceding
+  assistant message; all of that message's calls are answered, in order,
+  before any other message; an assistant message has content or tool_calls;
+  tool names match ^[a-zA-Z0-9_-]{1,64}$ and are unique; `tools` is not an
+  empty array; function `parameters` is an object schema (`"type": "object"`)
+  and, with `strict: true`, every object in it sets additionalProperties:false
+  and requires all its properties; tool_choice / parallel_tool_calls only
+  with tools, a named tool_choice names an offered tool; stream_options only
+  with stream: true.
+  Anthropic: at least one message; roles alternate user/assistant starting
+  with user (stricter than the API, which merges consecutive same-role turns:
+  an agent that sends them has a bug); each tool_use of an assistant message is
+  answered by a tool_result with its id in the immediately following user
+  message, tool_result blocks first, and no tool_result answers anything
+  else; tool_use ids match ^[a-zA-Z0-9_-]+$; content is non-empty and text
+  blocks are not empty/whitespace-only (except a final assistant prefill);
+  tool names match ^[a-zA-Z0-9_-]{1,64}$ and are unique; a named tool_choice
+  names an offered tool, tool_choice only with tools; max_tokens present.
+A refused request is answered 400 with the provider's error body
+(OpenAI {"error": {"message", "type": "invalid_request_error", "param": null,
+"code": null}}, Anthropic {"type": "error", "error": {"type":
+"invalid_request_error", "message"}}) naming the problems, and recorded in
+`failures`. A refused request still consumes its step (one step per model
+request, in order), except when the script is exhausted or the path unknown.
+
+Script format
+-------------
+    {"steps": [step, ...]}          consumed one per model request, in order
+
+    step = {
+      "provider": "openai" | "anthropic",   optional: the request must come to this API
+      "expect": {                           all optional; a mismatch is a failure (400 + recorded)
+        "tools": ["add", "divide"],         exact set of offered tool names (order-insensitive)
+        "no_tools": true,                   the request offers no tools (key absent or empty)
+        "tool_choice": <JSON value> | "absent",   equal to the request's value; "absent" = key missing
+        "stream": true | false,             the request's `stream` (missing = false)
+        "tool_results": [{"id": "call_1", "contains": "5", "is_error": false}, ...],
+              the results at the end of the conversation, in order, exactly these:
+              OpenAI: the trailing `tool` messages (id = tool_call_id; text content);
+              Anthropic: the tool_result blocks of the last user message
+              (id = tool_use_id; is_error compared as the block's flag, missing =
+              false). "contains" is a substring of the result's text; "is_error"
+              is checked for Anthropic only (OpenAI has no such flag).
+        "last_user_contains": "2 + 3"       substring of the text of the last user
+              message that has text (OpenAI role "user"; Anthropic: string
+              content or text blocks, tool_result blocks ignored)
+      },
+      "respond": one of
+        {"text": "...", "tool_calls": [{"id": "call_1", "name": "add",
+                                        "arguments": "{\"a\": 2, \"b\": 3}"}],
+         "stop_reason": "...", "usage": {"input": 10, "output": 5}}
+            A normal answer; every key optional ("text" "" / absent = no text).
+            "arguments" is the raw string the model writes (an object is
+            accepted and serialized). OpenAI passes it through as-is (it may be
+            invalid JSON on purpose). Anthropic: when not streaming it must be
+            the text of a JSON object (it becomes tool_use.input); when
+            streaming it is sent as-is in input_json_delta.partial_json
+            fragments. "id" defaults to call_<step>_<i> / toolu_<step>_<i>.
+            "stop_reason" overrides finish_reason (OpenAI) / stop_reason
+            (Anthropic); the default is tool_calls/tool_use when there are
+            calls, else stop/end_turn. "usage" defaults to {"input": 10,
+            "output": 5}.
+            Streaming requests get SSE: OpenAI `data: <ChatCompletionChunk>` chunks
+            (role; text in pieces; per call a chunk with index, id, type,
+            function.name and "" arguments, then the arguments in 2-3
+            fragments; the finish_reason chunk; a usage chunk with empty
+            choices when stream_options.include_usage; `data: [DONE]`).
+            Anthropic `event: <type>` / `data: <json>` events (message_start,
+            ping, per block content_block_start / _delta (text_delta,
+            input_json_delta) / _stop, message_delta, message_stop).
+        {"status": 429, "headers": {"retry-after": "0"}, "message": "Rate limit reached",
+         "type": "...", "code": "..."}
+            a provider-shaped error body with that message (status >= 400;
+            "type"/"code" override the error type (and OpenAI code) that
+            otherwise follow from the status)
+        {"status": 200, "raw": "this is not json", "content_type": "application/json"}
+            that body verbatim (content_type default application/json)
+        {"truncate_stream": true, "text": "partial", "tool_calls": [...]}
+            (streaming requests only) the stream stops before its end -- no
+            finish chunk / [DONE], no content_block_stop / message_delta /
+            message_stop -- and the connection closes (the HTTP body itself
+            ends cleanly).
+        Any respond form may carry "headers": {...} added to the answer.
+      "delay_ms": 0,          optional: wait before answering (for cancellation tests);
+                              a client that disconnects meanwhile is recorded
+      "chunk_delay_ms": 0,    optional: wait between SSE events of a stream
+      "comment": "..."        ignored
+    }
+
+A request when no step remains is answered 400 "script exhausted" and
+recorded as a failure. Unknown keys anywhere in a script are an error (a
+typo must not silently weaken a test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import re
+import select
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+try:
+    import pydantic
+    from pydantic import TypeAdapter
+    from pydantic_core import SchemaValidator, ValidationError
+
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from openai.types.chat import completion_create_params as openai_params
+    from openai.types.shared import ErrorObject as OpenAIErrorObject
+    from anthropic.types import Message as AnthropicMessage
+    from anthropic.types import RawMessageStreamEvent
+    from anthropic.types import message_create_params as anthropic_params
+    from anthropic.types.shared import ErrorResponse as AnthropicErrorResponse
+except ImportError as e:  # pragma: no cover - environment problem, say so loudly
+    sys.stderr.write(
+        f"scripted_model.py: {e}\nthe scripted model server needs Python with openai and "
+        "anthropic: run scripts/install-tools.sh and use .tools/pyenv/bin/python\n"
+    )
+    sys.exit(2)
+
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_USE_ID_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
+API_VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+SOCKET_TIMEOUT_S = 30  # per-connection read/write timeout: a stuck client never hangs us
+MAX_BODY = 64 * 1024 * 1024
+
+
+def log(msg: str) -> None:
+    if not QUIET:
+        sys.stderr.write(f"[scripted-model] {msg}\n")
+        sys.stderr.flush()
+
+
+QUIET = False
+
+# --------------------------------------------------------------------------
+# Request validation against the SDKs' published parameter types
+# --------------------------------------------------------------------------
+
+
+def _forbid_extra(core_schema: Any) -> Any:
+    """A copy of a pydantic core schema where every TypedDict and model
+    rejects unknown keys, and every lazy `Iterable[...]` (a pydantic
+    "generator", validated only when consumed) is an eager list."""
+    schema = copy.deepcopy(core_schema)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if kind in ("typed-dict", "model-fields"):
+                node["extra_behavior"] = "forbid"
+            elif kind == "generator":
+                node["type"] = "list"
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return schema
+
+
+class StrictParams:
+    """Validator for one SDK request TypedDict, unknown keys rejected."""
+
+    def __init__(self, typed_dict: Any) -> None:
+        self.name = f"{typed_dict.__module__}.{typed_dict.__qualname__}"
+        self.validator = SchemaValidator(_forbid_extra(TypeAdapter(typed_dict).core_schema))
+
+    def problems(self, raw_body: bytes) -> list[str]:
+        try:
+            self.validator.validate_json(raw_body, strict=True)
+            return []
+        except ValidationError as e:
+            errors = _prune_union_noise(e.errors(include_url=False))
+            shown = [f"{_loc(err['loc'])}: {err['msg']}" for err in errors[:8]]
+            more = f" (+{len(errors) - 8} more)" if len(errors) > 8 else ""
+            return [f"body does not validate as {self.name}: " + "; ".join(shown) + more]
+
+
+_DISCRIMINATORS = ("type", "role")
+_TYPE_MISMATCH = {
+    "string_type", "list_type", "dict_type", "model_type", "model_attributes_type",
+    "int_type", "float_type", "bool_type", "is_instance_of", "iterable_type",
+    "literal_error", "none_required", "union_tag_invalid",
+}
+
+
+def _prune_union_noise(errors: list[dict]) -> list[dict]:
+    """pydantic reports a failed union member by member; keep the members the
+    input was meant to be. Drops (1) every branch whose discriminator
+    (`type`/`role`) did not match and (2) shallow type mismatches next to a
+    deeper error under the same parent (e.g. `content.str` when the list form
+    of `content` has the real problem). Falls back to all errors."""
+    wrong_branches = [
+        tuple(err["loc"][:-1])
+        for err in errors
+        if err["type"] == "literal_error" and err["loc"] and err["loc"][-1] in _DISCRIMINATORS
+        and len(err["loc"]) >= 2 and isinstance(err["loc"][-2], str)
+    ]
+    kept = [
+        err for err in errors
+        if not any(tuple(err["loc"][: len(b)]) == b for b in wrong_branches)
+    ]
+    if not kept:
+        return errors
+    deeper = []
+    for err in kept:
+        loc = tuple(err["loc"])
+        if err["type"] in _TYPE_MISMATCH and any(
+            len(other["loc"]) > len(loc) and tuple(other["loc"][: len(loc) - 1]) == loc[:-1]
+            and tuple(other["loc"][: len(loc)]) != loc
+            for other in kept
+        ):
+            continue
+        deeper.append(err)
+    return deeper or kept
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif "[" in str(part):  # long union labels such as list[union[...]]
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(body)"
+
+
+OPENAI_NONSTREAM = StrictParams(openai_params.CompletionCreateParamsNonStreaming)
+OPENAI_STREAM = StrictParams(openai_params.CompletionCreateParamsStreaming)
+ANTHROPIC_NONSTREAM = StrictParams(anthropic_params.MessageCreateParamsNonStreaming)
+ANTHROPIC_STREAM = StrictParams(anthropic_params.MessageCreateParamsStreaming)
+
+# --------------------------------------------------------------------------
+# Documented rules the types cannot express
+# --------------------------------------------------------------------------
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message/result content: a string, or the text parts/blocks of a list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "") for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def _check_tool_names(names: list[tuple[str, str]], problems: list[str]) -> None:
+    seen: set[str] = set()
+    for where, name in names:
+        if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+            problems.append(f"{where}: tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$")
+        if name in seen:
+            problems.append(f"{where}: tool name {name!r} is offered twice (tool names must be unique)")
+        seen.add(name)
+
+
+def openai_tool_names(body: dict) -> list[tuple[str, str]]:
+    out = []
+    for i, tool in enumerate(body.get("tools") or []):
+        if tool.get("type") == "function":
+            out.append((f"tools[{i}].function.name", tool.get("function", {}).get("name")))
+        elif tool.get("type") == "custom":
+            out.append((f"tools[{i}].custom.name", tool.get("custom", {}).get("name")))
+    return out
+
+
+def _strict_schema_problems(schema: Any, where: str, out: list[str]) -> None:
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "properties" in schema:
+            props = schema.get("properties") or {}
+            if schema.get("additionalProperties") is not False:
+                out.append(f"{where}: strict mode needs \"additionalProperties\": false")
+            missing = sorted(set(props) - set(schema.get("required") or []))
+            if missing:
+                out.append(f"{where}: strict mode needs every property in \"required\" (missing {missing})")
+        for key, value in schema.items():
+            if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+                for name, sub in value.items():
+                    _strict_schema_problems(sub, f"{where}.{key}.{name}", out)
+            elif key in ("items", "anyOf", "oneOf", "allOf", "prefixItems"):
+                subs = value if isinstance(value, list) else [value]
+                for j, sub in enumerate(subs):
+                    _strict_schema_problems(sub, f"{where}.{key}[{j}]", out)
+
+
+def openai_rules(body: dict) -> list[str]:
+    problems: list[str] = []
+    messages = body.get("messages") or []
+    pending_at, remaining = None, []  # the assistant message awaiting answers, its unanswered ids
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if remaining and role != "tool":
+            problems.append(
+                f"messages[{i}] ({role}) comes before the tool calls {remaining} of assistant "
+                f"messages[{pending_at}] are all answered by tool messages"
+            )
+            remaining = []
+        if role == "tool":
+            call_id = msg.get("tool_call_id")
+            if remaining and call_id == remaining[0]:
+                remaining.pop(0)
+            elif call_id in remaining:
+                problems.append(
+                    f"messages[{i}]: tool message answers {call_id!r} out of order "
+                    f"(the next unanswered call of messages[{pending_at}] is {remaining[0]!r})"
+                )
+                remaining.remove(call_id)
+            else:
+                problems.append(
+                    f"messages[{i}]: tool message with tool_call_id {call_id!r} does not answer "
+                    "an unanswered tool call of the preceding assistant message"
+                )
+        if role == "assistant":
+            calls = msg.get("tool_calls") or []
+            if not calls and msg.get("content") is None:
+                problems.append(f"messages[{i}]: assistant message has neither content nor tool_calls")
+            ids = [c.get("id") for c in calls]
+            if len(set(ids)) != len(ids):
+                problems.append(f"messages[{i}]: duplicate tool call ids {ids}")
+            for j, call in enumerate(calls):
+                name = (call.get("function") or call.get("custom") or {}).get("name")
+                if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+                    problems.append(
+                        f"messages[{i}].tool_calls[{j}]: tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$"
+                    )
+            pending_at, remaining = i, list(ids)
+    if remaining:
+        problems.append(
+            f"assistant messages[{pending_at}] has tool calls {remaining} that no tool message answers"
+        )
+
+    tools = body.get("tools")
+    if tools is not None and len(tools) == 0:
+        problems.append("tools: empty array (the API wants at least one tool; omit the key instead)")
+    names = openai_tool_names(body)
+    _check_tool_names(names, problems)
+    for i, tool in enumerate(tools or []):
+        fn = tool.get("function") if tool.get("type") == "function" else None
+        if not fn:
+            continue
+        params = fn.get("parameters")
+        if params is not None and params.get("type") != "object":
+            problems.append(
+                f"tools[{i}].function.parameters: must be a JSON Schema of \"type\": \"object\", "
+                f"got type {params.get('type')!r}"
+            )
+        if fn.get("strict") is True and params is not None:
+            _strict_schema_problems(params, f"tools[{i}].function.parameters", problems)
+    if not tools:
+        for key in ("tool_choice", "parallel_tool_calls"):
+            if key in body:
+                problems.append(f"{key}: only allowed when tools are specified")
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") in ("function", "custom"):
+        named = (choice.get("function") or choice.get("custom") or {}).get("name")
+        if named not in {n for _, n in names}:
+            problems.append(f"tool_choice names {named!r}, which is not among the offered tools")
+    if "stream_options" in body and body.get("stream") is not True:
+        problems.append("stream_options: only allowed when stream is true")
+    return problems
+
+
+def anthropic_tool_names(body: dict) -> list[tuple[str, str]]:
+    return [(f"tools[{i}].name", t.get("name")) for i, t in enumerate(body.get("tools") or [])]
+
+
+def anthropic_rules(body: dict) -> list[str]:
+    problems: list[str] = []
+    messages = body.get("messages") or []
+    if "max_tokens" not in body:
+        problems.append("max_tokens: required")
+    if not messages:
+        problems.append("messages: at least one message is required")
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if i == 0 and role != "user":
+            problems.append(f"messages[0]: the first message must have role 'user', got {role!r}")
+        if i > 0 and role == messages[i - 1].get("role"):
+            problems.append(
+                f"messages[{i}]: two consecutive {role!r} messages (roles must alternate user/assistant)"
+            )
+        content = msg.get("content")
+        final_prefill = role == "assistant" and i == len(messages) - 1
+        if content in ("", []) and not final_prefill:
+            problems.append(f"messages[{i}]: content must be non-empty")
+        blocks = content if isinstance(content, list) else []
+        for j, block in enumerate(blocks):
+            if block.get("type") == "text" and not final_prefill and not str(block.get("text", "")).strip():
+                problems.append(f"messages[{i}].content[{j}]: text content blocks must contain non-whitespace text")
+
+        if role == "assistant":
+            uses = [b for b in blocks if b.get("type") == "tool_use"]
+            ids = [b.get("id") for b in uses]
+            for j, block in enumerate(blocks):
+                if block.get("type") != "tool_use":
+                    continue
+                if not isinstance(block.get("id"), str) or not TOOL_USE_ID_RE.match(block["id"]):
+                    problems.append(
+                        f"messages[{i}].content[{j}]: tool_use id {block.get('id')!r} does not match ^[a-zA-Z0-9_-]+$"
+                    )
+                if not isinstance(block.get("name"), str) or not TOOL_NAME_RE.match(block["name"]):
+                    problems.append(
+                        f"messages[{i}].content[{j}]: tool name {block.get('name')!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$"
+                    )
+            if len(set(ids)) != len(ids):
+                problems.append(f"messages[{i}]: duplicate tool_use ids {ids}")
+            if ids:
+                nxt = messages[i + 1] if i + 1 < len(messages) else None
+                if nxt is None or nxt.get("role") != "user":
+                    problems.append(
+                        f"messages[{i}]: tool_use ids {ids} must be answered by tool_result blocks in "
+                        "the immediately following user message, and there is none"
+                    )
+                else:
+                    nblocks = nxt.get("content") if isinstance(nxt.get("content"), list) else []
+                    answered = {b.get("tool_use_id") for b in nblocks if b.get("type") == "tool_result"}
+                    missing = [x for x in ids if x not in answered]
+                    if missing:
+                        problems.append(
+                            f"messages[{i}]: tool_use ids {missing} have no tool_result block in "
+                            f"messages[{i + 1}] (each tool_use must be answered in the next user message)"
+                        )
+
+        if role == "user":
+            prev = messages[i - 1] if i > 0 else {}
+            prev_blocks = prev.get("content") if prev.get("role") == "assistant" and isinstance(prev.get("content"), list) else []
+            prev_ids = {b.get("id") for b in prev_blocks if b.get("type") == "tool_use"}
+            seen_other, seen_ids = False, set()
+            for j, block in enumerate(blocks):
+                if block.get("type") != "tool_result":
+                    seen_other = True
+                    continue
+                rid = block.get("tool_use_id")
+                if seen_other:
+                    problems.append(
+                        f"messages[{i}].content[{j}]: tool_result block after another kind of block "
+                        "(tool_result blocks must come first)"
+                    )
+                if rid not in prev_ids:
+                    problems.append(
+                        f"messages[{i}].content[{j}]: tool_result for {rid!r} answers no tool_use of the "
+                        "immediately preceding assistant message"
+                    )
+                if rid in seen_ids:
+                    problems.append(f"messages[{i}].content[{j}]: a second tool_result for {rid!r}")
+                seen_ids.add(rid)
+
+    names = anthropic_tool_names(body)
+    _check_tool_names(names, problems)
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        if not body.get("tools") and choice.get("type") != "none":
+            problems.append("tool_choice: may only be specified while providing tools")
+        if choice.get("type") == "tool" and choice.get("name") not in {n for _, n in names}:
+            problems.append(f"tool_choice names {choice.get('name')!r}, which is not among the offered tools")
+    return problems
+
+
+# --------------------------------------------------------------------------
+# Script
+# --------------------------------------------------------------------------
+
+STEP_KEYS = {"provider", "expect", "respond", "delay_ms", "chunk_delay_ms", "comment"}
+EXPECT_KEYS = {"tools", "no_tools", "tool_choice", "stream", "tool_results", "last_user_contains"}
+RESULT_KEYS = {"id", "contains", "is_error"}
+CALL_KEYS = {"id", "name", "arguments"}
+NORMAL_KEYS = {"text", "tool_calls", "stop_reason", "usage", "headers"}
+ERROR_KEYS = {"status", "headers", "message", "type", "code"}
+RAW_KEYS = {"status", "raw", "content_type", "headers"}
+TRUNCATE_KEYS = {"truncate_stream", "text", "tool_calls", "headers"}
+
+
+class ScriptError(ValueError):
+    pass
+
+
+def _only(obj: Any, allowed: set[str], where: str) -> None:
+    if not isinstance(obj, dict):
+        raise ScriptError(f"{where}: expected an object, got {json.dumps(obj)}")
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise ScriptError(f"{where}: unknown keys {unknown} (allowed: {sorted(allowed)})")
+
+
+def check_script(script: Any) -> list[dict]:
+    """The steps of a script, or ScriptError naming what is wrong."""
+    _only(script, {"steps"}, "script")
+    steps = script.get("steps")
+    if not isinstance(steps, list):
+        raise ScriptError("script: \"steps\" must be a list")
+    for n, step in enumerate(steps):
+        where = f"steps[{n}]"
+        _only(step, STEP_KEYS, where)
+        if step.get("provider") not in (None, "openai", "anthropic"):
+            raise ScriptError(f"{where}.provider: must be \"openai\" or \"anthropic\"")
+        for key in ("delay_ms", "chunk_delay_ms"):
+            if key in step and not (isinstance(step[key], int) and 0 <= step[key] <= 600_000):
+                raise ScriptError(f"{where}.{key}: must be an integer 0..600000")
+        expect = step.get("expect", {})
+        _only(expect, EXPECT_KEYS, f"{where}.expect")
+        if "tools" in expect and not (isinstance(expect["tools"], list) and all(isinstance(t, str) for t in expect["tools"])):
+            raise ScriptError(f"{where}.expect.tools: must be a list of names")
+        for key in ("no_tools", "stream"):
+            if key in expect and not isinstance(expect[key], bool):
+                raise ScriptError(f"{where}.expect.{key}: must be true or false")
+        if "last_user_contains" in expect and not isinstance(expect["last_user_contains"], str):
+            raise ScriptError(f"{where}.expect.last_user_contains: must be a string")
+        if "tool_results" in expect:
+            if not isinstance(expect["tool_results"], list):
+                raise ScriptError(f"{where}.expect.tool_results: must be a list")
+            for k, res in enumerate(expect["tool_results"]):
+                _only(res, RESULT_KEYS, f"{where}.expect.tool_results[{k}]")
+        if "respond" not in step:
+            raise ScriptError(f"{where}: \"respond\" is required")
+        respond = step["respond"]
+        if not isinstance(respond, dict):
+            raise ScriptError(f"{where}.respond: expected an object")
+        if "raw" in respond:
+            _only(respond, RAW_KEYS, f"{where}.respond (raw)")
+            if not isinstance(respond["raw"], str):
+                raise ScriptError(f"{where}.respond.raw: must be a string")
+        elif "status" in respond and respond["status"] != 200:
+            _only(respond, ERROR_KEYS, f"{where}.respond (error)")
+            if not (isinstance(respond["status"], int) and 400 <= respond["status"] <= 599):
+                raise ScriptError(f"{where}.respond.status: an error status must be 400..599")
+        elif respond.get("truncate_stream"):
+            _only(respond, TRUNCATE_KEYS, f"{where}.respond (truncate_stream)")
+        else:
+            _only(respond, NORMAL_KEYS, f"{where}.respond")
+        if "headers" in respond and not (
+            isinstance(respond["headers"], dict) and all(isinstance(v, str) for v in respond["headers"].values())
+        ):
+            raise ScriptError(f"{where}.respond.headers: must map names to strings")
+        if "text" in respond and not isinstance(respond["text"], str):
+            raise ScriptError(f"{where}.respond.text: must be a string")
+        if "usage" in respond:
+            _only(respond["usage"], {"input", "output"}, f"{where}.respond.usage")
+        for k, call in enumerate(respond.get("tool_calls") or []):
+            _only(call, CALL_KEYS, f"{where}.respond.tool_calls[{k}]")
+            if not isinstance(call.get("name"), str):
+                raise ScriptError(f"{where}.respond.tool_calls[{k}].name: required string")
+            if not isinstance(call.get("arguments", ""), (str, dict)):
+                raise ScriptError(f"{where}.respond.tool_calls[{k}].arguments: a string (or an object)")
+    return steps
+
+
+# --------------------------------------------------------------------------
+# Expectations
+# --------------------------------------------------------------------------
+
+
+def offered_names(provider: str, body: dict) -> list[str]:
+    pairs = openai_tool_names(body) if provider == "openai" else anthropic_tool_names(body)
+    return [name for _, name in pairs]
+
+
+def trailing_results(provider: str, body: dict) -> list[dict]:
+    """[{"id", "text", "is_error"}] of the results closing the conversation."""
+    messages = body.get("messages") or []
+    out: list[dict] = []
+    if provider == "openai":
+        for msg in reversed(messages):
+            if msg.get("role") != "tool":
+                break
+            out.append({"id": msg.get("tool_call_id"), "text": _text_of(msg.get("content")), "is_error": None})
+        return list(reversed(out))
+    if messages and messages[-1].get("role") == "user" and isinstance(messages[-1].get("content"), list):
+        for block in messages[-1]["content"]:
+            if block.get("type") == "tool_result":
+                out.append({
+                    "id": block.get("tool_use_id"),
+                    "text": _text_of(block.get("content", "")),
+                    "is_error": bool(block.get("is_error", False)),
+                })
+    return out
+
+
+def last_user_text(body: dict) -> str | None:
+    for msg in reversed(body.get("messages") or []):
+        if msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, str) or any(
+                isinstance(b, dict) and b.get("type") == "text" for b in (content or [])
+            ):
+                return _text_of(content)
+    return None
+
+
+def expectation_problems(provider: str, step: dict, body: dict) -> list[str]:
+    expect = step.get("expect", {})
+    problems = []
+    if step.get("provider") and step["provider"] != provider:
+        problems.append(f"expected a request to the {step['provider']} API, got one to the {provider} API")
+    names = offered_names(provider, body)
+    if "tools" in expect and sorted(names) != sorted(expect["tools"]):
+        problems.append(f"expected the tools {sorted(expect['tools'])}, the request offers {sorted(names)}")
+    if expect.get("no_tools") and body.get("tools"):
+        problems.append(f"expected no tools, the request offers {sorted(names)}")
+    if "tool_choice" in expect:
+        want = expect["tool_choice"]
+        if want == "absent":
+            if "tool_choice" in body:
+                problems.append(f"expected no tool_choice, got {json.dumps(body['tool_choice'])}")
+        elif body.get("tool_choice", "<absent>") != want:
+            problems.append(
+                f"expected tool_choice {json.dumps(want)}, got "
+                f"{json.dumps(body['tool_choice']) if 'tool_choice' in body else 'no tool_choice'}"
+            )
+    if "stream" in expect and bool(body.get("stream", False)) != expect["stream"]:
+        problems.append(f"expected stream={str(expect['stream']).lower()}, got {json.dumps(body.get('stream'))}")
+    if "tool_results" in expect:
+        have = trailing_results(provider, body)
+        want = expect["tool_results"]
+        summary = [{"id": r["id"], "text": r["text"][:200], **({"is_error": r["is_error"]} if provider == "anthropic" else {})} for r in have]
+        if len(have) != len(want):
+            problems.append(f"expected {len(want)} tool results at the end of the conversation, got {len(have)}: {json.dumps(summary)}")
+        else:
+            for k, (h, w) in enumerate(zip(have, want)):
+                if "id" in w and h["id"] != w["id"]:
+                    problems.append(f"tool result {k}: expected id {w['id']!r}, got {h['id']!r}")
+                if "contains" in w and str(w["contains"]) not in h["text"]:
+                    problems.append(f"tool result {k} ({h['id']}): expected it to contain {w['contains']!r}, got {h['text'][:500]!r}")
+                if provider == "anthropic" and "is_error" in w and h["is_error"] != bool(w["is_error"]):
+                    problems.append(f"tool result {k} ({h['id']}): expected is_error={str(bool(w['is_error'])).lower()}, got {str(h['is_error']).lower()}")
+    if "last_user_contains" in expect:
+        text = last_user_text(body)
+        if text is None or expect["last_user_contains"] not in text:
+            problems.append(f"expected the last user message to contain {expect['last_user_contains']!r}, got {text!r}")
+    return problems
+
+
+# --------------------------------------------------------------------------
+# Responses, built from the SDKs' response models
+# --------------------------------------------------------------------------
+
+
+def _no_extras(model: Any, where: str) -> None:
+    """SDK models accept unknown keys; ours must not carry any (a typo would
+    not be caught by model_validate)."""
+    if isinstance(model, pydantic.BaseModel):
+        extra = getattr(model, "__pydantic_extra__", None) or {}
+        if extra:
+            raise AssertionError(f"{where}: keys unknown to {type(model).__name__}: {sorted(extra)}")
+        for name in type(model).model_fields:
+            _no_extras(getattr(model, name), f"{where}.{name}")
+    elif isinstance(model, (list, tuple)):
+        for i, item in enumerate(model):
+            _no_extras(item, f"{where}[{i}]")
+
+
+def sdk_json(cls_or_adapter: Any, data: dict) -> dict:
+    """`data` validated by an SDK model (or TypeAdapter) and dumped as the wire JSON."""
+    if isinstance(cls_or_adapter, TypeAdapter):
+        model = cls_or_adapter.validate_python(data)
+    else:
+        model = cls_or_adapter.model_validate(data)
+    _no_extras(model, type(model).__name__)
+    return model.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+ANTHROPIC_EVENT = TypeAdapter(RawMessageStreamEvent)
+ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
+    403: "permission_error", 404: "not_found_error", 413: "invalid_request_error",
+    429: "rate_limit_error", 500: "api_error", 504: "timeout_error", 529: "overloaded_error",
+}
+OPENAI_ERROR_TYPES = {  # status -> (type, code)
+    400: ("invalid_request_error", None), 401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", None), 404: ("invalid_request_error", "model_not_found"),
+    429: ("tokens", "rate_limit_exceeded"), 500: ("server_error", None), 503: ("server_error", None),
+}
+
+
+def error_body(provider: str, status: int, message: str, type_: str | None = None,
+               code: str | None = None, request_id: str = "req_scripted") -> dict:
+    if provider == "anthropic":
+        etype = type_ or ANTHROPIC_ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+        return sdk_json(AnthropicErrorResponse, {
+            "type": "error", "error": {"type": etype, "message": message}, "request_id": request_id,
+        })
+    etype, ecode = OPENAI_ERROR_TYPES.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
+    err = sdk_json(OpenAIErrorObject, {
+        "message": message, "type": type_ or etype, "param": None, "code": code if code is not None else ecode,
+    })
+    return {"error": err}
+
+
+def _pieces(text: str, n: int) -> list[str]:
+    """`text` cut into at most n non-empty pieces (none for "")."""
+    if not text:
+        return []
+    n = max(1, min(n, len(text)))
+    size = -(-len(text) // n)
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _calls(respond: dict, step_no: int, prefix: str) -> list[dict]:
+    out = []
+    for i, call in enumerate(respond.get("tool_calls") or []):
+        args = call.get("arguments", "")
+        if not isinstance(args, str):
+            args = json.dumps(args)
+        out.append({"id": call.get("id") or f"{prefix}_{step_no}_{i}", "name": call["name"], "arguments": args})
+    return out
+
+
+def _usage(respond: dict) -> tuple[int, int]:
+    usage = respond.get("usage") or {}
+    return int(usage.get("input", 10)), int(usage.get("output", 5))
+
+
+def openai_completion(respond: dict, model: str, step_no: int, rid: str) -> dict:
+    calls = _calls(respond, step_no, "call")
+    text = respond.get("text") or None
+    tin, tout = _usage(respond)
+    message: dict = {"role": "assistant", "content": text, "refusal": None, "annotations": []}
+    if calls:
+        message["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in calls
+        ]
+    return sdk_json(ChatCompletion, {
+        "id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{
+            "index": 0, "message": message, "logprobs": None,
+            "finish_reason": respond.get("stop_reason") or ("tool_calls" if calls else "stop"),
+        }],
+        "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+        "service_tier": "default", "system_fingerprint": "fp_scripted",
+    })
+
+
+def openai_chunks(respond: dict, model: str, step_no: int, rid: str, include_usage: bool,
+                  truncate: bool) -> list[bytes]:
+    """The SSE events (`data: ...\\n\\n`) of a streamed completion."""
+    calls = _calls(respond, step_no, "call")
+    text = respond.get("text") or ""
+    created = int(time.time())
+
+    def chunk(delta: dict, finish: str | None = None, choices: bool = True, usage: dict | None = None) -> bytes:
+        data: dict = {
+            "id": rid, "object": "chat.completion.chunk", "created": created, "model": model,
+            "system_fingerprint": "fp_scripted",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}] if choices else [],
+        }
+        if include_usage:
+            data["usage"] = usage  # the API sends "usage": null on every chunk but the last
+        return b"data: " + json.dumps(sdk_json(ChatCompletionChunk, data)).encode() + b"\n\n"
+
+    events = [chunk({"role": "assistant", "content": "" if text or not calls else None, "refusal": None})]
+    events += [chunk({"content": piece}) for piece in _pieces(text, 3)]
+    for i, c in enumerate(calls):
+        events.append(chunk({"tool_calls": [{
+            "index": i, "id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": ""},
+        }]}))
+        events += [
+            chunk({"tool_calls": [{"index": i, "function": {"arguments": frag}}]})
+            for frag in _pieces(c["arguments"], 3 if len(c["arguments"]) >= 12 else 2)
+        ]
+    if truncate:
+        return events
+    events.append(chunk({}, respond.get("stop_reason") or ("tool_calls" if calls else "stop")))
+    if include_usage:
+        tin, tout = _usage(respond)
+        events.append(chunk({}, choices=False, usage={
+            "prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout,
+        }))
+    events.append(b"data: [DONE]\n\n")
+    return events
+
+
+def _anthropic_input(call: dict) -> dict:
+    try:
+        value = json.loads(call["arguments"] or "{}")
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise ScriptError(
+            f"tool call {call['name']!r}: arguments {call['arguments']!r} are not the text of a JSON object, "
+            "which an Anthropic non-streaming answer cannot carry (tool_use.input is an object); "
+            "use it with a streaming request only"
+        )
+    return value
+
+
+def anthropic_message(respond: dict, model: str, step_no: int, rid: str) -> dict:
+    calls = _calls(respond, step_no, "toolu")
+    text = respond.get("text") or ""
+    tin, tout = _usage(respond)
+    content: list[dict] = [{"type": "text", "text": text}] if text else []
+    content += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": _anthropic_input(c)} for c in calls]
+    return sdk_json(AnthropicMessage, {
+        "id": rid, "type": "message", "role": "assistant", "model": model, "content": content,
+        "stop_reason": respond.get("stop_reason") or ("tool_use" if calls else "end_turn"),
+        "stop_sequence": None,
+        "usage": {"input_tokens": tin, "output_tokens": tout,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+    })
+
+
+def anthropic_events(respond: dict, model: str, step_no: int, rid: str, truncate: bool) -> list[bytes]:
+    calls = _calls(respond, step_no, "toolu")
+    text = respond.get("text") or ""
+    tin, tout = _usage(respond)
+
+    def event(data: dict) -> bytes:
+        wire = sdk_json(ANTHROPIC_EVENT, data)
+        return f"event: {wire['type']}\ndata: {json.dumps(wire)}\n\n".encode()
+
+    events = [event({"type": "message_start", "message": {
+        "id": rid, "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": tin, "output_tokens": 1,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+    }})]
+    # `ping` is in the documented event flow but not in RawMessageStreamEvent
+    # (the SDK skips it), so it is the one event written by hand.
+    events.append(b'event: ping\ndata: {"type": "ping"}\n\n')
+    blocks: list[list[bytes]] = []
+    if text:
+        index = len(blocks)
+        blocks.append(
+            [event({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})]
+            + [event({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": p}})
+               for p in _pieces(text, 3)]
+            + [event({"type": "content_block_stop", "index": index})]
+        )
+    for c in calls:
+        index = len(blocks)
+        blocks.append(
+            [event({"type": "content_block_start", "index": index, "content_block": {
+                "type": "tool_use", "id": c["id"], "name": c["name"], "input": {}}})]
+            + [event({"type": "content_block_delta", "index": index,
+                      "delta": {"type": "input_json_delta", "partial_json": frag}})
+               for frag in _pieces(c["arguments"], 3 if len(c["arguments"]) >= 12 else 2)]
+            + [event({"type": "content_block_stop", "index": index})]
+        )
+    for block in blocks:
+        events += block
+    if truncate:
+        return events[:-1] if blocks else events  # not even the last content_block_stop
+    events.append(event({"type": "message_delta",
+                         "delta": {"stop_reason": respond.get("stop_reason") or ("tool_use" if calls else "end_turn"),
+                                   "stop_sequence": None},
+                         "usage": {"output_tokens": tout}}))
+    events.append(event({"type": "message_stop"}))
+    return events
+
+
+# --------------------------------------------------------------------------
+# State
+# --------------------------------------------------------------------------
+
+
+class State:
+    def __init__(self, steps: list[dict], api_key: str | None) -> None:
+        self.lock = threading.Lock()
+        self.steps = list(steps)
+        self.generation = 0
+        self.next_step = 0  # index in the current script
+        self.consumed = 0
+        self.failures: list[dict] = []
+        self.requests: list[dict] = []
+        self.api_key = api_key
+
+    def replace_script(self, steps: list[dict]) -> int:
+        with self.lock:
+            self.steps = list(steps)
+            self.generation += 1
+            self.next_step = 0
+            return self.generation
+
+    def status(self) -> dict:
+        with self.lock:
+            return {
+                "consumed": self.consumed,
+                "remaining": len(self.steps) - self.next_step,
+                "script": self.generation,
+                "failures": copy.deepcopy(self.failures),
+                "requests": copy.deepcopy(self.requests),
+            }
+
+
+STATE: State  # set in main()
+
+
+def mask_headers(headers: Any) -> dict:
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        name = name.lower()
+        if name == "authorization":
+            scheme = value.split(" ", 1)[0] if " " in value else ""
+            value = f"{scheme} ***".strip()
+        elif name in ("x-api-key", "api-key"):
+            value = "***"
+        out[name] = f"{out[name]}, {value}" if name in out else value
+    return out
+
+
+# --------------------------------------------------------------------------
+# HTTP
+# --------------------------------------------------------------------------
+
+ROUTES = {"/v1/chat/completions": "openai", "/chat/completions": "openai", "/v1/messages": "anthropic"}
+
+
+class ClientGone(Exception):
+    pass
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = SOCKET_TIMEOUT_S
+    server_version = "scripted-model/1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base class signature
+        pass  # one line per request is logged by us instead
+
+    # ---- plumbing
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("transfer-encoding", "").lower():
+            body = b""
+            while True:
+                size_line = self.rfile.readline(1024)
+                size = int(size_line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                        pass
+                    return body
+                body += self.rfile.read(size)
+                self.rfile.readline(8)
+                if len(body) > MAX_BODY:
+                    raise ValueError("request body too large")
+        length = int(self.headers.get("content-length") or 0)
+        if length > MAX_BODY:
+            raise ValueError("request body too large")
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict | None = None) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, obj: Any, headers: dict | None = None) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json", headers)
+
+    def _wait(self, ms: int) -> None:
+        """Sleep `ms`, watching the socket: raise ClientGone if the client hangs up."""
+        deadline = time.monotonic() + ms / 1000
+        conn = self.connection
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            readable, _, _ = select.select([conn], [], [], min(left, 0.05))
+            if readable:
+                try:
+                    peek = conn.recv(1, socket.MSG_PEEK)
+                except OSError:
+                    peek = b""
+                if not peek:
+                    raise ClientGone()
+                time.sleep(max(0.0, deadline - time.monotonic()))  # pipelined data: just wait
+                return
+
+    def _stream(self, events: list[bytes], headers: dict, chunk_delay_ms: int, close: bool) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        if close:
+            self.send_header("connection", "close")
+            self.close_connection = True
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for i, data in enumerate(events):
+            if i and chunk_delay_ms:
+                self._wait(chunk_delay_ms)
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.write(b"0\r\n\r\n")
+
+    # ---- control endpoints
+    def do_GET(self) -> None:  # noqa: N802
+        path = self.path.split("?", 1)[0]
+        if path == "/__status":
+            self._send_json(200, STATE.status())
+        else:
+            self._model_request(path)
+
+    def do_POST(self) -> None:  # noqa: N802
+        path = self.path.split("?", 1)[0]
+        if path == "/__script":
+            try:
+                steps = check_script(json.loads(self._read_body() or b"null"))
+            except (ValueError, ScriptError) as e:
+                self._send_json(400, {"ok": False, "error": f"bad script: {e}"})
+                return
+            generation = STATE.replace_script(steps)
+            log(f"script {generation} loaded: {len(steps)} steps")
+            self._send_json(200, {"ok": True, "script": generation, "steps": len(steps)})
+            return
+        self._model_request(path)
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._model_request(self.path.split("?", 1)[0])
+
+    do_DELETE = do_PUT
+    do_PATCH = do_PUT
+
+    # ---- model endpoints
+    def _model_request(self, path: str) -> None:
+        provider = ROUTES.get(path)
+        try:
+            raw = self._read_body()
+        except (ValueError, OSError) as e:
+            self._send_json(400, {"error": {"message": f"cannot read the body: {e}"}})
+            self.close_connection = True
+            return
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        record = {
+            "method": self.command, "path": path, "headers": mask_headers(self.headers), "body": body,
+            "script": None, "step": None, "status": None, "problems": [], "client_disconnected": False,
+        }
+        with STATE.lock:
+            record["index"] = len(STATE.requests)
+            STATE.requests.append(record)
+            record["script"] = STATE.generation
+            step = None
+            if provider is not None and self.command == "POST":
+                if STATE.next_step < len(STATE.steps):
+                    record["step"] = STATE.next_step
+                    step = STATE.steps[STATE.next_step]
+                    STATE.next_step += 1
+                    STATE.consumed += 1
+            step_no = STATE.consumed
+
+        if provider is None or self.command != "POST":
+            status, problems = (404, [f"no such endpoint: {self.command} {path}"]) if provider is None \
+                else (405, [f"{self.command} is not allowed on {path} (POST only)"])
+            self._refuse(record, provider or "openai", status, problems)
+            return
+        problems = self._validate(provider, raw, body)
+        if step is None:
+            self._refuse(record, provider, 400, ["script exhausted: no step left for this request"] + problems)
+            return
+        if not problems:
+            problems = expectation_problems(provider, step, body)
+        if problems:
+            self._refuse(record, provider, 400, problems)
+            return
+        try:
+            self._respond(provider, step, body, record, step_no)
+        except ScriptError as e:
+            self._refuse(record, provider, 500, [f"script error: {e}"])
+        except ClientGone:
+            record["client_disconnected"] = True
+            self.close_connection = True
+            log(f"#{record['index']} {path}: the client disconnected before the answer was complete")
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            record["client_disconnected"] = True
+            self.close_connection = True
+            log(f"#{record['index']} {path}: the client disconnected while we were answering")
+
+    def _validate(self, provider: str, raw: bytes, body: Any) -> list[str]:
+        problems: list[str] = []
+        ctype = self.headers.get("content-type", "")
+        if ctype.split(";")[0].strip().lower() != "application/json":
+            problems.append(f"content-type must be application/json, got {ctype!r}")
+        auth = self.headers.get("authorization")
+        key = STATE.api_key
+        if provider == "openai":
+            if key is not None and auth != f"Bearer {key}":
+                problems.append("authorization: expected \"Bearer <the API key>\"" + (
+                    " (header missing)" if auth is None else " (wrong key or scheme)"))
+        else:
+            xkey = self.headers.get("x-api-key")
+            if xkey is None and auth is None:
+                problems.append("authentication: an x-api-key header (or authorization: Bearer) is required")
+            if key is not None:
+                if xkey is not None and xkey != key:
+                    problems.append("x-api-key: wrong key")
+                if auth is not None and auth != f"Bearer {key}":
+                    problems.append("authorization: expected \"Bearer <the API key>\" (wrong key or scheme)")
+            version = self.headers.get("anthropic-version")
+            if version is None:
+                problems.append("anthropic-version: header required")
+            elif not API_VERSION_RE.match(version):
+                problems.append(f"anthropic-version: {version!r} is not a YYYY-MM-DD version")
+        if not isinstance(body, dict):
+            problems.append("body: not a JSON object")
+            return problems
+        streaming = body.get("stream") is True
+        if provider == "openai":
+            validator = OPENAI_STREAM if streaming else OPENAI_NONSTREAM
+            type_problems = validator.problems(raw)
+            problems += type_problems
+            if not type_problems:
+                problems += openai_rules(body)
+        else:
+            validator = ANTHROPIC_STREAM if streaming else ANTHROPIC_NONSTREAM
+            type_problems = validator.problems(raw)
+            problems += type_problems
+            if not type_problems:
+                problems += anthropic_rules(body)
+        return problems
+
+    def _refuse(self, record: dict, provider: str, status: int, problems: list[str]) -> None:
+        record["status"] = status
+        record["problems"] = problems
+        with STATE.lock:
+            STATE.failures.append({
+                "request": record["index"], "script": record["script"], "step": record["step"],
+                "path": record["path"], "problems": problems,
+            })
+        message = "scripted model: " + "; ".join(problems)
+        log(f"#{record['index']} {record['method']} {record['path']} -> {status} REFUSED: {'; '.join(problems)}")
+        try:
+            self._send_json(status, error_body(provider, status, message), self._request_id_header(provider, record))
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            record["client_disconnected"] = True
+            self.close_connection = True
+
+    @staticmethod
+    def _request_id_header(provider: str, record: dict) -> dict:
+        rid = f"req_scripted_{record['index']}"
+        return {"request-id": rid} if provider == "anthropic" else {"x-request-id": rid}
+
+    def _respond(self, provider: str, step: dict, body: dict, record: dict, step_no: int) -> None:
+        respond = step["respond"]
+        if step.get("delay_ms"):
+            self._wait(step["delay_ms"])
+        headers = {**self._request_id_header(provider, record), **respond.get("headers", {})}
+        model = body.get("model") if isinstance(body.get("model"), str) else "scripted"
+        streaming = body.get("stream") is True
+        rid = f"chatcmpl-scripted{step_no}" if provider == "openai" else f"msg_scripted{step_no:04d}"
+        if "raw" in respond:
+            status = respond.get("status", 200)
+            record["status"] = status
+            self._send(status, respond["raw"].encode(), respond.get("content_type", "application/json"), headers)
+        elif "status" in respond and respond["status"] != 200:
+            status = respond["status"]
+            record["status"] = status
+            self._send_json(status, error_body(provider, status, respond.get("message", "scripted error"),
+                                               respond.get("type"), respond.get("code"), headers.get("request-id", "req_scripted")),
+                            headers)
+        elif respond.get("truncate_stream") or streaming:
+            truncate = bool(respond.get("truncate_stream"))
+            if not streaming:
+                raise ScriptError("truncate_stream needs a streaming request (stream: true)")
+            if provider == "openai":
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                events = openai_chunks(respond, model, step_no, rid, include_usage, truncate)
+            else:
+                events = anthropic_events(respond, model, step_no, rid, truncate)
+            record["status"] = 200
+            self._stream(events, headers, step.get("chunk_delay_ms", 0), close=truncate)
+        else:
+            answer = (openai_completion if provider == "openai" else anthropic_message)(respond, model, step_no, rid)
+            record["status"] = 200
+            self._send_json(200, answer, headers)
+        log(f"#{record['index']} POST {record['path']} -> {record['status']} (script {record['script']} step {record['step']})")
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main() -> None:
+    global STATE, QUIET
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--script", default="-", help="script JSON file (- = start empty)")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--api-key", default=None, help="the key requests must carry")
+    parser.add_argument("--max-seconds", type=float, default=600, help="exit after this long (default 600)")
+    parser.add_argument("--exit-on-stdin-eof", action="store_true", help="exit when stdin closes")
+    parser.add_argument("--quiet", action="store_true", help="no per-request log on stderr")
+    args = parser.parse_args()
+    QUIET = args.quiet
+
+    steps: list[dict] = []
+    if args.script != "-":
+        try:
+            with open(args.script, encoding="utf-8") as f:
+                steps = check_script(json.load(f))
+        except (OSError, ValueError, ScriptError) as e:
+            sys.stderr.write(f"scripted_model.py: bad script {args.script}: {e}\n")
+            sys.exit(2)
+    STATE = State(steps, args.api_key)
+
+    server = Server(("127.0.0.1", args.port), Handler)
+
+    def lifetime_cap() -> None:
+        time.sleep(args.max_seconds)
+        sys.stderr.write(f"[scripted-model] --max-seconds {args.max_seconds:g} reached: exiting\n")
+        sys.stderr.flush()
+        os._exit(3)
+
+    threading.Thread(target=lifetime_cap, daemon=True).start()
+    if args.exit_on_stdin_eof:
+        def stdin_watch() -> None:
+            while sys.stdin.buffer.read(4096):
+                pass
+            os._exit(0)
+        threading.Thread(target=stdin_watch, daemon=True).start()
+
+    print(f"PORT {server.server_address[1]}", flush=True)
+    log(f"listening on 127.0.0.1:{server.server_address[1]} with {len(steps)} steps")
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
