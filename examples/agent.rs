@@ -18,6 +18,7 @@
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_agent::model::{Anthropic, OpenAiChat};
 use mcp_agent::{Agent, ChatModel, Event, RunError, ToolSet};
@@ -121,16 +122,25 @@ async fn connect(options: &Options) -> Result<Vec<Client>, String> {
     Ok(clients)
 }
 
+/// Whether stdout's last line is unfinished (streamed text without a newline).
+static MID_LINE: AtomicBool = AtomicBool::new(false);
+
 fn show(event: &Event) {
     match event {
         Event::Text(text) => {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
+            MID_LINE.store(!text.ends_with('\n'), Ordering::Relaxed);
         }
         Event::ToolCallStarted {
             tool, arguments, ..
-        } => eprintln!("[tool] {tool} {arguments}"),
+        } => {
+            if MID_LINE.swap(false, Ordering::Relaxed) {
+                println!();
+            }
+            eprintln!("[tool] {tool} {arguments}");
+        }
         Event::ToolCallFinished {
             tool,
             is_error,
@@ -173,7 +183,9 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
     }
     match outcome {
         Ok(outcome) => {
-            println!();
+            if MID_LINE.swap(false, Ordering::Relaxed) {
+                println!();
+            }
             eprintln!(
                 "[done] {} turns, {} tool calls, {} tokens in, {} out",
                 outcome.turns,
@@ -221,7 +233,9 @@ async fn main() -> ExitCode {
     match run(options).await {
         Ok(()) => ExitCode::SUCCESS,
         Err((code, message)) => {
-            println!();
+            if MID_LINE.swap(false, Ordering::Relaxed) {
+                println!();
+            }
             eprintln!("agent: {message}");
             ExitCode::from(code)
         }

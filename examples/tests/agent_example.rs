@@ -1,0 +1,259 @@
+//! The `agent` example, run as a user runs it, against scripted model
+//! servers that speak OpenAI's and Anthropic's wire formats and check every
+//! request against the official SDKs' types (`tests/agent/scripted_model.py`).
+
+#[path = "../../mcp-agent/tests/support/mod.rs"]
+mod support;
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::ScriptedModel;
+
+const KEY: &str = "sk-example";
+const CALCULATOR_TOOLS: [&str; 8] = [
+    "add", "count_to", "divide", "multiply", "recall", "stats", "store", "subtract",
+];
+
+/// Runs the example with the provider's variables pointing at `server`.
+fn agent(server: &ScriptedModel, anthropic: bool, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent"));
+    for var in [
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_MODEL",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_MODEL",
+    ] {
+        command.env_remove(var);
+    }
+    if anthropic {
+        command
+            .env("ANTHROPIC_BASE_URL", server.base_url())
+            .env("ANTHROPIC_API_KEY", KEY)
+            .env("ANTHROPIC_MODEL", "claude-test")
+            .args(["--provider", "anthropic"]);
+    } else {
+        command
+            .env("OPENAI_BASE_URL", server.openai_base_url())
+            .env("OPENAI_API_KEY", KEY)
+            .env("OPENAI_MODEL", "gpt-test");
+    }
+    command.args(args).stdin(Stdio::null());
+    command.output().expect("the agent example runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn add_then_answer(provider: &str) -> Value {
+    json!({"steps": [
+        {"provider": provider,
+         "expect": {"tools": CALCULATOR_TOOLS, "last_user_contains": "What is 2 + 3?", "stream": true},
+         "respond": {"tool_calls": [{"id": "call_1", "name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}]}},
+        {"provider": provider,
+         "expect": {"tool_results": [{"id": "call_1", "contains": "5", "is_error": false}]},
+         "respond": {"text": "2 + 3 = 5."}}
+    ]})
+}
+
+#[test]
+fn what_is_2_plus_3_with_each_provider() {
+    for (anthropic, provider) in [(false, "openai"), (true, "anthropic")] {
+        let server = ScriptedModel::start(add_then_answer(provider), KEY);
+        let out = agent(&server, anthropic, &["What is 2 + 3?"]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{provider}: {}\n{stderr}\n{}",
+            out.status,
+            server.log()
+        );
+        assert!(
+            stdout.contains("2 + 3 = 5."),
+            "{provider}: stdout: {stdout}"
+        );
+        assert!(
+            stderr.contains("[tool] add {\"a\": 2, \"b\": 3}"),
+            "{provider}: {stderr}"
+        );
+        assert!(
+            stderr.contains("[tool] add returned"),
+            "{provider}: {stderr}"
+        );
+        assert!(
+            !stdout.contains("[tool]"),
+            "tool lines go to stderr: {stdout}"
+        );
+        server.assert_clean();
+    }
+}
+
+#[test]
+fn reaching_max_turns_fails_with_the_reason() {
+    let call =
+        json!({"respond": {"tool_calls": [{"name": "add", "arguments": "{\"a\": 1, \"b\": 1}"}]}});
+    let server = ScriptedModel::start(json!({"steps": [call, call]}), KEY);
+    let out = agent(&server, false, &["--max-turns", "2", "Add forever"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("limit of 2 turns"), "{stderr}");
+    server.assert_clean();
+}
+
+#[test]
+fn a_provider_error_fails_naming_the_provider_status_and_message() {
+    let script =
+        json!({"steps": [{"respond": {"status": 401, "message": "Incorrect API key provided"}}]});
+    let server = ScriptedModel::start(script, KEY);
+    let out = agent(&server, true, &["--no-stream", "hello"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("anthropic: HTTP 401: Incorrect API key provided"),
+        "{stderr}"
+    );
+    server.assert_clean();
+}
+
+#[test]
+fn missing_settings_are_named() {
+    let server = ScriptedModel::start(json!({"steps": []}), KEY);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent"));
+    let out = command
+        .env_remove("OPENAI_MODEL")
+        .env_remove("OPENAI_API_KEY")
+        .env("OPENAI_BASE_URL", server.openai_base_url())
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("OPENAI_MODEL"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_agent"))
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("ANTHROPIC_MODEL", "claude-test")
+        .args(["--provider", "anthropic", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("ANTHROPIC_API_KEY"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_agent"))
+        .args(["--max-turns", "zero", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("usage: agent"),
+        "{}",
+        text(&out.stderr)
+    );
+    server.assert_clean();
+}
+
+#[test]
+fn a_stdio_server_joins_and_its_new_tool_is_offered_next_turn() {
+    // The plugins example installs a tool when asked: the set sees it on the
+    // next turn (notifications/tools/list_changed) and the model calls it.
+    let mut tools: Vec<&str> = CALCULATOR_TOOLS.to_vec();
+    tools.extend(["install_greeter", "uninstall"]);
+    let mut grown = tools.clone();
+    grown.push("hello");
+    let script = json!({"steps": [
+        {"expect": {"tools": tools},
+         "respond": {"tool_calls": [{"id": "call_i", "name": "install_greeter",
+                                     "arguments": "{\"name\": \"hello\", \"greeting\": \"Hi\"}"}]}},
+        {"expect": {"tools": grown, "tool_results": [{"id": "call_i", "contains": "installed `hello`"}]},
+         "respond": {"tool_calls": [{"id": "call_h", "name": "hello", "arguments": "{\"who\": \"Ada\"}"}]}},
+        {"expect": {"tool_results": [{"id": "call_h", "contains": "Hi, Ada!"}]},
+         "respond": {"text": "The greeter says: Hi, Ada!"}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let plugins = env!("CARGO_BIN_EXE_plugins");
+    let out = agent(
+        &server,
+        false,
+        &["--mcp", plugins, "Install a greeter and greet Ada"],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(text(&out.stdout).contains("Hi, Ada!"));
+    assert!(stderr.contains("[tools] now:"), "{stderr}");
+    server.assert_clean();
+}
+
+#[test]
+fn a_name_two_sources_share_is_refused_naming_both() {
+    let server = ScriptedModel::start(json!({"steps": []}), KEY);
+    let calculator = env!("CARGO_BIN_EXE_calculator");
+    let out = agent(&server, false, &["--mcp", calculator, "hello"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("local toolbox `Calculator`") && stderr.contains("MCP server `calculator`"),
+        "{stderr}"
+    );
+    server.assert_clean();
+}
+
+/// The conformance fixture serving Streamable HTTP on a free port.
+struct HttpServer(Child, u16);
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_conformance_server"))
+            .args(["--port", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the fixture did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpServer(child, port)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn an_http_server_joins_the_set() {
+    let fixture = HttpServer::start();
+    let url = format!("http://127.0.0.1:{}/mcp", fixture.1);
+    let script = json!({"steps": [
+        {"respond": {"tool_calls": [{"id": "call_t", "name": "test_simple_text", "arguments": "{}"}]}},
+        {"expect": {"tool_results": [{"id": "call_t", "contains": "This is a simple text response for testing."}]},
+         "respond": {"text": "The fixture answered."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let out = agent(&server, true, &["--mcp-url", &url, "Call the fixture"]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(text(&out.stdout).contains("The fixture answered."));
+    server.assert_clean();
+}
