@@ -3,7 +3,8 @@
 # needs, then runs fmt, clippy, docs, every cargo test (trybuild ui cases and
 # golden wire tests included), the reliability suite (hostile input, property
 # tests, faults, load at full size in release) and the interop tests with
-# real MCP clients.
+# real MCP clients, and the agent side against scripted model servers
+# (tests/agent/) that check requests with the official openai and anthropic SDKs.
 # Any failure stops the run with a non-zero exit; nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,9 @@ echo "disk at start: $(df -h . | awk 'NR==2 {print $4}') free"
 
 step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp)"
 scripts/install-tools.sh
+
+step "the scripted model server against the official openai and anthropic SDK clients (tests/agent/selftest.py)"
+.tools/pyenv/bin/python tests/agent/selftest.py
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -47,6 +51,9 @@ tests/conformance/run.sh target/debug/conformance_server
 step "our client: conformance 0.1.16 client scenarios; calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
 tests/conformance/run_client.sh target/debug/conformance_client
 tests/interop/run_client.sh target/debug
+
+step "agent tool sets: a local toolbox, the calculator over stdio, the Python reference server and TS server-everything in one set; strict schemas of every tool of the calculator, the conformance fixture and server-everything"
+tests/agent/run_interop.sh target/debug
 
 step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 
