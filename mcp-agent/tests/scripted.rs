@@ -396,3 +396,94 @@ async fn cancelling_mid_tool_cancels_the_call_on_its_server() {
         scripted.assert_clean();
     }
 }
+
+#[derive(Debug)]
+pub struct Texts;
+
+#[tool(description = "Text tools")]
+impl Texts {
+    #[describe("Join texts with a separator")]
+    pub fn join(
+        &self,
+        #[param("The texts")] parts: Vec<String>,
+        #[param("The separator (default: a comma and a space)")] separator: Option<String>,
+    ) -> String {
+        parts.join(separator.as_deref().unwrap_or(", "))
+    }
+
+    #[describe("Count the words of each text")]
+    pub fn counts(
+        &self,
+        #[param("Texts by key")] texts: std::collections::HashMap<String, String>,
+    ) -> String {
+        texts.len().to_string()
+    }
+}
+
+/// Problems the SDKs' own tool parameter types find in an exported `tools` array.
+fn sdk_problems(server: &ScriptedModel, format: &str, tools: Vec<Value>) -> Vec<Value> {
+    let body = json!({"format": format, "tools": tools}).to_string();
+    let answer = server.request(
+        "POST",
+        "/__check_tools",
+        &[("content-type", "application/json")],
+        body.as_bytes(),
+    );
+    match answer.json()["problems"].take() {
+        Value::Array(problems) => problems,
+        other => panic!("no problems list: {other}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exported_tool_formats_are_what_the_sdks_take() {
+    let server = ScriptedModel::start(json!({"steps": []}), KEY);
+    let set = ToolSet::builder()
+        .toolbox(Calc)
+        .attach(mcp_agent::Source::toolbox(Texts).prefix("text.tools."))
+        .build()
+        .await
+        .unwrap();
+    // `counts` takes an open map: no strict form, and the set says so.
+    let diagnostics = set.diagnostics();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.tool == "text.tools.counts" && d.message.contains("without strict mode")),
+        "{diagnostics:?}"
+    );
+    let view = set.view();
+    for strict in [false, true] {
+        let chat = view.openai_chat_tools(strict);
+        assert_eq!(chat.len(), 6);
+        assert!(
+            sdk_problems(&server, "openai_chat", chat.clone()).is_empty(),
+            "{chat:#?}"
+        );
+        let strict_flags: Vec<bool> = chat
+            .iter()
+            .map(|t| t["function"]["strict"] == true)
+            .collect();
+        let expected: Vec<bool> = chat
+            .iter()
+            .map(|t| strict && !t["function"]["name"].as_str().unwrap().contains("counts"))
+            .collect();
+        assert_eq!(strict_flags, expected);
+        let responses = view.openai_responses_tools(strict);
+        assert!(
+            sdk_problems(&server, "openai_responses", responses.clone()).is_empty(),
+            "{responses:#?}"
+        );
+    }
+    let anthropic = view.anthropic_tools();
+    assert!(
+        sdk_problems(&server, "anthropic", anthropic.clone()).is_empty(),
+        "{anthropic:#?}"
+    );
+    // The check can fail: an unknown key and a dotted name are refused.
+    let mut bad = anthropic[0].clone();
+    bad["cache"] = json!(true);
+    bad["name"] = json!("text.tools.join");
+    assert_eq!(sdk_problems(&server, "anthropic", vec![bad]).len(), 2);
+    server.assert_clean();
+}

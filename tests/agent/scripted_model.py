@@ -29,6 +29,10 @@ Endpoints
   POST /v1/chat/completions   (also /chat/completions)  OpenAI Chat Completions
   POST /v1/messages                                      Anthropic Messages
   GET  /__status    {"consumed", "remaining", "script", "failures", "requests"}
+  POST /__check_tools  {"format": "openai_chat"|"openai_responses"|"anthropic", "tools": [...]}:
+                    each tool validated as the SDK's tool parameter type (unknown
+                    keys rejected), its name checked, strict tools checked against
+                    OpenAI's strict-mode rules; answers {"problems": [...]}
   POST /__script    replace the remaining script (body: same shape as the file);
                     answers {"ok": true, "script": <generation>} or 400 if the
                     script is malformed. The log (requests, failures) is kept:
@@ -177,7 +181,9 @@ try:
     from pydantic import TypeAdapter
     from pydantic_core import SchemaValidator, ValidationError
 
-    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionToolParam
+    from openai.types.responses import FunctionToolParam as ResponsesFunctionToolParam
+    from anthropic.types import ToolParam as AnthropicToolParam
     from openai.types.chat import completion_create_params as openai_params
     from openai.types.shared import ErrorObject as OpenAIErrorObject
     from anthropic.types import Message as AnthropicMessage
@@ -251,6 +257,13 @@ class StrictParams:
             more = f" (+{len(errors) - 8} more)" if len(errors) > 8 else ""
             return [f"body does not validate as {self.name}: " + "; ".join(shown) + more]
 
+
+# The SDKs' tool parameter types, for POST /__check_tools.
+TOOL_PARAMS = {
+    "openai_chat": StrictParams(ChatCompletionFunctionToolParam),
+    "openai_responses": StrictParams(ResponsesFunctionToolParam),
+    "anthropic": StrictParams(AnthropicToolParam),
+}
 
 _DISCRIMINATORS = ("type", "role")
 _TYPE_MISMATCH = {
@@ -1085,7 +1098,37 @@ class Handler(BaseHTTPRequestHandler):
             log(f"script {generation} loaded: {len(steps)} steps")
             self._send_json(200, {"ok": True, "script": generation, "steps": len(steps)})
             return
+        if path == "/__check_tools":
+            self._check_tools()
+            return
         self._model_request(path)
+
+    def _check_tools(self) -> None:
+        """POST /__check_tools {"format": "openai_chat" | "openai_responses" |
+        "anthropic", "tools": [...]}: each tool validated as the SDK's own tool
+        parameter type (unknown keys rejected), names checked, and strict tools
+        checked against OpenAI's strict-mode rules. Answers {"problems": [...]}."""
+        try:
+            request = json.loads(self._read_body() or b"null")
+            validator = TOOL_PARAMS[request["format"]]
+            tools = request["tools"]
+            assert isinstance(tools, list)
+        except (ValueError, KeyError, TypeError, AssertionError) as e:
+            self._send_json(400, {"problems": [f"bad request: {e!r}"]})
+            return
+        problems: list[str] = []
+        for i, tool in enumerate(tools):
+            for problem in validator.problems(json.dumps(tool).encode()):
+                problems.append(f"tools[{i}]: {problem}")
+            if not isinstance(tool, dict):
+                continue
+            function = tool.get("function", tool)
+            name = function.get("name", "")
+            if not TOOL_NAME_RE.match(str(name)):
+                problems.append(f"tools[{i}]: name {name!r} does not match {TOOL_NAME_RE.pattern}")
+            if function.get("strict") is True:
+                _strict_schema_problems(function.get("parameters"), f"tools[{i}].parameters", problems)
+        self._send_json(200, {"problems": problems})
 
     def do_PUT(self) -> None:  # noqa: N802
         self._model_request(self.path.split("?", 1)[0])
