@@ -308,7 +308,7 @@ async fn attempt(
 }
 
 /// An error and its sources, `: `-separated.
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

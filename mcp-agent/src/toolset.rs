@@ -340,22 +340,33 @@ impl ToolSet {
         ToolView::new(&self.current())
     }
 
-    /// Lists every server's tools again (each client answers from its cache
-    /// unless the server reported a change) and rebuilds the set if any
-    /// listing changed. Returns whether it did.
+    /// Lists every server's tools again, all servers at once (each client
+    /// answers from its cache unless the server reported a change), and
+    /// rebuilds the set if any listing changed. Returns whether it did.
+    ///
+    /// A server that cannot list its tools now keeps offering the tools it
+    /// listed last (calls to them fail, and the model is told so): one
+    /// server's hiccup does not stop a run that may not need it. It is logged
+    /// (`tracing`, warn).
     ///
     /// # Errors
     ///
-    /// As [`ToolSetBuilder::build`]: a server that cannot list its tools, or
-    /// a new tool whose name collides with another source's. The set keeps
-    /// its previous tools.
+    /// [`ToolSetError::Collision`] or [`ToolSetError::InvalidName`] when a
+    /// server's new tool collides with another source's; the set keeps its
+    /// previous tools.
     pub async fn refresh(&self) -> Result<bool, ToolSetError> {
         let _one = self.inner.refresh.lock().await;
-        let mut listings = Vec::with_capacity(self.inner.sources.len());
+        let listed =
+            futures_util::future::join_all(self.inner.sources.iter().map(list_source)).await;
+        let mut listings = Vec::with_capacity(listed.len());
         let mut changed = false;
-        for state in &self.inner.sources {
-            let listing = list_source(state).await?;
-            changed |= listing != *lock(&state.listing);
+        for (state, listing) in self.inner.sources.iter().zip(listed) {
+            let previous = lock(&state.listing).clone();
+            let listing = listing.unwrap_or_else(|e| {
+                tracing::warn!(server = %state.label, error = %crate::run::error_chain(&e), "keeping the last tool listing");
+                previous.clone()
+            });
+            changed |= listing != previous;
             listings.push(listing);
         }
         if !changed {

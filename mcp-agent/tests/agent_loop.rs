@@ -734,3 +734,47 @@ async fn events_follow_the_run() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_server_that_went_away_fails_its_calls_not_the_run() {
+    let server = Server::builder("maths-server", "1.0.0")
+        .toolbox(Maths::default())
+        .build();
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(server.serve_io(server_read, server_write));
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let client = mcp_client::Client::builder()
+        .protocol(mcp_client::Era::Legacy)
+        .connect_io(client_read, client_write)
+        .await
+        .unwrap();
+    let set = ToolSet::builder()
+        .attach(Source::server(client.clone()).prefix("remote_"))
+        .toolbox(Other)
+        .build()
+        .await
+        .unwrap();
+    serving.abort();
+    let _ = serving.await;
+    let model = Scripted::new()
+        .then(|_| {
+            calls(vec![
+                call("r", "remote_add", r#"{"a": 1, "b": 2}"#),
+                call("l", "add", r#"{"a": "x", "b": "y"}"#),
+            ])
+        })
+        .then(|r| text(&format!("{:?}", last_results(r))));
+    let agent = Agent::builder(Arc::clone(&model), set).build();
+    let outcome = run_within(agent.run("go")).await.unwrap();
+    let results = last_results(&model.requests()[1]);
+    assert!(results[0].2, "the remote call failed: {results:?}");
+    assert!(results[0].1.starts_with("error: "), "{results:?}");
+    assert_eq!(results[1], ("l".into(), "xy".into(), false));
+    // The model still saw the server's tools on the second turn.
+    assert!(model.requests()[1]
+        .tools
+        .iter()
+        .any(|t| t.name == "remote_add"));
+    assert_eq!(outcome.turns, 2);
+}
