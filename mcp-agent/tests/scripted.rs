@@ -421,7 +421,7 @@ impl Texts {
 }
 
 /// Problems the SDKs' own tool parameter types find in an exported `tools` array.
-fn sdk_problems(server: &ScriptedModel, format: &str, tools: Vec<Value>) -> Vec<Value> {
+fn sdk_problems(server: &ScriptedModel, format: &str, tools: &[Value]) -> Vec<Value> {
     let body = json!({"format": format, "tools": tools}).to_string();
     let answer = server.request(
         "POST",
@@ -457,7 +457,7 @@ async fn exported_tool_formats_are_what_the_sdks_take() {
         let chat = view.openai_chat_tools(strict);
         assert_eq!(chat.len(), 6);
         assert!(
-            sdk_problems(&server, "openai_chat", chat.clone()).is_empty(),
+            sdk_problems(&server, "openai_chat", &chat).is_empty(),
             "{chat:#?}"
         );
         let strict_flags: Vec<bool> = chat
@@ -471,19 +471,19 @@ async fn exported_tool_formats_are_what_the_sdks_take() {
         assert_eq!(strict_flags, expected);
         let responses = view.openai_responses_tools(strict);
         assert!(
-            sdk_problems(&server, "openai_responses", responses.clone()).is_empty(),
+            sdk_problems(&server, "openai_responses", &responses).is_empty(),
             "{responses:#?}"
         );
     }
     let anthropic = view.anthropic_tools();
     assert!(
-        sdk_problems(&server, "anthropic", anthropic.clone()).is_empty(),
+        sdk_problems(&server, "anthropic", &anthropic).is_empty(),
         "{anthropic:#?}"
     );
     // The check can fail: an unknown key and a dotted name are refused.
     let mut bad = anthropic[0].clone();
     bad["cache"] = json!(true);
     bad["name"] = json!("text.tools.join");
-    assert_eq!(sdk_problems(&server, "anthropic", vec![bad]).len(), 2);
+    assert_eq!(sdk_problems(&server, "anthropic", &[bad]).len(), 2);
     server.assert_clean();
 }

@@ -22,8 +22,9 @@
 #                                     era only), over stdio and Streamable HTTP (auto, legacy):
 #                                     echo, get-sum, structured get-structured-content, isError,
 #                                     progress of trigger-long-running-operation, the mismatch.
-#                                     Installed on first use into .tools/server-everything with
-#                                     npm (Node 22 from .tools); an install failure is a FAIL.
+#                                     Installed on first use into .tools/server-everything by
+#                                     tests/interop/ensure_everything.sh (npm, Node 22 from
+#                                     .tools), which prints the command; an install failure is a FAIL.
 # then a summary; exits 1 if any check failed (a non-zero exit or any FAIL line).
 #
 # Environment: START_TIMEOUT (seconds to wait for a port, default 20), KEEP_LOGS=1.
@@ -146,27 +147,23 @@ for era in auto legacy; do
         "$BIN/foreign_client" --era "$era" --url "http://127.0.0.1:$PY_PORT/mcp"
 done
 
-EVERYTHING_VERSION=2026.8.31
-EVERYTHING_DIR="$ROOT/.tools/server-everything"
-EVERYTHING="$EVERYTHING_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-installed_everything="$("${MCP_NODE:-node}" -p "require('$EVERYTHING_DIR/node_modules/@modelcontextprotocol/server-everything/package.json').version" 2>/dev/null || true)"
-if [ "$installed_everything" != "$EVERYTHING_VERSION" ]; then
-    echo "== npm install @modelcontextprotocol/server-everything@$EVERYTHING_VERSION (into .tools/server-everything)"
-    mkdir -p "$EVERYTHING_DIR"
-    [ -f "$EVERYTHING_DIR/package.json" ] || echo '{"private":true}' >"$EVERYTHING_DIR/package.json"
-    (cd "$EVERYTHING_DIR" && npm install --no-audit --no-fund --loglevel=error \
-        "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION") >"$LOGDIR/npm-everything.log" 2>&1 || true
+# server-everything: installed on first use by ensure_everything.sh, which prints the command.
+EVERYTHING_STDIO=()
+EVERYTHING_HTTP=()
+if everything_line="$("$HERE/ensure_everything.sh" stdio 2>"$LOGDIR/ensure-everything.log")"; then
+    read -r -a EVERYTHING_STDIO <<<"$everything_line"
+    read -r -a EVERYTHING_HTTP <<<"$("$HERE/ensure_everything.sh" streamableHttp 2>>"$LOGDIR/ensure-everything.log")"
 fi
-if [ ! -f "$EVERYTHING" ]; then
-    echo "FAIL [server-everything] cannot install @modelcontextprotocol/server-everything@$EVERYTHING_VERSION"
-    tail -n 20 "$LOGDIR/npm-everything.log" 2>/dev/null | sed 's/^/    /'
+if [ ${#EVERYTHING_STDIO[@]} -eq 0 ] || [ ${#EVERYTHING_HTTP[@]} -eq 0 ]; then
+    echo "FAIL [server-everything] cannot install @modelcontextprotocol/server-everything"
+    sed 's/^/    /' "$LOGDIR/ensure-everything.log" 2>/dev/null | tail -n 25
     RESULTS+=("FAIL TypeScript server-everything: not installed")
     FAILED=1
 else
     check "foreign_client --everything, TypeScript server-everything over stdio" \
-        "$BIN/foreign_client" --everything -- "${MCP_NODE:-node}" "$EVERYTHING" stdio
+        "$BIN/foreign_client" --everything -- "${EVERYTHING_STDIO[@]}"
     EV_PORT="$(free_port)"
-    start_server everything-http env PORT="$EV_PORT" "${MCP_NODE:-node}" "$EVERYTHING" streamableHttp
+    start_server everything-http env PORT="$EV_PORT" "${EVERYTHING_HTTP[@]}"
     wait_port "$STARTED_PID" "$EV_PORT" everything-http
     for era in auto legacy; do
         check "foreign_client --everything, TypeScript server-everything over Streamable HTTP ($era)" \
