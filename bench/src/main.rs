@@ -1,6 +1,7 @@
 //! `mcp-bench`: side-by-side benchmark of MCP servers over stdio and
 //! Streamable HTTP, against a bare `serde_json` floor. See `bench/README.md`.
 
+mod agent;
 mod cli;
 mod client;
 mod http;
@@ -21,6 +22,7 @@ const USAGE: &str = "\
 usage: mcp-bench stdio [options]    (mcp-bench stdio --help)
        mcp-bench http [options]     (mcp-bench http --help)
        mcp-bench client [options]   (mcp-bench client --help)
+       mcp-bench agent [options]    (mcp-bench agent --help)
 ";
 
 const STDIO_USAGE: &str = "\
@@ -137,6 +139,7 @@ fn main() -> ExitCode {
         Some("stdio") => stdio_main(&args[1..]),
         Some("http") => http_cli::main(&args[1..]),
         Some("client") => client::main(&args[1..]),
+        Some("agent") => agent::main(&args[1..]),
         Some("-h" | "--help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

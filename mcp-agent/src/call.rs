@@ -87,16 +87,24 @@ impl ToolView {
                 known: self.names().join(", "),
             });
         };
-        let arguments = tool
-            .check_arguments(arguments)
-            .map_err(ToolCallError::InvalidArguments)?;
-        tool.call(arguments, None)
-            .await
-            .map_err(|error| ToolCallError::Failed {
-                tool: name.to_owned(),
-                error,
-            })
+        call_checked(tool, name, arguments).await
     }
+}
+
+async fn call_checked(
+    tool: &SetTool,
+    name: &str,
+    arguments: Value,
+) -> Result<CallToolResult, ToolCallError> {
+    let arguments = tool
+        .check_arguments(arguments)
+        .map_err(ToolCallError::InvalidArguments)?;
+    tool.call(arguments, None)
+        .await
+        .map_err(|error| ToolCallError::Failed {
+            tool: name.to_owned(),
+            error,
+        })
 }
 
 impl SetTool {
@@ -109,7 +117,14 @@ impl SetTool {
         let call = async {
             match &self.target {
                 Target::Local(entry) => Ok(entry.invoke(arguments, Context::detached()).await),
-                Target::Remote { client, name } => client.call_tool_raw(name, arguments).await,
+                Target::Remote {
+                    client,
+                    name,
+                    called,
+                } => {
+                    called.store(true, std::sync::atomic::Ordering::Release);
+                    client.call_tool_raw(name, arguments).await
+                }
             }
         };
         match timeout {

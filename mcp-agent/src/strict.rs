@@ -249,7 +249,20 @@ pub fn to_strict_with(schema: &Value, options: StrictOptions) -> Result<Value, S
 /// assert_eq!(args, json!({"city": "Oslo"}));
 /// ```
 pub fn from_strict(original: &Value, arguments: Value) -> Value {
+    // Mapping back only ever drops `null`s: without one there is nothing to do.
+    if !contains_null(&arguments) {
+        return arguments;
+    }
     Back { root: original }.map(original, arguments, 0)
+}
+
+fn contains_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(contains_null),
+        Value::Object(map) => map.values().any(contains_null),
+        _ => false,
+    }
 }
 
 /// Whether `schema` certainly accepts `null`: `true`, a `type` or `enum`

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::FutureExt as _;
@@ -183,6 +184,10 @@ struct SourceState {
     /// Keeps a modern server's `subscriptions/listen` stream open, so a tool
     /// change invalidates the client's cached listing; drained on refresh.
     subscription: Mutex<Option<Subscription>>,
+    /// A tool of this server was called since the set last listed it: the
+    /// call may have changed its tools, and the notice saying so may arrive
+    /// after the call's result.
+    called: Arc<AtomicBool>,
 }
 
 /// Builds a [`ToolSet`].
@@ -241,6 +246,7 @@ impl ToolSetBuilder {
                 kind_name,
                 listing: Mutex::new(None),
                 subscription: Mutex::new(subscription),
+                called: Arc::new(AtomicBool::new(false)),
             });
         }
         let mut listings = Vec::with_capacity(states.len());
@@ -277,22 +283,45 @@ async fn listen_for_tool_changes(client: &Client, label: &str) -> Option<Subscri
 
 /// A remote source's current listing (`None` for local sources).
 async fn list_source(state: &SourceState) -> Result<Option<Vec<Tool>>, ToolSetError> {
-    if let Some(subscription) = lock(&state.subscription).as_mut() {
-        // The client already invalidated its cache on each notice; only
-        // keep the queue from growing.
-        while let Some(Some(_)) = subscription.recv().now_or_never() {}
+    let SourceKind::Remote(client) = &state.source.kind else {
+        return Ok(None);
+    };
+    let called = state.called.swap(false, Ordering::AcqRel);
+    if !called && unchanged_since_listed(state) {
+        if let Some(listing) = lock(&state.listing).clone() {
+            return Ok(Some(listing));
+        }
     }
-    match &state.source.kind {
-        SourceKind::Local { .. } => Ok(None),
-        SourceKind::Remote(client) => {
-            client
-                .list_tools()
-                .await
-                .map(Some)
-                .map_err(|error| ToolSetError::Server {
-                    origin: state.label.to_string(),
-                    error,
-                })
+    client
+        .list_tools()
+        .await
+        .map(Some)
+        .map_err(|error| ToolSetError::Server {
+            origin: state.label.to_string(),
+            error,
+        })
+}
+
+/// Whether a server with an open `subscriptions/listen` stream sent no tool
+/// change notice since the set last listed it, so its last listing stands
+/// (a modern server's listings may carry `ttlMs: 0`; without this every turn
+/// would cost a `tools/list` round trip). Without a subscription (legacy
+/// servers, whose client caches until `list_changed`), or once it ended,
+/// `false`.
+fn unchanged_since_listed(state: &SourceState) -> bool {
+    let mut subscription = lock(&state.subscription);
+    let Some(open) = subscription.as_mut() else {
+        return false;
+    };
+    let mut changed = false;
+    loop {
+        match open.recv().now_or_never() {
+            Some(Some(_)) => changed = true,
+            Some(None) => {
+                *subscription = None;
+                return false;
+            }
+            None => return !changed,
         }
     }
 }
@@ -446,7 +475,12 @@ pub enum ToolSetError {
 #[derive(Clone)]
 pub(crate) enum Target {
     Local(ToolEntry),
-    Remote { client: Client, name: String },
+    Remote {
+        client: Client,
+        name: String,
+        /// Set on each call (see `SourceState::called`).
+        called: Arc<AtomicBool>,
+    },
 }
 
 /// One tool of a set, ready to offer and to call.
@@ -534,6 +568,7 @@ fn assemble(states: &[SourceState], listings: &[Option<Vec<Tool>>]) -> Result<To
                         Target::Remote {
                             client: client.clone(),
                             name: t.name.clone(),
+                            called: Arc::clone(&state.called),
                         },
                     )
                 })
