@@ -390,13 +390,10 @@ impl Client {
                 )))
             }
         };
-        let name = match method_name {
-            method::TOOLS_CALL | "prompts/get" => params.get("name"),
-            "resources/read" => params.get("uri"),
-            _ => None,
-        }
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+        let name = mcp_wire::route::NameParam::of(method_name)
+            .and_then(|p| params.get(p.key()))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let req = Req {
             timeout: Some(self.timeout()),
             name,

@@ -53,13 +53,4 @@ pub(crate) fn http_status(e: &CallError) -> Option<&HttpStatusError> {
     }
 }
 
-/// Whether `code` is an error only a 2026-07-28 (modern) server sends.
-pub(crate) fn is_modern_code(code: i32) -> bool {
-    use mcp_types::jsonrpc::code;
-    matches!(
-        code,
-        code::HEADER_MISMATCH
-            | code::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | code::UNSUPPORTED_PROTOCOL_VERSION
-    )
-}
+pub(crate) use mcp_wire::route::is_modern_error_code as is_modern_code;

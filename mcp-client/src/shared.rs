@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use mcp_types::call::CallError;
 use mcp_types::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
@@ -29,9 +29,7 @@ const NOTIFICATION_BUFFER: usize = 1024;
 /// What a waiting call receives.
 pub(crate) type Reply = Result<Value, CallError>;
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(crate) use mcp_wire::sync::lock;
 
 /// Why the connection is over.
 #[derive(Debug, Clone)]

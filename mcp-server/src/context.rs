@@ -218,11 +218,7 @@ impl Context {
             return;
         }
         {
-            let mut last = self
-                .inner
-                .last_progress
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut last = mcp_wire::sync::lock(&self.inner.last_progress);
             if last.is_some_and(|l| progress <= l) {
                 tracing::debug!(progress, "progress must increase; notification dropped");
                 return;

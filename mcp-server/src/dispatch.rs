@@ -5,8 +5,9 @@
 //! `params._meta` names a protocol version; otherwise it belongs to the
 //! connection's legacy session, which `initialize` opens.
 
+use mcp_wire::sync::lock;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use mcp_types::jsonrpc::{code, ErrorResponse, Notification, RawMessage, Response};
 use mcp_types::lifecycle::{EmptyResult, MetaParams};
@@ -214,10 +215,6 @@ fn failed(id: RequestId, error: ErrorObject) -> Outcome {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// How long a burst of tool-list changes may last before subscribers hear of
 /// it: every change within this window yields one notification.
 pub(crate) const CHANGE_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(10);
@@ -299,10 +296,7 @@ impl Batch {
     }
 }
 
-/// Whether raw JSON is an object (raw values start at their first byte).
-pub(crate) fn is_object(raw: &RawValue) -> bool {
-    raw.get().starts_with('{')
-}
+pub(crate) use mcp_wire::route::is_object;
 
 fn params<T: DeserializeOwned + Default>(raw: Option<&RawValue>) -> Result<T, ErrorObject> {
     match raw {
@@ -980,10 +974,7 @@ fn missing_capability_error(tool: &str, missing: mcp_types::JsonObject) -> Error
 
 /// Whether raw params carry the modern `_meta` protocol version.
 fn is_modern_request(raw: Option<&RawValue>) -> bool {
-    params::<RawMetaParams>(raw)
-        .ok()
-        .and_then(|p| p.meta)
-        .is_some_and(|m| m.is_modern())
+    mcp_wire::route::Peek::read(raw).is_modern()
 }
 
 /// The modern protocol fields of a raw `_meta`, if it names a version.
@@ -1053,13 +1044,6 @@ struct CallToolParamsOpt {
 struct SetLevelParamsOpt {
     #[serde(default)]
     level: Option<Value>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<RawRequestMeta>,
-}
-
-/// Any request's params, for its `_meta` alone.
-#[derive(serde::Deserialize, Default)]
-struct RawMetaParams {
     #[serde(rename = "_meta", default)]
     meta: Option<RawRequestMeta>,
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_types::{CallToolResult, ErrorObject, Implementation, JsonObject, ProtocolVersion, Tool};
@@ -236,7 +236,7 @@ impl RateLimit {
     /// Takes a token for `key`, or says how long until one is available.
     fn take(&self, key: String) -> Result<(), Duration> {
         let now = Instant::now();
-        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut buckets = mcp_wire::sync::lock(&self.buckets);
         // Forget idle callers so the map stays bounded by the active ones.
         if buckets.len() > 10_000 {
             let horizon = Duration::from_secs_f64(self.burst / self.per_second);

@@ -1,5 +1,6 @@
 //! The tool registry: name lookup and deterministic, paginated listing.
 
+use mcp_wire::sync::lock;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -205,10 +206,6 @@ impl LiveState {
     }
 }
 
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl LiveTools {
     pub(crate) fn new(tools: Vec<ToolEntry>) -> Result<LiveTools, Error> {
         let registry = Registry::new(tools.clone())?;
@@ -230,12 +227,7 @@ impl LiveTools {
 
     /// The enabled tools, as requests see them now.
     pub(crate) fn snapshot(&self) -> std::sync::Arc<Registry> {
-        std::sync::Arc::clone(
-            &self
-                .snapshot
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        std::sync::Arc::clone(&mcp_wire::sync::read(&self.snapshot))
     }
 
     /// A receiver that wakes when the visible tool list changes.
@@ -259,11 +251,7 @@ impl LiveTools {
         if !same {
             // Names are unique among all slots, so this cannot fail.
             if let Ok(registry) = Registry::new(visible) {
-                *self
-                    .snapshot
-                    .write()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                    std::sync::Arc::new(registry);
+                *mcp_wire::sync::write(&self.snapshot) = std::sync::Arc::new(registry);
                 self.changes.send_modify(|generation| *generation += 1);
             }
         }

@@ -27,33 +27,7 @@ pub(crate) fn root_schema_for<T: JsonSchema>() -> Schema {
 /// Returns the schema and whether the structured value must be wrapped as
 /// `{"result": value}` to match it.
 pub(crate) fn object_root(schema: Schema) -> (Value, bool) {
-    let value = schema.to_value();
-    let is_object = value.get("type").and_then(Value::as_str) == Some("object");
-    if is_object {
-        return (value, false);
-    }
-    let mut inner = match value {
-        Value::Object(map) => map,
-        Value::Bool(b) => {
-            let mut m = JsonObject::new();
-            if !b {
-                m.insert("not".into(), Value::Object(JsonObject::new()));
-            }
-            m
-        }
-        _ => JsonObject::new(),
-    };
-    let defs = inner.remove("$defs");
-    let mut properties = JsonObject::new();
-    properties.insert("result".into(), Value::Object(inner));
-    let mut root = JsonObject::new();
-    root.insert("type".into(), "object".into());
-    root.insert("properties".into(), Value::Object(properties));
-    root.insert("required".into(), Value::Array(vec!["result".into()]));
-    if let Some(defs) = defs {
-        root.insert("$defs".into(), defs);
-    }
-    (Value::Object(root), true)
+    mcp_types::structured::wrap_schema(schema.to_value())
 }
 
 /// Builds a tool's `inputSchema`: an object with one described property per parameter.

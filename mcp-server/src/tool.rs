@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::args::Args;
 use crate::context::Context;
@@ -233,9 +232,7 @@ impl Future for CallFuture {
             Ok(mut result) => {
                 if self.wrap_structured {
                     if let Some(v) = result.structured_content.take() {
-                        let mut obj = JsonObject::new();
-                        obj.insert("result".to_owned(), v);
-                        result.structured_content = Some(Value::Object(obj));
+                        result.structured_content = Some(mcp_types::structured::wrap_value(v));
                     }
                 }
                 result

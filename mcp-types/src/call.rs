@@ -375,16 +375,10 @@ pub fn decode_whole(tool: &str, result: CallToolResult) -> Result<CallToolResult
 /// root is not an object (the legacy revisions require an object). The same
 /// rule as the server's.
 pub fn is_wrapped_output(output_schema: Option<&Value>) -> bool {
-    output_schema.is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
+    output_schema.is_some_and(crate::structured::is_wrapped)
 }
 
-/// `{"result": value}` and nothing else: the inner value.
-fn as_wrapped(value: &Value) -> Option<&Value> {
-    match value {
-        Value::Object(map) if map.len() == 1 => map.get("result"),
-        _ => None,
-    }
-}
+use crate::structured::unwrapped as as_wrapped;
 
 /// The structured value of a result: `structuredContent`, or else the text
 /// parsed as JSON (for servers that send only the text copy). The flag tells
@@ -419,7 +413,7 @@ pub fn decode_structured<T: DecodeFor<C>, C>(
     let (mut value, from_structured) = structured_value(tool, result)?;
     if from_structured && as_wrapped(&value).is_some() && wrapped() {
         if let Value::Object(mut map) = value {
-            value = map.remove("result").unwrap_or(Value::Null);
+            value = map.remove(crate::structured::RESULT).unwrap_or(Value::Null);
         }
     }
     T::decode(value).map_err(|e| decode_error(tool, format!("invalid structured content: {e}")))

@@ -31,6 +31,7 @@ pub mod lifecycle;
 pub mod method;
 pub mod modern;
 pub mod notification;
+pub mod structured;
 pub mod tool;
 pub mod version;
 mod wire;

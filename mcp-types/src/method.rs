@@ -15,6 +15,10 @@ pub const SERVER_DISCOVER: &str = "server/discover";
 pub const TOOLS_LIST: &str = "tools/list";
 /// `tools/call`.
 pub const TOOLS_CALL: &str = "tools/call";
+/// `prompts/get`.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// `resources/read`.
+pub const RESOURCES_READ: &str = "resources/read";
 /// `logging/setLevel` (legacy era).
 pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
 /// `subscriptions/listen` (2026-07-28): a long-lived stream of list-changed events.

@@ -5,60 +5,21 @@
 //! task reads and dispatches. A line that is not a JSON-RPC message is
 //! logged and skipped: one bad line from the server does not end the session.
 
-use std::io;
 use std::sync::{Arc, Mutex};
 
-use bytes::BytesMut;
 use futures_util::StreamExt;
 use mcp_types::call::{BoxFuture, CallError};
 use mcp_types::jsonrpc::Message;
+use mcp_wire::lines::{Frame, JsonLines};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
-use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::codec::FramedRead;
 
 use super::process::Process;
 use super::{Outgoing, Transport};
 use crate::error::transport;
 use crate::shared::{lock, Closed, Shared};
-
-/// One line of input, or why it is not one.
-enum Frame {
-    Line(String),
-    TooLong,
-    NotUtf8,
-}
-
-/// `LinesCodec` with its recoverable failures reported as items, so that an
-/// oversized or non-UTF-8 line does not end the stream (`FramedRead` stops
-/// after a decoder error; `LinesCodec` has already skipped the bad line).
-struct JsonLines(LinesCodec);
-
-impl JsonLines {
-    fn map(r: Result<Option<String>, LinesCodecError>) -> io::Result<Option<Frame>> {
-        match r {
-            Ok(line) => Ok(line.map(Frame::Line)),
-            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Frame::TooLong)),
-            Err(LinesCodecError::Io(e)) if e.kind() == io::ErrorKind::InvalidData => {
-                Ok(Some(Frame::NotUtf8))
-            }
-            Err(LinesCodecError::Io(e)) => Err(e),
-        }
-    }
-}
-
-impl Decoder for JsonLines {
-    type Item = Frame;
-    type Error = io::Error;
-
-    fn decode(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
-        Self::map(self.0.decode(buf))
-    }
-
-    fn decode_eof(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
-        Self::map(self.0.decode_eof(buf))
-    }
-}
 
 /// Messages over a pair of byte streams.
 pub(crate) struct LinesTransport {
@@ -204,10 +165,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
     max_message: usize,
     process: Option<Arc<Process>>,
 ) {
-    let mut frames = FramedRead::new(
-        reader,
-        JsonLines(LinesCodec::new_with_max_length(max_message)),
-    );
+    let mut frames = FramedRead::new(reader, JsonLines::new(max_message));
     let error = loop {
         match frames.next().await {
             Some(Ok(Frame::Line(line))) => {

@@ -8,62 +8,19 @@
 use std::io;
 use std::sync::Arc;
 
-use bytes::BytesMut;
 use futures_util::StreamExt;
 use mcp_types::jsonrpc::{split_batch, DecodeError, RawMessage};
 use mcp_types::ErrorObject;
+use mcp_wire::lines::{Frame, JsonLines};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::codec::FramedRead;
 use tokio_util::task::TaskTracker;
 
 use crate::context::Outbound;
 use crate::dispatch::{error_reply, Outcome, RequestInfo, ServerCore, Session};
 use crate::error::Error;
 use crate::server::Server;
-
-/// One line of input, or why it is not one.
-enum Frame {
-    Line(String),
-    TooLong,
-    NotUtf8,
-}
-
-/// `LinesCodec` with its recoverable failures reported as items.
-///
-/// `FramedRead` ends the stream after a decoder error, but an oversized or
-/// non-UTF-8 line must not end an MCP session: the spec wants an error reply
-/// and the next line served. `LinesCodec` has already skipped the bad line
-/// (or will discard up to the next newline), so continuing is safe.
-struct JsonLines {
-    lines: LinesCodec,
-}
-
-impl JsonLines {
-    fn map(r: Result<Option<String>, LinesCodecError>) -> io::Result<Option<Frame>> {
-        match r {
-            Ok(line) => Ok(line.map(Frame::Line)),
-            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Frame::TooLong)),
-            Err(LinesCodecError::Io(e)) if e.kind() == io::ErrorKind::InvalidData => {
-                Ok(Some(Frame::NotUtf8))
-            }
-            Err(LinesCodecError::Io(e)) => Err(e),
-        }
-    }
-}
-
-impl Decoder for JsonLines {
-    type Item = Frame;
-    type Error = io::Error;
-
-    fn decode(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
-        Self::map(self.lines.decode(buf))
-    }
-
-    fn decode_eof(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
-        Self::map(self.lines.decode_eof(buf))
-    }
-}
 
 /// Hands messages from other tasks (spawned calls, notifications) to the
 /// connection task, which writes them. The queue is bounded: a reply waits
@@ -249,12 +206,7 @@ impl Server {
             buf: Vec::with_capacity(16 * 1024),
             written: 0,
         };
-        let mut frames = FramedRead::new(
-            reader,
-            JsonLines {
-                lines: LinesCodec::new_with_max_length(self.max_message),
-            },
-        );
+        let mut frames = FramedRead::new(reader, JsonLines::new(self.max_message));
         let tasks = TaskTracker::new();
         // Tool-list changes reach this connection once it has a legacy session
         // (modern clients hear of them on a `subscriptions/listen` stream).

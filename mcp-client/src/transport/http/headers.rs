@@ -1,52 +1,14 @@
-//! 2026-07-28 request-metadata headers: the `=?base64?…?=` value encoding,
-//! and `Mcp-Param-{Name}` headers from `x-mcp-header` schema annotations.
+//! 2026-07-28 `Mcp-Param-{Name}` headers from `x-mcp-header` schema
+//! annotations (values encoded by `mcp_wire::header::encode_value`).
 
 use std::collections::HashSet;
 
 use mcp_types::{JsonObject, Tool};
+use mcp_wire::header::{encode_value, MCP_PARAM_PREFIX};
 use serde_json::Value;
 
 /// The schema annotation naming a parameter's header.
 const X_MCP_HEADER: &str = "x-mcp-header";
-
-/// A header value as the spec's Value Encoding rule wants it: plain when it
-/// is visible ASCII (or inner spaces and tabs) without surrounding
-/// whitespace and does not look like the sentinel, Base64 otherwise.
-pub(crate) fn encode_value(value: &str) -> String {
-    let visible = value
-        .bytes()
-        .all(|b| (0x20..=0x7e).contains(&b) || b == b'\t');
-    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
-    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
-    let plain = !value.is_empty() && visible && !padded && !sentinel;
-    if plain {
-        value.to_owned()
-    } else {
-        format!("=?base64?{}?=", base64(value.as_bytes()))
-    }
-}
-
-/// Standard Base64 with padding.
-pub(crate) fn base64(input: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
 
 /// Whether `name` is an HTTP field-name token (`1*tchar`, RFC 9110).
 fn is_token(name: &str) -> bool {
@@ -209,7 +171,10 @@ pub(crate) fn values(annotated: &[Annotated], arguments: &JsonObject) -> Vec<(St
             },
             _ => continue,
         };
-        headers.push((format!("Mcp-Param-{}", a.header), encode_value(&text)));
+        headers.push((
+            format!("{MCP_PARAM_PREFIX}{}", a.header),
+            encode_value(&text),
+        ));
     }
     headers
 }
@@ -227,21 +192,6 @@ fn param_headers(tool: &Tool, arguments: Option<&JsonObject>) -> Vec<(String, St
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn encodes_values_per_the_spec_table() {
-        assert_eq!(encode_value("us-west1"), "us-west1");
-        assert_eq!(
-            encode_value("Hello, 世界"),
-            "=?base64?SGVsbG8sIOS4lueVjA==?="
-        );
-        assert_eq!(encode_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
-        assert_eq!(encode_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
-        assert_eq!(
-            encode_value("=?base64?literal?="),
-            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
-        );
-    }
 
     #[allow(clippy::needless_pass_by_value)]
     fn tool(schema: Value) -> Tool {

@@ -11,7 +11,7 @@
 
 pub(crate) mod headers;
 pub(crate) mod legacy_sse;
-pub(crate) mod sse;
+pub(crate) use mcp_wire::sse;
 
 use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
@@ -28,6 +28,9 @@ use hyper_util::rt::TokioExecutor;
 use mcp_types::call::{BoxFuture, CallError};
 use mcp_types::jsonrpc::Message;
 use mcp_types::{ProtocolVersion, RequestId};
+use mcp_wire::header::{
+    encode_value, LAST_EVENT_ID, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION, SESSION_ID,
+};
 use tokio::task::AbortHandle;
 
 use self::sse::{SseEvent, SseParser};
@@ -39,11 +42,6 @@ use crate::shared::{lock, Shared};
 pub type HttpClient =
     hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
-const SESSION_ID: &str = "mcp-session-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
-const LAST_EVENT_ID: &str = "last-event-id";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 
 /// The reconnection delay when the server sent no `retry`.
@@ -447,7 +445,7 @@ impl HttpTransport {
             if let Some(name) = name {
                 headers.insert(
                     HeaderName::from_static(MCP_NAME),
-                    header_value(&headers::encode_value(name))?,
+                    header_value(&encode_value(name))?,
                 );
             }
             for (k, v) in params {

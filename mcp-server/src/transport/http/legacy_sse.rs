@@ -84,7 +84,7 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
                 () = tx.closed() => break,
                 () = tokio::time::sleep(every) => {
                     if sse_out.overflowed.load(std::sync::atomic::Ordering::Acquire)
-                        || !super::sse::offer(&tx, Bytes::from_static(b": ping\n\n"))
+                        || !super::sse::offer(&tx, Bytes::from_static(mcp_wire::sse::KEEP_ALIVE))
                     {
                         break;
                     }

@@ -10,7 +10,6 @@ mod security;
 mod session;
 mod sse;
 
-use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -25,7 +24,8 @@ use http::{Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use mcp_types::jsonrpc::{code, split_batch, RawMessage};
 use mcp_types::{method, ProtocolVersion};
-use serde::Deserialize;
+use mcp_wire::header::{LAST_EVENT_ID, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION, SESSION_ID};
+use mcp_wire::route::{json_str, Peek};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
@@ -40,16 +40,6 @@ use body::OnDrop;
 use security::HostPolicy;
 use session::{HttpSession, Sessions};
 use sse::{EventStream, ReplayLimits, RequestSink};
-
-/// The header carrying a legacy session id.
-const SESSION_ID: &str = "mcp-session-id";
-/// The protocol version header.
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-/// 2026-07-28: the method, mirrored from the body.
-const MCP_METHOD: &str = "mcp-method";
-/// 2026-07-28: the tool / prompt name or resource URI, mirrored from the body.
-const MCP_NAME: &str = "mcp-name";
-const LAST_EVENT_ID: &str = "last-event-id";
 
 /// How the HTTP transports behave: paths, allowed hosts, limits.
 ///
@@ -349,91 +339,6 @@ fn is_json_content(headers: &HeaderMap) -> bool {
     })
 }
 
-/// Decodes a header value that may use the `=?base64?...?=` sentinel.
-fn decode_header_value(value: &str) -> Option<String> {
-    match value
-        .strip_prefix("=?base64?")
-        .and_then(|v| v.strip_suffix("?="))
-    {
-        Some(b64) => String::from_utf8(base64_decode(b64)?).ok(),
-        None => Some(value.to_owned()),
-    }
-}
-
-fn base64_decode(input: &str) -> Option<Vec<u8>> {
-    fn val(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => u32::from(c - b'A'),
-            b'a'..=b'z' => u32::from(c - b'a') + 26,
-            b'0'..=b'9' => u32::from(c - b'0') + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        })
-    }
-    let bytes: Vec<u8> = input.bytes().filter(|&b| b != b'=').collect();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= val(c)? << (18 - 6 * i);
-        }
-        let n = chunk.len();
-        if n < 2 {
-            return None;
-        }
-        let [_, a, b, c] = acc.to_be_bytes();
-        out.push(a);
-        if n > 2 {
-            out.push(b);
-        }
-        if n > 3 {
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
-/// The fields of a request body the HTTP layer looks at before dispatch,
-/// borrowed from the body as raw JSON (nothing is allocated for them).
-#[derive(Deserialize, Default)]
-struct Peek<'a> {
-    #[serde(borrow, default)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    uri: Option<&'a RawValue>,
-    #[serde(borrow, rename = "_meta", default)]
-    meta: Option<PeekMeta<'a>>,
-}
-
-#[derive(Deserialize, Default)]
-struct PeekMeta<'a> {
-    #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion", default)]
-    protocol_version: Option<&'a RawValue>,
-}
-
-fn peek(params: Option<&RawValue>) -> Peek<'_> {
-    params
-        .filter(|p| crate::dispatch::is_object(p))
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default()
-}
-
-impl Peek<'_> {
-    fn protocol_version(&self) -> Option<&RawValue> {
-        self.meta.as_ref().and_then(|m| m.protocol_version)
-    }
-}
-
-/// A raw JSON string's text: borrowed when it has no escapes; `None` for
-/// anything that is not a string.
-fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<&str>(raw.get())
-        .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
-        .ok()
-}
-
 /// The 2026-07-28 header rules: `MCP-Protocol-Version`, `Mcp-Method` and
 /// `Mcp-Name` must be present and match the body (-32020, HTTP 400).
 fn check_modern_headers(
@@ -469,13 +374,8 @@ fn check_modern_headers(
         }
         Some(_) => {}
     }
-    let named = match method_name {
-        method::TOOLS_CALL | "prompts/get" => peeked.name,
-        "resources/read" => peeked.uri,
-        _ => None,
-    };
-    if let Some(body_name) = named.and_then(json_str) {
-        match header_str(headers, MCP_NAME).map(|v| decode_header_value(v.trim())) {
+    if let Some(body_name) = peeked.name_for(method_name) {
+        match header_str(headers, MCP_NAME).map(|v| mcp_wire::header::decode_value(v.trim())) {
             None => return Err(mismatch("missing Mcp-Name header".into())),
             Some(None) => return Err(mismatch("malformed Mcp-Name header".into())),
             Some(Some(h)) if h != body_name => {
@@ -630,7 +530,7 @@ impl Inner {
             RawMessage::Request { params, .. } | RawMessage::Notification { params, .. } => *params,
             _ => None,
         };
-        let peeked = peek(params);
+        let peeked = Peek::read(params);
         let body_version = peeked.protocol_version();
         let modern_header = header_version
             .and_then(ProtocolVersion::parse)
@@ -1097,36 +997,5 @@ impl Server {
             tracing::warn!("requests still running after the grace period were dropped");
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn peek_reads_names_and_versions_borrowed_and_escaped() {
-        let params = serde_json::value::to_raw_value(&serde_json::json!({
-            "name": "ad\u{64}\"q",
-            "uri": 7,
-            "arguments": {"name": "not this one"},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-        }))
-        .unwrap();
-        let peeked = peek(Some(&params));
-        // An escaped string is unescaped (into an owned string).
-        assert_eq!(peeked.name.and_then(json_str).as_deref(), Some("add\"q"));
-        assert!(matches!(
-            peeked.name.and_then(json_str),
-            Some(Cow::Owned(_))
-        ));
-        // A plain one is borrowed from the body.
-        let version = peeked.protocol_version().and_then(json_str);
-        assert!(matches!(version, Some(Cow::Borrowed("2026-07-28"))));
-        // Not a string: no name to compare with a header.
-        assert_eq!(peeked.uri.and_then(json_str), None);
-        // Unreadable params peek as nothing.
-        let odd = RawValue::from_string("[1, 2]".into()).unwrap();
-        assert!(peek(Some(&odd)).name.is_none());
     }
 }

@@ -1,19 +1,16 @@
 //! Legacy-era HTTP sessions: ids, the streams each one owns, idle expiry.
 
+use mcp_wire::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::dispatch::Session;
 use crate::policy::TransportKind;
 
 use super::sse::{EventStream, ReplayLimits};
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// A cryptographically random session id: 32 hex digits (128 bits), visible ASCII.
 pub(crate) fn new_session_id() -> Result<String, getrandom::Error> {

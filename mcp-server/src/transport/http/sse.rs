@@ -1,38 +1,17 @@
 //! Server-Sent Events: framing, resumable event streams, and the per-request
 //! sink that decides between a JSON response and an SSE stream.
 
+use mcp_wire::sync::lock;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use crate::context::Outbound;
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Formats one SSE event carrying a JSON-RPC message.
-pub(crate) fn event(id: Option<&str>, event_type: Option<&str>, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 48);
-    if let Some(id) = id {
-        out.extend_from_slice(b"id: ");
-        out.extend_from_slice(id.as_bytes());
-        out.push(b'\n');
-    }
-    if let Some(t) = event_type {
-        out.extend_from_slice(b"event: ");
-        out.extend_from_slice(t.as_bytes());
-        out.push(b'\n');
-    }
-    // serde_json never emits a raw newline, so one `data:` line holds the message.
-    out.extend_from_slice(b"data: ");
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
-}
+pub(crate) use mcp_wire::sse::event;
 
 /// How many events may wait for a client that is not reading its stream.
 /// Beyond this the connection is dropped (a legacy client may resume from the
@@ -180,7 +159,7 @@ impl EventStream {
     pub(crate) fn disconnect(&self) {
         let mut st = lock(&self.state);
         if let Some(sink) = st.sink.take() {
-            let _ = sink.try_send(Bytes::from(format!("retry: {}\n\n", self.retry_ms)));
+            let _ = sink.try_send(mcp_wire::sse::retry(self.retry_ms));
         }
     }
 
@@ -189,7 +168,7 @@ impl EventStream {
     pub(crate) fn ping(&self) -> bool {
         let mut st = lock(&self.state);
         match &st.sink {
-            Some(sink) if offer(sink, Bytes::from_static(b": ping\n\n")) => true,
+            Some(sink) if offer(sink, Bytes::from_static(mcp_wire::sse::KEEP_ALIVE)) => true,
             _ => {
                 st.sink = None;
                 false

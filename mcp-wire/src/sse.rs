@@ -1,9 +1,43 @@
-//! An incremental Server-Sent Events parser, as the WHATWG "event stream
-//! interpretation" describes it: lines end in LF, CRLF or CR; `data:` lines
-//! accumulate; `id:` sets the stream's last event id; `retry:` the reconnection
-//! delay; lines starting with `:` are comments (keep-alives).
+//! Server-Sent Events: the writer the server uses and the incremental
+//! parser the client (and the agent's model streams) use.
+//!
+//! Parsing follows the WHATWG "event stream interpretation": lines end in LF,
+//! CRLF or CR; `data:` lines accumulate; `id:` sets the stream's last event
+//! id; `retry:` the reconnection delay; lines starting with `:` are comments
+//! (keep-alives).
 
 use std::time::Duration;
+
+use bytes::Bytes;
+
+/// One event carrying `data` (a JSON-RPC message), with an optional `id:`
+/// and `event:` type.
+pub fn event(id: Option<&str>, event_type: Option<&str>, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 48);
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    if let Some(t) = event_type {
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(t.as_bytes());
+        out.push(b'\n');
+    }
+    // `serde_json` never emits a raw newline, so one `data:` line holds the message.
+    out.extend_from_slice(b"data: ");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// An event that only sets the client's reconnection delay.
+pub fn retry(ms: u64) -> Bytes {
+    Bytes::from(format!("retry: {ms}\n\n"))
+}
+
+/// A comment line: a keep-alive that dispatches no event.
+pub const KEEP_ALIVE: &[u8] = b": ping\n\n";
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +86,7 @@ impl SseParser {
     /// Starts reading a new connection of the same stream (a resumption):
     /// partial lines and events are dropped, the last event id and the
     /// retry delay are kept.
-    pub(crate) fn new_connection(&mut self) {
+    pub fn new_connection(&mut self) {
         self.line.clear();
         self.after_cr = false;
         self.started = false;
@@ -62,12 +96,12 @@ impl SseParser {
     }
 
     /// The last `id:` seen on this stream (what `Last-Event-ID` resumes from).
-    pub(crate) fn last_event_id(&self) -> Option<&str> {
+    pub fn last_event_id(&self) -> Option<&str> {
         self.last_event_id.as_deref().filter(|id| !id.is_empty())
     }
 
     /// The last `retry:` seen on this stream.
-    pub(crate) fn retry(&self) -> Option<Duration> {
+    pub fn retry(&self) -> Option<Duration> {
         self.retry
     }
 

@@ -1,0 +1,21 @@
+//! The wire pieces `mcp-server` and `mcp-client` share, written once.
+//!
+//! This crate is an implementation detail of those two crates: it has no API
+//! promise and may change in any release. It holds what both sides must agree
+//! on byte for byte and that is not the message model itself (that is
+//! `mcp-types`):
+//!
+//! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
+//! - [`sse`]: writing and incrementally parsing Server-Sent Events;
+//! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
+//! - [`route`]: what the HTTP layer reads of a request before dispatch
+//!   (the `Mcp-Name` rule, the `_meta` protocol version that marks the
+//!   2026-07-28 era) and which error codes only that era sends;
+//! - [`sync`]: the poison-tolerant mutex lock both sides use.
+#![warn(missing_docs)]
+
+pub mod header;
+pub mod lines;
+pub mod route;
+pub mod sse;
+pub mod sync;
