@@ -36,6 +36,9 @@ cargo test --workspace
 # integration tests start them); a separate `cargo build` would compile the
 # whole dependency tree again without the dev-dependencies' features.
 
+step "slim builds: the stdio-only server and client (--no-default-features --features stdio) have no hyper, rustls or jsonschema in their tree, pass clippy and their stdio tests"
+scripts/slim.sh
+
 step "load at full size (release): 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
 MCP_LOAD_FULL=1 cargo test --release -p mcp-server --test load -- --nocapture
 

@@ -21,7 +21,7 @@ use crate::error::transport;
 use crate::notifications::{Notifications, Subscription};
 use crate::options::{CallOptions, IntoArguments};
 use crate::shared::{lock, Closed};
-use crate::transport::http::headers;
+use mcp_wire::param_headers as headers;
 
 /// Guards against a server whose cursors never end.
 const MAX_PAGES: usize = 100_000;

@@ -169,7 +169,9 @@ pub use mcp_types::call::CallError as Error;
 pub use mcp_types as types;
 
 /// The TLS library behind `https://` endpoints, for
-/// [`ClientBuilder::tls_config`].
+/// [`ClientBuilder::tls_config`]: re-exported so that the configuration a
+/// program builds is of the very version this crate uses.
+#[cfg(feature = "tls")]
 pub use rustls;
 
 /// `#[tool]` on a trait declares the tools of a server written elsewhere and

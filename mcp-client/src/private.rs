@@ -314,7 +314,8 @@ mod tests {
 
 /// The HTTP client stack (hyper, rustls with Mozilla's roots) and the SSE
 /// parser, for `mcp-agent`'s model providers. Not public API.
+#[cfg(feature = "tls")]
 pub mod http {
-    pub use crate::transport::http::sse::{SseEvent, SseParser, TooLarge};
     pub use crate::transport::http::{default_tls_config, http_client, HttpClient};
+    pub use mcp_wire::sse::{SseEvent, SseParser, TooLarge};
 }

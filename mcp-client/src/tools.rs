@@ -7,7 +7,6 @@
 //! never fetches a network `$ref`.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,10 +15,7 @@ use mcp_types::{CallToolResult, Tool};
 use serde_json::Value;
 
 use crate::shared::lock;
-use crate::transport::http::headers::{self, Annotated};
-
-/// At most this many validation errors are listed in a mismatch.
-const MAX_REPORTED: usize = 5;
+use mcp_wire::param_headers::{self as headers, Annotated};
 
 #[derive(Debug, Clone, Copy)]
 enum Freshness {
@@ -39,6 +35,7 @@ struct CacheState {
     /// The invalidation generation the listing was fetched in.
     generation: u64,
     freshness: Option<Freshness>,
+    #[cfg(feature = "validation")]
     validators: HashMap<String, Arc<Compiled>>,
 }
 
@@ -57,9 +54,10 @@ impl std::ops::Deref for ToolRef {
 }
 
 /// A compiled `outputSchema` (or why it does not compile).
+#[cfg(feature = "validation")]
 struct Compiled {
     schema: Value,
-    validator: Result<jsonschema::Validator, String>,
+    validator: Result<mcp_wire::schema::Validator, String>,
 }
 
 /// The client's view of the server's tools.
@@ -133,6 +131,7 @@ impl ToolCache {
             Some(ttl) => Freshness::Until(Instant::now() + ttl),
         });
         // Drop validators of tools that are gone.
+        #[cfg(feature = "validation")]
         st.validators
             .retain(|name, _| tools.iter().any(|t| &t.name == name));
         tools
@@ -184,45 +183,35 @@ impl ToolCache {
                 "the tool declares an outputSchema but the result has no structuredContent".into(),
             );
         };
-        let compiled = self.compiled(&tool.name, schema);
+        self.validate(&tool.name, schema, value)
+    }
+
+    #[cfg(feature = "validation")]
+    fn validate(&self, name: &str, schema: &Value, value: &Value) -> Result<(), String> {
+        let compiled = self.compiled(name, schema);
         let validator = compiled
             .validator
             .as_ref()
             .map_err(|e| format!("its outputSchema cannot be used: {e}"))?;
-        let mut details = String::new();
-        let mut count = 0;
-        for error in validator.iter_errors(value) {
-            count += 1;
-            if count > MAX_REPORTED {
-                continue;
-            }
-            if !details.is_empty() {
-                details.push_str("; ");
-            }
-            let path = error.instance_path().to_string();
-            let path = if path.is_empty() { "(root)" } else { &path };
-            let _ = write!(details, "at {path}: {error}");
-        }
-        if count > MAX_REPORTED {
-            let _ = write!(details, "; and {} more", count - MAX_REPORTED);
-        }
-        if count == 0 {
-            Ok(())
-        } else {
-            Err(details)
-        }
+        validator.problems(value).map_or(Ok(()), Err)
     }
 
+    /// Built without the `validation` feature: only the presence of
+    /// `structuredContent` is checked.
+    #[cfg(not(feature = "validation"))]
+    #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
+    fn validate(&self, _name: &str, _schema: &Value, _value: &Value) -> Result<(), String> {
+        Ok(())
+    }
+
+    #[cfg(feature = "validation")]
     fn compiled(&self, name: &str, schema: &Value) -> Arc<Compiled> {
         if let Some(c) = lock(&self.state).validators.get(name) {
             if &c.schema == schema {
                 return Arc::clone(c);
             }
         }
-        let validator = jsonschema::options()
-            .offline()
-            .build(schema)
-            .map_err(|e| e.to_string());
+        let validator = mcp_wire::schema::Validator::new(schema);
         let compiled = Arc::new(Compiled {
             schema: schema.clone(),
             validator,
@@ -257,6 +246,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "validation")]
     fn validates_and_names_the_problem() {
         let cache = ToolCache::default();
         let t = tool(json!({
@@ -276,6 +266,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "validation")]
     fn never_fetches_remote_refs() {
         let cache = ToolCache::default();
         let t = tool(json!({"$ref": "https://example.invalid/schema.json"}));

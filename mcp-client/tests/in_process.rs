@@ -74,6 +74,7 @@ async fn calls_tools_and_reports_tool_errors_in_each_era() {
 }
 
 #[tokio::test]
+#[cfg(feature = "validation")]
 async fn structured_content_is_checked_against_the_output_schema() {
     for era in [Era::Legacy, Era::Modern] {
         let (client, _, tap) = connect(era).await;

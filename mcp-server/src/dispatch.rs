@@ -183,6 +183,7 @@ pub(crate) enum Outcome {
         /// The serialized error response.
         bytes: Vec<u8>,
         /// Its JSON-RPC error code.
+        #[cfg_attr(not(feature = "http"), allow(dead_code))]
         code: i32,
     },
     /// Run this; send what it yields (nothing when the call was cancelled).

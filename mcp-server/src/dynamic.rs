@@ -7,7 +7,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_types::tool::is_valid_tool_name;
-use mcp_types::{CallToolResult, JsonObject, Tool};
+use mcp_types::{JsonObject, Tool};
 use serde_json::Value;
 
 use crate::args::Args;
@@ -18,17 +18,19 @@ use crate::tool::{IntoToolResult, ToolEntry};
 impl ToolEntry {
     /// A tool defined at run time.
     ///
-    /// `input_schema` must be a valid JSON Schema (2020-12 by default) whose
-    /// root is `"type": "object"`. Each call's arguments are validated against
-    /// it before `handler` runs; a violation is an `isError` result naming
-    /// every failing path, without echoing the offending values (they may be
-    /// secrets).
+    /// `input_schema` must be a JSON object whose root is `"type": "object"`.
+    /// With the `validation` feature (on by default) it must also be valid
+    /// JSON Schema (2020-12 by default), and each call's arguments are
+    /// validated against it before `handler` runs; a violation is an
+    /// `isError` result naming every failing path, without echoing the
+    /// offending values (they may be secrets). Without the feature the
+    /// handler checks its arguments itself.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidTool`] for an empty or invalid name (the spec's
-    /// `[A-Za-z0-9_.-]{1,128}`), an empty description, or a schema that is not
-    /// valid JSON Schema or whose root is not an object.
+    /// `[A-Za-z0-9_.-]{1,128}`), an empty description, or a schema whose root
+    /// is not an object or (with `validation`) that is not valid JSON Schema.
     ///
     /// ```
     /// use mcp_server::{ToolEntry, ToolError};
@@ -84,17 +86,12 @@ impl ToolEntry {
                 "the input schema of `{name}` must have \"type\": \"object\" at its root"
             )));
         }
-        let schema_value = Value::Object(schema);
-        if let Err(e) = jsonschema::meta::validate(&schema_value) {
-            return Err(Error::InvalidTool(format!(
-                "the input schema of `{name}` is not valid JSON Schema: {e}"
-            )));
-        }
-        let validator = jsonschema::validator_for(&schema_value).map_err(|e| {
-            Error::InvalidTool(format!("the input schema of `{name}` cannot be used: {e}"))
-        })?;
-        let Value::Object(schema) = schema_value else {
-            unreachable!("checked to be an object above")
+        #[cfg(feature = "validation")]
+        let validator = {
+            let schema = Value::Object(schema.clone());
+            mcp_wire::schema::Validator::checked(&schema).map_err(|e| {
+                Error::InvalidTool(format!("the input schema of `{name}` is unusable: {e}"))
+            })?
         };
         let def = Tool {
             name,
@@ -112,25 +109,18 @@ impl ToolEntry {
             def,
             Cow::Borrowed(""),
             move |args: Args, ctx: Context| {
-                let value = Value::Object(args.into_object());
-                let problems: Vec<String> = validator
-                    .iter_errors(&value)
-                    .map(|e| {
-                        let path = e.instance_path().to_string();
-                        let at = if path.is_empty() {
-                            "/".to_owned()
-                        } else {
-                            path
-                        };
-                        format!("at {at}: {}", e.masked())
-                    })
-                    .collect();
-                if !problems.is_empty() {
-                    let text = format!("invalid arguments: {}", problems.join("; "));
-                    return Box::pin(async move { CallToolResult::error(text) });
-                }
-                let Value::Object(args) = value else {
-                    unreachable!("built as an object above")
+                let args = args.into_object();
+                #[cfg(feature = "validation")]
+                let args = {
+                    let value = Value::Object(args);
+                    if let Some(problems) = validator.problems(&value) {
+                        let text = format!("invalid arguments: {problems}");
+                        return Box::pin(async move { mcp_types::CallToolResult::error(text) });
+                    }
+                    let Value::Object(args) = value else {
+                        unreachable!("built as an object above")
+                    };
+                    args
                 };
                 let fut = handler(args, ctx);
                 Box::pin(async move { fut.await.into_tool_result() })

@@ -59,6 +59,12 @@
 //! - [`Json`], [`ToolError`], [`IntoToolResult`]: what tools return.
 //! - [`types`]: the wire types (`mcp-types`).
 #![warn(missing_docs)]
+// Without a transport feature the server is only used in process (tool
+// entries invoked directly); dispatch and its session state sit unused.
+#![cfg_attr(
+    not(any(feature = "stdio", feature = "http")),
+    allow(dead_code, unused_imports)
+)]
 
 mod args;
 mod context;
@@ -86,6 +92,7 @@ pub use server::{
 };
 
 /// The HTTP transports: Streamable HTTP (both eras) and the legacy HTTP+SSE.
+#[cfg(feature = "http")]
 pub mod http {
     pub use crate::transport::http::{HttpConfig, HttpService, McpBody};
 }

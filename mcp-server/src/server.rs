@@ -158,8 +158,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Sets the largest incoming message accepted, in bytes (default 4 MiB).
-    /// A larger one is answered with an error and skipped.
+    /// Sets the largest incoming stdio message accepted, in bytes (default
+    /// 4 MiB). A larger one is answered with an error and skipped. (HTTP
+    /// bodies have their own limit, `HttpConfig::max_body_size`.)
+    #[cfg(feature = "stdio")]
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message = bytes.max(1024);
         self
@@ -168,6 +170,7 @@ impl ServerBuilder {
     /// Whether [`Server::serve_stdio`] redirects the process's stdout to stderr
     /// and keeps a private handle for the protocol (default `true`), so that
     /// a stray `println!` cannot corrupt the protocol stream.
+    #[cfg(feature = "stdio")]
     pub fn guard_stdout(mut self, guard: bool) -> Self {
         self.guard_stdout = guard;
         self
@@ -175,6 +178,7 @@ impl ServerBuilder {
 
     /// Sets how long calls in flight may run once the client has closed the
     /// connection before they are cancelled (default 5 s).
+    #[cfg(feature = "stdio")]
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
         self
@@ -227,8 +231,12 @@ impl ServerBuilder {
 #[derive(Clone)]
 pub struct Server {
     pub(crate) core: Arc<ServerCore>,
+    // The stdio transport's settings (HTTP has its own, in `HttpConfig`).
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) max_message: usize,
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) shutdown_grace: Duration,
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
     pub(crate) guard_stdout: bool,
 }
 

@@ -8,14 +8,21 @@
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
 //! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
+//! - [`param_headers`]: the 2026-07-28 `Mcp-Param-*` headers that `x-mcp-header`
+//!   schema annotations ask for;
 //! - [`route`]: what the HTTP layer reads of a request before dispatch
 //!   (the `Mcp-Name` rule, the `_meta` protocol version that marks the
 //!   2026-07-28 era) and which error codes only that era sends;
+//! - `schema` (feature `validation`): JSON Schema validation with one way of
+//!   reporting problems;
 //! - [`sync`]: the poison-tolerant mutex lock both sides use.
 #![warn(missing_docs)]
 
 pub mod header;
 pub mod lines;
+pub mod param_headers;
 pub mod route;
+#[cfg(feature = "validation")]
+pub mod schema;
 pub mod sse;
 pub mod sync;

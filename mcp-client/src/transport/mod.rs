@@ -7,15 +7,22 @@
 //! - [`process`]: the child process behind stdio (spawn, stderr, shutdown).
 //! - [`http`]: Streamable HTTP (both eras) and the legacy HTTP+SSE transport.
 
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod lines;
+#[cfg(feature = "stdio")]
+pub(crate) mod process;
+#[cfg(not(feature = "stdio"))]
+#[path = "no_process.rs"]
 pub(crate) mod process;
 
 use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::RequestId;
+use mcp_types::{JsonObject, ProtocolVersion, RequestId};
 
-/// A request ready to send.
+/// A request ready to send. Message transports send only its `body`;
+/// Streamable HTTP also reads the rest for its headers.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Outgoing {
     pub(crate) id: RequestId,
     pub(crate) method: String,
@@ -42,6 +49,32 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// client sends `notifications/cancelled`.
     fn cancels_by_closing(&self) -> bool {
         false
+    }
+
+    /// The connection core chose an era (`modern`: 2026-07-28) for what
+    /// follows; Streamable HTTP writes its headers accordingly.
+    fn set_era(&self, modern: bool) {
+        let _ = modern;
+    }
+
+    /// Whether requests mirror their parameters into `Mcp-Param-*` headers
+    /// (2026-07-28 Streamable HTTP), so tools whose `x-mcp-header`
+    /// annotations are invalid must be left out.
+    fn mirrors_params(&self) -> bool {
+        false
+    }
+
+    /// The legacy handshake agreed on `version`, after `initialize` with
+    /// `params` (kept by Streamable HTTP to start a new session if the
+    /// server ends this one).
+    fn initialized(&self, version: ProtocolVersion, params: &JsonObject) {
+        let _ = (version, params);
+    }
+
+    /// The handshake is over (`notifications/initialized` sent): Streamable
+    /// HTTP opens its stream for server-initiated messages.
+    fn opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
     }
 
     /// Shuts the connection down (closing stdin, stopping the child,

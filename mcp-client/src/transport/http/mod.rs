@@ -9,7 +9,6 @@
 //! deletes the session. In the modern era dropping a call's future closes its
 //! stream, which is the cancellation.
 
-pub(crate) mod headers;
 pub(crate) mod legacy_sse;
 pub(crate) use mcp_wire::sse;
 
@@ -22,6 +21,7 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
+#[cfg(feature = "tls")]
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -38,10 +38,6 @@ use super::{Outgoing, Transport};
 use crate::error::{is_modern_code, transport, HttpStatusError};
 use crate::shared::{lock, Shared};
 
-/// The hyper client every HTTP transport uses (http and https).
-pub type HttpClient =
-    hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
-
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 
 /// The reconnection delay when the server sent no `retry`.
@@ -51,29 +47,62 @@ const MAX_QUIET_RESUMPTIONS: u32 = 3;
 /// How much of an error body is kept for the message.
 const ERROR_BODY_MAX: usize = 64 * 1024;
 
-/// A hyper client for `http://` and `https://` URLs. `tls` is the rustls
-/// configuration for https (default: [`default_tls_config`]).
-pub fn http_client(
-    connect_timeout: Duration,
-    tls: Option<Arc<rustls::ClientConfig>>,
-) -> HttpClient {
+/// The hyper client every HTTP transport uses (http and https).
+#[cfg(feature = "tls")]
+pub type HttpClient =
+    hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// The hyper client every HTTP transport uses (http only: built without
+/// the `tls` feature).
+#[cfg(not(feature = "tls"))]
+pub(crate) type HttpClient = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+
+/// Stands in for a TLS configuration in builds without the `tls` feature:
+/// there is none to give.
+#[cfg(not(feature = "tls"))]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum NoTls {}
+
+fn connector(connect_timeout: Duration) -> HttpConnector {
     let mut connector = HttpConnector::new();
     connector.set_connect_timeout(Some(connect_timeout));
     connector.set_nodelay(true);
     connector.enforce_http(false);
+    connector
+}
+
+fn client_builder() -> hyper_util::client::legacy::Builder {
+    let mut builder = hyper_util::client::legacy::Client::builder(TokioExecutor::new());
+    builder.pool_idle_timeout(Duration::from_secs(30));
+    builder
+}
+
+/// A hyper client for `http://` and `https://` URLs. `tls` is the rustls
+/// configuration for https (default: [`default_tls_config`]).
+#[cfg(feature = "tls")]
+pub fn http_client(
+    connect_timeout: Duration,
+    tls: Option<Arc<rustls::ClientConfig>>,
+) -> HttpClient {
     let tls = tls.unwrap_or_else(default_tls_config);
     let connector = hyper_rustls::HttpsConnectorBuilder::new()
         .with_tls_config(Arc::unwrap_or_clone(tls))
         .https_or_http()
         .enable_http1()
-        .wrap_connector(connector);
-    hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(30))
-        .build(connector)
+        .wrap_connector(connector(connect_timeout));
+    client_builder().build(connector)
+}
+
+/// A hyper client for `http://` URLs (built without the `tls` feature).
+#[cfg(not(feature = "tls"))]
+pub(crate) fn http_client(connect_timeout: Duration, tls: Option<NoTls>) -> HttpClient {
+    let _ = tls;
+    client_builder().build(connector(connect_timeout))
 }
 
 /// TLS 1.2 and 1.3 with rustls (ring), trusting Mozilla's root
 /// certificates (the `webpki-roots` bundle).
+#[cfg(feature = "tls")]
 pub fn default_tls_config() -> Arc<rustls::ClientConfig> {
     static CONFIG: std::sync::OnceLock<Arc<rustls::ClientConfig>> = std::sync::OnceLock::new();
     Arc::clone(CONFIG.get_or_init(|| {
@@ -98,6 +127,9 @@ pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
         .parse()
         .map_err(|e| transport(format!("invalid URL `{url}`: {e}")))?;
     match uri.scheme_str() {
+        Some("https") if uri.authority().is_some() && !cfg!(feature = "tls") => Err(transport(
+            format!("`{url}` needs TLS, and mcp-client was built without its `tls` feature"),
+        )),
         Some("http" | "https") if uri.authority().is_some() => Ok(uri),
         _ => Err(transport(format!(
             "`{url}` is not an http:// or https:// URL with a host"
@@ -756,6 +788,23 @@ async fn standalone(
 impl Transport for HttpTransport {
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {
         Box::pin(self.send_request(request))
+    }
+
+    fn set_era(&self, modern: bool) {
+        self.set_modern(modern);
+    }
+
+    fn mirrors_params(&self) -> bool {
+        lock(&self.state).modern
+    }
+
+    fn initialized(&self, version: ProtocolVersion, params: &mcp_types::JsonObject) {
+        self.set_protocol_version(version);
+        self.keep_initialize(params);
+    }
+
+    fn opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.start_standalone())
     }
 
     fn send(&self, message: Vec<u8>) -> BoxFuture<'_, Result<(), CallError>> {

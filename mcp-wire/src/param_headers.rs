@@ -1,10 +1,12 @@
 //! 2026-07-28 `Mcp-Param-{Name}` headers from `x-mcp-header` schema
-//! annotations (values encoded by `mcp_wire::header::encode_value`).
+//! annotations: which parameters a tool mirrors into headers, whether its
+//! annotations are valid, and the header values for a call (encoded by
+//! [`encode_value`](crate::header::encode_value)).
 
 use std::collections::HashSet;
 
+use crate::header::{encode_value, MCP_PARAM_PREFIX};
 use mcp_types::{JsonObject, Tool};
-use mcp_wire::header::{encode_value, MCP_PARAM_PREFIX};
 use serde_json::Value;
 
 /// The schema annotation naming a parameter's header.
@@ -44,7 +46,7 @@ const SUBSCHEMA_KEYWORDS: &[&str] = &[
 
 /// One annotated parameter: its header name and its property path.
 #[derive(Debug)]
-pub(crate) struct Annotated {
+pub struct Annotated {
     header: String,
     path: Vec<String>,
 }
@@ -120,7 +122,7 @@ fn walk(
 }
 
 /// A tool's `x-mcp-header` annotations, or why they are invalid.
-pub(crate) fn annotations(tool: &Tool) -> Result<Vec<Annotated>, String> {
+pub fn annotations(tool: &Tool) -> Result<Vec<Annotated>, String> {
     // Most schemas have no annotation at all: skip the walk.
     if !serde_json::to_string(&tool.input_schema)
         .unwrap_or_default()
@@ -145,13 +147,13 @@ pub(crate) fn annotations(tool: &Tool) -> Result<Vec<Annotated>, String> {
 
 /// Checks a tool's `x-mcp-header` annotations (a tool whose annotations are
 /// invalid must not be offered over Streamable HTTP).
-pub(crate) fn check_tool(tool: &Tool) -> Result<(), String> {
+pub fn check_tool(tool: &Tool) -> Result<(), String> {
     annotations(tool).map(drop)
 }
 
 /// The `Mcp-Param-{Name}` headers for `annotated` parameters in `arguments`
 /// (absent and `null` values send no header).
-pub(crate) fn values(annotated: &[Annotated], arguments: &JsonObject) -> Vec<(String, String)> {
+pub fn values(annotated: &[Annotated], arguments: &JsonObject) -> Vec<(String, String)> {
     let mut headers = Vec::new();
     for a in annotated {
         let mut value = arguments.get(&a.path[0]);

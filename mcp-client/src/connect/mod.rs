@@ -1,0 +1,300 @@
+//! [`ClientBuilder`]: configuration and the connectors. The era handshake,
+//! the same for every transport, is in [`handshake`]; connecting over HTTP
+//! (and the fallback to HTTP+SSE) in `http`.
+
+mod handshake;
+#[cfg(feature = "http")]
+mod http;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_types::call::CallError;
+use mcp_types::modern::SubscriptionFilter;
+use mcp_types::{Implementation, LoggingLevel};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::client::{Client, Inner, SessionInfo};
+use crate::conn::{Config, Conn};
+use crate::handler::{Handlers, RequestHandler};
+use crate::options::Era;
+use crate::shared::Shared;
+use crate::transport::lines::LinesTransport;
+use crate::transport::Transport;
+
+/// Configures and opens a [`Client`].
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use mcp_client::{Client, Era};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), mcp_client::Error> {
+/// let client = Client::builder()
+///     .client_info("my-agent", "1.0.0")
+///     .timeout(Duration::from_secs(30))
+///     .protocol(Era::Auto)
+///     .connect_http("http://127.0.0.1:3000/mcp")
+///     .await?;
+/// # let _ = client;
+/// # Ok(())
+/// # }
+/// ```
+#[must_use]
+pub struct ClientBuilder {
+    client_info: Implementation,
+    timeout: Duration,
+    connect_timeout: Duration,
+    probe_timeout: Duration,
+    shutdown_timeout: Duration,
+    era: Era,
+    handlers: Handlers,
+    max_message: usize,
+    #[cfg(feature = "http")]
+    headers: Vec<(String, String)>,
+    log_level: Option<LoggingLevel>,
+    max_input_rounds: usize,
+    #[cfg(feature = "tls")]
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("client_info", &self.client_info)
+            .field("timeout", &self.timeout)
+            .field("era", &self.era)
+            .field("handlers", &self.handlers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder::new()
+    }
+}
+
+impl ClientBuilder {
+    /// The defaults: `clientInfo` `mcp-client-rs` with this crate's version,
+    /// a 60 s call timeout, 30 s to connect, a 10 s era probe, [`Era::Auto`],
+    /// no handlers, 16 MiB messages.
+    pub fn new() -> Self {
+        ClientBuilder {
+            client_info: Implementation::new("mcp-client-rs", env!("CARGO_PKG_VERSION")),
+            timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(30),
+            #[cfg(feature = "tls")]
+            tls: None,
+            probe_timeout: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(2),
+            era: Era::Auto,
+            handlers: Handlers::default(),
+            max_message: 16 * 1024 * 1024,
+            #[cfg(feature = "http")]
+            headers: Vec::new(),
+            log_level: None,
+            max_input_rounds: 8,
+        }
+    }
+
+    /// The client's name and version, sent as `clientInfo`.
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.client_info = Implementation::new(name, version);
+        self
+    }
+
+    /// The default timeout of every call (default 60 s); per call, see
+    /// [`CallOptions::timeout`](crate::CallOptions::timeout).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long connecting and the handshake may take (default 30 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long [`Era::Auto`] waits for an answer to its `server/discover`
+    /// probe before assuming a legacy server (default 10 s: a child process
+    /// may take seconds to start; only legacy servers that ignore requests
+    /// before `initialize` make it wait that long).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// How long a child process gets to exit after its stdin is closed, and
+    /// again after SIGTERM, before it is killed (default 2 s each).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Which protocol era to speak (default [`Era::Auto`]).
+    pub fn protocol(mut self, era: Era) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// Answers `sampling/createMessage` (and declares the `sampling` capability).
+    pub fn sampling_handler(mut self, handler: impl RequestHandler) -> Self {
+        self.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `elicitation/create` (and declares the `elicitation` capability).
+    pub fn elicitation_handler(mut self, handler: impl RequestHandler) -> Self {
+        self.handlers.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `roots/list` (and declares the `roots` capability).
+    pub fn roots_handler(mut self, handler: impl RequestHandler) -> Self {
+        self.handlers.roots = Some(Arc::new(handler));
+        self
+    }
+
+    /// The largest message accepted from the server (default 16 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message = bytes.max(1024);
+        self
+    }
+
+    /// An HTTP header sent with every HTTP request (for example
+    /// `Authorization`). Invalid names or values fail the connection.
+    #[cfg(feature = "http")]
+    pub fn http_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Asks the server for log messages at `level` and above from the start
+    /// (legacy: `logging/setLevel` after the handshake, if the server offers
+    /// logging; modern: `_meta` logLevel on every request).
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// How many `input_required` rounds one modern request may take (default 8).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    fn parts(&self) -> (Arc<Shared>, Arc<Config>) {
+        let shared = Shared::new(self.handlers.clone(), self.log_level);
+        let config = Arc::new(Config {
+            client_info: self.client_info.clone(),
+            capabilities: self.handlers.capabilities(),
+            timeout: self.timeout,
+            max_input_rounds: self.max_input_rounds,
+        });
+        (shared, config)
+    }
+
+    /// Connects over any pair of byte streams carrying newline-delimited
+    /// JSON-RPC: a socket, a pipe, or `tokio::io::duplex` to a server in the
+    /// same program (see the [crate docs](crate#in-process)).
+    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<Client, CallError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (shared, config) = self.parts();
+        let lines = LinesTransport::start(reader, writer, &shared, self.max_message, None);
+        self.connect_messages(shared, config, Arc::new(lines)).await
+    }
+
+    #[cfg(feature = "stdio")]
+    /// Spawns `command` as the server and speaks over its stdin and stdout.
+    ///
+    /// stdin, stdout and stderr are piped (whatever `command` said). Each
+    /// stderr line is logged with `tracing` (debug, target
+    /// `mcp_client::stderr`) and the last 64 are kept
+    /// ([`Client::stderr_tail`]); if the process dies, every pending call
+    /// fails at once with [`CallError::Transport`] naming its exit status and
+    /// its last stderr lines. The child is killed if the client is dropped
+    /// without [`Client::close`] and the runtime goes away.
+    pub async fn connect_stdio(
+        self,
+        command: tokio::process::Command,
+    ) -> Result<Client, CallError> {
+        let (shared, config) = self.parts();
+        let program = command
+            .as_std()
+            .get_program()
+            .to_string_lossy()
+            .into_owned();
+        let (process, stdout, stdin) =
+            crate::transport::process::Process::spawn(command, &shared, self.shutdown_timeout)
+                .map_err(|e| {
+                    crate::error::transport(format!("cannot start the server `{program}`: {e}"))
+                })?;
+        let lines = LinesTransport::start(stdout, stdin, &shared, self.max_message, Some(process));
+        self.connect_messages(shared, config, Arc::new(lines)).await
+    }
+
+    /// Opens a connection over `transport`: the era handshake, then [`finish`](Self::finish).
+    async fn connect_messages(
+        &self,
+        shared: Arc<Shared>,
+        config: Arc<Config>,
+        transport: Arc<dyn Transport>,
+    ) -> Result<Client, CallError> {
+        shared.set_transport(&transport);
+        let conn = Conn {
+            shared,
+            transport,
+            config,
+        };
+        match self.handshake(&conn).await {
+            Ok(session) => self.finish(conn, session).await,
+            Err(e) => {
+                conn.shared.close(crate::shared::Closed::ByClient);
+                conn.transport.close().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Wraps up a connection: the log level, and in the modern era a
+    /// subscription to tool list changes when the server offers them.
+    async fn finish(&self, conn: Conn, session: SessionInfo) -> Result<Client, CallError> {
+        let modern = !session.version.is_legacy();
+        let http_modern = conn.transport.mirrors_params();
+        let wants_list_changes = session
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed)
+            == Some(true);
+        let has_logging = session.capabilities.logging.is_some();
+        let client = Client {
+            inner: Arc::new(Inner {
+                conn,
+                session,
+                http_modern,
+                background: Mutex::new(Vec::new()),
+            }),
+        };
+        if let (Some(level), false, true) = (self.log_level, modern, has_logging) {
+            client.set_log_level(level).await?;
+        }
+        if modern && wants_list_changes {
+            let filter = SubscriptionFilter {
+                tools_list_changed: Some(true),
+                ..SubscriptionFilter::default()
+            };
+            // Its events are routed (and invalidate the cache) by the
+            // dispatcher; nobody reads the channel, so it is closed at once.
+            let (mut sub, _) = client.start_listen(filter)?;
+            sub.rx.close();
+            crate::shared::lock(&client.inner.background).push(sub);
+        }
+        Ok(client)
+    }
+}
