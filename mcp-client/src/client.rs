@@ -16,7 +16,6 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::conn::{Conn, Req};
-use crate::connect::ClientBuilder;
 use crate::error::transport;
 use crate::notifications::{Notifications, Subscription};
 use crate::options::{CallOptions, IntoArguments};
@@ -74,11 +73,6 @@ fn malformed(what: &str, e: &dyn std::fmt::Display) -> CallError {
 }
 
 impl Client {
-    /// Starts configuring a client.
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
     /// The protocol revision in use: the one `initialize` negotiated, or
     /// 2026-07-28 in the modern era.
     pub fn protocol_version(&self) -> ProtocolVersion {

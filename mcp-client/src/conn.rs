@@ -15,9 +15,9 @@ use mcp_types::{
 use serde_json::Value;
 
 use crate::error::transport;
+use crate::link::{Outgoing, Transport};
 use crate::options::ProgressFn;
 use crate::shared::{cancelled_notification, lock, Shared};
-use crate::transport::{Outgoing, Transport};
 
 /// What does not change over a connection's life.
 #[derive(Debug)]

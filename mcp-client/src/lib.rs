@@ -150,6 +150,7 @@ mod conn;
 mod connect;
 mod error;
 mod handler;
+mod link;
 mod notifications;
 mod options;
 mod shared;

@@ -18,9 +18,9 @@ use tokio::task::AbortHandle;
 
 use crate::error::transport;
 use crate::handler::Handlers;
+use crate::link::Transport;
 use crate::options::{Progress, ProgressFn};
 use crate::tools::ToolCache;
-use crate::transport::Transport;
 
 /// How many notifications wait for a slow `notifications()` reader before
 /// the oldest are dropped.

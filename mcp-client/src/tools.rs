@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use mcp_types::{CallToolResult, Tool};
 use serde_json::Value;
 
-use crate::shared::lock;
 use mcp_wire::param_headers::{self as headers, Annotated};
+use mcp_wire::sync::lock;
 
 #[derive(Debug, Clone, Copy)]
 enum Freshness {

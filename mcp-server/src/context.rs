@@ -68,7 +68,8 @@ struct Inner {
     out: Arc<dyn Outbound>,
     protocol_version: ProtocolVersion,
     client_capabilities: Arc<ClientCapabilities>,
-    server: Option<Arc<crate::dispatch::ServerCore>>,
+    /// The `ServerHandle`, type-erased (see [`Context::server_any`]).
+    server: Option<Arc<dyn std::any::Any + Send + Sync>>,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -90,7 +91,8 @@ pub(crate) struct ContextParts {
     pub(crate) out: Arc<dyn Outbound>,
     pub(crate) protocol_version: ProtocolVersion,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
-    pub(crate) server: Arc<crate::dispatch::ServerCore>,
+    /// The server's `ServerHandle`.
+    pub(crate) server: Arc<dyn std::any::Any + Send + Sync>,
 }
 
 impl Context {
@@ -131,14 +133,11 @@ impl Context {
         }
     }
 
-    /// A handle on the server serving this call, to add, remove, enable or
-    /// disable tools from inside a tool (plugin loaders, feature flags).
-    /// `None` for a [`detached`](Self::detached) context.
-    pub fn server(&self) -> Option<crate::ServerHandle> {
-        self.inner
-            .server
-            .as_ref()
-            .map(|core| crate::ServerHandle::from_core(Arc::clone(core)))
+    /// The server's handle, type-erased: this module cannot name it (the
+    /// handle holds tools, whose handlers take a `Context`);
+    /// [`Context::server`] (in `handle.rs`) gives it its type back.
+    pub(crate) fn server_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.inner.server.as_deref()
     }
 
     /// The id of the request being served.

@@ -71,6 +71,7 @@ mod context;
 mod dispatch;
 mod dynamic;
 mod error;
+mod handle;
 mod panic;
 pub mod policy;
 mod registry;
@@ -86,10 +87,9 @@ pub mod __private;
 pub use args::Args;
 pub use context::Context;
 pub use error::{Error, ToolError};
+pub use handle::ServerHandle;
 pub use schema::InputSchemaBuilder;
-pub use server::{
-    Server, ServerBuilder, ServerHandle, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS,
-};
+pub use server::{Server, ServerBuilder, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 
 /// The HTTP transports: Streamable HTTP (both eras) and the legacy HTTP+SSE.
 #[cfg(feature = "http")]

@@ -8,6 +8,7 @@ use mcp_types::{Implementation, JsonObject, ServerCapabilities};
 
 use crate::dispatch::{CallLimits, Policy, ServerCore};
 use crate::error::Error;
+use crate::handle::ServerHandle;
 use crate::policy::{Caller, Middleware, ToolInfo};
 use crate::registry::LiveTools;
 use crate::tool::{ToolBox, ToolEntry};
@@ -15,11 +16,7 @@ use crate::tool::{ToolBox, ToolEntry};
 /// Default page size of `tools/list`.
 const DEFAULT_PAGE_SIZE: usize = 100;
 
-/// Calls that run at once unless [`ServerBuilder::max_concurrent_calls`] says otherwise.
-pub const DEFAULT_MAX_RUNNING_CALLS: usize = 1024;
-
-/// Calls that wait for a slot unless [`ServerBuilder::max_concurrent_calls`] says otherwise.
-pub const DEFAULT_MAX_WAITING_CALLS: usize = 4096;
+pub use crate::dispatch::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 /// Default limit on one incoming message (a stdio line, an HTTP body).
 pub(crate) const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 
@@ -277,106 +274,6 @@ impl Server {
 
     /// A handle to change the server's tools while it serves.
     pub fn handle(&self) -> ServerHandle {
-        ServerHandle::from_core(Arc::clone(&self.core))
-    }
-}
-
-/// Changes a running server's tools: add, remove, enable, disable, one tool
-/// or a whole toolbox. Every change that alters the visible list notifies the
-/// clients that asked (`notifications/tools/list_changed` to initialized
-/// legacy sessions; an event on 2026-07-28 `subscriptions/listen` streams that
-/// opted in); a burst of changes yields one notification.
-///
-/// Disabled and removed tools vanish from `tools/list`, and calling them is an
-/// unknown-tool error.
-///
-/// ```
-/// use mcp_server::{tool, Server};
-///
-/// pub struct Admin;
-///
-/// #[tool(description = "Administration")]
-/// impl Admin {
-///     #[describe("Reset everything")]
-///     pub fn reset(&self) -> String { "done".into() }
-/// }
-///
-/// let server = Server::builder("app", "1.0").build();
-/// let handle = server.handle();
-/// handle.add_toolbox(Admin).unwrap();
-/// assert_eq!(handle.tool_names(), ["reset"]);
-/// handle.disable_toolbox("Admin");
-/// assert!(handle.tool_names().is_empty());
-/// assert!(handle.add_toolbox(Admin).is_err(), "names stay unique, even disabled");
-/// ```
-#[derive(Clone)]
-pub struct ServerHandle {
-    core: Arc<ServerCore>,
-}
-
-impl std::fmt::Debug for ServerHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerHandle")
-            .field("name", &self.core.info.name)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ServerHandle {
-    pub(crate) fn from_core(core: Arc<ServerCore>) -> Self {
-        ServerHandle { core }
-    }
-
-    /// Adds one tool. A name already in use (even by a disabled tool) is an error.
-    pub fn add_tool(&self, tool: ToolEntry) -> Result<(), Error> {
-        self.core.tools.add(vec![tool])
-    }
-
-    /// Adds every tool of a toolbox, or none if one of their names is taken.
-    pub fn add_toolbox<T: ToolBox>(&self, toolbox: T) -> Result<(), Error> {
-        self.core.tools.add(
-            toolbox
-                .into_tools()
-                .into_iter()
-                .map(|t| t.with_toolbox(T::NAME))
-                .collect(),
-        )
-    }
-
-    /// Removes a tool; `false` if there was none by that name.
-    pub fn remove_tool(&self, name: &str) -> bool {
-        self.core.tools.remove(|t| t.name() == name) > 0
-    }
-
-    /// Removes every tool of a toolbox (by its type name); returns how many.
-    pub fn remove_toolbox(&self, toolbox: &str) -> usize {
-        self.core.tools.remove(|t| t.toolbox() == toolbox)
-    }
-
-    /// Enables a tool; `false` if there is none by that name.
-    pub fn enable_tool(&self, name: &str) -> bool {
-        self.core.tools.set_enabled(|t| t.name() == name, true) > 0
-    }
-
-    /// Disables a tool; `false` if there is none by that name.
-    pub fn disable_tool(&self, name: &str) -> bool {
-        self.core.tools.set_enabled(|t| t.name() == name, false) > 0
-    }
-
-    /// Enables a toolbox (its tools that are themselves enabled reappear).
-    pub fn enable_toolbox(&self, toolbox: &str) -> usize {
-        self.core.tools.set_toolbox_enabled(toolbox, true)
-    }
-
-    /// Disables a whole toolbox, including tools added to it later.
-    pub fn disable_toolbox(&self, toolbox: &str) -> usize {
-        self.core.tools.set_toolbox_enabled(toolbox, false)
-    }
-
-    /// The names of the visible tools, in `tools/list` order.
-    pub fn tool_names(&self) -> Vec<String> {
-        let registry = self.core.tools.snapshot();
-        let (tools, _) = registry.page(None, registry.len()).unwrap_or_default();
-        tools.into_iter().map(|t| t.name).collect()
+        self.core.handle.as_ref().clone()
     }
 }

@@ -75,6 +75,13 @@ impl Default for ClientBuilder {
     }
 }
 
+impl Client {
+    /// Starts configuring a client.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+}
+
 impl ClientBuilder {
     /// The defaults: `clientInfo` `mcp-client-rs` with this crate's version,
     /// a 60 s call timeout, 30 s to connect, a 10 s era probe, [`Era::Auto`],

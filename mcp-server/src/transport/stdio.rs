@@ -208,16 +208,18 @@ impl Server {
         };
         let mut frames = FramedRead::new(reader, JsonLines::new(self.max_message));
         let tasks = TaskTracker::new();
-        // Tool-list changes reach this connection once it has a legacy session
+        // List changes reach this connection once it has a legacy session
         // (modern clients hear of them on a `subscriptions/listen` stream).
         let watcher = {
-            let mut changes = self.core.tools.subscribe();
+            let mut changes = self.core.changes(None);
             let session = Arc::clone(&session);
             let out = Arc::clone(&out);
             tokio::spawn(async move {
-                while crate::dispatch::next_tools_change(&mut changes).await {
+                while let Some(notices) = changes.next_notices().await {
                     if session.legacy_version().is_some() {
-                        out.send(crate::dispatch::tools_list_changed(None));
+                        for notice in notices {
+                            out.send(notice);
+                        }
                     }
                 }
             })

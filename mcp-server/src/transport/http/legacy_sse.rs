@@ -11,8 +11,9 @@ use mcp_types::jsonrpc::{code, RawMessage};
 use tokio::sync::mpsc;
 
 use super::body::{McpBody, OnDrop};
+use super::reply::{accepts, is_json_content, respond, sse_builder, transport_error};
 use super::sse::SseOut;
-use super::{accepts, is_json_content, respond, sse_builder, transport_error, BoxError, Inner};
+use super::{BoxError, Inner};
 use crate::context::Outbound;
 use crate::dispatch::{encode, Outcome};
 
@@ -72,7 +73,7 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
     let every = inner.config.keep_alive;
     let weak = Arc::downgrade(inner);
     let id = Arc::clone(&http_session.id);
-    let mut changes = inner.core.tools.subscribe();
+    let mut changes = inner.core.changes(None);
     let session = Arc::clone(&http_session.session);
     let ended = http_session.ended.clone();
     tokio::spawn(async move {
@@ -89,15 +90,14 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
                         break;
                     }
                 }
-                alive = crate::dispatch::next_tools_change(&mut changes) => {
-                    if !alive {
+                notices = changes.next_notices() => {
+                    let Some(notices) = notices else { break };
+                    if session.legacy_version().is_some()
+                        && !notices.iter().all(|msg| {
+                            super::sse::offer(&tx, super::sse::event(None, Some("message"), msg))
+                        })
+                    {
                         break;
-                    }
-                    if session.legacy_version().is_some() {
-                        let msg = crate::dispatch::tools_list_changed(None);
-                        if !super::sse::offer(&tx, super::sse::event(None, Some("message"), &msg)) {
-                            break;
-                        }
                     }
                 }
             }
@@ -162,7 +162,7 @@ where
             let bytes = encode(&e.to_response());
             out.send(bytes.clone());
             return respond(
-                super::base(StatusCode::BAD_REQUEST)
+                super::reply::base(StatusCode::BAD_REQUEST)
                     .header(header::CONTENT_TYPE, "application/json"),
                 McpBody::full(bytes),
             );
@@ -180,5 +180,8 @@ where
         }
         Outcome::Nothing => {}
     }
-    respond(super::base(StatusCode::ACCEPTED), McpBody::full("Accepted"))
+    respond(
+        super::reply::base(StatusCode::ACCEPTED),
+        McpBody::full("Accepted"),
+    )
 }

@@ -1,0 +1,75 @@
+//! What the connection core needs from a transport ([`Transport`]), and a
+//! request ready to send ([`Outgoing`]). The transports themselves are in
+//! `transport`; this module names neither them nor the core, so both can
+//! depend on it.
+
+use mcp_types::call::{BoxFuture, CallError};
+use mcp_types::{JsonObject, ProtocolVersion, RequestId};
+
+/// A request ready to send. Message transports send only its `body`;
+/// Streamable HTTP also reads the rest for its headers.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct Outgoing {
+    pub(crate) id: RequestId,
+    pub(crate) method: String,
+    /// The serialized JSON-RPC request.
+    pub(crate) body: Vec<u8>,
+    /// 2026-07-28 HTTP: the `Mcp-Name` value (`params.name` or `params.uri`).
+    pub(crate) name: Option<String>,
+    /// 2026-07-28 HTTP: `Mcp-Param-{Name}` headers mirrored from the arguments.
+    pub(crate) param_headers: Vec<(String, String)>,
+}
+
+/// What the client core needs from a transport.
+pub(crate) trait Transport: Send + Sync + 'static {
+    /// Sends a request. Message transports resolve once it is queued (the
+    /// response comes through dispatch); Streamable HTTP resolves once the
+    /// response has been dispatched, and fails if the stream ends without it.
+    fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>>;
+
+    /// Sends a notification or the response to a server request.
+    fn send(&self, message: Vec<u8>) -> BoxFuture<'_, Result<(), CallError>>;
+
+    /// Whether dropping a request's future is itself the cancellation
+    /// (2026-07-28 Streamable HTTP closes the response stream); otherwise the
+    /// client sends `notifications/cancelled`.
+    fn cancels_by_closing(&self) -> bool {
+        false
+    }
+
+    /// The connection core chose an era (`modern`: 2026-07-28) for what
+    /// follows; Streamable HTTP writes its headers accordingly.
+    fn set_era(&self, modern: bool) {
+        let _ = modern;
+    }
+
+    /// Whether requests mirror their parameters into `Mcp-Param-*` headers
+    /// (2026-07-28 Streamable HTTP), so tools whose `x-mcp-header`
+    /// annotations are invalid must be left out.
+    fn mirrors_params(&self) -> bool {
+        false
+    }
+
+    /// The legacy handshake agreed on `version`, after `initialize` with
+    /// `params` (kept by Streamable HTTP to start a new session if the
+    /// server ends this one).
+    fn initialized(&self, version: ProtocolVersion, params: &JsonObject) {
+        let _ = (version, params);
+    }
+
+    /// The handshake is over (`notifications/initialized` sent): Streamable
+    /// HTTP opens its stream for server-initiated messages.
+    fn opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+
+    /// Shuts the connection down (closing stdin, stopping the child,
+    /// deleting the HTTP session).
+    fn close(&self) -> BoxFuture<'_, ()>;
+
+    /// The last lines the server wrote to stderr (child processes only).
+    fn stderr_tail(&self) -> Vec<String> {
+        Vec::new()
+    }
+}

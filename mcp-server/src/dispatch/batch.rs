@@ -1,0 +1,99 @@
+//! JSON-RPC batches (revision 2025-03-26): the same rules on every
+//! transport. `initialize` must not be in a batch, an element that is not a
+//! message gets its own error, and the replies go back as one array.
+
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::RawMessage;
+use mcp_types::ErrorObject;
+use serde_json::value::RawValue;
+
+use super::{encode, error_reply, Outcome, RequestInfo, ServerCore, Session};
+use crate::context::Outbound;
+use crate::tool::BoxFuture;
+
+/// A JSON-RPC batch (revision 2025-03-26) being answered: the replies that
+/// are ready, and the calls still running. The same rules hold on every
+/// transport: `initialize` must not be in a batch, an element that is not a
+/// message gets its own error, and the replies go back as one array.
+pub(crate) struct Batch {
+    replies: Vec<Vec<u8>>,
+    pending: Vec<BoxFuture<Option<Vec<u8>>>>,
+    /// Whether any element was a request (HTTP answers 202 otherwise).
+    pub(crate) any_request: bool,
+}
+
+impl Batch {
+    /// Whether nothing will be sent back (only notifications and responses).
+    pub(crate) fn is_silent(&self) -> bool {
+        self.replies.is_empty() && self.pending.is_empty()
+    }
+
+    /// Waits for the running calls; the array of every reply, or `None`
+    /// when there is none to send.
+    pub(crate) async fn finish(self) -> Option<Vec<u8>> {
+        let mut replies = self.replies;
+        replies.extend(
+            futures_util::future::join_all(self.pending)
+                .await
+                .into_iter()
+                .flatten(),
+        );
+        if replies.is_empty() {
+            return None;
+        }
+        let mut joined = Vec::with_capacity(replies.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
+        joined.push(b'[');
+        for (i, r) in replies.iter().enumerate() {
+            if i > 0 {
+                joined.push(b',');
+            }
+            joined.extend_from_slice(r);
+        }
+        joined.push(b']');
+        Some(joined)
+    }
+}
+
+impl ServerCore {
+    /// Starts answering the elements of a batch (already split, non-empty,
+    /// on a session that allows batches).
+    pub(crate) fn batch(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        items: &[&RawValue],
+        out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
+    ) -> Batch {
+        let mut batch = Batch {
+            replies: Vec::new(),
+            pending: Vec::new(),
+            any_request: false,
+        };
+        for item in items {
+            let msg = match RawMessage::parse(item.get()) {
+                Ok(msg) => msg,
+                Err(e) => {
+                    batch.replies.push(encode(&e.to_response()));
+                    continue;
+                }
+            };
+            if let RawMessage::Request { id, method, .. } = &msg {
+                if method == mcp_types::method::INITIALIZE {
+                    batch.replies.push(error_reply(
+                        Some(id.clone()),
+                        ErrorObject::invalid_request("initialize must not be part of a batch"),
+                    ));
+                    continue;
+                }
+                batch.any_request = true;
+            }
+            match self.handle(session, msg, out, info) {
+                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => batch.replies.push(bytes),
+                Outcome::Spawn(fut) => batch.pending.push(fut),
+                Outcome::Nothing => {}
+            }
+        }
+        batch
+    }
+}

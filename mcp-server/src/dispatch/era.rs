@@ -1,0 +1,109 @@
+//! Which era a request is served in, decided once for every transport: the
+//! 2026-07-28 era when its `params._meta` names a protocol version (checked
+//! here), the connection's legacy session otherwise.
+
+use mcp_types::jsonrpc::code;
+use mcp_types::modern::{MetaError, RawRequestMeta, RequestMeta, UnsupportedVersionData};
+use mcp_types::{ErrorObject, ProtocolVersion};
+use mcp_wire::route::is_object;
+use mcp_wire::sync::lock;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::session::{LegacyState, Session};
+
+/// Which era a request is served in.
+pub(super) enum Era {
+    Legacy(LegacyState),
+    Modern(Box<RequestMeta>),
+}
+
+impl Era {
+    pub(super) fn version(&self) -> ProtocolVersion {
+        match self {
+            Era::Legacy(s) => s.version,
+            Era::Modern(_) => ProtocolVersion::V2026_07_28,
+        }
+    }
+}
+
+/// Parses params and decides the era: modern when `_meta` names a protocol
+/// version, else the session's legacy state (which must exist).
+pub(super) fn era_of<P: DeserializeOwned + Default>(
+    session: &Session,
+    raw: Option<&RawValue>,
+    modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
+) -> Result<(P, Era), ErrorObject> {
+    let p: P = params(raw)?;
+    let era = match modern(&p) {
+        Some(read) => Era::Modern(Box::new(check_modern(read)?)),
+        None => match lock(&session.legacy).clone() {
+            Some(state) => Era::Legacy(state),
+            None => {
+                return Err(ErrorObject::invalid_request(
+                    "the session is not initialized: send `initialize` first, or use the \
+                     2026-07-28 `_meta` protocol fields (see `server/discover`)",
+                ))
+            }
+        },
+    };
+    Ok((p, era))
+}
+
+pub(super) fn params<T: DeserializeOwned + Default>(
+    raw: Option<&RawValue>,
+) -> Result<T, ErrorObject> {
+    match raw {
+        None => Ok(T::default()),
+        Some(raw) => required_params(Some(raw)),
+    }
+}
+
+pub(super) fn required_params<T: DeserializeOwned>(
+    raw: Option<&RawValue>,
+) -> Result<T, ErrorObject> {
+    let raw = raw.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
+    // MCP names its params: JSON-RPC's by-position array is not a form of
+    // them (serde would read one into a struct field by field).
+    if !is_object(raw) {
+        return Err(ErrorObject::invalid_params("params must be a JSON object"));
+    }
+    serde_json::from_str(raw.get())
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+}
+
+/// Whether raw params carry the modern `_meta` protocol version.
+pub(super) fn is_modern_request(raw: Option<&RawValue>) -> bool {
+    mcp_wire::route::Peek::read(raw).is_modern()
+}
+
+/// The modern protocol fields of a raw `_meta`, if it names a version.
+pub(super) fn raw_modern(meta: Option<&RawRequestMeta>) -> Option<Result<RequestMeta, MetaError>> {
+    meta.filter(|m| m.is_modern()).map(RawRequestMeta::read)
+}
+
+/// Checks a modern request's `_meta` as read: required fields (-32602) and a
+/// supported modern version (-32022 with the supported list).
+pub(super) fn check_modern(
+    read: Result<RequestMeta, MetaError>,
+) -> Result<RequestMeta, ErrorObject> {
+    let rm = read.map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+    match ProtocolVersion::parse(&rm.protocol_version) {
+        Some(v) if !v.is_legacy() => Ok(rm),
+        _ => Err(ErrorObject::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported protocol version: {}", rm.protocol_version),
+        )
+        .with_data(
+            serde_json::to_value(UnsupportedVersionData {
+                supported: ProtocolVersion::MODERN
+                    .iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect(),
+                requested: rm.protocol_version,
+            })
+            .unwrap_or(Value::Null),
+        )),
+    }
+}

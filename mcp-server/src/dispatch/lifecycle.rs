@@ -1,0 +1,132 @@
+//! The lifecycle: `initialize` and `ping` (legacy era), `server/discover`
+//! (2026-07-28), and `logging/setLevel` (legacy; the modern era sends the
+//! level in every request's `_meta`).
+
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::Response;
+use mcp_types::lifecycle::{EmptyResult, MetaParams};
+use mcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
+use mcp_types::notification::SetLevelParams;
+use mcp_types::{
+    method, CacheScope, DiscoverResult, ErrorObject, InitializeParams, InitializeResult, Meta,
+    ProtocolVersion, RequestId, ResultType,
+};
+use mcp_wire::sync::lock;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::era::{
+    check_modern, era_of, is_modern_request, params, raw_modern, required_params, Era,
+};
+use super::session::{LegacyState, Session};
+use super::{encode, failed, Capability, Outcome, Reply, Request, ServerCore};
+
+/// The lifecycle requests, answered the same on every transport.
+pub(super) struct Lifecycle;
+
+impl Capability for Lifecycle {
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+        let reply = match req.method {
+            // Removed in 2026-07-28: a modern request names no handshake, and
+            // no ping. In the legacy era a client may ping even before
+            // `initialize` is answered.
+            method::INITIALIZE | method::PING if is_modern_request(req.params) => {
+                Err(ErrorObject::method_not_found(req.method))
+            }
+            method::INITIALIZE => core.initialize(req.session, &req.id, req.params),
+            method::PING => params::<MetaParams>(req.params)
+                .map(|_| encode(&Response::new(req.id.clone(), EmptyResult::default()))),
+            method::LOGGING_SET_LEVEL => set_level(req.session, &req.id, req.params),
+            method::SERVER_DISCOVER => core.discover(&req.id, req.params),
+            _ => return Err(req),
+        };
+        Ok(match reply {
+            Ok(bytes) => Outcome::Reply(bytes),
+            Err(e) => failed(req.id, e),
+        })
+    }
+}
+
+impl ServerCore {
+    pub(super) fn complete_meta(&self) -> Meta {
+        self.server_info_meta.clone()
+    }
+
+    fn initialize(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+        let p: InitializeParams = required_params(raw)?;
+        let version = ProtocolVersion::negotiate_legacy(&p.protocol_version);
+        tracing::info!(
+            client = %p.client_info.name,
+            requested = %p.protocol_version,
+            negotiated = %version,
+            "initialize"
+        );
+        *lock(&session.legacy) = Some(LegacyState {
+            version,
+            log_level: None,
+            client_capabilities: Arc::new(p.capabilities),
+            client: Arc::new(p.client_info.clone()),
+        });
+        Ok(encode(&Response::new(
+            id.clone(),
+            InitializeResult {
+                protocol_version: version,
+                capabilities: self.capabilities.clone(),
+                server_info: self.info.clone(),
+                instructions: self.instructions.clone(),
+                meta: None,
+            },
+        )))
+    }
+
+    fn discover(&self, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+        let p: MetaParams = params(raw)?;
+        let m = p.meta.as_ref().ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "missing `_meta[\"{}\"]`",
+                meta_key::PROTOCOL_VERSION
+            ))
+        })?;
+        check_modern(RequestMeta::from_meta(m))?;
+        Ok(encode(&Response::new(
+            id.clone(),
+            DiscoverResult {
+                result_type: ResultType::Complete,
+                supported_versions: ProtocolVersion::ALL
+                    .iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect(),
+                capabilities: self.capabilities.clone(),
+                instructions: self.instructions.clone(),
+                ttl_ms: self.list_ttl_ms,
+                cache_scope: CacheScope::Public,
+                meta: Some(self.complete_meta()),
+            },
+        )))
+    }
+}
+
+fn set_level(session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+    let (p, era) = era_of::<SetLevelParamsOpt>(session, raw, |p| raw_modern(p.meta.as_ref()))?;
+    if let Era::Modern(_) = era {
+        return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));
+    }
+    let level: SetLevelParams = match p.level {
+        Some(_) => required_params(raw)?,
+        None => return Err(ErrorObject::invalid_params("missing `level`")),
+    };
+    if let Some(state) = lock(&session.legacy).as_mut() {
+        state.log_level = Some(level.level);
+    }
+    Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
+}
+
+/// `logging/setLevel` params read leniently first, to route by era before validating.
+#[derive(serde::Deserialize, Default)]
+struct SetLevelParamsOpt {
+    #[serde(default)]
+    level: Option<Value>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<RawRequestMeta>,
+}

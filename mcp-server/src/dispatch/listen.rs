@@ -1,0 +1,122 @@
+//! `subscriptions/listen` (2026-07-28): a long-lived request whose stream
+//! carries the list-changed notices its filter asked for and the server
+//! agreed to.
+
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::Notification;
+use mcp_types::modern::{
+    meta as meta_key, RequestMeta, SubscriptionFilter, SubscriptionsAcknowledgedParams,
+    SubscriptionsListenParams,
+};
+use mcp_types::{method, ErrorObject, Meta, ProtocolVersion, RequestId};
+use mcp_wire::sync::lock;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::changes::Changes;
+use super::era::{check_modern, required_params};
+use super::session::Session;
+use super::{encode, failed, Capability, Outcome, Request, ServerCore, CAPABILITIES};
+use crate::context::{Context, ContextParts, Outbound};
+
+/// `subscriptions/listen`.
+pub(super) struct Listen;
+
+impl Capability for Listen {
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+        if req.method != method::SUBSCRIPTIONS_LISTEN {
+            return Err(req);
+        }
+        Ok(core.listen(req.session, req.id, req.params, req.out))
+    }
+}
+
+/// The filter the server agrees to: what each capability agrees to of `asked`.
+fn agree(asked: &SubscriptionFilter) -> SubscriptionFilter {
+    let mut agreed = SubscriptionFilter::default();
+    for capability in CAPABILITIES {
+        (capability.agree)(asked, &mut agreed);
+    }
+    agreed
+}
+
+impl ServerCore {
+    /// The list changes a connection follows: every list (`None`: the legacy
+    /// era) or those a listen stream's filter agreed to.
+    pub(crate) fn changes(&self, filter: Option<&SubscriptionFilter>) -> Changes {
+        Changes::new(
+            CAPABILITIES
+                .iter()
+                .filter_map(|c| (c.feed)(self))
+                .filter(|feed| filter.is_none_or(|f| feed.kind().is_in(f)))
+                .collect(),
+        )
+    }
+
+    fn listen(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        raw: Option<&RawValue>,
+        out: &Arc<dyn Outbound>,
+    ) -> Outcome {
+        let p: SubscriptionsListenParams = match required_params(raw) {
+            Ok(p) => p,
+            Err(e) => return failed(id, e),
+        };
+        let modern = p.meta.as_ref().ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "missing `_meta[\"{}\"]`",
+                meta_key::PROTOCOL_VERSION
+            ))
+        });
+        if let Err(e) = modern.and_then(|m| check_modern(RequestMeta::from_meta(m)).map(drop)) {
+            return failed(id, e);
+        }
+        // Each capability agrees to its own lists, and to nothing it does not have.
+        let agreed = agree(&p.notifications);
+        let mut sub_meta = Meta::new();
+        sub_meta.insert(
+            meta_key::SUBSCRIPTION_ID.to_owned(),
+            serde_json::to_value(&id).unwrap_or(Value::Null),
+        );
+        out.send(encode(&Notification::new(
+            method::SUBSCRIPTIONS_ACKNOWLEDGED,
+            SubscriptionsAcknowledgedParams {
+                notifications: agreed.clone(),
+                meta: Some(sub_meta.clone()),
+            },
+        )));
+        let ctx = Context::new(ContextParts {
+            request_id: id.clone(),
+            progress_token: None,
+            log_level: None,
+            out: Arc::clone(out),
+            protocol_version: ProtocolVersion::V2026_07_28,
+            client_capabilities: Arc::default(),
+            server: Arc::clone(&self.handle) as _,
+        });
+        lock(&session.listens).insert(id, ctx.clone());
+        let mut changes = self.changes(Some(&agreed));
+        let out = Arc::clone(out);
+        Outcome::Spawn(Box::pin(async move {
+            // The stream stays open until the client cancels it (then nothing is
+            // sent) or the connection ends; it carries only what was agreed.
+            if changes.is_empty() {
+                ctx.cancelled().await;
+                return None;
+            }
+            loop {
+                tokio::select! {
+                    () = ctx.cancelled() => return None,
+                    kinds = changes.next() => {
+                        for kind in kinds? {
+                            out.send(kind.notice(Some(&sub_meta)));
+                        }
+                    }
+                }
+            }
+        }))
+    }
+}

@@ -1,0 +1,298 @@
+//! JSON-RPC dispatch for both protocol eras, the same for every transport.
+//! No I/O: transports hand in parsed messages and get back bytes to send (or
+//! a future producing them).
+//!
+//! A request is served in the modern era (2026-07-28, stateless) when its
+//! `params._meta` names a protocol version; otherwise it belongs to the
+//! connection's legacy session, which `initialize` opens ([`era`]).
+//!
+//! Each capability is a module of one shape ([`Capability`]): the requests
+//! it answers, the list-changed feed it offers, the `subscriptions/listen`
+//! filter it agrees to. [`CAPABILITIES`] lists them; dispatch walks it.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`session`] | per-connection state: the legacy session, requests in flight |
+//! | [`era`] | era recognition, `_meta` checks, params parsing |
+//! | [`lifecycle`] | `initialize`, `ping`, `server/discover`, `logging/setLevel` |
+//! | [`tools`] | `tools/list`, `tools/call` and the policy around calls |
+//! | [`listen`] | `subscriptions/listen` |
+//! | [`changes`] | list-changed feeds and notices |
+//! | [`admission`] | bounds on running and waiting calls |
+//! | [`batch`] | JSON-RPC batches |
+
+mod admission;
+mod batch;
+mod changes;
+mod era;
+mod lifecycle;
+mod listen;
+mod session;
+mod tools;
+
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::{ErrorResponse, RawMessage};
+use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
+use mcp_types::notification::CancelledParams;
+use mcp_types::{method, ErrorObject, Implementation, Meta, RequestId, ServerCapabilities};
+use mcp_wire::sync::lock;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+pub(crate) use admission::CallLimits;
+pub use admission::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
+pub(crate) use session::Session;
+
+use crate::context::Outbound;
+use crate::handle::ServerHandle;
+use crate::policy::{Middleware, VisibilityHook};
+use crate::registry::{LiveTools, Registry};
+use crate::tool::BoxFuture;
+use changes::Feed;
+use era::required_params;
+use lifecycle::Lifecycle;
+use listen::Listen;
+use tools::Tools;
+
+/// The server's shared state: identity, capabilities, tools.
+pub(crate) struct ServerCore {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) tools: Arc<LiveTools>,
+    /// The handle tools reach through `Context::server` (built once).
+    pub(crate) handle: Arc<ServerHandle>,
+    pub(crate) page_size: usize,
+    pub(crate) list_ttl_ms: u64,
+    /// `{"io.modelcontextprotocol/serverInfo": …}`, put on every modern result.
+    server_info_meta: Meta,
+    /// The same, serialized once: spliced into modern call results.
+    server_info_meta_json: Vec<u8>,
+    pub(crate) policy: Policy,
+}
+
+/// What runs around tool calls: visibility, middleware, timeouts, bounds.
+#[derive(Default)]
+pub(crate) struct Policy {
+    pub(crate) visibility: Option<Arc<VisibilityHook>>,
+    pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    pub(crate) call_timeout: Option<std::time::Duration>,
+    pub(crate) limits: CallLimits,
+}
+
+impl Policy {
+    pub(crate) fn wants_caller(&self) -> bool {
+        self.visibility.is_some() || !self.middleware.is_empty()
+    }
+}
+
+/// What a transport knows about one request beyond its body.
+#[derive(Default)]
+pub(crate) struct RequestInfo {
+    /// The HTTP headers, when the server's hooks may look at them.
+    pub(crate) headers: Option<Arc<http::HeaderMap>>,
+}
+
+/// What the transport should do with a message.
+pub(crate) enum Outcome {
+    /// Send these bytes now.
+    Reply(Vec<u8>),
+    /// Send this error response now (`code` lets HTTP pick the status).
+    Failed {
+        /// The serialized error response.
+        bytes: Vec<u8>,
+        /// Its JSON-RPC error code.
+        #[cfg_attr(not(feature = "http"), allow(dead_code))]
+        code: i32,
+    },
+    /// Run this; send what it yields (nothing when the call was cancelled).
+    Spawn(BoxFuture<Option<Vec<u8>>>),
+    /// Nothing to send (a notification, a response).
+    Nothing,
+}
+
+/// A reply ready to send, or the error to answer with.
+type Reply = Result<Vec<u8>, ErrorObject>;
+
+fn failed(id: RequestId, error: ErrorObject) -> Outcome {
+    Outcome::Failed {
+        code: error.code,
+        bytes: error_reply(Some(id), error),
+    }
+}
+
+/// Serializes one message. Our types always serialize; a failure is still
+/// answered rather than unwrapped.
+pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "failed to serialize a message");
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
+    })
+}
+
+pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
+    encode(&ErrorResponse::new(id, error))
+}
+
+impl ServerCore {
+    pub(crate) fn new(
+        info: Implementation,
+        instructions: Option<String>,
+        capabilities: ServerCapabilities,
+        tools: LiveTools,
+        page_size: usize,
+        list_ttl_ms: u64,
+        policy: Policy,
+    ) -> ServerCore {
+        let mut server_info_meta = Meta::new();
+        server_info_meta.insert(
+            meta_key::SERVER_INFO.to_owned(),
+            serde_json::to_value(&info).unwrap_or(Value::Null),
+        );
+        let tools = Arc::new(tools);
+        ServerCore {
+            handle: Arc::new(ServerHandle::new(&info.name, Arc::clone(&tools))),
+            info,
+            instructions,
+            capabilities,
+            tools,
+            page_size,
+            list_ttl_ms,
+            server_info_meta_json: serde_json::to_vec(&server_info_meta)
+                .unwrap_or_else(|_| b"{}".to_vec()),
+            server_info_meta,
+            policy,
+        }
+    }
+
+    fn registry(&self) -> Arc<Registry> {
+        self.tools.snapshot()
+    }
+
+    /// Handles one incoming message on `session`. Notifications that belong to
+    /// a request (progress, log messages, a listen stream's events) go to `out`.
+    pub(crate) fn handle(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        msg: RawMessage<'_>,
+        out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
+    ) -> Outcome {
+        match msg {
+            RawMessage::Request { id, method, params } => self.request(Request {
+                session,
+                id,
+                method: &method,
+                params,
+                out,
+                info,
+            }),
+            RawMessage::Notification { method, params } => {
+                Self::notification(session, &method, params);
+                Outcome::Nothing
+            }
+            RawMessage::Response { id, .. } => {
+                // We send no requests yet (sampling/elicitation come later); an
+                // unsolicited response is logged and dropped, as JSON-RPC allows.
+                tracing::debug!(%id, "ignoring a response to a request we did not send");
+                Outcome::Nothing
+            }
+            RawMessage::Error { id, error } => {
+                tracing::warn!(id = ?id, code = error.code, message = %error.message, "client reported an error");
+                Outcome::Nothing
+            }
+        }
+    }
+
+    fn notification(session: &Session, method: &str, params: Option<&RawValue>) {
+        match method {
+            method::INITIALIZED => {}
+            method::CANCELLED => match required_params::<CancelledParams>(params) {
+                Ok(CancelledParams {
+                    request_id: Some(id),
+                    ..
+                }) => {
+                    let found = lock(&session.inflight)
+                        .remove(&id)
+                        .or_else(|| lock(&session.listens).remove(&id));
+                    if let Some(ctx) = found {
+                        tracing::debug!(%id, "request cancelled by the client");
+                        ctx.cancel();
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::debug!(error = %e, "malformed cancellation ignored"),
+            },
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+}
+
+/// One request, as dispatch offers it to the capabilities.
+pub(super) struct Request<'a> {
+    session: &'a Arc<Session>,
+    id: RequestId,
+    method: &'a str,
+    params: Option<&'a RawValue>,
+    out: &'a Arc<dyn Outbound>,
+    info: &'a RequestInfo,
+}
+
+/// One capability's share of dispatch (tools now; prompts, resources and
+/// completion next): the requests it answers, the list it keeps clients
+/// informed of, and the part of a `subscriptions/listen` filter it agrees to.
+pub(super) trait Capability {
+    /// Answers `req` if its method is one of this capability's; gives it back otherwise.
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>>;
+
+    /// The feed of this capability's list changes, if it has such a list.
+    fn feed(core: &ServerCore) -> Option<Feed> {
+        let _ = core;
+        None
+    }
+
+    /// Sets the fields of `agreed` this capability serves, from `asked`.
+    fn agree(asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        let _ = (asked, agreed);
+    }
+}
+
+/// A capability in the table dispatch walks.
+pub(super) struct Entry {
+    request: for<'a> fn(&Arc<ServerCore>, Request<'a>) -> Result<Outcome, Request<'a>>,
+    feed: fn(&ServerCore) -> Option<Feed>,
+    agree: fn(&SubscriptionFilter, &mut SubscriptionFilter),
+}
+
+impl Entry {
+    const fn of<C: Capability>() -> Entry {
+        Entry {
+            request: C::request,
+            feed: C::feed,
+            agree: C::agree,
+        }
+    }
+}
+
+/// Every capability, in the order requests are offered to them. Adding one
+/// is a module implementing [`Capability`] and a line here.
+pub(super) const CAPABILITIES: &[Entry] = &[
+    Entry::of::<Lifecycle>(),
+    Entry::of::<Tools>(),
+    Entry::of::<Listen>(),
+];
+
+impl ServerCore {
+    /// Offers `req` to each capability; a method none answers is -32601.
+    fn request(self: &Arc<Self>, mut req: Request<'_>) -> Outcome {
+        for capability in CAPABILITIES {
+            match (capability.request)(self, req) {
+                Ok(outcome) => return outcome,
+                Err(unanswered) => req = unanswered,
+            }
+        }
+        failed(req.id, ErrorObject::method_not_found(req.method))
+    }
+}

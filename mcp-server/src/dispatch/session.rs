@@ -1,0 +1,70 @@
+//! Per-connection state: the legacy session `initialize` opens, and the
+//! requests in flight (for cancellation).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mcp_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId};
+use mcp_wire::sync::lock;
+
+use crate::context::Context;
+use crate::policy::TransportKind;
+
+/// Per-connection state: the legacy session (if `initialize` opened one) and
+/// the calls in flight, for cancellation.
+pub(crate) struct Session {
+    pub(super) legacy: Mutex<Option<LegacyState>>,
+    pub(super) inflight: Mutex<HashMap<RequestId, Context>>,
+    /// Open `subscriptions/listen` streams: they never finish on their own.
+    pub(super) listens: Mutex<HashMap<RequestId, Context>>,
+    pub(super) kind: TransportKind,
+    pub(super) id: Option<Arc<str>>,
+}
+
+/// What `initialize` agreed on.
+#[derive(Clone)]
+pub(super) struct LegacyState {
+    pub(super) version: ProtocolVersion,
+    pub(super) log_level: Option<LoggingLevel>,
+    pub(super) client_capabilities: Arc<ClientCapabilities>,
+    pub(super) client: Arc<Implementation>,
+}
+
+impl Session {
+    pub(crate) fn new(kind: TransportKind, id: Option<Arc<str>>) -> Arc<Session> {
+        Arc::new(Session {
+            legacy: Mutex::new(None),
+            inflight: Mutex::new(HashMap::new()),
+            listens: Mutex::new(HashMap::new()),
+            kind,
+            id,
+        })
+    }
+
+    /// Cancels every call in flight (the connection is going away).
+    pub(crate) fn cancel_all(&self) {
+        for (_, ctx) in lock(&self.inflight).drain() {
+            ctx.cancel();
+        }
+        self.end_listens();
+    }
+
+    /// Ends every open `subscriptions/listen` stream (the connection is closing).
+    pub(crate) fn end_listens(&self) {
+        for (_, ctx) in lock(&self.listens).drain() {
+            ctx.cancel();
+        }
+    }
+
+    /// The protocol version `initialize` negotiated, if it ran.
+    pub(crate) fn legacy_version(&self) -> Option<ProtocolVersion> {
+        lock(&self.legacy).as_ref().map(|s| s.version)
+    }
+
+    /// Whether the session negotiated 2025-03-26, the one revision with JSON-RPC batches.
+    pub(crate) fn allows_batches(&self) -> bool {
+        lock(&self.legacy)
+            .as_ref()
+            .is_some_and(|s| s.version == ProtocolVersion::V2025_03_26)
+    }
+}

@@ -1,0 +1,397 @@
+//! Tools: `tools/list` and `tools/call` in both eras, with the policy around
+//! calls (visibility, middleware, admission, timeouts), and the tool list's
+//! change feed for list-changed notices and `subscriptions/listen`.
+
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::{code, Response};
+use mcp_types::modern::{RawRequestMeta, RequestMeta, SubscriptionFilter};
+use mcp_types::{
+    method, CacheScope, ClientCapabilities, ErrorObject, ListToolsParams, ListToolsResult,
+    LoggingLevel, RequestId, ResultType,
+};
+use mcp_wire::sync::lock;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::admission::Admission;
+use super::changes::{Feed, ListKind};
+use super::era::{era_of, raw_modern, Era};
+use super::session::Session;
+use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
+use crate::args::Args;
+use crate::context::{Context, ContextParts, Outbound};
+use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
+use crate::tool::BoxFuture;
+
+/// `tools/list`, `tools/call`, and the tool list's changes.
+pub(super) struct Tools;
+
+impl Capability for Tools {
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+        match req.method {
+            method::TOOLS_CALL => {
+                Ok(core.tools_call(req.session, req.id, req.params, req.out, req.info))
+            }
+            method::TOOLS_LIST => Ok(
+                match core.tools_list(req.session, &req.id, req.params, req.info) {
+                    Ok(bytes) => Outcome::Reply(bytes),
+                    Err(e) => failed(req.id, e),
+                },
+            ),
+            _ => Err(req),
+        }
+    }
+
+    fn feed(core: &ServerCore) -> Option<Feed> {
+        Some(Feed::new(ListKind::Tools, core.tools.subscribe()))
+    }
+
+    fn agree(asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        agreed.tools_list_changed = asked.tools_list_changed.filter(|&b| b);
+    }
+}
+
+/// A call's result as an `Ok` outcome, keeping the future `Unpin` (see
+/// `ServerCore::run_call`).
+struct AlwaysOk<F>(F);
+
+impl<F: std::future::Future<Output = mcp_types::CallToolResult> + Unpin> std::future::Future
+    for AlwaysOk<F>
+{
+    type Output = CallOutcome;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<CallOutcome> {
+        std::pin::Pin::new(&mut self.0).poll(cx).map(Ok)
+    }
+}
+
+impl ServerCore {
+    fn tools_list(
+        &self,
+        session: &Session,
+        id: &RequestId,
+        raw: Option<&RawValue>,
+        info: &RequestInfo,
+    ) -> Reply {
+        let (p, era) = era_of::<ListToolsParams>(session, raw, |p| {
+            p.meta
+                .as_ref()
+                .filter(|m| RequestMeta::is_modern(Some(m)))
+                .map(RequestMeta::from_meta)
+        })?;
+        let registry = self.registry();
+        let page = match &self.policy.visibility {
+            None => registry.page(p.cursor.as_deref(), self.page_size),
+            Some(hook) => {
+                let caller = Self::caller(session, &era, info);
+                registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
+                    hook(
+                        &caller,
+                        &ToolInfo {
+                            tool: t.tool(),
+                            toolbox: t.toolbox(),
+                        },
+                    )
+                })
+            }
+        };
+        let (tools, next_cursor) =
+            page.map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
+        let mut result = ListToolsResult {
+            tools,
+            next_cursor,
+            ..ListToolsResult::default()
+        };
+        if let Era::Modern(_) = era {
+            result.result_type = Some(ResultType::Complete);
+            result.ttl_ms = Some(self.list_ttl_ms);
+            // A list that depends on the caller must not be shared.
+            result.cache_scope = Some(if self.policy.visibility.is_some() {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            });
+            result.meta = Some(self.complete_meta());
+        }
+        Ok(encode(&Response::new(id.clone(), result)))
+    }
+
+    /// Who is calling, for hooks and middleware.
+    pub(super) fn caller(session: &Session, era: &Era, info: &RequestInfo) -> Caller {
+        Caller {
+            transport: session.kind,
+            session_id: session.id.clone(),
+            client: match era {
+                Era::Legacy(s) => Some((*s.client).clone()),
+                Era::Modern(m) => m.client_info.clone(),
+            },
+            protocol_version: era.version(),
+            headers: info.headers.clone(),
+        }
+    }
+
+    fn tools_call(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        raw: Option<&RawValue>,
+        out: &Arc<dyn Outbound>,
+        info: &RequestInfo,
+    ) -> Outcome {
+        let (p, mut era) =
+            match era_of::<CallToolParamsOpt>(session, raw, |p| raw_modern(p.meta.as_ref())) {
+                Ok(v) => v,
+                Err(e) => return failed(id, e),
+            };
+        let Some(name) = p.name else {
+            return failed(id, ErrorObject::invalid_params("missing tool `name`"));
+        };
+        let registry = self.registry();
+        let unknown = |id| {
+            failed(
+                id,
+                ErrorObject::invalid_params(format!("unknown tool: {name}")),
+            )
+        };
+        let Some(entry) = registry.get(&name) else {
+            return unknown(id);
+        };
+        let caller = self
+            .policy
+            .wants_caller()
+            .then(|| Arc::new(Self::caller(session, &era, info)));
+        if let (Some(hook), Some(caller)) = (&self.policy.visibility, &caller) {
+            // A tool the caller may not see does not exist for it.
+            if !hook(
+                caller,
+                &ToolInfo {
+                    tool: entry.tool(),
+                    toolbox: entry.toolbox(),
+                },
+            ) {
+                return unknown(id);
+            }
+        }
+        let (log_level, client_capabilities, progress_token) = match &mut era {
+            Era::Legacy(s) => (
+                Some(s.log_level.unwrap_or(LoggingLevel::Info)),
+                Arc::clone(&s.client_capabilities),
+                p.meta.as_ref().and_then(RawRequestMeta::progress_token),
+            ),
+            // Read once with the other protocol fields; the caller below needs
+            // only the client's name and the version.
+            Era::Modern(m) => (
+                m.log_level,
+                Arc::new(std::mem::take(&mut m.client_capabilities)),
+                m.progress_token.take(),
+            ),
+        };
+        if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
+            return failed(id, missing_capability_error(&name, missing));
+        }
+        let admission = match self.policy.limits.admit() {
+            Ok(a) => a,
+            Err(busy) => return failed(id, busy),
+        };
+        let modern = matches!(era, Era::Modern(_));
+        let ctx = Context::new(ContextParts {
+            request_id: id.clone(),
+            progress_token,
+            log_level,
+            out: Arc::clone(out),
+            protocol_version: era.version(),
+            client_capabilities,
+            server: Arc::clone(&self.handle) as _,
+        });
+        let timeout = entry.timeout.or(self.policy.call_timeout);
+        let arguments = p.arguments;
+        match admission {
+            // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
+            Admission::Now(permit) if self.policy.middleware.is_empty() && timeout.is_none() => {
+                let call = AlwaysOk(entry.call(Args::new(arguments), ctx.clone()));
+                self.run_call(session, id, ctx, call, permit, modern)
+            }
+            admission => {
+                let call = ToolCall {
+                    name,
+                    arguments: arguments.unwrap_or_default(),
+                    caller: caller.unwrap_or_else(|| Arc::new(Self::caller(session, &era, info))),
+                    ctx: ctx.clone(),
+                };
+                let guarded = self.guarded_call(entry, call, admission, timeout);
+                self.run_call(session, id, ctx, guarded, None, modern)
+            }
+        }
+    }
+
+    /// A call wrapped in the policy: middleware, a slot, a timeout.
+    fn guarded_call(
+        &self,
+        entry: &crate::tool::ToolEntry,
+        call: ToolCall,
+        admission: Admission,
+        timeout: Option<std::time::Duration>,
+    ) -> BoxFuture<CallOutcome> {
+        let name = call.name.clone();
+        let entry = entry.clone();
+        let middleware = self.policy.middleware.clone();
+        Box::pin(async move {
+            let _permit = match admission {
+                Admission::Now(permit) => permit,
+                Admission::Wait(running, waiting) => {
+                    let permit = running.acquire_owned().await.ok();
+                    drop(waiting);
+                    permit
+                }
+            };
+            // Nothing of the tool or its layers runs before it has a slot,
+            // nor after its call was cancelled while it waited.
+            if call.ctx.is_cancelled() {
+                return Ok(mcp_types::CallToolResult::error("cancelled"));
+            }
+            let chain: BoxFuture<CallOutcome> = if middleware.is_empty() {
+                let fut = entry.call(Args::new(Some(call.arguments)), call.ctx);
+                Box::pin(async move { Ok(fut.await) })
+            } else {
+                Next::new(middleware.into(), entry).run(call)
+            };
+            match timeout {
+                None => chain.await,
+                Some(limit) => match tokio::time::timeout(limit, chain).await {
+                    Ok(outcome) => outcome,
+                    // The tool's future is dropped: that stops it.
+                    Err(_) => Ok(mcp_types::CallToolResult::error(format!(
+                        "tool `{name}` timed out after {} ms",
+                        limit.as_millis()
+                    ))),
+                },
+            }
+        })
+    }
+
+    /// Polls a call once in place and answers at once if it is done (most
+    /// tools never wait); otherwise registers it for cancellation and hands it
+    /// to the transport to run. A spawned future is polled again straight
+    /// away, which replaces the no-op waker this poll may have left behind.
+    fn run_call<F>(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        ctx: Context,
+        mut call: F,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+        modern: bool,
+    ) -> Outcome
+    where
+        F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
+    {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if let std::task::Poll::Ready(outcome) = std::pin::Pin::new(&mut call).poll(&mut cx) {
+            return self.call_outcome(id, outcome, modern);
+        }
+        lock(&session.inflight).insert(id.clone(), ctx.clone());
+        let core = Arc::clone(self);
+        let session = Arc::clone(session);
+        Outcome::Spawn(Box::pin(async move {
+            let _permit = permit;
+            let outcome = tokio::select! {
+                r = call => Some(r),
+                () = ctx.cancelled() => None,
+            };
+            lock(&session.inflight).remove(&id);
+            // A cancelled request gets no response, even if the tool returned
+            // on seeing the cancellation (spec: cancellation utility).
+            let outcome = outcome.filter(|_| !ctx.is_cancelled())?;
+            match core.call_outcome(id, outcome, modern) {
+                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
+                Outcome::Spawn(_) | Outcome::Nothing => None,
+            }
+        }))
+    }
+
+    fn call_outcome(&self, id: RequestId, outcome: CallOutcome, modern: bool) -> Outcome {
+        match outcome {
+            Ok(result) => Outcome::Reply(self.call_reply(id, result, modern)),
+            Err(e) => failed(id, e),
+        }
+    }
+
+    fn call_reply(
+        &self,
+        id: RequestId,
+        mut result: mcp_types::CallToolResult,
+        modern: bool,
+    ) -> Vec<u8> {
+        if !modern {
+            return encode(&Response::new(id, result));
+        }
+        result.result_type = Some(ResultType::Complete);
+        if let Some(meta) = &mut result.meta {
+            // The tool set its own `_meta`: add the server's identity to it.
+            for (k, v) in &self.server_info_meta {
+                meta.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            return encode(&Response::new(id, result));
+        }
+        // The hot path: splice the pre-serialized `_meta` into the result
+        // object instead of building and serializing it for every call.
+        let mut bytes = encode(&Response::new(id, result));
+        if bytes.ends_with(b"}}") {
+            bytes.truncate(bytes.len() - 2);
+            bytes.extend_from_slice(b",\"_meta\":");
+            bytes.extend_from_slice(&self.server_info_meta_json);
+            bytes.extend_from_slice(b"}}");
+        }
+        bytes
+    }
+}
+
+/// -32021 with `data.requiredCapabilities`, as 2026-07-28 defines it.
+fn missing_capability_error(tool: &str, missing: mcp_types::JsonObject) -> ErrorObject {
+    let names: Vec<&str> = missing.keys().map(String::as_str).collect();
+    let message = format!(
+        "tool `{tool}` needs the client capabilities {names:?}, which the client did not declare"
+    );
+    let mut data = mcp_types::JsonObject::new();
+    data.insert("requiredCapabilities".into(), Value::Object(missing));
+    ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+        .with_data(Value::Object(data))
+}
+
+/// The capabilities in `required` that `declared` lacks, as a
+/// `ClientCapabilities`-shaped object (`{"sampling": {}}`), or `None`.
+fn missing_capabilities(
+    required: &[&str],
+    declared: &ClientCapabilities,
+) -> Option<mcp_types::JsonObject> {
+    if required.is_empty() {
+        return None;
+    }
+    let declared = serde_json::to_value(declared).unwrap_or(Value::Null);
+    let missing: mcp_types::JsonObject = required
+        .iter()
+        .filter(|name| declared.get(**name).is_none())
+        .map(|name| {
+            (
+                (*name).to_owned(),
+                Value::Object(mcp_types::JsonObject::new()),
+            )
+        })
+        .collect();
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// `tools/call` params read leniently first, so a missing `name` is a clear -32602.
+#[derive(serde::Deserialize, Default)]
+struct CallToolParamsOpt {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<mcp_types::JsonObject>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<RawRequestMeta>,
+}

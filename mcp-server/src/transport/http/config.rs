@@ -1,0 +1,160 @@
+//! [`HttpConfig`]: paths, allowed hosts and origins, limits, timeouts.
+
+use std::time::Duration;
+
+use super::security::HostPolicy;
+use super::sse::ReplayLimits;
+
+/// How the HTTP transports behave: paths, allowed hosts, limits.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_server::http::HttpConfig;
+///
+/// let config = HttpConfig::default()
+///     .endpoint("/mcp")
+///     .allow_host("mcp.internal.example")
+///     .allow_origin("https://app.example.com")
+///     .max_body_size(1 << 20)
+///     .session_idle_timeout(Duration::from_secs(600));
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub(super) endpoint: String,
+    pub(super) legacy_sse: Option<(String, String)>,
+    pub(super) hosts: HostPolicy,
+    pub(super) max_body: usize,
+    pub(super) body_timeout: Duration,
+    pub(super) max_sessions: usize,
+    pub(super) session_idle: Duration,
+    pub(super) replay: ReplayLimits,
+    pub(super) retry: Duration,
+    pub(super) keep_alive: Duration,
+    pub(super) shutdown_grace: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            endpoint: "/mcp".into(),
+            legacy_sse: Some(("/sse".into(), "/messages".into())),
+            hosts: HostPolicy::default(),
+            max_body: crate::server::DEFAULT_MAX_MESSAGE,
+            body_timeout: Duration::from_secs(30),
+            max_sessions: 10_000,
+            session_idle: Duration::from_secs(30 * 60),
+            replay: ReplayLimits {
+                max_events: 256,
+                max_bytes: 1024 * 1024,
+            },
+            retry: Duration::from_secs(1),
+            keep_alive: Duration::from_secs(15),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The Streamable HTTP endpoint's path (default `/mcp`).
+    #[must_use]
+    pub fn endpoint(mut self, path: impl Into<String>) -> Self {
+        self.endpoint = path.into();
+        self
+    }
+
+    /// The legacy HTTP+SSE (2024-11-05) paths: the stream (default `/sse`) and
+    /// where clients POST (default `/messages`).
+    #[must_use]
+    pub fn legacy_sse(mut self, sse: impl Into<String>, messages: impl Into<String>) -> Self {
+        self.legacy_sse = Some((sse.into(), messages.into()));
+        self
+    }
+
+    /// Serves no legacy HTTP+SSE transport.
+    #[must_use]
+    pub fn without_legacy_sse(mut self) -> Self {
+        self.legacy_sse = None;
+        self
+    }
+
+    /// Also accepts this host name in `Host` and `Origin` (`localhost`,
+    /// `127.0.0.1` and `[::1]` are accepted by default, on any port).
+    #[must_use]
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.hosts.hosts.push(host.into());
+        self
+    }
+
+    /// Also accepts this exact `Origin` (`scheme://host[:port]`).
+    #[must_use]
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.hosts.origins.push(origin.into());
+        self
+    }
+
+    /// Accepts any `Host` (for a server behind a proxy that validates it).
+    /// `Origin` is then still checked against the allowed origins and hosts.
+    #[must_use]
+    pub fn allow_any_host(mut self) -> Self {
+        self.hosts.any_host = true;
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); larger gets 413.
+    #[must_use]
+    pub fn max_body_size(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// How long a client may take to send a request's body (default 30 s); then 408.
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The most legacy sessions alive at once (default 10,000); then 503.
+    #[must_use]
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.max_sessions = n;
+        self
+    }
+
+    /// How long an unused legacy session lives (default 30 min).
+    #[must_use]
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle = timeout;
+        self
+    }
+
+    /// The `retry` hint sent on resumable SSE streams (default 1 s).
+    #[must_use]
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// How many events (and bytes) each resumable stream keeps for
+    /// `Last-Event-ID` replay (default 256 events, 1 MiB).
+    #[must_use]
+    pub fn replay_buffer(mut self, events: usize, bytes: usize) -> Self {
+        self.replay = ReplayLimits {
+            max_events: events,
+            max_bytes: bytes,
+        };
+        self
+    }
+
+    /// How long in-flight requests may finish after shutdown starts (default 10 s).
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    pub(super) fn retry_ms(&self) -> u64 {
+        u64::try_from(self.retry.as_millis()).unwrap_or(u64::MAX)
+    }
+}

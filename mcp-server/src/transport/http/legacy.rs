@@ -1,0 +1,314 @@
+//! The legacy era over Streamable HTTP: sessions opened by `initialize`
+//! (`Mcp-Session-Id`), POSTs answered with JSON or an SSE stream, the GET
+//! stream for server-initiated messages with resumption, DELETE.
+
+use std::sync::Arc;
+
+use http::header::{self, HeaderMap};
+use http::{Response, StatusCode};
+use mcp_types::jsonrpc::{code, RawMessage};
+use mcp_types::{method, ProtocolVersion};
+use mcp_wire::header::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
+
+use super::reply::{
+    accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
+};
+use super::session::HttpSession;
+use super::sse;
+use super::sse::{EventStream, RequestSink};
+use super::{Inner, McpBody};
+use crate::context::Outbound;
+use crate::dispatch::{encode, Outcome};
+use crate::policy::TransportKind;
+use serde_json::value::RawValue;
+
+impl Inner {
+    /// Checks `MCP-Protocol-Version` on a legacy request: any supported value
+    /// is accepted, a missing one means 2025-03-26, anything else is a 400.
+    fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, Box<Response<McpBody>>> {
+        match header_str(headers, PROTOCOL_VERSION) {
+            None => Ok(ProtocolVersion::V2025_03_26),
+            Some(v) => match ProtocolVersion::parse(v) {
+                Some(v) => Ok(v),
+                None => Err(Box::new(transport_error(
+                    StatusCode::BAD_REQUEST,
+                    code::INVALID_REQUEST,
+                    &format!("unsupported MCP-Protocol-Version: {v}"),
+                ))),
+            },
+        }
+    }
+
+    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+        match header_str(headers, SESSION_ID) {
+            None => Err(Box::new(transport_error(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_REQUEST,
+                "missing Mcp-Session-Id header: send initialize first",
+            ))),
+            Some(id) => self.sessions.get(id).ok_or_else(|| {
+                Box::new(transport_error(
+                    StatusCode::NOT_FOUND,
+                    code::INVALID_REQUEST,
+                    "unknown or terminated session: initialize a new one",
+                ))
+            }),
+        }
+    }
+
+    pub(super) fn legacy_post(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        msg: RawMessage<'_>,
+    ) -> Response<McpBody> {
+        if let Err(r) = Self::legacy_version(headers) {
+            return *r;
+        }
+        let is_initialize =
+            matches!(&msg, RawMessage::Request { method, .. } if method == method::INITIALIZE);
+        if is_initialize {
+            return self.initialize(msg, headers);
+        }
+        let http_session = match self.session_of(headers) {
+            Ok(s) => s,
+            Err(r) => return *r,
+        };
+        let is_request = matches!(msg, RawMessage::Request { .. });
+        let sink = RequestSink::new();
+        let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
+        let outcome = self.core.handle(
+            &http_session.session,
+            msg,
+            &out,
+            &self.request_info(headers),
+        );
+        if !is_request {
+            return respond(base(StatusCode::ACCEPTED), McpBody::empty());
+        }
+        match outcome {
+            Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } if sink.is_quiet() => {
+                json(StatusCode::OK, bytes)
+            }
+            Outcome::Nothing => respond(base(StatusCode::ACCEPTED), McpBody::empty()),
+            outcome => {
+                let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
+                let rx = stream.attach(None);
+                // Priming follows the session's negotiated revision: clients
+                // may send any supported version in the header (conformance
+                // 0.1.16 sends 2025-03-26 inside 2025-11-25 sessions).
+                if http_session
+                    .session
+                    .legacy_version()
+                    .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+                {
+                    stream.prime();
+                }
+                sink.stream_into(&stream);
+                match outcome {
+                    Outcome::Spawn(fut) => {
+                        // A legacy client's disconnect is not a cancellation: the
+                        // call runs on, and its events wait for a resumption.
+                        tokio::spawn(async move {
+                            if let Some(bytes) = fut.await {
+                                stream.push(&bytes);
+                            }
+                            stream.finish();
+                        });
+                    }
+                    Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => {
+                        stream.push(&bytes);
+                        stream.finish();
+                    }
+                    Outcome::Nothing => stream.finish(),
+                }
+                respond(sse_builder(), McpBody::stream(rx, None))
+            }
+        }
+    }
+
+    fn initialize(self: &Arc<Self>, msg: RawMessage<'_>, headers: &HeaderMap) -> Response<McpBody> {
+        let http_session = match self.sessions.create(TransportKind::StreamableHttp) {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                return transport_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    code::INTERNAL_ERROR,
+                    "too many sessions; try again later",
+                )
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "no randomness for a session id");
+                return transport_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    code::INTERNAL_ERROR,
+                    "cannot create a session",
+                );
+            }
+        };
+        let sink: Arc<dyn Outbound> = RequestSink::new();
+        match self.core.handle(
+            &http_session.session,
+            msg,
+            &sink,
+            &self.request_info(headers),
+        ) {
+            Outcome::Reply(bytes) => {
+                tracing::debug!(session = %http_session.id, "session created");
+                let b = base(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .header(SESSION_ID, http_session.id.as_ref());
+                respond(b, McpBody::full(bytes))
+            }
+            Outcome::Failed { bytes, .. } => {
+                self.sessions.remove(&http_session.id);
+                json(StatusCode::OK, bytes)
+            }
+            Outcome::Spawn(_) | Outcome::Nothing => {
+                self.sessions.remove(&http_session.id);
+                transport_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    code::INTERNAL_ERROR,
+                    "initialize failed",
+                )
+            }
+        }
+    }
+
+    pub(super) async fn legacy_batch(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        batch: Result<Vec<&RawValue>, mcp_types::jsonrpc::DecodeError>,
+    ) -> Response<McpBody> {
+        let items = match batch {
+            Ok(items) if !items.is_empty() => items,
+            Ok(_) => {
+                return transport_error(
+                    StatusCode::BAD_REQUEST,
+                    code::INVALID_REQUEST,
+                    "empty batch",
+                )
+            }
+            Err(e) => return json(StatusCode::BAD_REQUEST, encode(&e.to_response())),
+        };
+        let http_session = match self.session_of(headers) {
+            Ok(s) => s,
+            Err(r) => return *r,
+        };
+        if !http_session.session.allows_batches() {
+            return transport_error(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_REQUEST,
+                "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
+            );
+        }
+        let sink: Arc<dyn Outbound> = RequestSink::new();
+        let info = self.request_info(headers);
+        let batch = self.core.batch(&http_session.session, &items, &sink, &info);
+        if !batch.any_request && batch.is_silent() {
+            return respond(base(StatusCode::ACCEPTED), McpBody::empty());
+        }
+        match batch.finish().await {
+            Some(body) => json(StatusCode::OK, body),
+            None => respond(base(StatusCode::ACCEPTED), McpBody::empty()),
+        }
+    }
+
+    /// GET on the endpoint: a legacy session's standalone stream, or a resumption.
+    pub(super) fn get(self: &Arc<Self>, headers: &HeaderMap) -> Response<McpBody> {
+        if !headers.contains_key(SESSION_ID) {
+            // 2026-07-28 has no GET stream; a legacy client always names its session.
+            return method_not_allowed("POST");
+        }
+        let http_session = match self.session_of(headers) {
+            Ok(s) => s,
+            Err(r) => return *r,
+        };
+        if !accepts(headers, "text/event-stream") {
+            return transport_error(
+                StatusCode::NOT_ACCEPTABLE,
+                code::INVALID_REQUEST,
+                "Accept must list text/event-stream",
+            );
+        }
+        if let Some(last) = header_str(headers, LAST_EVENT_ID) {
+            let Some((stream_id, seq)) = sse::parse_event_id(last) else {
+                return transport_error(
+                    StatusCode::BAD_REQUEST,
+                    code::INVALID_REQUEST,
+                    "malformed Last-Event-ID",
+                );
+            };
+            let Some(stream) = http_session.stream(stream_id) else {
+                return transport_error(
+                    StatusCode::NOT_FOUND,
+                    code::INVALID_REQUEST,
+                    "unknown stream in Last-Event-ID",
+                );
+            };
+            let rx = stream.attach(Some(seq));
+            return respond(sse_builder(), McpBody::stream(rx, None));
+        }
+        let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
+        let rx = stream.attach(None);
+        if http_session
+            .session
+            .legacy_version()
+            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+        {
+            stream.prime();
+        }
+        self.keep_alive(&stream, &http_session);
+        respond(sse_builder(), McpBody::stream(rx, None))
+    }
+
+    /// Keeps a standalone stream open (with comment pings) until shutdown or
+    /// the session ends, and carries server-initiated messages: tool-list
+    /// changes.
+    fn keep_alive(self: &Arc<Self>, stream: &Arc<EventStream>, http_session: &Arc<HttpSession>) {
+        let stream = Arc::clone(stream);
+        let session = Arc::downgrade(http_session);
+        let shutdown = self.shutdown.clone();
+        let every = self.config.keep_alive;
+        let ended = http_session.ended.clone();
+        let mut changes = self.core.changes(None);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = ended.cancelled() => break,
+                    () = tokio::time::sleep(every) => {
+                        if session.upgrade().is_none() || !stream.ping() {
+                            break;
+                        }
+                    }
+                    notices = changes.next_notices() => {
+                        let (Some(notices), Some(_)) = (notices, session.upgrade()) else {
+                            break;
+                        };
+                        for notice in notices {
+                            stream.push(&notice);
+                        }
+                    }
+                }
+            }
+            stream.finish();
+        });
+    }
+
+    pub(super) fn delete(self: &Arc<Self>, headers: &HeaderMap) -> Response<McpBody> {
+        let Some(id) = header_str(headers, SESSION_ID) else {
+            return method_not_allowed("POST");
+        };
+        match self.sessions.remove(id) {
+            Some(_) => {
+                tracing::debug!(session = id, "session terminated by the client");
+                respond(base(StatusCode::OK), McpBody::empty())
+            }
+            None => transport_error(
+                StatusCode::NOT_FOUND,
+                code::INVALID_REQUEST,
+                "unknown or terminated session",
+            ),
+        }
+    }
+}
