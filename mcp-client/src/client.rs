@@ -19,20 +19,12 @@ use crate::conn::{Conn, Req};
 use crate::error::transport;
 use crate::notifications::{Notifications, Subscription};
 use crate::options::{CallOptions, IntoArguments};
+use crate::session::SessionInfo;
 use crate::shared::{lock, Closed};
 use mcp_wire::param_headers as headers;
 
 /// Guards against a server whose cursors never end.
 const MAX_PAGES: usize = 100_000;
-
-/// What the server said about itself when the connection was made.
-#[derive(Debug, Clone)]
-pub(crate) struct SessionInfo {
-    pub(crate) version: ProtocolVersion,
-    pub(crate) server_info: Implementation,
-    pub(crate) capabilities: ServerCapabilities,
-    pub(crate) instructions: Option<String>,
-}
 
 pub(crate) struct Inner {
     pub(crate) conn: Conn,

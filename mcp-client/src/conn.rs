@@ -3,6 +3,7 @@
 //! modern era's `input_required` rounds (MRTR).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,12 +64,53 @@ impl Req {
     }
 }
 
+/// Renewing a legacy session the server ended: once for every request that
+/// saw it end at the same time.
+#[derive(Debug, Default)]
+pub(crate) struct Renewal {
+    /// Only after a legacy handshake over a transport with sessions.
+    enabled: AtomicBool,
+    /// Bumped by each renewal: a request that saw an older one renews nothing.
+    pub(crate) generation: AtomicU64,
+    pub(crate) one_at_a_time: tokio::sync::Mutex<()>,
+}
+
+impl Renewal {
+    pub(crate) fn enable(&self, on: bool) {
+        self.enabled.store(on, Ordering::Release);
+    }
+
+    /// The generation now, if sessions can be renewed at all.
+    pub(crate) fn watch(&self) -> Option<u64> {
+        self.enabled
+            .load(Ordering::Acquire)
+            .then(|| self.generation.load(Ordering::Acquire))
+    }
+}
+
 /// A connection: shared state, transport and configuration.
 #[derive(Clone)]
 pub(crate) struct Conn {
     pub(crate) shared: Arc<Shared>,
     pub(crate) transport: Arc<dyn Transport>,
     pub(crate) config: Arc<Config>,
+    /// Renewing the legacy session when the server ends it (`Conn::renew`).
+    pub(crate) renewal: Arc<Renewal>,
+}
+
+impl Conn {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        transport: Arc<dyn Transport>,
+        config: Arc<Config>,
+    ) -> Conn {
+        Conn {
+            shared,
+            transport,
+            config,
+            renewal: Arc::default(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Conn {
@@ -167,8 +209,21 @@ impl Conn {
             name: req.name,
             param_headers: req.param_headers,
         };
+        let renewable = self.renewal.watch();
+        let delivery = async {
+            let Some(seen) = renewable else {
+                return self.transport.request(outgoing).await;
+            };
+            match self.transport.request(outgoing.clone()).await {
+                // The server ended the legacy session: a new one, and again.
+                Err(e) if crate::error::is_session_ended(&e) => {
+                    self.renew(seen).await?;
+                    self.transport.request(outgoing).await
+                }
+                other => other,
+            }
+        };
         let exchange = async {
-            let delivery = self.transport.request(outgoing);
             tokio::pin!(delivery);
             tokio::pin!(rx);
             let mut delivered = false;

@@ -40,6 +40,31 @@ impl fmt::Display for HttpStatusError {
 
 impl std::error::Error for HttpStatusError {}
 
+/// The server ended the legacy session this request was sent in (HTTP 404
+/// to a request with a session id): the connection core opens a new
+/// session and sends the request again.
+#[derive(Debug)]
+pub(crate) struct SessionEnded;
+
+impl fmt::Display for SessionEnded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the server ended the session (HTTP 404)")
+    }
+}
+
+impl std::error::Error for SessionEnded {}
+
+/// A [`CallError::Transport`] saying the server ended the session.
+#[cfg(feature = "http")]
+pub(crate) fn session_ended() -> CallError {
+    CallError::Transport(Box::new(SessionEnded))
+}
+
+/// Whether `e` says the server ended the session.
+pub(crate) fn is_session_ended(e: &CallError) -> bool {
+    matches!(e, CallError::Transport(inner) if inner.is::<SessionEnded>())
+}
+
 /// A [`CallError::Transport`] with this message.
 pub(crate) fn transport(message: impl Into<String>) -> CallError {
     CallError::Transport(Box::new(TransportError(message.into())))

@@ -153,6 +153,7 @@ mod handler;
 mod link;
 mod notifications;
 mod options;
+mod session;
 mod shared;
 mod tools;
 mod transport;

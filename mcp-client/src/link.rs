@@ -4,7 +4,7 @@
 //! depend on it.
 
 use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::{JsonObject, ProtocolVersion, RequestId};
+use mcp_types::{ProtocolVersion, RequestId};
 
 /// A request ready to send. Message transports send only its `body`;
 /// Streamable HTTP also reads the rest for its headers.
@@ -51,11 +51,16 @@ pub(crate) trait Transport: Send + Sync + 'static {
         false
     }
 
-    /// The legacy handshake agreed on `version`, after `initialize` with
-    /// `params` (kept by Streamable HTTP to start a new session if the
-    /// server ends this one).
-    fn initialized(&self, version: ProtocolVersion, params: &JsonObject) {
-        let _ = (version, params);
+    /// The legacy handshake agreed on `version` (Streamable HTTP sends it
+    /// as `MCP-Protocol-Version` from now on).
+    fn initialized(&self, version: ProtocolVersion) {
+        let _ = version;
+    }
+
+    /// Whether the server may end the connection's legacy session and
+    /// expect a new `initialize` (Streamable HTTP).
+    fn has_sessions(&self) -> bool {
+        false
     }
 
     /// The handshake is over (`notifications/initialized` sent): Streamable

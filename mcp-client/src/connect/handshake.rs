@@ -9,17 +9,15 @@ use mcp_types::call::CallError;
 use mcp_types::jsonrpc::code;
 use mcp_types::modern::{meta as meta_key, UnsupportedVersionData};
 use mcp_types::{
-    method, ErrorObject, Implementation, InitializeParams, InitializeResult, JsonObject, Meta,
-    ProtocolVersion, ServerCapabilities,
+    method, ErrorObject, Implementation, JsonObject, Meta, ProtocolVersion, ServerCapabilities,
 };
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::ClientBuilder;
-use crate::client::SessionInfo;
 use crate::conn::{Conn, Req};
 use crate::error::{http_status, is_modern_code};
 use crate::options::Era;
+use crate::session::{legacy_list, SessionInfo};
 
 impl ClientBuilder {
     /// Agrees on an era with the server over `conn`, whatever its transport.
@@ -40,7 +38,7 @@ impl ClientBuilder {
             }
             conn.transport.set_era(false);
         }
-        let session = match self.initialize(conn).await {
+        let session = match conn.initialize(self.connect_timeout).await {
             Ok(session) => session,
             // The probe's answer came late and the server already speaks the
             // modern era on this connection: ask again, patiently.
@@ -54,71 +52,12 @@ impl ClientBuilder {
             }
             Err(e) => return Err(e),
         };
-        conn.transport
-            .initialized(session.version, &initialize_params(conn));
+        conn.transport.initialized(session.version);
         conn.notify(method::INITIALIZED, None).await?;
         conn.transport.opened().await;
+        conn.renewal.enable(conn.transport.has_sessions());
         Ok(session)
     }
-
-    /// The legacy `initialize` request.
-    pub(super) async fn initialize(&self, conn: &Conn) -> Result<SessionInfo, CallError> {
-        let params = initialize_params(conn);
-        let req = Req {
-            timeout: Some(self.connect_timeout),
-            cancellable: false,
-            ..Req::new(method::INITIALIZE, params, false)
-        };
-        let value = conn.request(req).await?;
-        let chosen = value
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        if !ProtocolVersion::parse(&chosen).is_some_and(ProtocolVersion::is_legacy) {
-            return Err(CallError::Protocol(ErrorObject::new(
-                code::INVALID_PARAMS,
-                format!(
-                    "the server chose protocol version `{chosen}`, which this client does not speak (it speaks {})",
-                    legacy_list()
-                ),
-            )));
-        }
-        let result: InitializeResult = serde_json::from_value(value).map_err(|e| {
-            CallError::Protocol(ErrorObject::internal(format!(
-                "the server sent a malformed initialize result: {e}"
-            )))
-        })?;
-        Ok(SessionInfo {
-            version: result.protocol_version,
-            server_info: result.server_info,
-            capabilities: result.capabilities,
-            instructions: result.instructions,
-        })
-    }
-}
-
-/// The params of `initialize`: the newest legacy revision, the
-/// capabilities that have handlers, `clientInfo`.
-fn initialize_params(conn: &Conn) -> JsonObject {
-    let params = InitializeParams {
-        protocol_version: ProtocolVersion::LATEST_LEGACY.as_str().to_owned(),
-        capabilities: conn.config.capabilities.clone(),
-        client_info: conn.config.client_info.clone(),
-        meta: None,
-    };
-    match serde_json::to_value(params) {
-        Ok(Value::Object(map)) => map,
-        _ => JsonObject::new(),
-    }
-}
-
-fn legacy_list() -> String {
-    ProtocolVersion::LEGACY
-        .iter()
-        .map(|v| v.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Whether an error to `initialize` says the server speaks (only) 2026-07-28.

@@ -103,12 +103,8 @@ impl ClientBuilder {
         .await?;
         let transport: Arc<dyn Transport> = Arc::new(sse);
         shared.set_transport(&transport);
-        let conn = Conn {
-            shared,
-            transport,
-            config,
-        };
-        let session = self.initialize(&conn).await?;
+        let conn = Conn::new(shared, transport, config);
+        let session = conn.initialize(self.connect_timeout).await?;
         conn.notify(method::INITIALIZED, None).await?;
         self.finish(conn, session).await
     }

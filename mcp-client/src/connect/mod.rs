@@ -14,10 +14,11 @@ use mcp_types::modern::SubscriptionFilter;
 use mcp_types::{Implementation, LoggingLevel};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::client::{Client, Inner, SessionInfo};
+use crate::client::{Client, Inner};
 use crate::conn::{Config, Conn};
 use crate::handler::{Handlers, RequestHandler};
 use crate::options::Era;
+use crate::session::SessionInfo;
 use crate::shared::Shared;
 use crate::transport::lines::LinesTransport;
 use crate::transport::Transport;
@@ -253,11 +254,7 @@ impl ClientBuilder {
         transport: Arc<dyn Transport>,
     ) -> Result<Client, CallError> {
         shared.set_transport(&transport);
-        let conn = Conn {
-            shared,
-            transport,
-            config,
-        };
+        let conn = Conn::new(shared, transport, config);
         match self.handshake(&conn).await {
             Ok(session) => self.finish(conn, session).await,
             Err(e) => {

@@ -305,14 +305,7 @@ pub(crate) struct HttpTransport {
     shared: Arc<Shared>,
     max_message: usize,
     standalone: Mutex<Option<AbortHandle>>,
-    /// The `initialize` request to send again when the server forgets the
-    /// session (404), and a lock so that only one task does it.
-    reinitialize: Mutex<Option<Vec<u8>>>,
-    reinitializing: tokio::sync::Mutex<()>,
 }
-
-/// The id of a re-initialization request (answered outside the dispatcher).
-const REINITIALIZE_ID: &str = "mcp-client-reinitialize";
 
 impl std::fmt::Debug for HttpTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -339,98 +332,11 @@ impl HttpTransport {
             shared: Arc::clone(shared),
             max_message,
             standalone: Mutex::new(None),
-            reinitialize: Mutex::new(None),
-            reinitializing: tokio::sync::Mutex::new(()),
         }
-    }
-
-    /// Remembers the `initialize` params, to start a new session if the
-    /// server ends this one (the spec: a 404 for a session id means the
-    /// client MUST initialize again).
-    pub(crate) fn keep_initialize(&self, params: &mcp_types::JsonObject) {
-        let request = mcp_types::jsonrpc::Request::new(
-            REINITIALIZE_ID,
-            mcp_types::method::INITIALIZE,
-            serde_json::Value::Object(params.clone()),
-        );
-        *lock(&self.reinitialize) = serde_json::to_vec(&request).ok();
     }
 
     fn current_session(&self) -> Option<HeaderValue> {
         lock(&self.state).session.clone()
-    }
-
-    /// Starts a new legacy session after the server forgot `lost`: a new
-    /// `initialize` (no session id), `notifications/initialized`, and a new
-    /// standalone stream.
-    async fn reinitialize(&self, lost: Option<HeaderValue>) -> Result<(), CallError> {
-        let _one = self.reinitializing.lock().await;
-        if self.current_session() != lost {
-            return Ok(()); // another task already did it
-        }
-        let Some(body) = lock(&self.reinitialize).clone() else {
-            return Err(transport("the server ended the session"));
-        };
-        tracing::info!("the server ended the session (HTTP 404); initializing a new one");
-        lock(&self.state).session = None;
-        let mut request = Request::builder()
-            .method(Method::POST)
-            .uri(self.url.clone())
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, ACCEPT_BOTH)
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
-        request.headers_mut().extend(self.headers.clone());
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| request_failed(&self.url, &e))?;
-        self.note_session(&response);
-        if !response.status().is_success() {
-            return Err(error_status(response, None).await);
-        }
-        let id = RequestId::from(REINITIALIZE_ID);
-        let answer = match kind_of(response.headers()) {
-            Kind::Json => {
-                let bytes = read_body(response.into_body(), self.max_message).await?;
-                Message::parse(&String::from_utf8_lossy(&bytes)).ok()
-            }
-            Kind::Sse => {
-                let mut body = response.into_body();
-                let mut parser = SseParser::new(self.max_message);
-                let mut answer = None;
-                let _ = pump(&mut body, &mut parser, |event| {
-                    match Message::parse(&event.data) {
-                        Ok(msg @ (Message::Response(_) | Message::Error(_))) => {
-                            answer = Some(msg);
-                            ControlFlow::Break(())
-                        }
-                        _ => ControlFlow::Continue(()),
-                    }
-                })
-                .await;
-                answer
-            }
-            Kind::Other(_) => None,
-        };
-        match answer {
-            Some(Message::Response(r)) if r.id == id => {}
-            Some(Message::Error(e)) => return Err(CallError::Protocol(e.error)),
-            _ => return Err(transport("the server did not answer the new initialize")),
-        }
-        let initialized = mcp_types::jsonrpc::Notification {
-            params: None,
-            ..mcp_types::jsonrpc::Notification::new(
-                mcp_types::method::INITIALIZED,
-                serde_json::Value::Null,
-            )
-        };
-        if let Ok(body) = serde_json::to_vec(&initialized) {
-            self.send_message(body).await?;
-        }
-        self.start_standalone().await;
-        Ok(())
     }
 
     /// Speaks the modern era (headers mirrored from the body, no session).
@@ -512,19 +418,23 @@ impl HttpTransport {
         }
     }
 
+    /// Sends a request. A 404 to a request that carried a legacy session id
+    /// means the server ended the session: the transport forgets it and says
+    /// so ([`session_ended`](crate::error::session_ended)); the connection
+    /// core opens a new session and sends the request again.
     async fn send_request(&self, out: Outgoing) -> Result<(), CallError> {
         let session = self.current_session();
-        if session.is_none() || lock(&self.reinitialize).is_none() || self.shared.closed().is_some()
-        {
-            return self.send_once(out).await;
-        }
-        match self.send_once(out.clone()).await {
+        match self.send_once(out).await {
             Err(e)
-                if crate::error::http_status(&e)
-                    .is_some_and(|s| s.status == StatusCode::NOT_FOUND) =>
+                if session.is_some()
+                    && crate::error::http_status(&e)
+                        .is_some_and(|s| s.status == StatusCode::NOT_FOUND) =>
             {
-                self.reinitialize(session).await?;
-                self.send_once(out).await
+                let mut st = lock(&self.state);
+                if st.session == session {
+                    st.session = None;
+                }
+                Err(crate::error::session_ended())
             }
             other => other,
         }
@@ -798,9 +708,12 @@ impl Transport for HttpTransport {
         lock(&self.state).modern
     }
 
-    fn initialized(&self, version: ProtocolVersion, params: &mcp_types::JsonObject) {
+    fn has_sessions(&self) -> bool {
+        true
+    }
+
+    fn initialized(&self, version: ProtocolVersion) {
         self.set_protocol_version(version);
-        self.keep_initialize(params);
     }
 
     fn opened(&self) -> BoxFuture<'_, ()> {
