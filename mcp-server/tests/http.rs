@@ -758,3 +758,67 @@ async fn list_changed_reaches_legacy_get_streams_and_modern_listeners() {
     drop((get, sub));
     s.shutdown().await;
 }
+
+/// A client still sending a body over the limit reads the 413, not a reset
+/// connection: the server answers at once and reads (and discards) a
+/// bounded amount of what follows before it closes, as mature HTTP servers
+/// do. Both ways of sending a body: a declared length and chunks.
+#[tokio::test]
+async fn an_oversized_body_is_answered_413_while_the_client_still_sends() {
+    const TOTAL: usize = 8 * 1024 * 1024;
+    let s = TestServer::start(HttpConfig::default().max_body_size(64 * 1024)).await;
+    for chunked in [false, true] {
+        let mut stream = TcpStream::connect(s.addr).await.unwrap();
+        let framing = if chunked {
+            "Transfer-Encoding: chunked".to_owned()
+        } else {
+            format!("Content-Length: {TOTAL}")
+        };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             {framing}\r\n\r\n",
+            s.addr.port()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let (mut rd, mut wr) = stream.into_split();
+        let writer = tokio::spawn(async move {
+            let chunk = vec![b'x'; 64 * 1024];
+            let mut sent = 0;
+            while sent < TOTAL {
+                let piece = if chunked {
+                    [format!("{:x}\r\n", chunk.len()).as_bytes(), &chunk, b"\r\n"].concat()
+                } else {
+                    chunk.clone()
+                };
+                if wr.write_all(&piece).await.is_err() {
+                    break;
+                }
+                sent += chunk.len();
+            }
+            if chunked {
+                let _ = wr.write_all(b"0\r\n\r\n").await;
+            }
+            sent
+        });
+        let mut raw = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), rd.read_to_end(&mut raw))
+            .await
+            .expect("no answer to an oversized body");
+        assert!(
+            read.is_ok(),
+            "chunked: {chunked}: the connection broke instead of carrying the answer: {read:?} after {} bytes",
+            raw.len()
+        );
+        let reply = parse_response(&raw);
+        assert_eq!(reply.status, 413, "chunked: {chunked}: {reply:?}");
+        assert_eq!(reply.json()["error"]["code"], -32600);
+        assert_eq!(
+            writer.await.unwrap(),
+            TOTAL,
+            "chunked: {chunked}: the whole body was taken"
+        );
+    }
+    s.assert_serving().await;
+    s.shutdown().await;
+}

@@ -401,3 +401,30 @@ async fn open_listen_streams_do_not_hold_up_exit() {
         "exit waited for the listen stream"
     );
 }
+
+#[tokio::test]
+async fn a_listen_request_reusing_an_open_id_is_refused_and_exit_stays_prompt() {
+    // JSON-RPC ids are unique among open requests. A second listen stream
+    // under the id of an open one is refused (it would otherwise take the
+    // first one's place in the session's table, and nothing could end the
+    // first one: the server would never exit).
+    let server = mcp_server::Server::builder("t", "1")
+        .toolbox(support::TestTools)
+        .shutdown_grace(std::time::Duration::from_secs(600))
+        .build();
+    let mut c = Client::start(server);
+    let listen = json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": modern_meta()}});
+    c.send(listen.clone()).await;
+    let ack = c.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    c.send(listen).await;
+    let refused = c.recv().await;
+    assert_eq!(refused["id"], "sub", "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let started = std::time::Instant::now();
+    c.close().await.unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "exit waited for a listen stream"
+    );
+}

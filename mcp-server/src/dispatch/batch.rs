@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::RawMessage;
+use mcp_types::jsonrpc::{DecodeError, RawMessage};
 use mcp_types::ErrorObject;
 use serde_json::value::RawValue;
 
@@ -55,16 +55,38 @@ impl Batch {
     }
 }
 
+/// The elements of a batch as `split_batch` read it, or the error reply for
+/// a batch refused whole (malformed JSON, or empty).
+pub(crate) fn items(batch: Result<Vec<&RawValue>, DecodeError>) -> Result<Vec<&RawValue>, Vec<u8>> {
+    match batch {
+        Ok(items) if items.is_empty() => Err(error_reply(
+            None,
+            ErrorObject::invalid_request("empty batch"),
+        )),
+        Ok(items) => Ok(items),
+        Err(e) => Err(encode(&e.to_response())),
+    }
+}
+
 impl ServerCore {
-    /// Starts answering the elements of a batch (already split, non-empty,
-    /// on a session that allows batches).
+    /// Starts answering the elements of a batch (from [`items`]), or the
+    /// error reply when the session's revision has no batches (only
+    /// 2025-03-26 has them).
     pub(crate) fn batch(
         self: &Arc<Self>,
         session: &Arc<Session>,
         items: &[&RawValue],
         out: &Arc<dyn Outbound>,
         info: &RequestInfo,
-    ) -> Batch {
+    ) -> Result<Batch, Vec<u8>> {
+        if !session.allows_batches() {
+            return Err(error_reply(
+                None,
+                ErrorObject::invalid_request(
+                    "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
+                ),
+            ));
+        }
         let mut batch = Batch {
             replies: Vec::new(),
             pending: Vec::new(),
@@ -94,6 +116,6 @@ impl ServerCore {
                 Outcome::Nothing => {}
             }
         }
-        batch
+        Ok(batch)
     }
 }

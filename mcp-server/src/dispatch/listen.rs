@@ -74,6 +74,28 @@ impl ServerCore {
         if let Err(e) = modern.and_then(|m| check_modern(RequestMeta::from_meta(m)).map(drop)) {
             return failed(id, e);
         }
+        let ctx = Context::new(ContextParts {
+            request_id: id.clone(),
+            progress_token: None,
+            log_level: None,
+            out: Arc::clone(out),
+            protocol_version: ProtocolVersion::V2026_07_28,
+            client_capabilities: Arc::default(),
+            server: Arc::clone(&self.handle) as _,
+        });
+        // Ids are unique among open requests: a second stream under an open
+        // one's id would take its place, and nothing could end the first.
+        {
+            let mut listens = lock(&session.listens);
+            if listens.contains_key(&id) {
+                drop(listens);
+                let e = ErrorObject::invalid_request(format!(
+                    "request id {id} is already in use by an open subscriptions/listen request"
+                ));
+                return failed(id, e);
+            }
+            listens.insert(id.clone(), ctx.clone());
+        }
         // Each capability agrees to its own lists, and to nothing it does not have.
         let agreed = agree(&p.notifications);
         let mut sub_meta = Meta::new();
@@ -88,16 +110,6 @@ impl ServerCore {
                 meta: Some(sub_meta.clone()),
             },
         )));
-        let ctx = Context::new(ContextParts {
-            request_id: id.clone(),
-            progress_token: None,
-            log_level: None,
-            out: Arc::clone(out),
-            protocol_version: ProtocolVersion::V2026_07_28,
-            client_capabilities: Arc::default(),
-            server: Arc::clone(&self.handle) as _,
-        });
-        lock(&session.listens).insert(id, ctx.clone());
         let mut changes = self.changes(Some(&agreed));
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {

@@ -43,6 +43,7 @@ use serde_json::Value;
 
 pub(crate) use admission::CallLimits;
 pub use admission::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
+pub(crate) use batch::items as batch_items;
 pub(crate) use session::Session;
 
 use crate::context::Outbound;

@@ -208,23 +208,7 @@ impl Server {
         };
         let mut frames = FramedRead::new(reader, JsonLines::new(self.max_message));
         let tasks = TaskTracker::new();
-        // List changes reach this connection once it has a legacy session
-        // (modern clients hear of them on a `subscriptions/listen` stream).
-        let watcher = {
-            let mut changes = self.core.changes(None);
-            let session = Arc::clone(&session);
-            let out = Arc::clone(&out);
-            tokio::spawn(async move {
-                while let Some(notices) = changes.next_notices().await {
-                    if session.legacy_version().is_some() {
-                        for notice in notices {
-                            out.send(notice);
-                        }
-                    }
-                }
-            })
-        };
-        let _stop_watching = AbortOnDrop(watcher);
+        let _stop_watching = self.watch_list_changes(&session, &out);
         let mut input_open = true;
         let mut needs_flush = false;
         let mut read_error = None;
@@ -244,13 +228,7 @@ impl Server {
                 biased;
                 frame = frames.next(), if input_open && output.pending() < HIGH_WATER => match frame {
                     Some(Ok(Frame::Line(line))) => self.on_line(&line, &session, &sink, &mut output, &tasks),
-                    Some(Ok(Frame::TooLong)) => output.reply(&error_reply(
-                        None,
-                        ErrorObject::invalid_request(format!(
-                            "message exceeds the {} byte limit",
-                            self.max_message
-                        )),
-                    )),
+                    Some(Ok(Frame::TooLong)) => output.reply(&self.too_long()),
                     Some(Ok(Frame::NotUtf8)) => output.reply(&error_reply(
                         None,
                         ErrorObject::parse_error("parse error: the line is not valid UTF-8"),
@@ -295,6 +273,34 @@ impl Server {
         read_error.map_or(Ok(()), |e| Err(Error::Io(e)))
     }
 
+    /// List changes reach this connection once it has a legacy session
+    /// (modern clients hear of them on a `subscriptions/listen` stream).
+    fn watch_list_changes(&self, session: &Arc<Session>, out: &Arc<dyn Outbound>) -> AbortOnDrop {
+        let mut changes = self.core.changes(None);
+        let session = Arc::clone(session);
+        let out = Arc::clone(out);
+        AbortOnDrop(tokio::spawn(async move {
+            while let Some(notices) = changes.next_notices().await {
+                if session.legacy_version().is_some() {
+                    for notice in notices {
+                        out.send(notice);
+                    }
+                }
+            }
+        }))
+    }
+
+    /// The answer to a line over the size limit.
+    fn too_long(&self) -> Vec<u8> {
+        error_reply(
+            None,
+            ErrorObject::invalid_request(format!(
+                "message exceeds the {} byte limit",
+                self.max_message
+            )),
+        )
+    }
+
     fn on_line(
         &self,
         line: &str,
@@ -325,28 +331,15 @@ impl Server {
         output: &mut Output,
         tasks: &TaskTracker,
     ) {
-        let items = match batch {
-            Ok(items) if items.is_empty() => {
-                return output.reply(&error_reply(
-                    None,
-                    ErrorObject::invalid_request("empty batch"),
-                ));
-            }
-            Ok(items) => items,
-            Err(e) => return output.reply(&crate::dispatch::encode(&e.to_response())),
+        let batch = crate::dispatch::batch_items(batch).and_then(|items| {
+            let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
+            self.core
+                .batch(session, &items, &out, &RequestInfo::default())
+        });
+        let batch = match batch {
+            Ok(batch) => batch,
+            Err(reply) => return output.reply(&reply),
         };
-        if !session.allows_batches() {
-            return output.reply(&error_reply(
-                None,
-                ErrorObject::invalid_request(
-                    "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
-                ),
-            ));
-        }
-        let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
-        let batch = self
-            .core
-            .batch(session, &items, &out, &RequestInfo::default());
         if batch.is_silent() {
             return;
         }

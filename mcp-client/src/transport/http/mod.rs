@@ -9,6 +9,8 @@
 //! deletes the session. In the modern era dropping a call's future closes its
 //! stream, which is the cancellation.
 
+mod body;
+mod connector;
 pub(crate) mod legacy_sse;
 pub(crate) use mcp_wire::sse;
 
@@ -19,12 +21,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, StatusCode, Uri};
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Incoming;
-#[cfg(feature = "tls")]
-use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use mcp_types::call::{BoxFuture, CallError};
 use mcp_types::jsonrpc::Message;
 use mcp_types::{ProtocolVersion, RequestId};
@@ -33,10 +31,23 @@ use mcp_wire::header::{
 };
 use tokio::task::AbortHandle;
 
-use self::sse::{SseEvent, SseParser};
+use self::sse::SseParser;
 use super::{Outgoing, Transport};
-use crate::error::{is_modern_code, transport, HttpStatusError};
+use crate::error::transport;
 use crate::shared::{lock, Shared};
+use body::{
+    drain, error_status, header_value, kind_of, on_message, pump, read_body, send_for_status, Kind,
+};
+#[cfg(feature = "tls")]
+pub use connector::default_tls_config;
+pub(crate) use connector::parse_url;
+use connector::request_failed;
+#[cfg(not(feature = "tls"))]
+pub(crate) use connector::NoTls;
+#[cfg(feature = "tls")]
+pub use connector::{http_client, HttpClient};
+#[cfg(not(feature = "tls"))]
+pub(crate) use connector::{http_client, HttpClient};
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 
@@ -46,246 +57,6 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const MAX_QUIET_RESUMPTIONS: u32 = 3;
 /// How much of an error body is kept for the message.
 const ERROR_BODY_MAX: usize = 64 * 1024;
-
-/// The hyper client every HTTP transport uses (http and https).
-#[cfg(feature = "tls")]
-pub type HttpClient =
-    hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
-
-/// The hyper client every HTTP transport uses (http only: built without
-/// the `tls` feature).
-#[cfg(not(feature = "tls"))]
-pub(crate) type HttpClient = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
-
-/// Stands in for a TLS configuration in builds without the `tls` feature:
-/// there is none to give.
-#[cfg(not(feature = "tls"))]
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum NoTls {}
-
-fn connector(connect_timeout: Duration) -> HttpConnector {
-    let mut connector = HttpConnector::new();
-    connector.set_connect_timeout(Some(connect_timeout));
-    connector.set_nodelay(true);
-    connector.enforce_http(false);
-    connector
-}
-
-fn client_builder() -> hyper_util::client::legacy::Builder {
-    let mut builder = hyper_util::client::legacy::Client::builder(TokioExecutor::new());
-    builder.pool_idle_timeout(Duration::from_secs(30));
-    builder
-}
-
-/// A hyper client for `http://` and `https://` URLs. `tls` is the rustls
-/// configuration for https (default: [`default_tls_config`]).
-#[cfg(feature = "tls")]
-pub fn http_client(
-    connect_timeout: Duration,
-    tls: Option<Arc<rustls::ClientConfig>>,
-) -> HttpClient {
-    let tls = tls.unwrap_or_else(default_tls_config);
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(Arc::unwrap_or_clone(tls))
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(connector(connect_timeout));
-    client_builder().build(connector)
-}
-
-/// A hyper client for `http://` URLs (built without the `tls` feature).
-#[cfg(not(feature = "tls"))]
-pub(crate) fn http_client(connect_timeout: Duration, tls: Option<NoTls>) -> HttpClient {
-    let _ = tls;
-    client_builder().build(connector(connect_timeout))
-}
-
-/// TLS 1.2 and 1.3 with rustls (ring), trusting Mozilla's root
-/// certificates (the `webpki-roots` bundle).
-#[cfg(feature = "tls")]
-pub fn default_tls_config() -> Arc<rustls::ClientConfig> {
-    static CONFIG: std::sync::OnceLock<Arc<rustls::ClientConfig>> = std::sync::OnceLock::new();
-    Arc::clone(CONFIG.get_or_init(|| {
-        let roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        Arc::new(
-            rustls::ClientConfig::builder_with_provider(Arc::new(
-                rustls::crypto::ring::default_provider(),
-            ))
-            .with_safe_default_protocol_versions()
-            .expect("ring supports the default protocol versions")
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-        )
-    }))
-}
-
-/// Parses an MCP endpoint URL.
-pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
-    let uri: Uri = url
-        .parse()
-        .map_err(|e| transport(format!("invalid URL `{url}`: {e}")))?;
-    match uri.scheme_str() {
-        Some("https") if uri.authority().is_some() && !cfg!(feature = "tls") => Err(transport(
-            format!("`{url}` needs TLS, and mcp-client was built without its `tls` feature"),
-        )),
-        Some("http" | "https") if uri.authority().is_some() => Ok(uri),
-        _ => Err(transport(format!(
-            "`{url}` is not an http:// or https:// URL with a host"
-        ))),
-    }
-}
-
-/// Describes a hyper-util client error with its causes.
-fn request_failed(url: &Uri, e: &(dyn std::error::Error + 'static)) -> CallError {
-    let mut message = format!("HTTP request to {url} failed: {e}");
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    transport(message)
-}
-
-/// What a response body holds.
-enum Kind {
-    Json,
-    Sse,
-    Other(String),
-}
-
-fn kind_of(headers: &HeaderMap) -> Kind {
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let mime = ct.split(';').next().unwrap_or("").trim();
-    if mime.eq_ignore_ascii_case("text/event-stream") {
-        Kind::Sse
-    } else if mime.eq_ignore_ascii_case("application/json") {
-        Kind::Json
-    } else {
-        Kind::Other(ct.to_owned())
-    }
-}
-
-/// Reads a whole body, refusing more than `max` bytes.
-async fn read_body(body: Incoming, max: usize) -> Result<Bytes, CallError> {
-    match http_body_util::Limited::new(body, max).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => Err(transport(format!("reading the HTTP response failed: {e}"))),
-    }
-}
-
-/// Turns an error status into the error of the call: the JSON-RPC error when
-/// the body answers request `id`, an [`HttpStatusError`] otherwise.
-async fn error_status(response: http::Response<Incoming>, id: Option<&RequestId>) -> CallError {
-    let status = response.status();
-    let text = match read_body(response.into_body(), ERROR_BODY_MAX).await {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-        Err(_) => String::new(),
-    };
-    let parsed = Message::parse(&text).ok();
-    if let Some(Message::Error(e)) = &parsed {
-        if e.id.is_some() && e.id.as_ref() == id {
-            return CallError::Protocol(e.error.clone());
-        }
-    }
-    let modern_error = matches!(&parsed, Some(Message::Error(e)) if is_modern_code(e.error.code));
-    CallError::Transport(Box::new(HttpStatusError {
-        status,
-        body: text.chars().take(500).collect(),
-        modern_error,
-    }))
-}
-
-/// Feeds a body through `parser`, calling `on_event` for each event until it
-/// breaks (`Ok(true)`) or the body ends (`Ok(false)`); `Err` on a broken
-/// connection or an oversized event.
-async fn pump(
-    body: &mut Incoming,
-    parser: &mut SseParser,
-    mut on_event: impl FnMut(SseEvent) -> ControlFlow<()>,
-) -> Result<bool, String> {
-    loop {
-        match body.frame().await {
-            None => return Ok(false),
-            Some(Err(e)) => return Err(e.to_string()),
-            Some(Ok(frame)) => {
-                let Ok(data) = frame.into_data() else {
-                    continue;
-                };
-                let events = parser
-                    .feed(&data)
-                    .map_err(|_| "an SSE event exceeds the message size limit".to_owned())?;
-                for event in events {
-                    if on_event(event).is_break() {
-                        return Ok(true);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Dispatches one SSE `message` event; whether it answered `want`.
-fn on_message(shared: &Arc<Shared>, event: &SseEvent, want: Option<&RequestId>) -> bool {
-    if !(event.event.is_empty() || event.event == "message") || event.data.trim().is_empty() {
-        return false;
-    }
-    match Message::parse(&event.data) {
-        Ok(msg) => {
-            let answered = want.is_some_and(|id| match &msg {
-                Message::Response(r) => &r.id == id,
-                Message::Error(e) => e.id.as_ref() == Some(id),
-                _ => false,
-            });
-            shared.dispatch(msg);
-            answered
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "skipping an SSE event that is not a JSON-RPC message");
-            false
-        }
-    }
-}
-
-/// Reads the rest of a body in the background, so the connection can be reused.
-fn drain(mut body: Incoming) {
-    tokio::spawn(async move {
-        let _ = tokio::time::timeout(Duration::from_secs(5), async {
-            while let Some(Ok(_)) = body.frame().await {}
-        })
-        .await;
-    });
-}
-
-/// Sends a request whose answer carries no message (a notification or
-/// response the client posts): a success status is all it needs, and the
-/// body is drained; any other status is an error.
-async fn send_for_status(
-    client: &HttpClient,
-    request: Request<Full<Bytes>>,
-    url: &Uri,
-) -> Result<(), CallError> {
-    let response = client
-        .request(request)
-        .await
-        .map_err(|e| request_failed(url, &e))?;
-    if response.status().is_success() {
-        drain(response.into_body());
-        Ok(())
-    } else {
-        Err(error_status(response, None).await)
-    }
-}
-
-fn header_value(value: &str) -> Result<HeaderValue, CallError> {
-    HeaderValue::from_str(value)
-        .map_err(|_| transport(format!("`{value}` cannot be sent as an HTTP header value")))
-}
 
 #[derive(Debug, Default)]
 struct HttpState {

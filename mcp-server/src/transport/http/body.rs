@@ -106,3 +106,78 @@ impl http_body::Body for McpBody {
         }
     }
 }
+
+/// Why a request body was not read.
+pub(crate) enum ReadError<B> {
+    /// Over the limit; the rest of the body, still arriving, to drain.
+    TooLarge(B),
+    /// The body did not arrive in time.
+    Timeout,
+    /// The connection failed.
+    Failed(String),
+}
+
+/// Reads a request body of at most `max` bytes within `timeout`.
+pub(crate) async fn read_limited<B>(
+    mut body: B,
+    max: usize,
+    timeout: std::time::Duration,
+) -> Result<Bytes, ReadError<B>>
+where
+    B: http_body::Body + Unpin,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    use http_body_util::BodyExt;
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut buf = bytes::BytesMut::new();
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => return Err(ReadError::Timeout),
+            Ok(None) => return Ok(buf.freeze()),
+            Ok(Some(Err(e))) => return Err(ReadError::Failed(e.into().to_string())),
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(mut data) = frame.into_data() {
+            if buf.len() + bytes::Buf::remaining(&data) > max {
+                return Err(ReadError::TooLarge(body));
+            }
+            while bytes::Buf::has_remaining(&data) {
+                let chunk = bytes::Buf::chunk(&data);
+                buf.extend_from_slice(chunk);
+                let n = chunk.len();
+                bytes::Buf::advance(&mut data, n);
+            }
+        }
+    }
+}
+
+/// How much of a refused body is still read, and for how long, so that a
+/// client still sending it reads the answer instead of a reset connection.
+const DRAIN_BYTES: u64 = 64 * 1024 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads and discards the rest of a refused body in the background, up to
+/// [`DRAIN_BYTES`] or [`DRAIN_TIME`]; then the body is dropped, which closes
+/// the connection if the client is still sending.
+pub(crate) fn drain<B>(body: B)
+where
+    B: http_body::Body + Unpin + Send + 'static,
+    B::Data: Send,
+{
+    use http_body_util::BodyExt;
+    tokio::spawn(async move {
+        let mut body = body;
+        let mut read = 0u64;
+        let _ = tokio::time::timeout(DRAIN_TIME, async {
+            while let Some(Ok(frame)) = body.frame().await {
+                if let Some(data) = frame.data_ref() {
+                    read += bytes::Buf::remaining(data) as u64;
+                }
+                if read > DRAIN_BYTES {
+                    break;
+                }
+            }
+        })
+        .await;
+    });
+}

@@ -18,7 +18,7 @@ use super::sse;
 use super::sse::{EventStream, RequestSink};
 use super::{Inner, McpBody};
 use crate::context::Outbound;
-use crate::dispatch::{encode, Outcome};
+use crate::dispatch::Outcome;
 use crate::policy::TransportKind;
 use serde_json::value::RawValue;
 
@@ -179,31 +179,20 @@ impl Inner {
         headers: &HeaderMap,
         batch: Result<Vec<&RawValue>, mcp_types::jsonrpc::DecodeError>,
     ) -> Response<McpBody> {
-        let items = match batch {
-            Ok(items) if !items.is_empty() => items,
-            Ok(_) => {
-                return transport_error(
-                    StatusCode::BAD_REQUEST,
-                    code::INVALID_REQUEST,
-                    "empty batch",
-                )
-            }
-            Err(e) => return json(StatusCode::BAD_REQUEST, encode(&e.to_response())),
+        let items = match crate::dispatch::batch_items(batch) {
+            Ok(items) => items,
+            Err(reply) => return json(StatusCode::BAD_REQUEST, reply),
         };
         let http_session = match self.session_of(headers) {
             Ok(s) => s,
             Err(r) => return *r,
         };
-        if !http_session.session.allows_batches() {
-            return transport_error(
-                StatusCode::BAD_REQUEST,
-                code::INVALID_REQUEST,
-                "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
-            );
-        }
         let sink: Arc<dyn Outbound> = RequestSink::new();
         let info = self.request_info(headers);
-        let batch = self.core.batch(&http_session.session, &items, &sink, &info);
+        let batch = match self.core.batch(&http_session.session, &items, &sink, &info) {
+            Ok(batch) => batch,
+            Err(reply) => return json(StatusCode::BAD_REQUEST, reply),
+        };
         if !batch.any_request && batch.is_silent() {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         }

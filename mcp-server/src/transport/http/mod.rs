@@ -25,7 +25,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{self, HeaderMap};
 use http::{Method, Request, Response, StatusCode};
-use http_body_util::BodyExt;
 use mcp_types::jsonrpc::{code, split_batch, RawMessage};
 use mcp_types::ProtocolVersion;
 use mcp_wire::header::PROTOCOL_VERSION;
@@ -33,6 +32,7 @@ use mcp_wire::route::Peek;
 use tokio_util::sync::CancellationToken;
 
 pub use body::McpBody;
+use body::ReadError;
 pub use config::HttpConfig;
 
 use crate::dispatch::{encode, RequestInfo, ServerCore};
@@ -175,25 +175,30 @@ impl Inner {
                 &format!("request body exceeds {} bytes", self.config.max_body),
             )
         };
+        // Refused bodies are drained in the background while the 413 goes out.
+        let body = Box::pin(body);
         let declared = header_str(&parts.headers, header::CONTENT_LENGTH.as_str())
             .and_then(|v| v.parse::<u64>().ok());
         if declared.is_some_and(|n| n > self.config.max_body as u64) {
+            body::drain(body);
             return Err(too_large());
         }
-        let limited = http_body_util::Limited::new(body, self.config.max_body);
-        match tokio::time::timeout(self.config.body_timeout, limited.collect()).await {
-            Err(_) => Err(transport_error(
+        match body::read_limited(body, self.config.max_body, self.config.body_timeout).await {
+            Ok(bytes) => Ok((parts, bytes)),
+            Err(ReadError::TooLarge(rest)) => {
+                body::drain(rest);
+                Err(too_large())
+            }
+            Err(ReadError::Timeout) => Err(transport_error(
                 StatusCode::REQUEST_TIMEOUT,
                 code::INVALID_REQUEST,
                 "timed out reading the request body",
             )),
-            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
-            Ok(Err(e)) => Err(transport_error(
+            Err(ReadError::Failed(e)) => Err(transport_error(
                 StatusCode::BAD_REQUEST,
                 code::INVALID_REQUEST,
                 &format!("failed to read the request body: {e}"),
             )),
-            Ok(Ok(collected)) => Ok((parts, collected.to_bytes())),
         }
     }
 
