@@ -36,6 +36,7 @@ pub struct Annotations {
 /// A content block, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// `"text"`.
     #[serde(rename = "text")]
@@ -201,6 +202,7 @@ pub struct EmbeddedResource {
 /// The contents of a resource: text or base64 blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Text contents.
     Text(TextResourceContents),

@@ -296,6 +296,7 @@ impl ErrorResponse {
 
 /// Why an input could not be read as a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// Not JSON at all: answer -32700 with a null id.
     Parse(String),

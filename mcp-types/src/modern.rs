@@ -31,6 +31,7 @@ pub mod meta {
 /// Whether a result is final or asks the client for input first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ResultType {
     /// The request is answered.
     Complete,
@@ -41,6 +42,7 @@ pub enum ResultType {
 /// Who may share a cached result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// Any client may reuse it.
     Public,

@@ -1,7 +1,7 @@
 //! 2026-07-28 `Mcp-Param-{Name}` headers from `x-mcp-header` schema
 //! annotations: which parameters a tool mirrors into headers, whether its
 //! annotations are valid, and the header values for a call (encoded by
-//! [`encode_value`](crate::header::encode_value)).
+//! [`encode_value`]).
 
 use std::collections::HashSet;
 
