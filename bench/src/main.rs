@@ -2,6 +2,7 @@
 //! Streamable HTTP, against a bare `serde_json` floor. See `bench/README.md`.
 
 mod agent;
+mod build;
 mod cli;
 mod client;
 mod http;
@@ -23,6 +24,7 @@ usage: mcp-bench stdio [options]    (mcp-bench stdio --help)
        mcp-bench http [options]     (mcp-bench http --help)
        mcp-bench client [options]   (mcp-bench client --help)
        mcp-bench agent [options]    (mcp-bench agent --help)
+       mcp-bench build [options]    (mcp-bench build --help)
 ";
 
 const STDIO_USAGE: &str = "\
@@ -140,6 +142,7 @@ fn main() -> ExitCode {
         Some("http") => http_cli::main(&args[1..]),
         Some("client") => client::main(&args[1..]),
         Some("agent") => agent::main(&args[1..]),
+        Some("build") => build::main(&args[1..]),
         Some("-h" | "--help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
