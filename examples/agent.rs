@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_agent::model::{Anthropic, OpenAiChat};
 use mcp_agent::{Agent, ChatModel, Event, RunError, ToolSet};
-use mcp_client::Client;
+use mcp_client::{Chain, Client};
 
 #[path = "calculator_tools.rs"]
 pub mod calculator_tools;
@@ -87,10 +87,10 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
 
 fn model(options: &Options) -> Result<Box<dyn ChatModel>, String> {
     if options.anthropic {
-        let model = Anthropic::from_env().map_err(|e| e.to_string())?;
+        let model = Anthropic::from_env().map_err(|e| Chain(&e).to_string())?;
         Ok(Box::new(model.streaming(options.streaming)))
     } else {
-        let model = OpenAiChat::from_env().map_err(|e| e.to_string())?;
+        let model = OpenAiChat::from_env().map_err(|e| Chain(&e).to_string())?;
         Ok(Box::new(
             model.streaming(options.streaming).strict(options.strict),
         ))
@@ -108,7 +108,7 @@ async fn connect(options: &Options) -> Result<Vec<Client>, String> {
             .client_info("mcp-agent-example", env!("CARGO_PKG_VERSION"))
             .connect_stdio(command)
             .await
-            .map_err(|e| format!("could not start the MCP server `{line}`: {e}"))?;
+            .map_err(|e| format!("could not start the MCP server `{line}`: {}", Chain(&e)))?;
         clients.push(client);
     }
     for url in &options.urls {
@@ -116,7 +116,12 @@ async fn connect(options: &Options) -> Result<Vec<Client>, String> {
             .client_info("mcp-agent-example", env!("CARGO_PKG_VERSION"))
             .connect_http(url)
             .await
-            .map_err(|e| format!("could not connect to the MCP server at {url}: {e}"))?;
+            .map_err(|e| {
+                format!(
+                    "could not connect to the MCP server at {url}: {}",
+                    Chain(&e)
+                )
+            })?;
         clients.push(client);
     }
     Ok(clients)
@@ -169,7 +174,10 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
     for client in &clients {
         tools = tools.server(client.clone());
     }
-    let tools = tools.build().await.map_err(|e| (2, error_chain(&e)))?;
+    let tools = tools
+        .build()
+        .await
+        .map_err(|e| (2, Chain(&e).to_string()))?;
     for diagnostic in tools.diagnostics() {
         eprintln!("[tools] {diagnostic}");
     }
@@ -196,19 +204,8 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
             Ok(())
         }
         Err(e @ RunError::MaxTurns { .. }) => Err((1, format!("{e} (raise --max-turns)"))),
-        Err(e) => Err((1, error_chain(&e))),
+        Err(e) => Err((1, Chain(&e).to_string())),
     }
-}
-
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[tokio::main]

@@ -31,7 +31,7 @@ use mcp_agent::{
     Agent, ChatModel, ChatRequest, ChatResponse, Message, ModelError, Source, ToolCall,
     ToolCallError, ToolSet, ToolSetError, ToolView,
 };
-use mcp_client::Client;
+use mcp_client::{Chain, Client};
 use mcp_server::{ToolBox, ToolEntry};
 use serde_json::{json, Value};
 
@@ -145,7 +145,7 @@ async fn connect_stdio(what: &str, words: &[String]) -> Result<Client, String> {
     client_builder()
         .connect_stdio(command)
         .await
-        .map_err(|e| format!("{what} ({}): {e}", words.join(" ")))
+        .map_err(|e| format!("{what} ({}): {}", words.join(" "), Chain(&e)))
 }
 
 /// Starts the conformance fixture on a free port and connects to it over
@@ -189,7 +189,7 @@ async fn start_fixture(program: &str) -> Result<(tokio::process::Child, Client),
         Ok(client) => Ok((child, client)),
         Err(e) => {
             let _ = child.kill().await;
-            Err(format!("{program} on port {port}: {e}"))
+            Err(format!("{program} on port {port}: {}", Chain(&e)))
         }
     }
 }
@@ -261,7 +261,13 @@ async fn tool_names(client: &Client) -> Result<Vec<String>, String> {
         .list_tools()
         .await
         .map(|tools| tools.into_iter().map(|t| t.name).collect())
-        .map_err(|e| format!("{}: tools/list failed: {e}", client.server_info().name))
+        .map_err(|e| {
+            format!(
+                "{}: tools/list failed: {}",
+                client.server_info().name,
+                Chain(&e)
+            )
+        })
 }
 
 // ---------------------------------------------------------------------------
@@ -354,7 +360,7 @@ fn text_of(
             .filter_map(|c| c.as_text())
             .collect::<Vec<_>>()
             .join("")),
-        Err(e) => Err(format!("{e}: {e:?}")),
+        Err(e) => Err(format!("{}: {e:?}", Chain(&e))),
     }
 }
 
@@ -483,7 +489,7 @@ async fn check_collisions(servers: &Servers, checks: &mut Checks) {
                         ))
                     }
                 }
-                Err(e) => Err(format!("expected Collision, got {e}")),
+                Err(e) => Err(format!("expected Collision, got {}", Chain(&e))),
                 Ok(set) => Err(format!("built: {:?}", set.names())),
             },
         );
@@ -590,14 +596,14 @@ async fn edge_set() -> Result<ToolSet, String> {
                 async move { answer }
             },
         )
-        .map_err(|e| format!("`{name}`: {e}"))?;
+        .map_err(|e| format!("`{name}`: {}", Chain(&e)))?;
         entries.push(entry);
     }
     ToolSet::builder()
         .attach(Source::tools(entries).named("edge names"))
         .build()
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| Chain(&e).to_string())
 }
 
 async fn check_names(set: &ToolSet, checks: &mut Checks) {
@@ -684,7 +690,7 @@ async fn check_edge_calls(edges: &ToolSet, checks: &mut Checks) {
                     Err(format!("reached {reached:?}, replies {replies:?}"))
                 }
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
 }
@@ -730,7 +736,7 @@ async fn check_agent_run(set: &ToolSet, checks: &mut Checks) {
                     outcome.text
                 )),
             },
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
 }
@@ -851,7 +857,7 @@ async fn check_strict(servers: &Servers, checks: &mut Checks) {
         Err(e) => {
             checks.check(
                 "a set of the calculator, the fixture and server-everything",
-                Err(e.to_string()),
+                Err(Chain(&e).to_string()),
             );
             return;
         }
@@ -875,7 +881,10 @@ async fn check_strict(servers: &Servers, checks: &mut Checks) {
         let tools = match client.list_tools().await {
             Ok(tools) => tools,
             Err(e) => {
-                checks.check(&format!("strict: {label} tools/list"), Err(e.to_string()));
+                checks.check(
+                    &format!("strict: {label} tools/list"),
+                    Err(Chain(&e).to_string()),
+                );
                 continue;
             }
         };
@@ -984,7 +993,7 @@ async fn main() -> ExitCode {
             check_calls(&set, &servers, &mut checks).await;
             check_names(&set, &mut checks).await;
         }
-        Err(e) => checks.check("one set of four sources", Err(e.to_string())),
+        Err(e) => checks.check("one set of four sources", Err(Chain(&e).to_string())),
     }
     check_collisions(&servers, &mut checks).await;
     check_strict(&servers, &mut checks).await;

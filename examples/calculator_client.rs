@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use mcp_client::{CallOptions, Client, Error};
+use mcp_client::{CallOptions, Chain, Client, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -67,7 +67,7 @@ pub trait Calculator {
     async fn recall(&self) -> f64;
 
     #[describe("Summary statistics of a list of numbers")]
-    async fn stats(&self, #[param("The numbers to summarise")] values: Vec<f64>) -> Stats;
+    async fn stats(&self, #[param("The numbers to summarise")] values: Vec<f64>) -> Json<Stats>;
 }
 
 /// Records one check.
@@ -94,7 +94,7 @@ fn expect<T: std::fmt::Debug + PartialEq>(
     match got {
         Ok(v) if &v == want => Ok(format!("{v:?}")),
         Ok(v) => Err(format!("got {v:?}, expected {want:?}")),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(Chain(&e).to_string()),
     }
 }
 
@@ -131,7 +131,7 @@ async fn round_trip(client: &Client, checks: &mut Checks) -> Result<(), Error> {
         "store(42) then recall()",
         match calculator.store(42.0).await {
             Ok(_) => expect(calculator.recall().await, &42.0),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
     checks.check(
@@ -147,7 +147,7 @@ async fn round_trip(client: &Client, checks: &mut Checks) -> Result<(), Error> {
                 Ok(format!("{s:?}"))
             }
             Ok(s) => Err(format!("unexpected {s:?}")),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
     checks.check(
@@ -180,7 +180,7 @@ async fn round_trip(client: &Client, checks: &mut Checks) -> Result<(), Error> {
                     .unwrap_or_default()
             )),
             Ok(_) => Err(format!("expected 5 progress notifications, got {seen:?}")),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
     Ok(())
@@ -237,7 +237,7 @@ async fn main() -> ExitCode {
     let client = match connected {
         Ok(client) => client,
         Err(e) => {
-            eprintln!("calculator_client: cannot connect: {e}");
+            eprintln!("calculator_client: cannot connect: {}", Chain(&e));
             return ExitCode::FAILURE;
         }
     };
@@ -246,7 +246,7 @@ async fn main() -> ExitCode {
     client.close().await;
     match outcome {
         Err(e) => {
-            println!("FAIL connect: {e}");
+            println!("FAIL connect: {}", Chain(&e));
             ExitCode::FAILURE
         }
         Ok(()) if checks.failed > 0 => ExitCode::FAILURE,

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_client::types::{ErrorObject, JsonObject};
-use mcp_client::{Client, Era};
+use mcp_client::{Chain, Client, Era};
 use serde_json::{json, Value};
 
 /// Accepts the elicitation with every default of `requestedSchema.properties`.
@@ -46,7 +46,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
         .elicitation_handler(accept_defaults)
         .connect_http(url)
         .await
-        .map_err(|e| format!("connecting to {url}: {e}"))?;
+        .map_err(|e| format!("connecting to {url}: {}", Chain(&e)))?;
     eprintln!(
         "connected to {} {} ({})",
         client.server_info().name,
@@ -58,7 +58,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             .list_tools()
             .await
             .map(|tools| eprintln!("{} tools", tools.len()))
-            .map_err(|e| format!("tools/list: {e}")),
+            .map_err(|e| format!("tools/list: {}", Chain(&e))),
         "tools_call" => call(&client, "add_numbers", json!({ "a": 1, "b": 2 })).await,
         "elicitation-sep1034-client-defaults" => {
             call(&client, "test_client_elicitation_defaults", json!({})).await
@@ -74,7 +74,7 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> Result<(), Strin
     let result = client
         .call_tool(tool, arguments)
         .await
-        .map_err(|e| format!("calling {tool}: {e}"))?;
+        .map_err(|e| format!("calling {tool}: {}", Chain(&e)))?;
     let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).collect();
     eprintln!("{tool} -> {}", text.join(" "));
     Ok(())

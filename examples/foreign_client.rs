@@ -32,7 +32,7 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use mcp_client::{CallOptions, Client, Era, Error};
+use mcp_client::{CallOptions, Chain, Client, Era, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -69,7 +69,7 @@ pub trait ReferenceCalculator {
     ) -> f64;
 
     #[describe("Summary statistics of a list of numbers")]
-    async fn stats(&self, #[param("The numbers to summarise")] values: Vec<f64>) -> Stats;
+    async fn stats(&self, #[param("The numbers to summarise")] values: Vec<f64>) -> Json<Stats>;
 
     #[describe("Count to n, reporting progress")]
     async fn count_to(&self, #[param("The number to count to")] n: u32) -> String;
@@ -121,7 +121,7 @@ pub trait Everything {
 
     #[describe("Returns structured weather data")]
     #[tool(name = "get-structured-content")]
-    async fn weather(&self, #[param("Choose city")] location: String) -> Weather;
+    async fn weather(&self, #[param("Choose city")] location: String) -> Json<Weather>;
 }
 
 async fn exercise_everything(client: &Client, checks: &mut Checks) {
@@ -137,7 +137,7 @@ async fn exercise_everything(client: &Client, checks: &mut Checks) {
             .list_tools()
             .await
             .map(|tools| format!("{} tools", tools.len()))
-            .map_err(|e| e.to_string()),
+            .map_err(|e| Chain(&e).to_string()),
     );
     match EverythingClient::connect(client).await {
         Ok(everything) => {
@@ -164,7 +164,7 @@ async fn exercise_everything(client: &Client, checks: &mut Checks) {
                 },
             );
         }
-        Err(e) => checks.check("connect the declared trait", Err(e.to_string())),
+        Err(e) => checks.check("connect the declared trait", Err(Chain(&e).to_string())),
     }
     checks.check(
         "echo without its argument is Error::Tool",
@@ -189,7 +189,7 @@ async fn exercise_everything(client: &Client, checks: &mut Checks) {
         match result {
             Ok(_) if seen.len() == 3 => Ok(format!("progress {seen:?}")),
             Ok(_) => Err(format!("expected 3 progress notifications, got {seen:?}")),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
     checks.check(
@@ -247,7 +247,7 @@ async fn exercise(client: &Client, checks: &mut Checks) {
                     Err(format!("missing tools: {names:?}"))
                 }
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
 
@@ -291,7 +291,7 @@ async fn exercise(client: &Client, checks: &mut Checks) {
                 },
             );
         }
-        Err(e) => checks.check("connect the declared trait", Err(e.to_string())),
+        Err(e) => checks.check("connect the declared trait", Err(Chain(&e).to_string())),
     }
 
     progress_and_mismatch(client, checks).await;
@@ -322,7 +322,7 @@ async fn progress_and_mismatch(client: &Client, checks: &mut Checks) {
                     .unwrap_or_default()
             )),
             Ok(_) => Err(format!("expected 3 progress notifications, got {seen:?}")),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Chain(&e).to_string()),
         },
     );
 
@@ -338,7 +338,7 @@ async fn progress_and_mismatch(client: &Client, checks: &mut Checks) {
             Err(Error::Incompatible(differences)) => Err(format!(
                 "expected at least 3 differences, got {differences:?}"
             )),
-            Err(e) => Err(format!("expected Error::Incompatible, got {e}")),
+            Err(e) => Err(format!("expected Error::Incompatible, got {}", Chain(&e))),
             Ok(_) => Err("the wrong declaration was accepted".to_owned()),
         },
     );
@@ -408,7 +408,7 @@ async fn main() -> ExitCode {
     let client = match connected {
         Ok(client) => client,
         Err(e) => {
-            println!("FAIL connect: {e}");
+            println!("FAIL connect: {}", Chain(&e));
             return ExitCode::FAILURE;
         }
     };

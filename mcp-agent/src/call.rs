@@ -12,6 +12,10 @@ use crate::view::ToolView;
 
 /// A direct call ([`ToolSet::call`], [`ToolView::call`]) that did not produce
 /// a result. A tool's own `isError` result is a result, not this error.
+///
+/// `Display` says what failed at this level only; [`ToolCallError::Failed`]
+/// returns the client's error from `source()`. Print the chain with
+/// [`mcp_client::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ToolCallError {
     /// No tool of that name.

@@ -239,6 +239,9 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
 }
 
 /// A model request that failed. Every variant names the provider.
+///
+/// A leaf error: the message says everything (causes of a failed request are
+/// already written into it) and `source()` is `None`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     /// The provider answered with an HTTP error status (after retrying

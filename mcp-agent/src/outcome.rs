@@ -119,6 +119,11 @@ pub enum Event {
 
 /// Why a run stopped without a final answer. Each variant but
 /// [`RunError::ToolSet`] at the start carries what the run had done.
+///
+/// `Display` says what failed at this level only: [`RunError::Model`] and
+/// [`RunError::ToolSet`] return their cause from `source()`, and
+/// [`RunError::ToolFailed`] shows the tool's failure (already rendered with
+/// its causes) in its message. Print the chain with [`mcp_client::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The model still wanted tools after `max_turns` model requests.

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use futures_util::StreamExt as _;
+use mcp_types::error::Chain;
 use mcp_types::JsonObject;
 
 use crate::agent::{Agent, ErrorPolicy, Run};
@@ -282,7 +283,8 @@ async fn attempt(
                 record.result = Some(result);
                 text
             }
-            Err(e) => error_chain(&e),
+            // The model reads every level of the failure.
+            Err(e) => Chain(&e).to_string(),
         };
         match policy {
             ErrorPolicy::Retry(more) if record.attempts <= more => {
@@ -305,21 +307,6 @@ async fn attempt(
             }
         }
     }
-}
-
-/// An error and its sources, `: `-separated.
-pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let more = s.to_string();
-        if !text.contains(&more) {
-            text.push_str(": ");
-            text.push_str(&more);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// What the model reads for a call: errors say so, since OpenAI has no flag.

@@ -10,6 +10,7 @@ use futures_util::FutureExt as _;
 use mcp_client::types::modern::SubscriptionFilter;
 use mcp_client::{Client, Subscription};
 use mcp_server::{ToolBox, ToolEntry};
+use mcp_types::error::Chain;
 use mcp_types::tool::is_valid_tool_name;
 use mcp_types::Tool;
 use serde_json::Value;
@@ -275,7 +276,7 @@ async fn listen_for_tool_changes(client: &Client, label: &str) -> Option<Subscri
     match client.listen(filter).await {
         Ok(subscription) => Some(subscription),
         Err(e) => {
-            tracing::debug!(server = %label, error = %e, "no subscription for tool changes; relying on the listing's ttl");
+            tracing::debug!(server = %label, error = %Chain(&e), "no subscription for tool changes; relying on the listing's ttl");
             None
         }
     }
@@ -392,7 +393,7 @@ impl ToolSet {
         for (state, listing) in self.inner.sources.iter().zip(listed) {
             let previous = lock(&state.listing).clone();
             let listing = listing.unwrap_or_else(|e| {
-                tracing::warn!(server = %state.label, error = %crate::run::error_chain(&e), "keeping the last tool listing");
+                tracing::warn!(server = %state.label, error = %Chain(&e), "keeping the last tool listing");
                 previous.clone()
             });
             changed |= listing != previous;
@@ -432,6 +433,10 @@ impl fmt::Display for Diagnostic {
 }
 
 /// A tool set that could not be built or refreshed.
+///
+/// `Display` says what failed at this level only; [`ToolSetError::Server`]
+/// returns the client's error from `source()`. Print the chain with
+/// [`mcp_client::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ToolSetError {
     /// Two sources offer one name.

@@ -312,7 +312,7 @@ impl Client {
             None => {
                 refreshed = true;
                 if let Err(e) = self.tools().await {
-                    tracing::warn!(tool = name, error = %e, "cannot list tools: the result's structured content is not checked");
+                    tracing::warn!(tool = name, error = %mcp_types::error::Chain(&e), "cannot list tools: the result's structured content is not checked");
                     return Ok(());
                 }
                 match cache.tool(name) {

@@ -145,7 +145,7 @@ impl Drop for InFlight<'_> {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 if let Err(e) = transport.send(body).await {
-                    tracing::debug!(error = %e, "could not send notifications/cancelled");
+                    tracing::debug!(error = %mcp_types::error::Chain(&e), "could not send notifications/cancelled");
                 }
             });
         }

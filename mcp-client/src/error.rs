@@ -1,5 +1,9 @@
 //! Building [`CallError`]s: the one error type of the client, shared with
 //! typed clients through `mcp-types`.
+//!
+//! The types here are the causes under [`CallError::Transport`] (which
+//! displays `transport failed` and returns them from `source()`). Each is a
+//! leaf: its message says everything, `source()` is `None`.
 
 use std::fmt;
 
@@ -79,3 +83,43 @@ pub(crate) fn http_status(e: &CallError) -> Option<&HttpStatusError> {
 }
 
 pub(crate) use mcp_wire::route::is_modern_error_code as is_modern_code;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_types::error::assert_each_level_once;
+
+    #[test]
+    fn transport_error_prints_each_level_once() {
+        let e = transport("the server process exited (exit status: 3)");
+        assert_eq!(e.to_string(), "transport failed");
+        assert_eq!(
+            assert_each_level_once(&e),
+            "transport failed: the server process exited (exit status: 3)"
+        );
+    }
+
+    #[test]
+    fn http_status_error_prints_each_level_once() {
+        let e = CallError::Transport(Box::new(HttpStatusError {
+            status: http::StatusCode::NOT_FOUND,
+            body: "no such endpoint".to_owned(),
+            modern_error: false,
+        }));
+        assert!(http_status(&e).is_some());
+        assert_eq!(
+            assert_each_level_once(&e),
+            "transport failed: the server answered HTTP 404 Not Found: no such endpoint"
+        );
+    }
+
+    #[test]
+    fn session_ended_prints_each_level_once() {
+        let e = CallError::Transport(Box::new(SessionEnded));
+        assert!(is_session_ended(&e));
+        assert_eq!(
+            assert_each_level_once(&e),
+            "transport failed: the server ended the session (HTTP 404)"
+        );
+    }
+}

@@ -167,6 +167,8 @@ pub use options::{CallOptions, Era, IntoArguments, Progress};
 /// The client's one error type: transport, protocol, tool, timeout,
 /// cancellation and schema-mismatch failures (see the [crate docs](crate#errors)).
 pub use mcp_types::call::CallError as Error;
+/// Prints an error with its causes (`{}`: `": "`-joined, `{:#}`: one per line).
+pub use mcp_types::error::Chain;
 
 pub use mcp_types as types;
 
@@ -179,6 +181,11 @@ pub use rustls;
 /// `#[tool]` on a trait declares the tools of a server written elsewhere and
 /// generates a typed client for it.
 pub use mcp_macros::tool;
+
+/// A structured result, in a declared tool's return type: `-> Json<Stats>`
+/// makes the client's method return `Stats`, decoded from `structuredContent`
+/// (the server's `mcp_server::Json`, the same type).
+pub use mcp_types::call::Json;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -13,8 +13,7 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 pub use mcp_types::call::{
-    check_result, decode_content, decode_parsed, decode_structured_lenient, decode_text,
-    decode_unit, decode_whole, BoxFuture, CallArguments, CallError, EncodeFor, ToolCaller,
+    BoxFuture, CallArguments, CallError, EncodeFor, ToolCaller, ToolOutput, Wrapping,
 };
 pub use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool};
 

@@ -311,7 +311,7 @@ impl Shared {
             match body {
                 Ok(body) => {
                     if let Err(e) = transport.send(body).await {
-                        tracing::warn!(error = %e, "could not answer a server request");
+                        tracing::warn!(error = %mcp_types::error::Chain(&e), "could not answer a server request");
                     }
                 }
                 Err(e) => tracing::warn!(error = %e, "could not serialize an answer"),

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_client::types::{method, ProtocolVersion};
-use mcp_client::{CallOptions, Client, Era, Error};
+use mcp_client::{CallOptions, Chain, Client, Era, Error};
 use mcp_server::http::HttpConfig;
 use mcp_server::types::LoggingLevel;
 use mcp_server::Server;
@@ -321,7 +321,8 @@ async fn connection_failures_are_transport_errors() {
         .connect_http(&http.url("/nowhere"))
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("404"), "{err}");
+    let text = Chain(&err).to_string();
+    assert!(text.contains("404"), "{text}");
     http.stop().await;
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use mcp_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use mcp_client::rustls::{self, RootCertStore};
 use mcp_client::types::ProtocolVersion;
-use mcp_client::{Client, Era, Error};
+use mcp_client::{Chain, Client, Era, Error};
 use mcp_server::http::HttpConfig;
 use serde_json::json;
 use tokio_rustls::TlsAcceptor;
@@ -115,7 +115,7 @@ async fn an_untrusted_certificate_is_refused_with_a_clear_error() {
             .connect_http(&format!("https://localhost:{port}/mcp"))
             .await
             .unwrap_err();
-        let message = err.to_string();
+        let message = Chain(&err).to_string();
         assert!(matches!(err, Error::Transport(_)), "{era:?}: {err:?}");
         assert!(
             message.to_lowercase().contains("certificate"),
@@ -128,10 +128,10 @@ async fn an_untrusted_certificate_is_refused_with_a_clear_error() {
 async fn only_http_and_https_urls_are_accepted() {
     for url in ["ftp://localhost/mcp", "localhost:3000/mcp", "https:///mcp"] {
         let err = Client::builder().connect_http(url).await.unwrap_err();
-        let message = err.to_string();
+        let message = Chain(&err).to_string();
         assert!(
             message.contains("not an http:// or https:// URL") || message.contains("invalid URL"),
-            "{url}: {err}"
+            "{url}: {message}"
         );
     }
 }

@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use mcp_client::types::ProtocolVersion;
-use mcp_client::{Client, Era, Error};
+use mcp_client::{Chain, Client, Era, Error};
 use serde_json::json;
 use tokio::process::Command;
 
@@ -119,7 +119,8 @@ async fn a_server_that_dies_mid_call_fails_every_pending_call_at_once() {
             .call_tool("add", json!({"a": 1, "b": 2}))
             .await
             .unwrap_err();
-        assert!(err.to_string().contains("exited"), "{err}");
+        let text = Chain(&err).to_string();
+        assert!(text.contains("exited"), "{text}");
         assert!(client.is_closed());
         client.close().await;
     }
@@ -136,7 +137,7 @@ async fn a_script_server_that_exits_on_tools_call() {
         .unwrap();
     assert_eq!(client.server_info().name, "sh");
     let err = client.call_tool("anything", ()).await.unwrap_err();
-    let text = err.to_string();
+    let text = Chain(&err).to_string();
     assert!(matches!(err, Error::Transport(_)), "{err:?}");
     assert!(text.contains("exit status: 3"), "{text}");
     assert!(text.contains("fatal: cannot handle calls"), "{text}");
@@ -233,7 +234,9 @@ async fn a_missing_program_is_a_transport_error() {
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Transport(_)), "{err:?}");
-    assert!(err.to_string().contains("cannot start the server"), "{err}");
+    assert_eq!(err.to_string(), "transport failed");
+    let text = Chain(&err).to_string();
+    assert!(text.contains("cannot start the server"), "{text}");
 }
 
 type Test = fn() -> Pin<Box<dyn Future<Output = ()> + Send>>;

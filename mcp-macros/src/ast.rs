@@ -9,8 +9,8 @@ use quote::{format_ident, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Expr, FnArg, Generics, Ident, ImplItem, ItemFn, ItemImpl, ItemTrait, LitStr, Pat,
-    ReturnType, Signature, TraitItem, Type, Visibility,
+    Attribute, Expr, FnArg, Generics, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, ItemTrait,
+    LitStr, Pat, PatType, ReturnType, Signature, Token, TraitItem, TraitItemFn, Type, Visibility,
 };
 
 use crate::attr::{self, ClientOption, Container, Helper, ParamAttr, Position, ToolOptions};
@@ -34,6 +34,8 @@ pub(crate) struct ToolImpl {
     pub(crate) has_candidates: bool,
     /// `impl Trait for T`: refused; nothing is generated.
     pub(crate) is_trait_impl: bool,
+    /// The trait of `impl Trait for T`, for the error.
+    pub(crate) trait_path: Option<syn::Path>,
     /// The typed client: on (`pub`), off, or with another visibility.
     pub(crate) client: ClientOption,
 }
@@ -54,6 +56,11 @@ pub(crate) struct ToolTrait {
     pub(crate) carried: Vec<Attribute>,
     /// Whether the trait has methods at all (tools or not).
     pub(crate) has_candidates: bool,
+    /// What the trait may not have, kept for the checks.
+    pub(crate) unsafety: Option<Token![unsafe]>,
+    pub(crate) auto_token: Option<Token![auto]>,
+    pub(crate) generics: Generics,
+    pub(crate) supertraits: Option<TokenStream>,
 }
 
 /// `#[tool] fn f(...)`: one tool, exposed through a generated unit struct.
@@ -99,6 +106,20 @@ pub(crate) struct Tool {
     /// A declared tool's doc comments, lint attributes and `#[deprecated]`,
     /// carried to its client method (empty for other tools).
     pub(crate) carried: Vec<Attribute>,
+    /// `unsafe fn`: refused.
+    pub(crate) unsafety: Option<Token![unsafe]>,
+    /// The signature of a declared tool, for its checks.
+    pub(crate) declared: Option<DeclaredSig>,
+}
+
+/// What a declared tool's signature must and must not have.
+pub(crate) struct DeclaredSig {
+    /// The braces of a body (refused).
+    pub(crate) body: Option<Span>,
+    /// `fn` of a tool that is not `async`.
+    pub(crate) not_async: Option<Token![fn]>,
+    /// No receiver at all (refused at the name), or one that is not `&self`.
+    pub(crate) receiver: Option<Result<(), TokenStream>>,
 }
 
 impl Tool {
@@ -124,6 +145,9 @@ pub(crate) struct Arg {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
     pub(crate) kind: ArgKind,
+    /// Its type is written `Context` or `&Context`: certainly injected, so a
+    /// `#[param]` on it is a mistake the macro can name.
+    pub(crate) literal_context: bool,
 }
 
 impl Arg {
@@ -136,8 +160,10 @@ impl Arg {
 pub(crate) enum ArgKind {
     /// Decoded from the call's arguments, described in the schema.
     Param(ParamInfo),
-    /// The request's `Context`, injected (`&Context` when `by_ref`).
-    Context { by_ref: bool },
+    /// No description: injected by the server (`Context` or `&Context`,
+    /// whatever they are called; the compiler checks the type through
+    /// `mcp_server::__private::Inject`).
+    Injected,
 }
 
 #[derive(Default)]
@@ -153,32 +179,8 @@ pub(crate) struct ParamInfo {
 impl ToolImpl {
     pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ToolImpl {
         let options = attr::impl_options(cx, args, Container::Impl);
-        let is_trait_impl = item.trait_.is_some();
-        if let Some((_, path, _)) = &item.trait_ {
-            cx.error_spanned_by(
-                path,
-                "#[tool] goes on an inherent impl block (`impl MyTools { ... }`), not on a trait impl",
-            );
-        }
-        let mut description_attempted = false;
-        item.attrs.retain(|attr| match attr::helper(attr) {
-            Some(Helper::Describe) => {
-                description_attempted = true;
-                cx.error_spanned_by(
-                    attr,
-                    "a toolbox is described by its #[tool]: write #[tool(description = \"...\")] on the impl block instead of #[describe]",
-                );
-                false
-            }
-            Some(Helper::Param) => {
-                cx.error_spanned_by(
-                    attr,
-                    "#[param] describes a parameter: put it above a tool method or on its argument",
-                );
-                false
-            }
-            _ => true,
-        });
+        let trait_path = item.trait_.as_ref().map(|(_, path, _)| path.clone());
+        let description_attempted = impl_attrs(cx, &mut item.attrs);
         let type_name = match &*item.self_ty {
             Type::Path(p) if p.qself.is_none() => {
                 p.path.segments.last().map(|s| s.ident.unraw().to_string())
@@ -194,50 +196,82 @@ impl ToolImpl {
             tools: Vec::new(),
             cfgs: cfgs(&item.attrs),
             has_candidates: false,
-            is_trait_impl,
+            is_trait_impl: trait_path.is_some(),
+            trait_path,
             client: options.client,
         };
         for (index, impl_item) in item.items.iter_mut().enumerate() {
             let ImplItem::Fn(method) = impl_item else {
                 continue;
             };
-            if is_trait_impl {
-                // Already reported as a whole; its methods need no more errors.
-                strip_helpers(&mut method.attrs, &mut method.sig);
-                continue;
-            }
             cx.section(index + 1);
-            if !matches!(method.vis, Visibility::Public(_)) {
-                if let Some(first) = strip_helpers(&mut method.attrs, &mut method.sig) {
-                    model.has_candidates = true;
-                    cx.error_spanned_by(
-                        first,
-                        format!(
-                            "`{}` is not `pub`, so it is not a tool: make it `pub fn` to expose it as one",
-                            method.sig.ident
-                        ),
-                    );
-                }
-                continue;
+            if let Some(mut tool) = model.method(cx, method) {
+                tool.section = index + 1;
+                model.tools.push(tool);
             }
-            model.has_candidates = true;
-            let Some(access) = receiver_access(cx, &method.sig, &model) else {
-                strip_helpers(&mut method.attrs, &mut method.sig);
-                continue;
-            };
-            let mut tool = Tool::from_syn(
-                cx,
-                &mut method.attrs,
-                &mut method.sig,
-                access,
-                Position::Method,
-            );
-            tool.section = index + 1;
-            model.tools.push(tool);
         }
         cx.section(0);
         model
     }
+
+    /// The tool of one method of the block, if it is one.
+    fn method(&mut self, cx: &Ctxt, method: &mut ImplItemFn) -> Option<Tool> {
+        if self.is_trait_impl {
+            // Reported as a whole; its methods need no more errors.
+            strip_helpers(&mut method.attrs, &mut method.sig);
+            return None;
+        }
+        if !matches!(method.vis, Visibility::Public(_)) {
+            if let Some(first) = strip_helpers(&mut method.attrs, &mut method.sig) {
+                self.has_candidates = true;
+                cx.error_spanned_by(
+                    first,
+                    format!(
+                        "`{}` is not `pub`, so it is not a tool: make it `pub fn` to expose it as one",
+                        method.sig.ident
+                    ),
+                );
+            }
+            return None;
+        }
+        self.has_candidates = true;
+        let Some(access) = receiver_access(cx, &method.sig, self) else {
+            strip_helpers(&mut method.attrs, &mut method.sig);
+            return None;
+        };
+        Some(Tool::from_syn(
+            cx,
+            &mut method.attrs,
+            &mut method.sig,
+            access,
+            Position::Method,
+        ))
+    }
+}
+
+/// Strips the helpers from an impl block's own attributes (they do not
+/// belong there); returns whether a `#[describe]` stood for the description.
+fn impl_attrs(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> bool {
+    let mut description_attempted = false;
+    attrs.retain(|attr| match attr::helper(attr) {
+        Some(Helper::Describe) => {
+            description_attempted = true;
+            cx.error_spanned_by(
+                attr,
+                "a toolbox is described by its #[tool]: write #[tool(description = \"...\")] on the impl block instead of #[describe]",
+            );
+            false
+        }
+        Some(Helper::Param) => {
+            cx.error_spanned_by(
+                attr,
+                "#[param] describes a parameter: put it above a tool method or on its argument",
+            );
+            false
+        }
+        _ => true,
+    });
+    description_attempted
 }
 
 /// `&self` or `&mut self`; anything else is reported and gives `None`.
@@ -310,6 +344,59 @@ impl ToolFn {
     }
 }
 
+/// The helper attributes above a tool function, stripped from it.
+#[derive(Default)]
+struct ToolAttrs {
+    description: Option<LitStr>,
+    description_attempted: bool,
+    options: Option<ToolOptions>,
+    /// `#[param(name, "...")]`s above the function, in source order.
+    params: Vec<ParamAttr>,
+}
+
+impl ToolAttrs {
+    fn parse(cx: &Ctxt, attrs: &mut Vec<Attribute>, fn_name: &Ident, position: Position) -> Self {
+        let mut parsed = ToolAttrs::default();
+        attrs.retain(|attr| match attr::helper(attr) {
+            Some(Helper::Describe) => {
+                parsed.description_attempted = true;
+                if parsed.description.is_some() {
+                    let message = format!(
+                        "duplicate #[describe]: tool `{fn_name}` already has a description; merge the two"
+                    );
+                    cx.error_spanned_by(attr, message);
+                } else if let Some(lit) = attr::describe(cx, attr) {
+                    parsed.description = Some(lit);
+                }
+                false
+            }
+            Some(Helper::Param) => {
+                if let Some(param) = attr::param(cx, attr) {
+                    parsed.params.push(param);
+                }
+                false
+            }
+            Some(Helper::Tool) => {
+                if position == Position::Function {
+                    cx.error_spanned_by(attr, "duplicate #[tool]: merge the two");
+                } else if parsed.options.is_some() {
+                    cx.error_spanned_by(
+                        attr,
+                        "duplicate #[tool(...)] on this method: merge the two",
+                    );
+                } else {
+                    let options = attr::method_tool_options(cx, attr, position);
+                    parsed.description_attempted |= options.description_attempted;
+                    parsed.options = Some(options);
+                }
+                false
+            }
+            None => true,
+        });
+        parsed
+    }
+}
+
 impl Tool {
     fn from_syn(
         cx: &Ctxt,
@@ -318,168 +405,19 @@ impl Tool {
         access: Access,
         position: Position,
     ) -> Tool {
-        let mut description: Option<LitStr> = None;
-        let mut description_attempted = false;
-        let mut options: Option<ToolOptions> = None;
-        let mut method_params = Vec::new();
-        attrs.retain(|attr| match attr::helper(attr) {
-            Some(Helper::Describe) => {
-                description_attempted = true;
-                if description.is_some() {
-                    let message = format!(
-                        "duplicate #[describe]: tool `{}` already has a description; merge the two",
-                        sig.ident
-                    );
-                    cx.error_spanned_by(attr, message);
-                } else if let Some(lit) = attr::describe(cx, attr) {
-                    description = Some(lit);
-                }
-                false
-            }
-            Some(Helper::Param) => {
-                if let Some(param) = attr::param(cx, attr) {
-                    method_params.push(param);
-                }
-                false
-            }
-            Some(Helper::Tool) => {
-                if position == Position::Function {
-                    cx.error_spanned_by(attr, "duplicate #[tool]: merge the two");
-                } else if options.is_some() {
-                    cx.error_spanned_by(
-                        attr,
-                        "duplicate #[tool(...)] on this method: merge the two",
-                    );
-                } else {
-                    let parsed = attr::method_tool_options(cx, attr, position);
-                    description_attempted |= parsed.description_attempted;
-                    options = Some(parsed);
-                }
-                false
-            }
-            None => true,
-        });
-
-        let mut args = Vec::new();
-        let mut inline_params = Vec::new();
-        for input in &mut sig.inputs {
-            let FnArg::Typed(pat_type) = input else {
-                continue;
-            };
-            let mut inline = Vec::new();
-            pat_type.attrs.retain(|attr| match attr::helper(attr) {
-                Some(Helper::Param) => {
-                    if let Some(param) = attr::param(cx, attr) {
-                        inline.push(param);
-                    }
-                    false
-                }
-                Some(Helper::Describe | Helper::Tool) => {
-                    const MESSAGE: &str = "an argument is described with #[param(\"...\")]; #[describe] and #[tool] go above the function";
-                    cx.error_spanned_by(attr, MESSAGE);
-                    false
-                }
-                None => {
-                    if attr.path().is_ident(CFG.0) {
-                        const MESSAGE: &str = "#[cfg] on a tool's argument is not supported: the schema must not depend on it; put #[cfg] on the whole method";
-                        cx.error_spanned_by(attr, MESSAGE);
-                    }
-                    true
-                }
-            });
-            let ident = match &*pat_type.pat {
-                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
-                pat => {
-                    cx.error_spanned_by(
-                        pat,
-                        "a tool's arguments must be plain names (`name: Type`): each name is a property of the tool's JSON input. Destructure inside the body instead",
-                    );
-                    continue;
-                }
-            };
-            let ty = (*pat_type.ty).clone();
-            // A declaration describes the server's inputs only: no injected context.
-            let kind = match context_kind(&ty) {
-                Some(by_ref) if position != Position::Declared => ArgKind::Context { by_ref },
-                _ => ArgKind::Param(ParamInfo::default()),
-            };
-            inline_params.push((args.len(), inline));
-            args.push(Arg { ident, ty, kind });
-        }
-
-        let fn_name = &sig.ident;
-        if let Some(unsafety) = &sig.unsafety {
-            cx.error_spanned_by(
-                unsafety,
-                format!("tool `{fn_name}` cannot be an `unsafe fn`: a client calls it with any arguments it likes; make it safe (and keep the `unsafe` block inside)"),
-            );
-        }
-        let place = match position {
-            Position::Function => "function",
-            Position::Method | Position::Declared => "method",
+        let head = ToolAttrs::parse(cx, attrs, &sig.ident, position);
+        let (mut args, inline) = parse_args(cx, sig, position);
+        let mut params = Params {
+            cx,
+            fn_name: &sig.ident,
+            args: &mut args,
         };
-        // Source order: the attributes above the function come before its arguments,
-        // so a duplicate is reported at the inline #[param].
-        let mut nameless = Vec::new();
-        for param in method_params {
-            let Some(name) = &param.name else {
-                nameless.push(param);
-                continue;
-            };
-            let wanted = name.unraw();
-            if let Some(arg) = args.iter_mut().find(|a| a.ident.unraw() == wanted) {
-                apply_param(cx, arg, param);
-            } else {
-                let names: Vec<String> = args
-                    .iter()
-                    .filter(|a| matches!(a.kind, ArgKind::Param(_)))
-                    .map(Arg::wire_name)
-                    .collect();
-                let mut message = format!("`{name}` is not a parameter of `{fn_name}`");
-                if names.is_empty() {
-                    let _ = write!(
-                        message,
-                        ": `{fn_name}` takes no parameters; remove this #[param]"
-                    );
-                } else {
-                    let list = names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let _ = write!(message, "; its parameters are {list}");
-                    if let Some(near) =
-                        attr::similar(&wanted.to_string(), names.iter().map(String::as_str))
-                    {
-                        let _ = write!(message, " (did you mean `{near}`?)");
-                        // A typo: the parameter it meant is not "undescribed" as well.
-                        if let Some(ArgKind::Param(info)) = args
-                            .iter_mut()
-                            .find(|a| a.wire_name() == near)
-                            .map(|a| &mut a.kind)
-                        {
-                            info.typo_target = true;
-                        }
-                    }
-                }
-                cx.error_spanned_by(name, message);
-            }
-        }
-        for (index, inline) in inline_params {
-            for param in inline {
-                let arg = &mut args[index];
-                if let Some(name) = &param.name {
-                    if name.unraw() != arg.ident.unraw() {
-                        cx.error_spanned_by(
-                            name,
-                            format!("on an argument, #[param] takes just the description: #[param(\"...\")] (this one names `{name}` but sits on `{}`)", arg.ident),
-                        );
-                        continue;
-                    }
-                }
-                apply_param(cx, arg, param);
-            }
-        }
+        // Source order: the attributes above the function come before its
+        // arguments, so a duplicate is reported at the inline #[param].
+        let nameless = params.apply_named(head.params);
+        params.apply_inline(inline);
+        params.report_nameless(nameless, position);
+        classify(&mut args, position);
 
         // A tool's arguments are owned (they are decoded from JSON) and cannot be
         // generic over a hasher: the signature is the framework's, so the
@@ -490,11 +428,189 @@ impl Tool {
                 #[allow(clippy::needless_pass_by_value, clippy::implicit_hasher)]
             ));
         }
+        let (output, output_span) = match &sig.output {
+            ReturnType::Default => (syn::parse_quote!(()), sig.ident.span()),
+            ReturnType::Type(_, ty) => ((**ty).clone(), ty.span()),
+        };
+        Tool {
+            ident: sig.ident.clone(),
+            options: head.options.unwrap_or_default(),
+            description: head.description,
+            description_attempted: head.description_attempted,
+            access,
+            is_async: sig.asyncness.is_some(),
+            args,
+            output,
+            output_span,
+            generics: sig.generics.clone(),
+            cfgs: cfgs(attrs),
+            position,
+            section: 0,
+            carried: Vec::new(),
+            unsafety: sig.unsafety,
+            declared: None,
+        }
+    }
+}
 
-        // `#[param("text")]` above the function: probably meant for the first
-        // parameter still undescribed, which then gets no error of its own.
-        let mut undescribed = args.iter_mut().filter_map(|arg| match &mut arg.kind {
-            ArgKind::Param(info) if !info.described && !info.typo_target => {
+/// The arguments of a tool function, each with the `#[param]`s written on it.
+fn parse_args(
+    cx: &Ctxt,
+    sig: &mut Signature,
+    position: Position,
+) -> (Vec<Arg>, Vec<Vec<ParamAttr>>) {
+    let mut args = Vec::new();
+    let mut inline_params = Vec::new();
+    for input in &mut sig.inputs {
+        let FnArg::Typed(pat_type) = input else {
+            continue;
+        };
+        let inline = arg_attrs(cx, pat_type);
+        let ident = match &*pat_type.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            pat => {
+                cx.error_spanned_by(
+                    pat,
+                    "a tool's arguments must be plain names (`name: Type`): each name is a property of the tool's JSON input. Destructure inside the body instead",
+                );
+                continue;
+            }
+        };
+        let ty = (*pat_type.ty).clone();
+        // A declaration describes the server's inputs only: nothing is injected.
+        let literal_context = position != Position::Declared && is_literal_context(&ty);
+        inline_params.push(inline);
+        args.push(Arg {
+            ident,
+            ty,
+            kind: ArgKind::Param(ParamInfo::default()),
+            literal_context,
+        });
+    }
+    (args, inline_params)
+}
+
+/// Strips the helpers from one argument: its `#[param]`s.
+fn arg_attrs(cx: &Ctxt, pat_type: &mut PatType) -> Vec<ParamAttr> {
+    let mut inline = Vec::new();
+    pat_type.attrs.retain(|attr| match attr::helper(attr) {
+        Some(Helper::Param) => {
+            if let Some(param) = attr::param(cx, attr) {
+                inline.push(param);
+            }
+            false
+        }
+        Some(Helper::Describe | Helper::Tool) => {
+            const MESSAGE: &str = "an argument is described with #[param(\"...\")]; #[describe] and #[tool] go above the function";
+            cx.error_spanned_by(attr, MESSAGE);
+            false
+        }
+        None => {
+            if attr.path().is_ident(CFG.0) {
+                const MESSAGE: &str = "#[cfg] on a tool's argument is not supported: the schema must not depend on it; put #[cfg] on the whole method";
+                cx.error_spanned_by(attr, MESSAGE);
+            }
+            true
+        }
+    });
+    inline
+}
+
+/// Matches `#[param]`s to the arguments they describe.
+struct Params<'a> {
+    cx: &'a Ctxt,
+    fn_name: &'a Ident,
+    args: &'a mut Vec<Arg>,
+}
+
+impl Params<'_> {
+    /// `#[param(name, ...)]` above the function; returns those without a name.
+    fn apply_named(&mut self, params: Vec<ParamAttr>) -> Vec<ParamAttr> {
+        let mut nameless = Vec::new();
+        for param in params {
+            let Some(name) = &param.name else {
+                nameless.push(param);
+                continue;
+            };
+            let wanted = name.unraw();
+            if let Some(arg) = self.args.iter_mut().find(|a| a.ident.unraw() == wanted) {
+                apply_param(self.cx, arg, param);
+            } else {
+                let message = self.not_a_parameter(name);
+                self.cx.error_spanned_by(name, message);
+            }
+        }
+        nameless
+    }
+
+    /// Why `#[param(name, ...)]` names no parameter: the actual ones, and the
+    /// one it probably meant (which then gets no "undescribed" error).
+    fn not_a_parameter(&mut self, name: &Ident) -> String {
+        let fn_name = self.fn_name;
+        let names: Vec<String> = self
+            .args
+            .iter()
+            .filter(|a| !a.literal_context)
+            .map(Arg::wire_name)
+            .collect();
+        let mut message = format!("`{name}` is not a parameter of `{fn_name}`");
+        if names.is_empty() {
+            let _ = write!(
+                message,
+                ": `{fn_name}` takes no parameters; remove this #[param]"
+            );
+            return message;
+        }
+        let list = names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = write!(message, "; its parameters are {list}");
+        let wanted = name.unraw().to_string();
+        if let Some(near) = attr::similar(&wanted, names.iter().map(String::as_str)) {
+            let _ = write!(message, " (did you mean `{near}`?)");
+            if let Some(ArgKind::Param(info)) = self
+                .args
+                .iter_mut()
+                .find(|a| a.wire_name() == near)
+                .map(|a| &mut a.kind)
+            {
+                info.typo_target = true;
+            }
+        }
+        message
+    }
+
+    /// `#[param("...")]` on the arguments themselves.
+    fn apply_inline(&mut self, inline: Vec<Vec<ParamAttr>>) {
+        for (arg, params) in self.args.iter_mut().zip(inline) {
+            for param in params {
+                if let Some(name) = &param.name {
+                    if name.unraw() != arg.ident.unraw() {
+                        self.cx.error_spanned_by(
+                            name,
+                            format!("on an argument, #[param] takes just the description: #[param(\"...\")] (this one names `{name}` but sits on `{}`)", arg.ident),
+                        );
+                        continue;
+                    }
+                }
+                apply_param(self.cx, arg, param);
+            }
+        }
+    }
+
+    /// `#[param("text")]` above the function: probably meant for the first
+    /// parameter still undescribed, which then gets no error of its own.
+    fn report_nameless(&mut self, nameless: Vec<ParamAttr>, position: Position) {
+        let place = match position {
+            Position::Function => "function",
+            Position::Method | Position::Declared => "method",
+        };
+        let mut undescribed = self.args.iter_mut().filter_map(|arg| match &mut arg.kind {
+            ArgKind::Param(info)
+                if !info.described && !info.typo_target && !arg.literal_context =>
+            {
                 Some((&arg.ident, info))
             }
             _ => None,
@@ -507,31 +623,23 @@ impl Tool {
                 }
                 None => "#[param(name, \"...\")]".to_owned(),
             };
-            cx.error_spanned_by(
+            self.cx.error_spanned_by(
                 &param.tokens,
                 format!("above the {place}, #[param] names its parameter: {example}; or put #[param(\"...\")] on the argument itself"),
             );
         }
+    }
+}
 
-        let (output, output_span) = match &sig.output {
-            ReturnType::Default => (syn::parse_quote!(()), sig.ident.span()),
-            ReturnType::Type(_, ty) => ((**ty).clone(), ty.span()),
-        };
-        Tool {
-            ident: sig.ident.clone(),
-            options: options.unwrap_or_default(),
-            description,
-            description_attempted,
-            access,
-            is_async: sig.asyncness.is_some(),
-            args,
-            output,
-            output_span,
-            generics: sig.generics.clone(),
-            cfgs: cfgs(attrs),
-            position,
-            section: 0,
-            carried: Vec::new(),
+/// An argument no `#[param]` describes (nor meant to, by a reported typo)
+/// is injected; a declared tool's arguments are all parameters.
+fn classify(args: &mut [Arg], position: Position) {
+    if position == Position::Declared {
+        return;
+    }
+    for arg in args {
+        if matches!(&arg.kind, ArgKind::Param(info) if !info.described && !info.typo_target) {
+            arg.kind = ArgKind::Injected;
         }
     }
 }
@@ -539,50 +647,7 @@ impl Tool {
 impl ToolTrait {
     pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemTrait) -> ToolTrait {
         let options = attr::impl_options(cx, args, Container::Trait);
-        let ident = &item.ident;
-        if let Some(unsafety) = &item.unsafety {
-            cx.error_spanned_by(
-                unsafety,
-                "a #[tool] trait declares the tools of a server: it cannot be `unsafe`",
-            );
-        }
-        if let Some(auto) = &item.auto_token {
-            cx.error_spanned_by(auto, "a #[tool] trait cannot be an `auto` trait");
-        }
-        if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
-            cx.error_spanned_by(
-                &item.generics,
-                format!("a #[tool] trait cannot be generic: `{ident}` declares the tools of one server, whose schemas are concrete"),
-            );
-        }
-        if !item.supertraits.is_empty() {
-            cx.error_spanned_by(
-                &item.supertraits,
-                format!("a #[tool] trait cannot have supertraits: `{ident}` only declares tools, and is not emitted (its client `{ident}Client` is)"),
-            );
-        }
-        let mut description_attempted = false;
-        let mut carried = Vec::new();
-        for attr in &item.attrs {
-            match attr::helper(attr) {
-                Some(Helper::Describe) => {
-                    description_attempted = true;
-                    cx.error_spanned_by(
-                        attr,
-                        "a #[tool] trait is described by its #[tool]: write #[tool(description = \"...\")] on the trait instead of #[describe]",
-                    );
-                }
-                Some(Helper::Param) => cx.error_spanned_by(
-                    attr,
-                    "#[param] describes a parameter: put it above a method of the trait or on its argument",
-                ),
-                Some(Helper::Tool) => {
-                    cx.error_spanned_by(attr, "duplicate #[tool] on the trait: merge the two");
-                }
-                None if attr.path().is_ident(CFG.0) => {}
-                None => carry(cx, attr, &mut carried, "client type"),
-            }
-        }
+        let (description_attempted, carried) = trait_attrs(cx, &item.attrs);
         let mut model = ToolTrait {
             ident: item.ident.clone(),
             vis: item.vis.clone(),
@@ -592,6 +657,10 @@ impl ToolTrait {
             cfgs: cfgs(&item.attrs),
             carried,
             has_candidates: false,
+            unsafety: item.unsafety,
+            auto_token: item.auto_token,
+            generics: item.generics.clone(),
+            supertraits: (!item.supertraits.is_empty()).then(|| item.supertraits.to_token_stream()),
         };
         for (index, trait_item) in item.items.iter_mut().enumerate() {
             cx.section(index + 1);
@@ -603,55 +672,82 @@ impl ToolTrait {
                 continue;
             };
             model.has_candidates = true;
-            let name = &method.sig.ident;
-            if let Some(body) = &method.default {
-                cx.error_at(
-                    body.brace_token.span.join(),
-                    format!("declared tool `{name}` cannot have a body: the server runs it, and the client's method calls the server; end the declaration with `;`"),
-                );
-            }
-            if method.sig.asyncness.is_none() {
-                cx.error_spanned_by(
-                    method.sig.fn_token,
-                    format!("declared tool `{name}` must be an `async fn`: write `async fn {name}(&self, ...)` (its client method awaits the server)"),
-                );
-            }
-            match method.sig.receiver() {
-                None => cx.error_spanned_by(
-                    name,
-                    format!("declared tool `{name}` needs a `&self` receiver: write `async fn {name}(&self, ...)`"),
-                ),
-                Some(receiver) => {
-                    let shared = matches!(
-                        &*receiver.ty,
-                        Type::Reference(r) if r.mutability.is_none() && is_self(&r.elem)
-                    );
-                    if !shared {
-                        cx.error_spanned_by(
-                            receiver,
-                            format!("declared tool `{name}` takes `&self`: its client method borrows the client"),
-                        );
-                    }
-                }
-            }
-            let mut tool = Tool::from_syn(
-                cx,
-                &mut method.attrs,
-                &mut method.sig,
-                Access::Shared,
-                Position::Declared,
-            );
+            let mut tool = declared_tool(cx, method);
             tool.section = index + 1;
-            for attr in &method.attrs {
-                if !attr.path().is_ident(CFG.0) {
-                    carry(cx, attr, &mut tool.carried, "client method");
-                }
-            }
             model.tools.push(tool);
         }
         cx.section(0);
         model
     }
+}
+
+/// A trait's own attributes: whether a `#[describe]` stood for the
+/// description, and those carried to the client.
+fn trait_attrs(cx: &Ctxt, attrs: &[Attribute]) -> (bool, Vec<Attribute>) {
+    let mut description_attempted = false;
+    let mut carried = Vec::new();
+    for attr in attrs {
+        match attr::helper(attr) {
+            Some(Helper::Describe) => {
+                description_attempted = true;
+                cx.error_spanned_by(
+                    attr,
+                    "a #[tool] trait is described by its #[tool]: write #[tool(description = \"...\")] on the trait instead of #[describe]",
+                );
+            }
+            Some(Helper::Param) => cx.error_spanned_by(
+                attr,
+                "#[param] describes a parameter: put it above a method of the trait or on its argument",
+            ),
+            Some(Helper::Tool) => {
+                cx.error_spanned_by(attr, "duplicate #[tool] on the trait: merge the two");
+            }
+            None if attr.path().is_ident(CFG.0) => {}
+            None => carry(cx, attr, &mut carried, "client type"),
+        }
+    }
+    (description_attempted, carried)
+}
+
+/// One method of a `#[tool]` trait: a declared tool.
+fn declared_tool(cx: &Ctxt, method: &mut TraitItemFn) -> Tool {
+    let receiver = match method.sig.receiver() {
+        None => None,
+        Some(receiver) => {
+            let shared = matches!(
+                &*receiver.ty,
+                Type::Reference(r) if r.mutability.is_none() && is_self(&r.elem)
+            );
+            Some(if shared {
+                Ok(())
+            } else {
+                Err(receiver.to_token_stream())
+            })
+        }
+    };
+    let declared = DeclaredSig {
+        body: method.default.as_ref().map(|b| b.brace_token.span.join()),
+        not_async: method
+            .sig
+            .asyncness
+            .is_none()
+            .then_some(method.sig.fn_token),
+        receiver,
+    };
+    let mut tool = Tool::from_syn(
+        cx,
+        &mut method.attrs,
+        &mut method.sig,
+        Access::Shared,
+        Position::Declared,
+    );
+    tool.declared = Some(declared);
+    for attr in &method.attrs {
+        if !attr.path().is_ident(CFG.0) {
+            carry(cx, attr, &mut tool.carried, "client method");
+        }
+    }
+    tool
 }
 
 /// Keeps the attributes of a declaration that mean something on the
@@ -685,48 +781,47 @@ fn apply_param(cx: &Ctxt, arg: &mut Arg, param: ParamAttr) {
         None => param.tokens.clone(),
     };
     let name = &arg.ident;
-    match &mut arg.kind {
-        ArgKind::Context { .. } => cx.error_spanned_by(
+    if arg.literal_context {
+        cx.error_spanned_by(
             at,
             format!(
                 "`{name}` is the injected `Context`, not a tool parameter: remove this #[param]"
             ),
-        ),
-        ArgKind::Param(info) if info.described => cx.error_spanned_by(
+        );
+        return;
+    }
+    let ArgKind::Param(info) = &mut arg.kind else {
+        return;
+    };
+    if info.described {
+        cx.error_spanned_by(
             at,
             format!("parameter `{name}` is described twice: remove one of its #[param]s"),
-        ),
-        ArgKind::Param(info) => {
-            if param.description.is_none() {
-                cx.error_spanned_by(
-                    &param.tokens,
-                    format!("#[param] for `{name}` needs a description: #[param(\"...\")]"),
-                );
-            }
-            info.described = true;
-            info.description = param.description;
-            info.default = param.default;
-        }
+        );
+        return;
     }
+    if param.description.is_none() {
+        cx.error_spanned_by(
+            &param.tokens,
+            format!("#[param] for `{name}` needs a description: #[param(\"...\")]"),
+        );
+    }
+    info.described = true;
+    info.description = param.description;
+    info.default = param.default;
 }
 
-/// `Context` or `&Context` (by the last path segment): `Some(by_ref)`.
-fn context_kind(ty: &Type) -> Option<bool> {
+/// A type written `Context` or `&Context` (by the last path segment): then
+/// certainly the injected context, whatever else may be injected.
+fn is_literal_context(ty: &Type) -> bool {
     match ty {
-        Type::Reference(r) if r.mutability.is_none() => is_context(&r.elem).then_some(true),
-        Type::Group(g) => context_kind(&g.elem),
-        _ => is_context(ty).then_some(false),
-    }
-}
-
-fn is_context(ty: &Type) -> bool {
-    match ty {
+        Type::Reference(r) if r.mutability.is_none() => is_literal_context(&r.elem),
+        Type::Group(g) => is_literal_context(&g.elem),
         Type::Path(p) if p.qself.is_none() => p
             .path
             .segments
             .last()
             .is_some_and(|s| s.ident == CONTEXT && s.arguments.is_none()),
-        Type::Group(g) => is_context(&g.elem),
         _ => false,
     }
 }

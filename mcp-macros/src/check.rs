@@ -6,9 +6,8 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::{GenericParam, Type};
 
-use crate::ast::{ArgKind, Tool, ToolFn, ToolImpl, ToolTrait};
+use crate::ast::{ArgKind, DeclaredSig, Tool, ToolFn, ToolImpl, ToolTrait};
 use crate::attr::{ClientOption, Position};
-use crate::client;
 use crate::ctxt::Ctxt;
 use crate::symbol::{CLIENT_METHODS, DECLARED_CLIENT_METHODS};
 
@@ -21,7 +20,11 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
 }
 
 pub(crate) fn check_impl(cx: &Ctxt, model: &ToolImpl) {
-    if model.is_trait_impl {
+    if let Some(path) = &model.trait_path {
+        cx.error_spanned_by(
+            path,
+            "#[tool] goes on an inherent impl block (`impl MyTools { ... }`), not on a trait impl",
+        );
         return;
     }
     match &model.description {
@@ -65,6 +68,7 @@ pub(crate) fn check_impl(cx: &Ctxt, model: &ToolImpl) {
 }
 
 pub(crate) fn check_trait(cx: &Ctxt, model: &ToolTrait) {
+    check_trait_header(cx, model);
     match &model.description {
         None if model.description_attempted => {}
         None => cx.error_at(
@@ -93,12 +97,89 @@ pub(crate) fn check_trait(cx: &Ctxt, model: &ToolTrait) {
         cx.section(tool.section);
         check_tool(cx, tool);
         check_client_method_name(cx, tool, &client, &reserved, false);
-        if let Err((tokens, message)) = client::declared_output(&tool.output) {
-            cx.error_spanned_by(tokens, message);
-        }
+        check_declared_output(cx, &tool.output);
     }
     check_unique_names(cx, &model.tools);
     cx.section(0);
+}
+
+/// What a `#[tool]` trait cannot be: unsafe, auto, generic, a subtrait.
+fn check_trait_header(cx: &Ctxt, model: &ToolTrait) {
+    let ident = &model.ident;
+    if let Some(unsafety) = &model.unsafety {
+        cx.error_spanned_by(
+            unsafety,
+            "a #[tool] trait declares the tools of a server: it cannot be `unsafe`",
+        );
+    }
+    if let Some(auto) = &model.auto_token {
+        cx.error_spanned_by(auto, "a #[tool] trait cannot be an `auto` trait");
+    }
+    if !model.generics.params.is_empty() || model.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &model.generics,
+            format!("a #[tool] trait cannot be generic: `{ident}` declares the tools of one server, whose schemas are concrete"),
+        );
+    }
+    if let Some(supertraits) = &model.supertraits {
+        cx.error_spanned_by(
+            supertraits,
+            format!("a #[tool] trait cannot have supertraits: `{ident}` only declares tools, and is not emitted (its client `{ident}Client` is)"),
+        );
+    }
+}
+
+/// A declared tool's signature: no body, `async`, `&self`.
+fn check_declared_sig(cx: &Ctxt, tool: &Tool, sig: &DeclaredSig) {
+    let name = &tool.ident;
+    if let Some(body) = sig.body {
+        cx.error_at(
+            body,
+            format!("declared tool `{name}` cannot have a body: the server runs it, and the client's method calls the server; end the declaration with `;`"),
+        );
+    }
+    if let Some(fn_token) = &sig.not_async {
+        cx.error_spanned_by(
+            fn_token,
+            format!("declared tool `{name}` must be an `async fn`: write `async fn {name}(&self, ...)` (its client method awaits the server)"),
+        );
+    }
+    match &sig.receiver {
+        None => cx.error_spanned_by(
+            name,
+            format!("declared tool `{name}` needs a `&self` receiver: write `async fn {name}(&self, ...)`"),
+        ),
+        Some(Err(receiver)) => cx.error_spanned_by(
+            receiver,
+            format!("declared tool `{name}` takes `&self`: its client method borrows the client"),
+        ),
+        Some(Ok(())) => {}
+    }
+}
+
+/// A declared return type the client cannot decode into whatever its
+/// name: a reference or `impl Trait`. (The rest is the compiler's, through
+/// `ToolOutput`.)
+fn check_declared_output(cx: &Ctxt, ty: &Type) {
+    match ty {
+        Type::Group(g) => check_declared_output(cx, &g.elem),
+        Type::Paren(p) => check_declared_output(cx, &p.elem),
+        Type::Reference(r) => {
+            let owned = match &*r.elem {
+                Type::Path(p) if p.path.is_ident("str") => "`String`",
+                _ => "an owned type",
+            };
+            cx.error_spanned_by(
+                ty,
+                format!("a declared tool returns an owned value (the client decodes it from the server's answer): use {owned} instead of a reference"),
+            );
+        }
+        Type::ImplTrait(_) => cx.error_spanned_by(
+            ty,
+            "a declared tool's return type must be concrete: `String`, a number, `Json<T>`, `Vec<ContentBlock>` or `CallToolResult`",
+        ),
+        _ => {}
+    }
 }
 
 /// A tool method named like one of the client's own methods (`new`, ...).
@@ -133,6 +214,15 @@ pub(crate) fn check_fn(cx: &Ctxt, model: &ToolFn) {
 
 fn check_tool(cx: &Ctxt, tool: &Tool) {
     let fn_name = &tool.ident;
+    if let Some(sig) = &tool.declared {
+        check_declared_sig(cx, tool, sig);
+    }
+    if let Some(unsafety) = &tool.unsafety {
+        cx.error_spanned_by(
+            unsafety,
+            format!("tool `{fn_name}` cannot be an `unsafe fn`: a client calls it with any arguments it likes; make it safe (and keep the `unsafe` block inside)"),
+        );
+    }
     let (above, not_a_tool) = match tool.position {
         Position::Function => ("the function", String::new()),
         Position::Declared => ("the method", String::new()),

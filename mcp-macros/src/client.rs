@@ -2,22 +2,18 @@
 //! impl block), and `<Trait>Client<C>` for a declaration of a foreign
 //! server's tools (`#[tool]` on a trait).
 //!
-//! A client method encodes its arguments, calls the tool through the
-//! caller `C: ToolCaller`, and decodes the result with one helper of
-//! `mcp_types::call`, chosen here from the shape of the return type. The
-//! shape is read from the tokens because the runtime cannot tell us: the
-//! server's return types belong to `mcp-server` (no client-side trait can be
-//! implemented for them), and a declared type may be `String` (the text)
-//! as well as deserializable (structured content). Whatever is not
-//! recognised gets the whole `CallToolResult`, which is always right.
+//! A client method encodes its arguments (`EncodeFor<C>`), calls the tool
+//! through the caller `C: ToolCaller`, and decodes the result through the
+//! trait `mcp_types::call::ToolOutput<C>`, implemented by the very types a
+//! tool may return (the server's `IntoToolResult` vocabulary): the compiler
+//! resolves the tool's return type, however it is spelled (an alias, a
+//! re-export), and the macro never reads a type's name to decide.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
-use syn::{
-    GenericArgument, GenericParam, Generics, Ident, Lifetime, PathArguments, PathSegment, Type,
-};
+use syn::{GenericArgument, GenericParam, Generics, Ident, Lifetime, PathArguments, Type};
 
 use crate::ast::{ArgKind, Tool, ToolImpl, ToolTrait};
 use crate::attr::ClientOption;
@@ -45,30 +41,25 @@ impl Flavor {
     }
 }
 
-/// What a client method returns, by the shape of the tool's return type.
-enum Output<'a> {
-    /// `()`: nothing.
-    Unit,
-    /// `String`, `&str`, `Cow<str>`: the text content.
-    Text,
-    /// A number, `bool` or `char`: its text, parsed.
-    Parsed(&'a Type),
-    /// Decoded from `structuredContent`: `value` (the `T` of a toolbox's
-    /// `Json<T>`, whose type as written is `json`; or a declared type).
-    Structured {
-        value: &'a Type,
-        json: Option<&'a Type>,
-    },
-    /// Content blocks: `Vec<ContentBlock>`.
-    Content,
-    /// The whole `CallToolResult`.
-    Whole,
+/// `Name<T>` with exactly one type argument: `T`.
+fn single_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+    let Type::Path(p) = peel(ty) else {
+        return None;
+    };
+    if p.qself.is_some() {
+        return None;
+    }
+    let segment = p.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let first = types.next()?;
+    (segment.ident == name && args.args.len() == 1).then_some(first)
 }
-
-const PARSED: &[&str] = &[
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
-    "f64", "bool", "char",
-];
 
 fn peel(ty: &Type) -> &Type {
     match ty {
@@ -78,158 +69,65 @@ fn peel(ty: &Type) -> &Type {
     }
 }
 
-/// The last segment of a plain path type (`a::b::C<..>` → `C<..>`).
-fn last_segment(ty: &Type) -> Option<&PathSegment> {
-    match peel(ty) {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
-        _ => None,
-    }
+/// A declared return type refused whatever its name (a reference, `impl
+/// Trait`; reported by the checks): its stub method is left out.
+fn refused_output(ty: &Type) -> bool {
+    matches!(peel(ty), Type::Reference(_) | Type::ImplTrait(_))
 }
 
-/// The type arguments of a segment (`Result<T, E>` → `[T, E]`).
-fn type_args(segment: &PathSegment) -> Vec<&Type> {
-    match &segment.arguments {
-        PathArguments::AngleBracketed(args) => args
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// `Name<T>` with exactly one type argument: `T`.
-fn single_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
-    let segment = last_segment(ty)?;
-    let args = type_args(segment);
-    (segment.ident == name && args.len() == 1).then(|| args[0])
-}
-
-fn is_named(ty: &Type, names: &[&str]) -> bool {
-    last_segment(ty).is_some_and(|s| s.arguments.is_none() && names.iter().any(|n| s.ident == n))
-}
-
-fn is_unit(ty: &Type) -> bool {
-    matches!(peel(ty), Type::Tuple(t) if t.elems.is_empty())
-}
-
-fn is_content_block(ty: &Type) -> bool {
-    is_named(ty, &["Content", "ContentBlock"])
-}
-
-/// The client's output for a toolbox's return type (anything `IntoToolResult`).
-fn toolbox_output(ty: &Type) -> Output<'_> {
-    if is_unit(ty) {
-        return Output::Unit;
-    }
-    if let Type::Reference(r) = peel(ty) {
-        return if is_named(&r.elem, &["str"]) {
-            Output::Text
-        } else {
-            Output::Whole
-        };
-    }
-    let Some(segment) = last_segment(ty) else {
-        return Output::Whole;
+/// The return type of a client method (`Result<_, CallError>`), the
+/// expression that decodes `__mcp_result` into it, and (for a toolbox) the
+/// bound that defers the check to the call site; all through the traits of
+/// `mcp_types::call`: the compiler, not the macro, tells what the tool's
+/// return type decodes into.
+fn output(g: &Gen<'_>, tool: &Tool) -> (TokenStream, TokenStream, Option<TokenStream>) {
+    let wire = tool.name();
+    let span = tool.output_span;
+    // Every token spanned on the return type, so that an error about it
+    // points there (and once: rustc merges identical errors).
+    let rt = match g.flavor {
+        Flavor::Toolbox => quote_spanned!(span=> ::mcp_server::__private),
+        Flavor::Declared => quote_spanned!(span=> ::mcp_client::__private),
     };
-    let args = type_args(segment);
-    let name = segment.ident.to_string();
-    match (name.as_str(), args.as_slice()) {
-        // `Result<T, E>`, or an alias `Result<T>`: an error is `isError` anyway.
-        ("Result", [ok, ..]) => toolbox_output(ok),
-        ("String" | "Cow", _) => Output::Text,
-        (n, []) if PARSED.contains(&n) && segment.arguments.is_none() => Output::Parsed(peel(ty)),
-        ("Json", [value]) => Output::Structured {
-            value,
-            json: Some(peel(ty)),
-        },
-        ("Content" | "ContentBlock", []) => Output::Content,
-        ("Vec", [item]) if is_content_block(item) => Output::Content,
-        _ => Output::Whole,
-    }
-}
-
-/// The client's output for a declared return type, or why it cannot be one
-/// (the tokens at fault and the message).
-pub(crate) fn declared_output(ty: &Type) -> Result<(), (TokenStream, String)> {
-    declared(ty).map(drop)
-}
-
-fn declared(ty: &Type) -> Result<Output<'_>, (TokenStream, String)> {
-    let at = ty.to_token_stream();
-    if is_unit(ty) {
-        return Ok(Output::Unit);
-    }
-    match peel(ty) {
-        Type::Reference(r) => {
-            let owned = if is_named(&r.elem, &["str"]) {
-                "`String`"
-            } else {
-                "an owned type"
+    let caller = Ident::new(&g.caller.to_string(), span);
+    let output = erase_lifetimes(&tool.output);
+    match g.flavor {
+        // `fn(&()) -> R`: a return type with elided lifetimes (`&str`,
+        // `Cow<str>`) can be named in the `where` clause that defers the
+        // bound to the call site (a server's `Json<T>` needs no `Deserialize`).
+        Flavor::Toolbox => {
+            let returns = quote_spanned!(span=> fn(&()) -> #output);
+            let ret = quote_spanned! {span=>
+                ::core::result::Result<<#returns as #rt::Returns<#caller>>::Output, #rt::CallError>
             };
-            return Err((at, format!("a declared tool returns an owned value (the client decodes it from the server's answer): use {owned} instead of a reference")));
+            let bound = quote_spanned!(span=> #returns: #rt::Returns<#caller>);
+            // The server wraps a value whose schema's root is not an object
+            // as `{"result": value}`: ask its output schema, as it does.
+            let decode = quote_spanned! {span=>
+                <#returns as #rt::Returns<#caller>>::decode(
+                    #wire,
+                    __mcp_result,
+                    #rt::Wrapping::Rule(|| {
+                        #rt::is_wrapped_output(
+                            #rt::output_schema::<#output>()
+                                .as_ref()
+                                .map(#rt::Schema::as_value),
+                        )
+                    }),
+                )
+            };
+            (ret, decode, Some(bound))
         }
-        Type::ImplTrait(_) => {
-            return Err((at, "a declared tool's return type must be concrete: `String`, a number, `Vec<ContentBlock>`, `CallToolResult`, or a type that implements `Deserialize`".to_owned()));
+        // The client's own types: checked at once, where the trait is declared.
+        Flavor::Declared => {
+            let ret = quote_spanned! {span=>
+                ::core::result::Result<<#output as #rt::ToolOutput<#caller>>::Output, #rt::CallError>
+            };
+            let decode = quote_spanned! {span=>
+                <#output as #rt::ToolOutput<#caller>>::decode(#wire, __mcp_result, #rt::Wrapping::Lenient)
+            };
+            (ret, decode, None)
         }
-        _ => {}
-    }
-    let Some(segment) = last_segment(ty) else {
-        return Ok(Output::Structured {
-            value: ty,
-            json: None,
-        });
-    };
-    let args = type_args(segment);
-    let name = segment.ident.to_string();
-    Ok(match (name.as_str(), args.as_slice()) {
-        ("Result", [ok, ..]) => {
-            let ok = ok.to_token_stream();
-            return Err((at, format!("write the success type alone (`{ok}`): the client's method returns `Result<{ok}, CallError>`, and a tool's `isError` result is `CallError::Tool`")));
-        }
-        ("Json", [value]) => {
-            let value = value.to_token_stream();
-            return Err((at, format!("write `{value}`: a declared tool names the type the client decodes from the structured result (it must implement `Deserialize`); `Json<_>` is the server's wrapper")));
-        }
-        ("Content" | "ContentBlock", []) => {
-            return Err((
-                at,
-                "a tool's content is a list of blocks: write `Vec<ContentBlock>`".to_owned(),
-            ));
-        }
-        ("String", []) => Output::Text,
-        (n, []) if PARSED.contains(&n) && segment.arguments.is_none() => Output::Parsed(peel(ty)),
-        ("Vec", [item]) if is_content_block(item) => Output::Content,
-        ("CallToolResult", []) => Output::Whole,
-        _ => Output::Structured {
-            value: ty,
-            json: None,
-        },
-    })
-}
-
-/// Whether a type is certainly `Serialize + DeserializeOwned` (std data made
-/// of strings, numbers, options, vectors and string-keyed maps): its deferred
-/// bound would only clutter the method's documentation.
-fn is_plain_data(ty: &Type) -> bool {
-    if let Type::Tuple(t) = peel(ty) {
-        return t.elems.iter().all(is_plain_data);
-    }
-    let Some(segment) = last_segment(ty) else {
-        return false;
-    };
-    let args = type_args(segment);
-    let name = segment.ident.to_string();
-    match (name.as_str(), args.as_slice()) {
-        (n, []) => segment.arguments.is_none() && (PARSED.contains(&n) || n == "String"),
-        ("Option" | "Vec", [item]) => is_plain_data(item),
-        ("HashMap" | "BTreeMap", [key, value]) => {
-            is_named(key, &["String"]) && is_plain_data(value)
-        }
-        _ => false,
     }
 }
 
@@ -402,6 +300,10 @@ fn method_doc(tool: &Tool, params: &[Param<'_>]) -> TokenStream {
     }
     lines.extend([
         String::new(),
+        "Returns the tool's result, decoded as `ToolOutput` says for the tool's return type: \
+         the text, the parsed number, the `Json<T>` payload, the content."
+            .to_owned(),
+        String::new(),
         "# Errors".to_owned(),
         String::new(),
         "`CallError::Tool` when the tool reports a failure (`isError`), \
@@ -420,8 +322,8 @@ fn method_doc(tool: &Tool, params: &[Param<'_>]) -> TokenStream {
     quote!(#(#docs)*)
 }
 
-/// One client method, or `None` for a declared tool whose return type is
-/// refused, or beside errors for one named like the client's own methods.
+/// One client method, or `None` beside errors for a declared tool whose
+/// return type is refused or a method named like the client's own.
 fn method(g: &Gen<'_>, tool: &Tool) -> Option<TokenStream> {
     if g.stub {
         let ident = tool.ident.to_string();
@@ -430,12 +332,11 @@ fn method(g: &Gen<'_>, tool: &Tool) -> Option<TokenStream> {
             return None;
         }
     }
+    if g.flavor == Flavor::Declared && refused_output(&tool.output) {
+        return None;
+    }
     let rt = &g.rt;
     let caller = g.caller;
-    let output = match g.flavor {
-        Flavor::Toolbox => toolbox_output(&tool.output),
-        Flavor::Declared => declared(&tool.output).ok()?,
-    };
     let params = params(tool);
     let wire = tool.name();
     let ident = &tool.ident;
@@ -453,7 +354,7 @@ fn method(g: &Gen<'_>, tool: &Tool) -> Option<TokenStream> {
         let name = &p.wire;
         let sent = &p.sent_ty;
         let span = sent.span();
-        if deferred && !is_plain_data(sent) {
+        if deferred {
             bound(deferred_bound(sent, quote!(#rt::EncodeFor<#caller>)));
         }
         let value = p.ident;
@@ -476,63 +377,11 @@ fn method(g: &Gen<'_>, tool: &Tool) -> Option<TokenStream> {
         });
     }
 
-    let output_ty = erase_lifetimes(&tool.output);
-    let (ret, decode) = match &output {
-        Output::Unit => (quote!(()), quote!(#rt::decode_unit(#wire, __mcp_result))),
-        Output::Text => (
-            quote!(::std::string::String),
-            quote!(#rt::decode_text(#wire, __mcp_result)),
-        ),
-        Output::Parsed(ty) => (
-            ty.to_token_stream(),
-            quote_spanned!(ty.span()=> #rt::decode_parsed::<#ty>(#wire, __mcp_result)),
-        ),
-        Output::Content => (
-            if g.flavor == Flavor::Declared {
-                output_ty.to_token_stream()
-            } else {
-                quote!(::std::vec::Vec<#rt::ContentBlock>)
-            },
-            quote!(#rt::decode_content(#wire, __mcp_result)),
-        ),
-        Output::Whole => (
-            if g.flavor == Flavor::Declared {
-                output_ty.to_token_stream()
-            } else {
-                quote!(#rt::CallToolResult)
-            },
-            quote!(#rt::decode_whole(#wire, __mcp_result)),
-        ),
-        Output::Structured { value, json } => {
-            let value = erase_lifetimes(value);
-            let span = value.span();
-            // The server wraps a value whose schema's root is not an object
-            // as `{"result": value}`: ask its output schema, as it does.
-            let decode = if let Some(json) = json {
-                if !is_plain_data(&value) {
-                    bound(quote_spanned!(span=> #value: #rt::DecodeFor<#caller>));
-                }
-                let json = erase_lifetimes(json);
-                quote_spanned! {json.span()=>
-                    // The `Json` of the return type is the runtime's.
-                    let _: ::core::marker::PhantomData<#rt::Json<#value>> =
-                        ::core::marker::PhantomData::<#json>;
-                    #rt::decode_structured::<#value, #caller>(#wire, __mcp_result, || {
-                        #rt::is_wrapped_output(
-                            #rt::output_schema::<#output_ty>()
-                                .as_ref()
-                                .map(#rt::Schema::as_value),
-                        )
-                    })
-                }
-            } else {
-                quote_spanned! {span=>
-                    #rt::decode_structured_lenient::<#value>(#wire, __mcp_result)
-                }
-            };
-            (value.to_token_stream(), decode)
-        }
-    };
+    let (ret, decode, output_bound) = output(g, tool);
+    if let Some(output_bound) = output_bound {
+        // Also on a stub: its return type names the bound's projection.
+        bound(output_bound);
+    }
 
     let idents: Vec<&Ident> = params.iter().map(|p| p.ident).collect();
     let body = if g.stub {
@@ -569,8 +418,7 @@ fn method(g: &Gen<'_>, tool: &Tool) -> Option<TokenStream> {
         #(#cfgs)*
         #(#carried)*
         #doc
-        pub async fn #ident(&self, #(#args),*)
-            -> ::core::result::Result<#ret, #rt::CallError>
+        pub async fn #ident(&self, #(#args),*) -> #ret
             #where_clause
         {
             #body

@@ -5,9 +5,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
-use syn::{Generics, Item, ItemFn, ItemImpl, ItemTrait, Lifetime, Type};
+use syn::{Generics, Ident, Item, ItemFn, ItemImpl, ItemTrait, Lifetime, Type};
 
-use crate::ast::{Access, ArgKind, Tool, ToolFn, ToolImpl, ToolTrait};
+use crate::ast::{Access, Arg, ArgKind, ParamInfo, Tool, ToolFn, ToolImpl, ToolTrait};
 use crate::check;
 use crate::client;
 use crate::ctxt::Ctxt;
@@ -233,66 +233,167 @@ fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
     }
 }
 
-/// `__mcp_tools.push(ToolEntry::new(..));` for one tool.
-///
-/// The schema and the decoding of each parameter are spanned on its type, and
-/// the output conversion on the return type, so that a type lacking
-/// `Deserialize`, `JsonSchema` or `IntoToolResult` is reported there.
-fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
-    let spec = spec(tool);
-    let mut schema = Vec::new();
-    let mut decode = Vec::new();
-    let mut taken = Vec::new();
-    let mut values = Vec::new();
-    let mut call_args = Vec::new();
-    for (i, arg) in tool.args.iter().enumerate() {
-        let ty = erase_lifetimes(&arg.ty);
-        let span = arg.ty.span();
-        match &arg.kind {
-            ArgKind::Context { by_ref: true } => call_args.push(quote!(&__mcp_ctx)),
-            ArgKind::Context { by_ref: false } => {
-                call_args.push(quote!(::core::clone::Clone::clone(&__mcp_ctx)));
-            }
-            ArgKind::Param(info) => {
-                let wire = arg.wire_name();
-                let description = &info.description;
-                let taken_ident = format_ident!("__mcp_arg_{}", i);
-                let value_ident = format_ident!("__mcp_value_{}", i);
-                if let Some(default) = &info.default {
-                    // One closure, so a mistyped default is reported once. It
-                    // captures nothing, so it is `Copy` into the handler.
-                    let default_ident = format_ident!("__mcp_default_{}", i);
-                    schema.push(quote_spanned! {span=>
-                        let #default_ident = || -> #ty { #default };
-                        __mcp_schema.param_with_default::<#ty>(#wire, #description, &#default_ident());
-                    });
-                    decode.push(quote_spanned! {span=>
-                        let #taken_ident = __mcp_args.take_or::<#ty>(#wire, #default_ident);
-                    });
-                } else {
-                    schema.push(quote_spanned! {span=>
-                        __mcp_schema.param::<#ty>(#wire, #description);
-                    });
-                    decode.push(quote_spanned! {span=>
-                        let #taken_ident = __mcp_args.take::<#ty>(#wire);
-                    });
-                }
-                taken.push(taken_ident);
-                values.push(value_ident.clone());
-                call_args.push(value_ident.into_token_stream());
+/// The code generated for a tool's arguments.
+#[derive(Default)]
+struct ArgsCode {
+    /// Adds each parameter to the input schema.
+    schema: Vec<TokenStream>,
+    /// Takes each parameter out of the call's arguments (an `Option`).
+    decode: Vec<TokenStream>,
+    /// The names of those `Option`s, and of the values they hold.
+    taken: Vec<Ident>,
+    values: Vec<Ident>,
+    /// The function's arguments, in order.
+    call_args: Vec<TokenStream>,
+}
+
+impl ArgsCode {
+    fn new(tool: &Tool) -> Self {
+        let mut code = ArgsCode::default();
+        for (i, arg) in tool.args.iter().enumerate() {
+            match &arg.kind {
+                ArgKind::Injected => code.call_args.push(inject(&arg.ty)),
+                ArgKind::Param(info) => code.param(i, arg, info),
             }
         }
+        code
     }
+
+    /// One parameter: its schema, its decoding, its value.
+    ///
+    /// The schema and the decoding are spanned on its type, so that a type
+    /// lacking `Deserialize` or `JsonSchema` is reported there; a default
+    /// lacking `Serialize`, on the default.
+    fn param(&mut self, i: usize, arg: &Arg, info: &ParamInfo) {
+        let ty = erase_lifetimes(&arg.ty);
+        let span = arg.ty.span();
+        let wire = arg.wire_name();
+        let description = &info.description;
+        let taken = format_ident!("__mcp_arg_{}", i);
+        let value = format_ident!("__mcp_value_{}", i);
+        if let Some(default) = &info.default {
+            // One closure, so a mistyped default is reported once. It
+            // captures nothing, so it is `Copy` into the handler.
+            let default_ident = format_ident!("__mcp_default_{}", i);
+            let default_span = default.span();
+            let default = default_value(default);
+            self.schema.push(quote_spanned! {span=>
+                let #default_ident = || -> #ty { #default };
+            });
+            // Spanned on the default: a type without `Serialize` is reported there.
+            let default_at = format_ident!("__mcp_default_{}", i, span = default_span);
+            self.schema.push(quote_spanned! {default_span=>
+                ::mcp_server::__private::param_with_default(
+                    &mut __mcp_schema, #wire, #description, &#default_at(),
+                );
+            });
+            self.decode.push(quote_spanned! {span=>
+                let #taken = __mcp_args.take_or::<#ty>(#wire, #default_ident);
+            });
+        } else {
+            self.schema.push(quote_spanned! {span=>
+                __mcp_schema.param::<#ty>(#wire, #description);
+            });
+            self.decode.push(quote_spanned! {span=>
+                let #taken = __mcp_args.take::<#ty>(#wire);
+            });
+        }
+        self.taken.push(taken);
+        self.values.push(value.clone());
+        self.call_args.push(value.into_token_stream());
+    }
+}
+
+/// A `default = ...` as the parameter's value: a string literal through
+/// `StrDefault` (so `default = ", "` makes a `String`), anything else as written.
+fn default_value(default: &syn::Expr) -> TokenStream {
+    let is_str = matches!(
+        default,
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(_),
+            ..
+        })
+    );
+    if is_str {
+        quote_spanned!(default.span()=> ::mcp_server::__private::str_default(#default))
+    } else {
+        default.to_token_stream()
+    }
+}
+
+/// An argument without a description: injected through `Inject`, which a
+/// type that is not the context lacks (reported on the argument's type).
+pub(crate) fn inject(ty: &Type) -> TokenStream {
+    let ty = erase_lifetimes(ty);
+    quote_spanned!(ty.span()=> <#ty as ::mcp_server::__private::Inject<'_>>::inject(&__mcp_ctx))
+}
+
+/// The call of the tool function, and what reaches the toolbox: the
+/// captures of its `Arc` and the lock.
+struct Call {
+    capture: Option<TokenStream>,
+    lock: Option<TokenStream>,
+    expr: TokenStream,
+}
+
+impl Call {
+    fn new(tool: &Tool, call_args: &[TokenStream]) -> Self {
+        let ident = &tool.ident;
+        let call_span = ident.span();
+        let (capture, lock, call) = match tool.access {
+            Access::Free => (
+                None,
+                None,
+                quote_spanned!(call_span=> #ident(#(#call_args),*)),
+            ),
+            access => {
+                let capture = quote!(let __mcp_shared = ::std::sync::Arc::clone(&__mcp_shared););
+                let (lock, this) = if access == Access::Exclusive {
+                    (
+                        quote!(let mut __mcp_this = __mcp_shared.write().await;),
+                        quote!(&mut *__mcp_this),
+                    )
+                } else {
+                    (
+                        quote!(let __mcp_this = __mcp_shared.read().await;),
+                        quote!(&*__mcp_this),
+                    )
+                };
+                let call = quote_spanned!(call_span=> Self::#ident(#this, #(#call_args),*));
+                (Some(capture), Some(lock), call)
+            }
+        };
+        let call = if tool.is_async {
+            quote_spanned!(call_span=> #call.await)
+        } else {
+            call
+        };
+        Call {
+            capture,
+            lock,
+            expr: call,
+        }
+    }
+}
+
+/// `__mcp_tools.push(ToolEntry::new(..));` for one tool.
+///
+/// The output conversion is spanned on the return type, so that a type
+/// lacking `IntoToolResult` is reported there.
+fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
+    let spec = spec(tool);
+    let ArgsCode {
+        schema,
+        decode,
+        taken,
+        values,
+        call_args,
+    } = ArgsCode::new(tool);
     let has_params = !taken.is_empty();
-    let schema_binding = if has_params {
-        quote!(let mut __mcp_schema)
+    let (schema_binding, args_binding) = if has_params {
+        (quote!(let mut __mcp_schema), quote!(mut __mcp_args))
     } else {
-        quote!(let __mcp_schema)
-    };
-    let args_binding = if has_params {
-        quote!(mut __mcp_args)
-    } else {
-        quote!(__mcp_args)
+        (quote!(let __mcp_schema), quote!(__mcp_args))
     };
     let bind = has_params.then(|| {
         quote! {
@@ -301,38 +402,11 @@ fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
             };
         }
     });
-
-    let ident = &tool.ident;
-    let call_span = ident.span();
-    let (capture, reclone, lock, call) = match tool.access {
-        Access::Free => (
-            None,
-            None,
-            None,
-            quote_spanned!(call_span=> #ident(#(#call_args),*)),
-        ),
-        access => {
-            let capture = quote!(let __mcp_shared = ::std::sync::Arc::clone(&__mcp_shared););
-            let (lock, this) = if access == Access::Exclusive {
-                (
-                    quote!(let mut __mcp_this = __mcp_shared.write().await;),
-                    quote!(&mut *__mcp_this),
-                )
-            } else {
-                (
-                    quote!(let __mcp_this = __mcp_shared.read().await;),
-                    quote!(&*__mcp_this),
-                )
-            };
-            let call = quote_spanned!(call_span=> Self::#ident(#this, #(#call_args),*));
-            (Some(capture.clone()), Some(capture), Some(lock), call)
-        }
-    };
-    let call = if tool.is_async {
-        quote_spanned!(call_span=> #call.await)
-    } else {
-        call
-    };
+    let Call {
+        capture,
+        lock,
+        expr: call,
+    } = Call::new(tool, &call_args);
     let output = erase_lifetimes(&tool.output);
     let output_span = tool.output_span;
     let output_schema =
@@ -341,7 +415,7 @@ fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
     let cfgs = if with_cfgs { &tool.cfgs[..] } else { &[] };
     // Spanned on the function's name: "future cannot be sent between threads
     // safely" then points at the tool, not at the #[tool] attribute.
-    let future = quote_spanned! {call_span=>
+    let future = quote_spanned! {tool.ident.span()=>
         ::std::boxed::Box::pin(async move {
             #bind
             #lock
@@ -362,7 +436,7 @@ fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
                 move |#args_binding: ::mcp_server::__private::Args,
                       __mcp_ctx: ::mcp_server::__private::Context|
                       -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
-                    #reclone
+                    #capture
                     #(#decode)*
                     #future
                 },

@@ -5,8 +5,30 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::{ToolFn, ToolImpl};
-use crate::expand::{toolbox_generics, unit_struct};
+use crate::ast::{ArgKind, Tool, ToolFn, ToolImpl};
+use crate::expand::{inject, toolbox_generics, unit_struct};
+
+/// The injection of a tool's undescribed arguments, which the compiler checks
+/// (an undescribed argument that is not the context is an error of its own,
+/// beside the macro's).
+fn injections(tool: &Tool) -> TokenStream {
+    let injected: Vec<TokenStream> = tool
+        .args
+        .iter()
+        .filter(|arg| matches!(arg.kind, ArgKind::Injected))
+        .map(|arg| inject(&arg.ty))
+        .collect();
+    if injected.is_empty() {
+        return TokenStream::new();
+    }
+    let cfgs = &tool.cfgs;
+    quote! {
+        #(#cfgs)*
+        let _ = |__mcp_ctx: ::mcp_server::__private::Context| {
+            let _ = (#(#injected,)*);
+        };
+    }
+}
 
 pub(crate) fn impl_stub(model: &ToolImpl) -> TokenStream {
     if model.is_trait_impl {
@@ -19,6 +41,7 @@ pub(crate) fn impl_stub(model: &ToolImpl) -> TokenStream {
     let generics = toolbox_generics(self_ty, &model.generics);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let cfgs = &model.cfgs;
+    let injections = model.tools.iter().map(injections);
     quote! {
         #(#cfgs)*
         #[automatically_derived]
@@ -26,6 +49,7 @@ pub(crate) fn impl_stub(model: &ToolImpl) -> TokenStream {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
             fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+                #(#injections)*
                 ::core::unreachable!()
             }
         }
@@ -40,6 +64,7 @@ pub(crate) fn fn_stub(model: &ToolFn) -> TokenStream {
     let ident = &model.struct_ident;
     let name = tool.name();
     let cfgs = &tool.cfgs;
+    let injections = injections(tool);
     quote! {
         #unit
 
@@ -49,6 +74,7 @@ pub(crate) fn fn_stub(model: &ToolFn) -> TokenStream {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
             fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+                #injections
                 ::core::unreachable!()
             }
         }

@@ -13,7 +13,7 @@
 #![warn(missing_docs)]
 // Token-stream code passes `TokenStream`s and syn nodes by value and builds
 // long `quote!` blocks; these pedantic lints fight that style.
-#![allow(clippy::needless_pass_by_value, clippy::too_many_lines)]
+#![allow(clippy::needless_pass_by_value)]
 
 mod ast;
 mod attr;
@@ -114,8 +114,14 @@ use proc_macro::TokenStream;
 ///   `schemars::JsonSchema` (and `serde::Serialize` with a default).
 ///   `String` is a string, integers are integers, floats numbers, `bool` a
 ///   boolean, `Vec<T>` an array, `HashMap<String, T>` an object.
-/// - An argument of type `Context` or `&Context` is not a parameter: it
-///   receives the call's context (progress, logging, cancellation).
+/// - An argument without a description is not a parameter: the server
+///   injects it. `Context` and `&Context` (under any name: `use ... as`, a
+///   type alias) receive the call's context (progress, logging,
+///   cancellation); any other undescribed argument is a compile error, on
+///   its type, that says to describe it.
+/// - A `default` is written into the schema, so its type must implement
+///   `Serialize` (a compile error on the default says so); a string literal
+///   default suits a `String` parameter: `#[param("Separator", default = ", ")]`.
 ///
 /// # Return types
 ///
@@ -188,7 +194,8 @@ use proc_macro::TokenStream;
 /// //     pub fn caller(&self) -> &C;
 /// //     pub async fn add(&self, a: f64, b: f64) -> Result<f64, CallError>;
 /// //     pub async fn stats(&self, values: Vec<f64>, scale: Option<f64>)
-/// //         -> Result<Stats, CallError> where Stats: DecodeFor<C>;
+/// //         -> Result<Stats, CallError>;
+/// //     (the types written through `ToolOutput<C>`, with bounds on `C`)
 /// // }
 /// async fn mean_of_sum<C: ToolCaller>(caller: C) -> Result<f64, CallError> {
 ///     let calculator = CalculatorClient::new(caller);
@@ -197,22 +204,27 @@ use proc_macro::TokenStream;
 /// }
 /// ```
 ///
-/// - Arguments: the tool's parameters, by value, same names (no `Context`).
+/// - Arguments: the tool's parameters, by value, same names (no injected
+///   `Context`).
 ///   An `Option<T>` stays `Option<T>`; a defaulted `T` becomes `Option<T>`.
 ///   `None` leaves the argument out, so the server applies its default.
-/// - Results, by the tool's return type: `String`/`&str` → `String` (the
-///   text); numbers, `bool`, `char` → parsed from the text; `()` → `()`;
-///   `Json<T>` → `T`, decoded from `structuredContent` (unwrapped from
-///   `{"result": ...}` when the server wrapped it: when `T`'s schema is not an
-///   object, the server's own rule); `Content`/`Vec<Content>` →
-///   `Vec<ContentBlock>`; `CallToolResult` (and any other type) →
-///   `CallToolResult`; `Result<T, E>` → as `T`.
+/// - Results, by the tool's return type, through the trait
+///   `mcp_types::call::ToolOutput` (so an alias such as `type Res<T> =
+///   Result<T, MyError>` or a renamed `Json` works): `String`/`&str`/`Cow<str>`
+///   → `String` (the text); numbers, `bool`, `char` → parsed from the text;
+///   `()` → `()`; `Json<T>` → `T`, decoded from `structuredContent`
+///   (unwrapped from `{"result": ...}` when the server wrapped it: when `T`'s
+///   schema is not an object, the server's own rule); `Content`/`Vec<Content>`
+///   → `Vec<ContentBlock>`; `CallToolResult` → `CallToolResult`;
+///   `Result<T, E>` → as `T`. A return type of the server's own (implementing
+///   `IntoToolResult` only) leaves the method uncallable: the compiler says so
+///   where it is called.
 /// - Errors (`CallError`): an `isError` result is `CallError::Tool`, for every
 ///   tool; a result of the wrong shape `CallError::Decode`; and whatever the
 ///   caller reports (transport, protocol, timeout).
 /// - A server needs only `Serialize` for its `Json<T>` results and only
 ///   `Deserialize` for its arguments; the client needs the other halves.
-///   Those bounds are on the methods (`where Stats: DecodeFor<C>`), so an
+///   Those bounds are on the methods (`where fn(&()) -> Json<Stats>: Returns<C>`), so an
 ///   unused client compiles and a method that cannot work is refused where it
 ///   is called, with the missing trait named.
 /// - The client is `pub` (an attribute on an impl block cannot see the
@@ -229,7 +241,7 @@ use proc_macro::TokenStream;
 /// which checks the server first. Use it through `mcp_client::tool`.
 ///
 /// ```
-/// use mcp_client::tool;
+/// use mcp_client::{tool, Json};
 /// use mcp_client::types::call::{CallError, ToolCaller};
 ///
 /// #[derive(Debug, serde::Deserialize)]
@@ -245,7 +257,7 @@ use proc_macro::TokenStream;
 ///         &self,
 ///         #[param("The city")] city: String,
 ///         #[param("How many days", default = 3)] days: u32,
-///     ) -> Vec<Day>;
+///     ) -> Json<Vec<Day>>;
 ///
 ///     #[describe("The temperature")]
 ///     #[tool(name = "get-temperature")]
@@ -265,12 +277,15 @@ use proc_macro::TokenStream;
 ///   `#[param]` forms, `default = ...`), `#[tool(name = "...")]` for the
 ///   wire name. `#[cfg]`, doc comments, lint levels and `#[deprecated]`
 ///   carry over to the client.
-/// - `Out` is what the client returns: `String` (the text), a number or
-///   `bool` (parsed), `()`, `Vec<ContentBlock>`, `CallToolResult`, or any
-///   `T: DeserializeOwned`, decoded from `structuredContent` (from
-///   `{"result": ...}` when the object itself is not a `T`, as servers wrap
-///   non-object results). Arguments need `Serialize + JsonSchema`. These are
-///   the client's own types, so the bounds are checked at once.
+/// - `Out` is in the server's vocabulary, and the client returns what a
+///   toolbox's client would (`ToolOutput`): `String` (the text), a number or
+///   `bool` (parsed), `()`, `Vec<ContentBlock>`, `CallToolResult`, or
+///   `Json<T>` for any `T: DeserializeOwned`: the method returns `T`, decoded
+///   from `structuredContent` (from `{"result": ...}` when the object itself
+///   is not a `T`, as servers wrap non-object results). A bare `T` is refused
+///   by the compiler, which says to write `Json<T>`. Arguments need
+///   `Serialize + JsonSchema`. These are the client's own types, so the
+///   bounds are checked at once.
 /// - `TraitClient::connect(caller)` lists the server's tools and checks each
 ///   declared tool: offered; every property the server requires declared,
 ///   and not as optional; every declared non-optional argument a property of
@@ -292,7 +307,9 @@ use proc_macro::TokenStream;
 ///
 /// - a tool without `#[describe]`, a duplicate `#[describe]`, an empty description;
 /// - the block's `#[tool(description = ...)]` missing or empty;
-/// - a parameter without a description, an empty one, or one described twice;
+/// - a parameter without a description (an argument that is not the context:
+///   the compiler's `Inject` error, on its type), an empty one, or one
+///   described twice;
 /// - `#[param(x, ...)]` naming no parameter (the actual ones are listed);
 /// - a tool name outside `[A-Za-z0-9_.-]{1,128}`; two tools with one name;
 /// - an unknown key in `#[tool(...)]` or `#[param(...)]` (with a suggestion);
@@ -300,18 +317,19 @@ use proc_macro::TokenStream;
 ///   is not a plain name, a reference, or `impl Trait`; `#[tool]` on a trait
 ///   impl, on a method, or on another item; a `#[tool]` block with no tools;
 /// - `#[describe]`/`#[param]` on a private fn of the block;
-/// - an argument type without `Deserialize`/`JsonSchema`, or a return type
-///   without `IntoToolResult`: the compiler's trait error, on that type;
+/// - an argument type without `Deserialize`/`JsonSchema`, a default whose
+///   type lacks `Serialize`, or a return type without `IntoToolResult`: the
+///   compiler's trait error, on that type or default;
 /// - a tool method named like a client method (`new`, `caller`); a bad
 ///   `client = ...`;
 /// - calling a client method whose argument type lacks `Serialize`, or whose
 ///   `Json<T>` result lacks `Deserialize`: the trait error, at the call.
 ///
 /// On a trait, besides the tool and parameter errors above: a method with a
-/// body, not `async`, without `&self`; a return type that is a reference,
-/// `impl Trait`, `Json<T>`, `Result<T, E>` or a lone `ContentBlock` (each
-/// naming what to write), or lacks `Deserialize` (the trait error, on the
-/// type); an argument type without `Serialize`/`JsonSchema`; annotations or
+/// body, not `async`, without `&self`; a return type that is a reference or
+/// `impl Trait`, or that is no tool result (`ToolOutput`'s error, naming
+/// `Json<T>`), or a `Json<T>` whose `T` lacks `Deserialize` (the trait error,
+/// on the type); an argument type without `Serialize`/`JsonSchema`; annotations or
 /// a title on a declared tool; generics, supertraits, items other than
 /// methods, attributes that cannot move to the client.
 #[proc_macro_attribute]

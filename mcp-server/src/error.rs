@@ -70,20 +70,19 @@ impl fmt::Display for ToolError {
     }
 }
 
+/// The message is the error with its causes, `": "`-joined
+/// ([`Chain`](mcp_types::error::Chain)): the model reads every level.
 impl<E: std::error::Error> From<E> for ToolError {
     fn from(err: E) -> Self {
-        let mut text = err.to_string();
-        let mut source = err.source();
-        while let Some(s) = source {
-            text.push_str(": ");
-            text.push_str(&s.to_string());
-            source = s.source();
-        }
-        ToolError::new(text)
+        ToolError::new(mcp_types::error::Chain(&err).to_string())
     }
 }
 
 /// An error that stops a server (I/O on its transport, a bad configuration).
+///
+/// `Display` says what failed at this level only: [`Error::Io`] returns the
+/// I/O error from `source()`; the other variants are leaves whose message
+/// says everything. Print the chain with [`Chain`](crate::Chain).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -96,4 +95,43 @@ pub enum Error {
     /// A tool definition was refused (bad name, empty description, invalid schema).
     #[error("invalid tool: {0}")]
     InvalidTool(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_types::error::assert_each_level_once;
+    use std::error::Error as _;
+
+    #[test]
+    fn error_prints_each_level_once() {
+        let e = Error::from(std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "the pipe broke",
+        ));
+        assert_eq!(e.to_string(), "transport i/o failed");
+        assert_eq!(
+            assert_each_level_once(&e),
+            "transport i/o failed: the pipe broke"
+        );
+        let e = Error::Config("two tools are named `add`".to_owned());
+        assert!(e.source().is_none());
+        assert_each_level_once(&e);
+        let e = Error::InvalidTool("`` is not a valid name".to_owned());
+        assert!(e.source().is_none());
+        assert_each_level_once(&e);
+    }
+
+    #[test]
+    fn tool_error_keeps_each_level_once() {
+        // A tool's `?` on an error with a cause: the model reads the chain.
+        let e = Error::from(std::io::Error::other("the disk is full"));
+        let rendered = assert_each_level_once(&e);
+        let tool_error = ToolError::from(e);
+        assert_eq!(tool_error.message(), rendered);
+        assert_eq!(
+            tool_error.to_string(),
+            "transport i/o failed: the disk is full"
+        );
+    }
 }

@@ -88,6 +88,8 @@ pub use args::Args;
 pub use context::Context;
 pub use error::{Error, ToolError};
 pub use handle::ServerHandle;
+/// Prints an error with its causes (`{}`: `": "`-joined, `{:#}`: one per line).
+pub use mcp_types::error::Chain;
 pub use schema::InputSchemaBuilder;
 pub use server::{Server, ServerBuilder, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 

@@ -339,7 +339,8 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 
 /// A structured tool result: serialized into `structuredContent`, described by
 /// an `outputSchema` generated from `T`, and copied as JSON text for clients
-/// that read only `content`.
+/// that read only `content`. (The type is `mcp_types::call::Json`, which the
+/// typed clients decode.)
 ///
 /// ```
 /// use mcp_server::Json;
@@ -352,8 +353,7 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 /// }
 /// # let _ = sum(vec![1.0]);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Json<T>(pub T);
+pub use mcp_types::call::Json;
 
 impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> CallToolResult {

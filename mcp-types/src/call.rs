@@ -89,10 +89,18 @@ impl CallError {
     }
 }
 
+/// Each level once: `Display` says what went wrong at this level, and a
+/// cause is returned by `source()`, never also written into the message;
+/// print the whole chain with [`Chain`](crate::error::Chain).
+///
+/// Only [`CallError::Transport`] has a cause (the failure it wraps:
+/// `transport failed`, then the cause). What a peer *sent* is data, not a
+/// cause: the server's JSON-RPC error ([`CallError::Protocol`]) and the tool's
+/// `isError` text ([`CallError::Tool`]) are shown here, and `source()` is `None`.
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallError::Transport(e) => write!(f, "transport failed: {e}"),
+            CallError::Transport(_) => f.write_str("transport failed"),
             CallError::Protocol(e) => write!(f, "server error {}: {}", e.code, e.message),
             CallError::Tool(_) => write!(
                 f,
@@ -119,7 +127,6 @@ impl std::error::Error for CallError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CallError::Transport(e) => Some(&**e),
-            CallError::Protocol(e) => Some(e),
             _ => None,
         }
     }
@@ -218,26 +225,11 @@ pub trait DecodeFor<C>: Sized {
     fn decode(value: Value) -> Result<Self, serde_json::Error>;
 }
 
+// Not recommended: an error then names `DecodeFor` (whose message says what
+// the client needs) rather than serde's trait.
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned, C> DecodeFor<C> for T {
     fn decode(value: Value) -> Result<Self, serde_json::Error> {
-        serde_json::from_value(value)
-    }
-}
-
-/// A type a declared tool (of a foreign server) may return, decoded from the
-/// structured result: anything `DeserializeOwned`.
-#[diagnostic::on_unimplemented(
-    message = "a declared tool cannot return `{Self}`: it does not implement `serde::Deserialize`",
-    label = "the client decodes this type from the tool's structured result",
-    note = "a declared tool returns `String` (the text), a number or `bool` (parsed from the text), `()`, `Vec<ContentBlock>`, `CallToolResult`, or a type that implements `Deserialize` (decoded from `structuredContent`)"
-)]
-pub trait FromStructured: Sized {
-    /// Decodes the value.
-    fn from_structured(value: Value) -> Result<Self, serde_json::Error>;
-}
-
-impl<T: DeserializeOwned> FromStructured for T {
-    fn from_structured(value: Value) -> Result<Self, serde_json::Error> {
         serde_json::from_value(value)
     }
 }
@@ -419,12 +411,12 @@ pub fn decode_structured<T: DecodeFor<C>, C>(
     T::decode(value).map_err(|e| decode_error(tool, format!("invalid structured content: {e}")))
 }
 
-/// For a declared tool of a foreign server that returns `T`: `T`, decoded
+/// For a tool of a foreign server that returns `Json<T>`: `T`, decoded
 /// from `structuredContent` (or from the text, as JSON). A server that
 /// wrapped a non-object result as `{"result": value}` (this framework, the
 /// Python SDK) is understood: when the object itself does not decode as `T`,
 /// its `result` does.
-pub fn decode_structured_lenient<T: FromStructured>(
+pub fn decode_structured_lenient<T: DecodeFor<C>, C>(
     tool: &str,
     result: CallToolResult,
 ) -> Result<T, CallError> {
@@ -434,11 +426,166 @@ pub fn decode_structured_lenient<T: FromStructured>(
     } else {
         None
     };
-    match T::from_structured(value) {
+    match T::decode(value) {
         Ok(v) => Ok(v),
         Err(first) => inner
-            .and_then(|inner| T::from_structured(inner).ok())
+            .and_then(|inner| T::decode(inner).ok())
             .ok_or_else(|| decode_error(tool, format!("invalid structured content: {first}"))),
+    }
+}
+
+/// A structured tool result: on a server, serialized into `structuredContent`
+/// and described by an `outputSchema` generated from `T`; in a typed client,
+/// the return type that decodes `T` from `structuredContent`.
+///
+/// ```
+/// use mcp_types::call::Json;
+///
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Sum { total: f64 }
+///
+/// let Json(sum) = Json(Sum { total: 3.0 });
+/// assert_eq!(sum.total, 3.0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// Whether a structured result may come wrapped as `{"result": value}`
+/// (servers wrap a value whose schema's root is not an object).
+#[derive(Debug, Clone, Copy)]
+pub enum Wrapping {
+    /// A server built with this framework: wrapped exactly when this says so
+    /// (see [`is_wrapped_output`]). Asked only for a value that looks wrapped,
+    /// since the answer takes generating the tool's output schema.
+    Rule(fn() -> bool),
+    /// A server written elsewhere: the value itself when it decodes, else its
+    /// `result`.
+    Lenient,
+}
+
+/// What a typed client returns for a tool that returns `Self`, and how it
+/// decodes it from the tool's result: the client-side mirror of the server's
+/// `IntoToolResult`.
+///
+/// | the tool returns | the client returns |
+/// |---|---|
+/// | `()` | `()` |
+/// | `String`, `&str`, `Cow<str>` | `String` (the text) |
+/// | a number, `bool`, `char` | itself, parsed from the text |
+/// | [`Json<T>`] | `T`, decoded from `structuredContent` |
+/// | `ContentBlock`, `Vec<ContentBlock>` | `Vec<ContentBlock>` |
+/// | `CallToolResult` | `CallToolResult` |
+/// | `Result<T, E>` | as `T` (an `isError` result is [`CallError::Tool`]) |
+///
+/// As with [`EncodeFor`], the caller type `C` defers the check: a generated
+/// method says `where R: ToolOutput<C>`, checked where the method is called.
+#[diagnostic::on_unimplemented(
+    message = "a typed client cannot decode a tool's result as `{Self}`",
+    label = "not a tool result type",
+    note = "for a structured result, write `Json<{Self}>`: the client's method then returns `{Self}`, decoded from `structuredContent`",
+    note = "a tool returns `()`, `String`, a number, `bool`, `char`, `Json<T>`, `ContentBlock`, `Vec<ContentBlock>`, `CallToolResult`, or a `Result<_, E>` of one of these"
+)]
+pub trait ToolOutput<C> {
+    /// What the client's method returns.
+    type Output;
+
+    /// Decodes the result of tool `tool`; an `isError` result is [`CallError::Tool`].
+    fn decode(
+        tool: &str,
+        result: CallToolResult,
+        wrapping: Wrapping,
+    ) -> Result<Self::Output, CallError>;
+}
+
+impl<C> ToolOutput<C> for () {
+    type Output = ();
+
+    fn decode(tool: &str, result: CallToolResult, _: Wrapping) -> Result<(), CallError> {
+        decode_unit(tool, result)
+    }
+}
+
+macro_rules! text_output {
+    ($($t:ty),*) => {$(
+        impl<C> ToolOutput<C> for $t {
+            type Output = String;
+
+            fn decode(tool: &str, result: CallToolResult, _: Wrapping) -> Result<String, CallError> {
+                decode_text(tool, result)
+            }
+        }
+    )*};
+}
+
+text_output!(String, &str, std::borrow::Cow<'_, str>);
+
+macro_rules! parsed_output {
+    ($($t:ty),*) => {$(
+        impl<C> ToolOutput<C> for $t {
+            type Output = $t;
+
+            fn decode(tool: &str, result: CallToolResult, _: Wrapping) -> Result<$t, CallError> {
+                decode_parsed(tool, result)
+            }
+        }
+    )*};
+}
+
+parsed_output!(
+    char, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+);
+
+impl<T: DecodeFor<C>, C> ToolOutput<C> for Json<T> {
+    type Output = T;
+
+    fn decode(tool: &str, result: CallToolResult, wrapping: Wrapping) -> Result<T, CallError> {
+        match wrapping {
+            Wrapping::Rule(wrapped) => decode_structured::<T, C>(tool, result, wrapped),
+            Wrapping::Lenient => decode_structured_lenient::<T, C>(tool, result),
+        }
+    }
+}
+
+macro_rules! content_output {
+    ($($t:ty),*) => {$(
+        impl<C> ToolOutput<C> for $t {
+            type Output = Vec<ContentBlock>;
+
+            fn decode(
+                tool: &str,
+                result: CallToolResult,
+                _: Wrapping,
+            ) -> Result<Vec<ContentBlock>, CallError> {
+                decode_content(tool, result)
+            }
+        }
+    )*};
+}
+
+content_output!(ContentBlock, Vec<ContentBlock>);
+
+impl<C> ToolOutput<C> for CallToolResult {
+    type Output = CallToolResult;
+
+    fn decode(
+        tool: &str,
+        result: CallToolResult,
+        _: Wrapping,
+    ) -> Result<CallToolResult, CallError> {
+        decode_whole(tool, result)
+    }
+}
+
+/// An `Err` is an `isError` result, which every output decodes as [`CallError::Tool`].
+impl<T: ToolOutput<C>, E, C> ToolOutput<C> for Result<T, E> {
+    type Output = T::Output;
+
+    fn decode(
+        tool: &str,
+        result: CallToolResult,
+        wrapping: Wrapping,
+    ) -> Result<T::Output, CallError> {
+        T::decode(tool, result, wrapping)
     }
 }
 
@@ -489,7 +636,7 @@ mod typed_client_tests {
         // Not wrapped by the rule: the object is the value.
         let m: Value = decode_structured::<_, ()>("t", wrapped.clone(), || false).unwrap();
         assert_eq!(m, json!({"result": [1, 2]}));
-        let v: Vec<u8> = decode_structured_lenient("t", wrapped).unwrap();
+        let v: Vec<u8> = decode_structured_lenient::<_, ()>("t", wrapped).unwrap();
         assert_eq!(v, [1, 2]);
         // Text only: parsed, never unwrapped.
         let text_only = CallToolResult::text(r#"{"result": 1}"#);
@@ -498,6 +645,43 @@ mod typed_client_tests {
         assert!(is_wrapped_output(Some(&json!({"type": "array"}))));
         assert!(!is_wrapped_output(Some(&json!({"type": "object"}))));
         assert!(!is_wrapped_output(None));
+    }
+
+    fn decode<R: ToolOutput<()>>(
+        result: CallToolResult,
+        wrapping: Wrapping,
+    ) -> Result<R::Output, CallError> {
+        R::decode("t", result, wrapping)
+    }
+
+    #[test]
+    fn tool_outputs_mirror_the_server_vocabulary() {
+        let text = || CallToolResult::text("42");
+        let lenient = Wrapping::Lenient;
+        assert_eq!(decode::<String>(text(), lenient).unwrap(), "42");
+        assert_eq!(decode::<&str>(text(), lenient).unwrap(), "42");
+        assert_eq!(decode::<u8>(text(), lenient).unwrap(), 42);
+        assert!((decode::<f64>(text(), lenient).unwrap() - 42.0).abs() < f64::EPSILON);
+        decode::<()>(text(), lenient).unwrap();
+        assert_eq!(
+            decode::<ContentBlock>(text(), lenient).unwrap(),
+            text().content
+        );
+        assert_eq!(decode::<CallToolResult>(text(), lenient).unwrap(), text());
+        // A `Result` is its success type; an `isError` result is a tool error.
+        assert_eq!(decode::<Result<u8, String>>(text(), lenient).unwrap(), 42);
+        assert!(matches!(
+            decode::<Result<u8, String>>(CallToolResult::error("no"), lenient),
+            Err(CallError::Tool(_))
+        ));
+        // `Json<T>`: by the server's rule, or leniently.
+        let wrapped = || structured(json!({"result": [1, 2]}));
+        let v = decode::<Json<Vec<u8>>>(wrapped(), Wrapping::Rule(|| true)).unwrap();
+        assert_eq!(v, [1, 2]);
+        let m = decode::<Json<Value>>(wrapped(), Wrapping::Rule(|| false)).unwrap();
+        assert_eq!(m, json!({"result": [1, 2]}));
+        let v = decode::<Json<Vec<u8>>>(wrapped(), lenient).unwrap();
+        assert_eq!(v, [1, 2]);
     }
 
     #[test]

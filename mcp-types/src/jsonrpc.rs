@@ -137,6 +137,8 @@ impl<'de> Deserialize<'de> for RequestId {
 }
 
 /// The `error` member of an error response.
+///
+/// As an error it is a leaf: `Display` is `message (code)` and `source()` is `None`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     /// One of the [`code`] constants, or an implementation-defined code.
@@ -295,6 +297,9 @@ impl ErrorResponse {
 }
 
 /// Why an input could not be read as a JSON-RPC message.
+///
+/// A leaf error: the parser's reason is kept as text in the message, and
+/// `source()` is `None`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum DecodeError {

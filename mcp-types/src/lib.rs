@@ -26,6 +26,7 @@
 
 pub mod call;
 pub mod content;
+pub mod error;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod method;

@@ -66,6 +66,8 @@ pub struct RequestMeta {
 }
 
 /// Why a `_meta` object does not hold valid modern protocol fields.
+///
+/// A leaf error: the message says everything and `source()` is `None`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetaError(pub String);
 

@@ -250,8 +250,10 @@ pub fn tag_counts(
     #[param("Counts by tag")] counts: HashMap<String, u32>,
     #[param("Tags to drop")] drop: Vec<String>,
     #[param("Case sensitive", default = true)] case_sensitive: bool,
+    #[param("Between tags", default = ", ")] separator: String,
+    #[param("Where the cloud is centred", default = Point { x: 0.0, y: 0.5 })] origin: Point,
 ) -> Result<CallToolResult, ToolError> {
-    let _ = (counts, drop, case_sensitive);
+    let _ = (counts, drop, case_sensitive, separator, origin);
     Ok(CallToolResult::text("ok"))
 }
 
@@ -315,6 +317,12 @@ fn collections_and_defaults_in_free_fn() {
     assert_eq!(props["drop"]["items"]["type"], "string");
     assert_eq!(props["case_sensitive"]["type"], "boolean");
     assert_eq!(props["case_sensitive"]["default"], true);
+    // A string literal default of a `String` parameter.
+    assert_eq!(props["separator"]["type"], "string");
+    assert_eq!(props["separator"]["default"], ", ");
+    // A struct's default: its schema shared in `$defs`, as without a default.
+    assert_eq!(props["origin"]["$ref"], "#/$defs/Point");
+    assert_eq!(props["origin"]["default"], json!({"x": 0.0, "y": 0.5}));
     assert_eq!(schema["required"], json!(["counts", "drop"]));
     assert_eq!(tools[0].tool().output_schema, None);
 }

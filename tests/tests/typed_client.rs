@@ -46,6 +46,16 @@ pub enum Order {
     Date,
 }
 
+/// A result alias: the client decodes it as the server encodes it.
+pub type Res<T> = Result<T, ToolError>;
+
+/// The context under another name.
+pub type Ctx = mcp_server::Context;
+
+mod reexported {
+    pub(crate) use mcp_server::Json as J;
+}
+
 #[derive(Debug, Default)]
 pub struct Calculator {
     memory: f64,
@@ -136,6 +146,21 @@ impl Calculator {
         }
     }
 
+    #[describe("Halve a number, through a result alias")]
+    pub fn halve(&self, #[param("The number")] n: i64) -> Res<i64> {
+        if n % 2 == 0 {
+            Ok(n / 2)
+        } else {
+            Err(ToolError::new("odd"))
+        }
+    }
+
+    #[describe("Hits, through a re-exported and renamed Json")]
+    pub fn top(&self, #[param("How many")] n: u32, ctx: Ctx) -> Res<reexported::J<Vec<Hit>>> {
+        let _ = ctx;
+        Ok(reexported::J(hits(n)))
+    }
+
     #[describe("Words per length")]
     pub fn lengths(
         &self,
@@ -166,11 +191,11 @@ pub trait RemoteCalculator {
         #[param("Query text")] query: String,
         #[param("Maximum results", default = 2)] max_results: u32,
         #[param("Only after this date")] since: Option<String>,
-    ) -> Vec<Hit>;
+    ) -> mcp_client::Json<Vec<Hit>>;
 
     #[describe("Count")]
     #[tool(name = "tally")]
-    async fn count(&self, #[param("How many")] n: u32) -> Tally;
+    async fn count(&self, #[param("How many")] n: u32) -> mcp_client::Json<Tally>;
 
     #[describe("Forget the memory")]
     #[tool(name = "memory.clear")]
@@ -187,7 +212,10 @@ pub trait RemoteCalculator {
 
     #[describe("Words per length, raw")]
     #[tool(name = "lengths")]
-    async fn lengths_raw(&self, #[param("The words")] words: Vec<String>) -> Value;
+    async fn lengths_raw(
+        &self,
+        #[param("The words")] words: Vec<String>,
+    ) -> mcp_client::Json<Value>;
 }
 
 /// A declaration that does not match the calculator in every possible way.
@@ -689,6 +717,16 @@ async fn round_trip_toolbox_client_over_the_wire() {
     assert_eq!(found[0].title, "q 0 2024 Date");
 
     assert_eq!(client.tally(9).await.unwrap(), Tally { result: 9 });
+
+    // A result alias, a context alias and a renamed re-exported `Json`:
+    // decoded through the types, whatever they are called.
+    let half: i64 = client.halve(8).await.unwrap();
+    assert_eq!(half, 4);
+    let err = client.halve(3).await.unwrap_err();
+    assert_eq!(err.tool_message().as_deref(), Some("odd"));
+    let top: Vec<Hit> = client.top(2).await.unwrap();
+    assert_eq!(top, hits(2));
+
     let lengths = client
         .lengths(vec!["result".into(), "ab".into()])
         .await

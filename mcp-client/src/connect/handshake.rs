@@ -177,7 +177,7 @@ async fn discover(conn: &Conn, wait: Duration) -> Result<Discovered, CallError> 
         ))),
         Err(e) => match http_status(&e) {
             Some(s) if s.status.is_client_error() && !s.modern_error => {
-                Ok(Discovered::Legacy(e.to_string()))
+                Ok(Discovered::Legacy(mcp_types::error::Chain(&e).to_string()))
             }
             _ => Err(e),
         },

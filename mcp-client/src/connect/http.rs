@@ -64,7 +64,7 @@ impl ClientBuilder {
                     !s.modern_error && matches!(s.status.as_u16(), 400 | 404 | 405)
                 }) =>
             {
-                tracing::info!(error = %e, "Streamable HTTP refused; trying the HTTP+SSE transport");
+                tracing::info!(error = %mcp_types::error::Chain(&e), "Streamable HTTP refused; trying the HTTP+SSE transport");
                 self.sse(client, uri, headers).await
             }
             other => other,

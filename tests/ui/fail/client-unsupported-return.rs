@@ -1,4 +1,4 @@
-use mcp_client::tool;
+use mcp_client::{tool, Json};
 
 // Serialize only: a declared tool's result is decoded, so it needs Deserialize.
 #[derive(serde::Serialize)]
@@ -9,7 +9,7 @@ pub struct Forecast {
 #[tool(description = "A weather service")]
 pub trait Weather {
     #[describe("The forecast for a city")]
-    async fn forecast(&self, #[param("The city")] city: String) -> Forecast;
+    async fn forecast(&self, #[param("The city")] city: String) -> Json<Forecast>;
 }
 
 fn main() {}

@@ -1,10 +1,11 @@
-//! A declaration of a foreign server's tools: every kind of result, renames,
+//! A declaration of a foreign server's tools: every kind of result (the
+//! server's vocabulary: `Json<T>` for structured content), renames,
 //! defaults, options, doc comments and `#[cfg]`s carried to the client.
 #![deny(warnings, missing_docs)]
 
 use std::collections::HashMap;
 
-use mcp_client::tool;
+use mcp_client::{tool, Json};
 use mcp_client::types::call::{CallError, ToolCaller};
 use mcp_client::types::{CallToolResult, ContentBlock};
 
@@ -31,7 +32,7 @@ pub trait Weather {
     /// The forecast.
     #[describe("The forecast for a city")]
     #[param(city, "The city")]
-    async fn forecast(&self, city: String, #[param("How many days", default = 3)] days: u32) -> Vec<Day>;
+    async fn forecast(&self, city: String, #[param("How many days", default = 3)] days: u32) -> Json<Vec<Day>>;
 
     #[describe("The temperature")]
     #[tool(name = "get-temperature")]
@@ -50,7 +51,7 @@ pub trait Weather {
     async fn refresh_unit(&self) -> ();
 
     #[describe("Raw JSON")]
-    async fn raw(&self) -> serde_json::Value;
+    async fn raw(&self) -> Json<serde_json::Value>;
 
     #[describe("Content")]
     async fn content(&self) -> Vec<ContentBlock>;
@@ -59,7 +60,13 @@ pub trait Weather {
     async fn whole(&self) -> CallToolResult;
 
     #[describe("Stations")]
-    async fn stations(&self, #[param("Filters")] filters: HashMap<String, String>) -> HashMap<String, u32>;
+    async fn stations(&self, #[param("Filters")] filters: HashMap<String, String>) -> Json<HashMap<String, u32>>;
+
+    #[describe("One block")]
+    async fn block(&self) -> ContentBlock;
+
+    #[describe("A result, as the server writes it: an error is `CallError::Tool`")]
+    async fn checked(&self) -> Result<u32, String>;
 
     #[describe("Old")]
     #[deprecated = "use forecast"]
@@ -84,6 +91,8 @@ pub async fn use_all<C: ToolCaller>(caller: C) -> Result<(), CallError> {
     let _: Vec<ContentBlock> = client.content().await?;
     let _: CallToolResult = client.whole().await?;
     let _: HashMap<String, u32> = client.stations(HashMap::new()).await?;
+    let _: Vec<ContentBlock> = client.block().await?;
+    let _: u32 = client.checked().await?;
     let _: String = client.old().await?;
     // A shared caller: `&C` is a caller too.
     let _: WeatherClient<&C> = WeatherClient::new(client.caller());

@@ -47,7 +47,10 @@ pub(super) fn kind_of(headers: &HeaderMap) -> Kind {
 pub(super) async fn read_body(body: Incoming, max: usize) -> Result<Bytes, CallError> {
     match http_body_util::Limited::new(body, max).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => Err(transport(format!("reading the HTTP response failed: {e}"))),
+        Err(e) => Err(transport(format!(
+            "reading the HTTP response failed: {}",
+            mcp_types::error::Chain(&*e)
+        ))),
     }
 }
 
@@ -87,7 +90,7 @@ pub(super) async fn pump(
     loop {
         match body.frame().await {
             None => return Ok(false),
-            Some(Err(e)) => return Err(e.to_string()),
+            Some(Err(e)) => return Err(mcp_types::error::Chain(&e).to_string()),
             Some(Ok(frame)) => {
                 let Ok(data) = frame.into_data() else {
                     continue;

@@ -108,12 +108,8 @@ pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
 
 /// Describes a hyper-util client error with its causes.
 pub(super) fn request_failed(url: &Uri, e: &(dyn std::error::Error + 'static)) -> CallError {
-    let mut message = format!("HTTP request to {url} failed: {e}");
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    transport(message)
+    transport(format!(
+        "HTTP request to {url} failed: {}",
+        mcp_types::error::Chain(e)
+    ))
 }

@@ -456,7 +456,7 @@ async fn standalone(
             }
             Err(e) => {
                 failures += 1;
-                tracing::debug!(error = %e, "the standalone stream could not be opened");
+                tracing::debug!(error = %mcp_types::error::Chain(&e), "the standalone stream could not be opened");
                 if failures >= 3 {
                     return;
                 }
@@ -510,7 +510,9 @@ impl Transport for HttpTransport {
                         .await;
                 match deleted {
                     Ok(Ok(r)) => tracing::debug!(status = %r.status(), "session deleted"),
-                    Ok(Err(e)) => tracing::debug!(error = %e, "deleting the session failed"),
+                    Ok(Err(e)) => {
+                        tracing::debug!(error = %mcp_types::error::Chain(&e), "deleting the session failed");
+                    }
                     Err(_) => tracing::debug!("deleting the session timed out"),
                 }
             }

@@ -1,7 +1,6 @@
 use mcp_client::tool;
 
-pub struct Json<T>(pub T);
-
+// A structured result is written `Json<Forecast>`, as on the server.
 #[derive(serde::Deserialize)]
 pub struct Forecast {
     pub summary: String,
@@ -10,7 +9,7 @@ pub struct Forecast {
 #[tool(description = "A weather service")]
 pub trait Weather {
     #[describe("The forecast for a city")]
-    async fn forecast(&self, #[param("The city")] city: String) -> Json<Forecast>;
+    async fn forecast(&self, #[param("The city")] city: String) -> Forecast;
 }
 
 fn main() {}
