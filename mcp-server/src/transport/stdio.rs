@@ -122,45 +122,100 @@ impl Drop for AbortOnDrop {
 type BoxRead = Box<dyn AsyncRead + Unpin + Send>;
 type BoxWrite = Box<dyn AsyncWrite + Unpin + Send>;
 
-/// stdin and stdout as async streams. When they are pipes (as when a host
-/// spawns the server) they are driven by the reactor directly; otherwise
-/// (a file, a terminal) through tokio's blocking-pool wrappers.
+/// The protocol's ends of stdin and stdout, not yet tied to a runtime.
+struct StdioFds {
+    #[cfg(unix)]
+    input: std::os::fd::OwnedFd,
+    #[cfg(unix)]
+    output: std::os::fd::OwnedFd,
+}
+
+/// Takes private duplicates of stdin and stdout for the protocol.
 ///
-/// With `guard`, the protocol keeps a private duplicate of stdout and file
-/// descriptor 1 is pointed at stderr, so a stray `println!` anywhere in the
-/// process lands in the log instead of corrupting the protocol stream.
-fn stdio_streams(guard: bool) -> io::Result<(BoxRead, BoxWrite)> {
+/// With `guard`, file descriptor 1 is then pointed at stderr, so a stray
+/// `println!` anywhere in the process lands in the log instead of corrupting
+/// the protocol stream.
+fn stdio_fds(guard: bool) -> io::Result<StdioFds> {
     #[cfg(unix)]
     {
         use std::io::Write as _;
         use std::os::fd::AsFd;
-        use tokio::net::unix::pipe;
-        let reader: BoxRead = match std::io::stdin()
-            .as_fd()
-            .try_clone_to_owned()
-            .and_then(pipe::Receiver::from_owned_fd)
-        {
-            Ok(rx) => Box::new(rx),
-            Err(_) => Box::new(tokio::io::stdin()),
-        };
-        let protocol_out = std::io::stdout().as_fd().try_clone_to_owned()?;
+        let input = std::io::stdin().as_fd().try_clone_to_owned()?;
+        let output = std::io::stdout().as_fd().try_clone_to_owned()?;
         if guard {
             std::io::stdout().flush()?;
             rustix::stdio::dup2_stdout(std::io::stderr())?;
         }
-        let writer: BoxWrite = match protocol_out
-            .try_clone()
-            .and_then(pipe::Sender::from_owned_fd)
-        {
-            Ok(tx) => Box::new(tx),
-            Err(_) => Box::new(tokio::fs::File::from_std(std::fs::File::from(protocol_out))),
-        };
-        Ok((reader, writer))
+        Ok(StdioFds { input, output })
     }
     #[cfg(not(unix))]
     {
         let _ = guard;
-        Ok((Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout())))
+        Ok(StdioFds {})
+    }
+}
+
+impl StdioFds {
+    /// The two ends as async streams of the current runtime. Pipes (as when
+    /// a host spawns the server) are driven by the reactor directly; anything
+    /// else (a file, a terminal) through tokio's blocking-pool wrappers.
+    fn into_streams(self) -> (BoxRead, BoxWrite) {
+        #[cfg(unix)]
+        {
+            use tokio::net::unix::pipe;
+            let reader: BoxRead = match self
+                .input
+                .try_clone()
+                .and_then(pipe::Receiver::from_owned_fd)
+            {
+                Ok(rx) => Box::new(rx),
+                Err(_) => Box::new(tokio::fs::File::from_std(std::fs::File::from(self.input))),
+            };
+            let writer: BoxWrite = match self
+                .output
+                .try_clone()
+                .and_then(pipe::Sender::from_owned_fd)
+            {
+                Ok(tx) => Box::new(tx),
+                Err(_) => Box::new(tokio::fs::File::from_std(std::fs::File::from(self.output))),
+            };
+            (reader, writer)
+        }
+        #[cfg(not(unix))]
+        {
+            (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+        }
+    }
+}
+
+/// Where a connection's calls run when they do not finish at once, and the
+/// runtime that tools see while they are first polled.
+///
+/// `serve_stdio` on a multi-threaded runtime runs its connection loop on a
+/// thread of its own (a current-thread runtime: reading, dispatching the
+/// calls that finish at once, and writing without waking other threads);
+/// calls that wait, and anything tools spawn, still run on the runtime
+/// `serve_stdio` was called on.
+#[derive(Clone)]
+struct Calls {
+    tasks: TaskTracker,
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+impl Calls {
+    fn spawn<F>(&self, fut: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        match &self.runtime {
+            Some(runtime) => drop(self.tasks.spawn_on(fut, runtime)),
+            None => drop(self.tasks.spawn(fut)),
+        }
+    }
+
+    /// Makes the serving runtime current while a message is dispatched.
+    fn enter(&self) -> Option<tokio::runtime::EnterGuard<'_>> {
+        self.runtime.as_ref().map(tokio::runtime::Handle::enter)
     }
 }
 
@@ -182,8 +237,40 @@ impl Server {
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let (reader, writer) = stdio_streams(self.guard_stdout)?;
-        self.serve_io(reader, writer).await
+        let fds = stdio_fds(self.guard_stdout)?;
+        let runtime = tokio::runtime::Handle::current();
+        if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+            let (reader, writer) = fds.into_streams();
+            return self.serve_lines(reader, writer, None).await;
+        }
+        // On a multi-threaded runtime, the connection loop gets a thread of
+        // its own (see `Calls`): otherwise each message wakes an idle worker.
+        let stop = tokio_util::sync::CancellationToken::new();
+        let _stop_on_drop = stop.clone().drop_guard();
+        let (done, result) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("mcp-stdio".to_owned())
+            .spawn(move || {
+                let result = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(Error::Io)
+                    .and_then(|own| {
+                        own.block_on(async {
+                            let (reader, writer) = fds.into_streams();
+                            tokio::select! {
+                                r = self.serve_lines(reader, writer, Some(runtime)) => r,
+                                () = stop.cancelled() => Ok(()),
+                            }
+                        })
+                    });
+                let _ = done.send(result);
+            })?;
+        result.await.unwrap_or_else(|_| {
+            Err(Error::Io(io::Error::other(
+                "the stdio connection thread ended without a result",
+            )))
+        })
     }
 
     /// Serves MCP as newline-delimited JSON over any byte streams (a pipe, a
@@ -192,7 +279,22 @@ impl Server {
     /// When the input ends, calls in flight may finish (up to the builder's
     /// `shutdown_grace`); their results are written, then the output is
     /// flushed and this returns.
-    pub async fn serve_io<R, W>(self, reader: R, mut writer: W) -> Result<(), Error>
+    pub async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_lines(reader, writer, None).await
+    }
+
+    /// The connection loop; calls that wait run on `runtime` (default: the
+    /// current one).
+    async fn serve_lines<R, W>(
+        self,
+        reader: R,
+        mut writer: W,
+        runtime: Option<tokio::runtime::Handle>,
+    ) -> Result<(), Error>
     where
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -207,8 +309,12 @@ impl Server {
             written: 0,
         };
         let mut frames = FramedRead::new(reader, JsonLines::new(self.max_message));
-        let tasks = TaskTracker::new();
-        let _stop_watching = self.watch_list_changes(&session, &out);
+        let calls = Calls {
+            tasks: TaskTracker::new(),
+            runtime,
+        };
+        let tasks = &calls.tasks;
+        let _stop_watching = self.watch_list_changes(&session, &out, &calls);
         let mut input_open = true;
         let mut needs_flush = false;
         let mut read_error = None;
@@ -227,7 +333,10 @@ impl Server {
             tokio::select! {
                 biased;
                 frame = frames.next(), if input_open && output.pending() < HIGH_WATER => match frame {
-                    Some(Ok(Frame::Line(line))) => self.on_line(&line, &session, &sink, &mut output, &tasks),
+                    Some(Ok(Frame::Line(line))) => {
+                        let _runtime = calls.enter();
+                        self.on_line(&line, &session, &sink, &mut output, &calls);
+                    }
                     Some(Ok(Frame::TooLong)) => output.reply(&self.too_long()),
                     Some(Ok(Frame::NotUtf8)) => output.reply(&error_reply(
                         None,
@@ -275,7 +384,13 @@ impl Server {
 
     /// List changes reach this connection once it has a legacy session
     /// (modern clients hear of them on a `subscriptions/listen` stream).
-    fn watch_list_changes(&self, session: &Arc<Session>, out: &Arc<dyn Outbound>) -> AbortOnDrop {
+    fn watch_list_changes(
+        &self,
+        session: &Arc<Session>,
+        out: &Arc<dyn Outbound>,
+        calls: &Calls,
+    ) -> AbortOnDrop {
+        let _runtime = calls.enter();
         let mut changes = self.core.changes(None);
         let session = Arc::clone(session);
         let out = Arc::clone(out);
@@ -307,18 +422,18 @@ impl Server {
         session: &Arc<Session>,
         sink: &Arc<LineSink>,
         output: &mut Output,
-        tasks: &TaskTracker,
+        calls: &Calls,
     ) {
         let text = line.trim();
         if text.is_empty() {
             return;
         }
         if let Some(batch) = split_batch(text) {
-            self.on_batch(batch, session, sink, output, tasks);
+            self.on_batch(batch, session, sink, output, calls);
             return;
         }
         match RawMessage::parse(text) {
-            Ok(msg) => run(&self.core, session, msg, sink, output, tasks),
+            Ok(msg) => run(&self.core, session, msg, sink, output, calls),
             Err(e) => output.reply(&crate::dispatch::encode(&e.to_response())),
         }
     }
@@ -329,7 +444,7 @@ impl Server {
         session: &Arc<Session>,
         sink: &Arc<LineSink>,
         output: &mut Output,
-        tasks: &TaskTracker,
+        calls: &Calls,
     ) {
         let batch = crate::dispatch::batch_items(batch).and_then(|items| {
             let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
@@ -344,7 +459,7 @@ impl Server {
             return;
         }
         let sink = Arc::clone(sink);
-        tasks.spawn(async move {
+        calls.spawn(async move {
             if let Some(joined) = batch.finish().await {
                 sink.reply(joined).await;
             }
@@ -358,14 +473,14 @@ fn run(
     msg: RawMessage<'_>,
     sink: &Arc<LineSink>,
     output: &mut Output,
-    tasks: &TaskTracker,
+    calls: &Calls,
 ) {
     let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
     match core.handle(session, msg, &out, &RequestInfo::default()) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => output.reply(&bytes),
         Outcome::Spawn(fut) => {
             let sink = Arc::clone(sink);
-            tasks.spawn(async move {
+            calls.spawn(async move {
                 if let Some(bytes) = fut.await {
                     sink.reply(bytes).await;
                 }
