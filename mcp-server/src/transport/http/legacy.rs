@@ -93,16 +93,7 @@ impl Inner {
             outcome => {
                 let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
                 let rx = stream.attach(None);
-                // Priming follows the session's negotiated revision: clients
-                // may send any supported version in the header (conformance
-                // 0.1.16 sends 2025-03-26 inside 2025-11-25 sessions).
-                if http_session
-                    .session
-                    .legacy_version()
-                    .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
-                {
-                    stream.prime();
-                }
+                http_session.prime(&stream);
                 sink.stream_into(&stream);
                 match outcome {
                     Outcome::Spawn(fut) => {
@@ -126,24 +117,34 @@ impl Inner {
         }
     }
 
-    fn initialize(self: &Arc<Self>, msg: RawMessage<'_>, headers: &HeaderMap) -> Response<McpBody> {
-        let http_session = match self.sessions.create(TransportKind::StreamableHttp) {
-            Ok(Some(s)) => s,
-            Ok(None) => {
-                return transport_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    code::INTERNAL_ERROR,
-                    "too many sessions; try again later",
-                )
-            }
+    /// A new legacy session, or the answer when none can be opened (the
+    /// session cap is reached, or no randomness for its id).
+    pub(super) fn new_session(
+        &self,
+        kind: TransportKind,
+    ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+        match self.sessions.create(kind) {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(Box::new(transport_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                code::INTERNAL_ERROR,
+                "too many sessions; try again later",
+            ))),
             Err(e) => {
                 tracing::error!(error = %e, "no randomness for a session id");
-                return transport_error(
+                Err(Box::new(transport_error(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     code::INTERNAL_ERROR,
                     "cannot create a session",
-                );
+                )))
             }
+        }
+    }
+
+    fn initialize(self: &Arc<Self>, msg: RawMessage<'_>, headers: &HeaderMap) -> Response<McpBody> {
+        let http_session = match self.new_session(TransportKind::StreamableHttp) {
+            Ok(s) => s,
+            Err(refused) => return *refused,
         };
         let sink: Arc<dyn Outbound> = RequestSink::new();
         match self.core.handle(
@@ -239,13 +240,7 @@ impl Inner {
         }
         let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
         let rx = stream.attach(None);
-        if http_session
-            .session
-            .legacy_version()
-            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
-        {
-            stream.prime();
-        }
+        http_session.prime(&stream);
         self.keep_alive(&stream, &http_session);
         respond(sse_builder(), McpBody::stream(rx, None))
     }

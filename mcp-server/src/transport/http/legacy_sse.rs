@@ -29,25 +29,9 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
     let Some((_, messages)) = &inner.config.legacy_sse else {
         return transport_error(StatusCode::NOT_FOUND, code::INVALID_REQUEST, "not found");
     };
-    let http_session = match inner
-        .sessions
-        .create(crate::policy::TransportKind::LegacySse)
-    {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            return transport_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                code::INTERNAL_ERROR,
-                "too many sessions; try again later",
-            )
-        }
-        Err(_) => {
-            return transport_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                code::INTERNAL_ERROR,
-                "cannot create a session",
-            )
-        }
+    let http_session = match inner.new_session(crate::policy::TransportKind::LegacySse) {
+        Ok(s) => s,
+        Err(refused) => return *refused,
     };
     let (tx, rx) = mpsc::channel(super::sse::SINK_CAPACITY);
     let _ = tx.try_send(Bytes::from(format!(

@@ -1,5 +1,6 @@
 //! Legacy-era HTTP sessions: ids, the streams each one owns, idle expiry.
 
+use mcp_types::ProtocolVersion;
 use mcp_wire::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -90,6 +91,21 @@ impl HttpSession {
             }
         }
         stream
+    }
+
+    /// Primes a stream the client has attached to (an empty event with an id,
+    /// so it can resume) when the session's revision has priming: it follows
+    /// the negotiated revision, not the request header (clients may send any
+    /// supported version there; conformance 0.1.16 sends 2025-03-26 inside
+    /// 2025-11-25 sessions).
+    pub(crate) fn prime(&self, stream: &EventStream) {
+        if self
+            .session
+            .legacy_version()
+            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+        {
+            stream.prime();
+        }
     }
 
     pub(crate) fn stream(&self, id: u64) -> Option<Arc<EventStream>> {
