@@ -38,7 +38,8 @@
 //!   close stdin, wait, SIGTERM, wait, SIGKILL. A server that dies fails every
 //!   pending call at once with its exit status.
 //! - **Streamable HTTP**: [`ClientBuilder::connect_http`] with the MCP
-//!   endpoint URL (`http://` only). Both eras, JSON and SSE responses,
+//!   endpoint URL (`http://`, or `https://` with the `tls` feature: rustls
+//!   trusting Mozilla's roots, or [`ClientBuilder::tls_config`]). Both eras, JSON and SSE responses,
 //!   legacy sessions (`Mcp-Session-Id`, `MCP-Protocol-Version`, resumption
 //!   with `Last-Event-ID` after the server's `retry`, the standalone `GET`
 //!   stream, `DELETE` on close), and the fallback to HTTP+SSE.
@@ -142,6 +143,32 @@
 //! | [`Error::Cancelled`] | [`Client::close`] ended the call |
 //! | [`Error::SchemaMismatch`] | `structuredContent` violates the tool's `outputSchema`, naming the tool |
 //! | [`Error::Decode`] | a `tools/call` result that is not a `CallToolResult` |
+//!
+//! # Cargo features
+//!
+//! All on by default; a program that only spawns servers over stdio builds
+//! none of hyper, rustls and jsonschema with
+//! `default-features = false, features = ["stdio"]`.
+//!
+//! | feature | gives |
+//! |---|---|
+//! | `stdio` | [`ClientBuilder::connect_stdio`] (child processes, `tokio/process`) |
+//! | `http` | [`ClientBuilder::connect_http`] (Streamable HTTP, both eras) and [`ClientBuilder::connect_sse`] (HTTP+SSE), on hyper |
+//! | `tls` | `https://` endpoints (rustls with ring, Mozilla's roots; implies `http`) and the [`rustls`] re-export |
+//! | `validation` | `structuredContent` checked against the tool's `outputSchema` (jsonschema); without it the result is decoded unchecked |
+//!
+//! [`ClientBuilder::connect_io`], in-process servers, typed clients and the
+//! whole protocol core need no feature.
+//!
+//! # Re-exports
+//!
+//! - [`types`] is `mcp-types`, the wire model this crate speaks, so a
+//!   program names results and capabilities without its own dependency.
+//! - [`rustls`] (feature `tls`), so that a configuration given to
+//!   [`ClientBuilder::tls_config`] is built with the very version this crate
+//!   uses.
+//! - [`tool`] is the macro from `mcp-macros`; [`Json`] and [`Error`] come
+//!   from `mcp-types`, shared with the server crate.
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -58,6 +58,29 @@
 //! - [`Context`]: progress, log messages and cancellation inside a tool.
 //! - [`Json`], [`ToolError`], [`IntoToolResult`]: what tools return.
 //! - [`types`]: the wire types (`mcp-types`).
+//! - [`ServerHandle`]: tools added, removed, enabled and disabled at run time.
+//! - [`policy`]: visibility per caller, middleware, audit log, rate limits.
+//! - `http` (feature `http`): [`HttpConfig`](http::HttpConfig) and the
+//!   `tower::Service` that mounts the server in an existing router.
+//!
+//! # Cargo features
+//!
+//! All on by default. A stdio-only server builds none of hyper and
+//! jsonschema with `default-features = false, features = ["stdio"]`.
+//!
+//! | feature | gives |
+//! |---|---|
+//! | `stdio` | [`Server::serve_stdio`] and [`Server::serve_io`] (newline-delimited JSON over any byte streams) |
+//! | `http` | [`Server::serve_http`], [`Server::http_service`] and the `http` module: Streamable HTTP (both eras) and HTTP+SSE, on hyper |
+//! | `validation` | dynamic tools' schemas checked against the JSON Schema meta-schema and each call's arguments validated before the handler runs (jsonschema); without it a dynamic tool's schema is only checked to have an object root, and its handler checks its own arguments |
+//!
+//! # Re-exports
+//!
+//! [`types`] is `mcp-types`, the wire model, so a tool names
+//! [`CallToolResult`] or a capability without its own dependency; the
+//! macros come from `mcp-macros`. No third-party crate is re-exported: the
+//! `tower` and `hyper` types in the `http` module's signatures are those of
+//! the versions in your own `Cargo.toml` (tower-service 0.3, hyper 1).
 #![warn(missing_docs)]
 // Without a transport feature the server is only used in process (tool
 // entries invoked directly); dispatch and its session state sit unused.
