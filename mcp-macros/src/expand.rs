@@ -4,14 +4,14 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::visit_mut::VisitMut;
-use syn::{Generics, Ident, Item, ItemFn, ItemImpl, ItemTrait, Lifetime, Type};
+use syn::{Ident, Item, ItemFn, ItemImpl, ItemTrait};
 
 use crate::ast::{Access, Arg, ArgKind, ParamInfo, Tool, ToolFn, ToolImpl, ToolTrait};
 use crate::check;
 use crate::client;
 use crate::ctxt::Ctxt;
 use crate::fallback;
+use crate::glue::{erase_lifetimes, inject, toolbox_generics, unit_struct};
 
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: Item = match syn::parse2(input.clone()) {
@@ -106,21 +106,6 @@ pub(crate) fn allow_lints() -> TokenStream {
     }
 }
 
-/// The impl's generics, plus `Self: Send + Sync + 'static` when it has any
-/// (the toolbox is shared among its tools' futures).
-pub(crate) fn toolbox_generics(self_ty: &Type, generics: &Generics) -> Generics {
-    let mut generics = generics.clone();
-    if !generics.params.is_empty() {
-        generics
-            .make_where_clause()
-            .predicates
-            .push(syn::parse_quote!(
-                #self_ty: ::core::marker::Send + ::core::marker::Sync + 'static
-            ));
-    }
-    generics
-}
-
 fn impl_toolbox(model: &ToolImpl) -> TokenStream {
     let self_ty = &model.self_ty;
     let generics = toolbox_generics(self_ty, &model.generics);
@@ -145,29 +130,6 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
                 __mcp_tools
             }
         }
-    }
-}
-
-/// The unit struct that stands for a tool function.
-pub(crate) fn unit_struct(model: &ToolFn, tool: &Tool) -> TokenStream {
-    let vis = &model.vis;
-    let ident = &model.struct_ident;
-    let cfgs = &tool.cfgs;
-    let doc = format!(
-        "The tool `{}` (the function `{}`), as a toolbox: register it with `.toolbox({ident})`.",
-        tool.name(),
-        tool.ident,
-    );
-    quote! {
-        #(#cfgs)*
-        #[doc = #doc]
-        #[derive(
-            ::core::fmt::Debug,
-            ::core::clone::Clone,
-            ::core::marker::Copy,
-            ::core::default::Default,
-        )]
-        #vis struct #ident;
     }
 }
 
@@ -321,13 +283,6 @@ fn default_value(default: &syn::Expr) -> TokenStream {
     }
 }
 
-/// An argument without a description: injected through `Inject`, which a
-/// type that is not the context lacks (reported on the argument's type).
-pub(crate) fn inject(ty: &Type) -> TokenStream {
-    let ty = erase_lifetimes(ty);
-    quote_spanned!(ty.span()=> <#ty as ::mcp_server::__private::Inject<'_>>::inject(&__mcp_ctx))
-}
-
 /// The call of the tool function, and what reaches the toolbox: the
 /// captures of its `Arc` and the lock.
 struct Call {
@@ -443,20 +398,4 @@ fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
             )
         });
     }
-}
-
-/// Replaces every named lifetime but `'static` with `'_`, so a type written in a
-/// signature (`&'a str`) can be named inside the generated body.
-pub(crate) fn erase_lifetimes(ty: &Type) -> Type {
-    struct Eraser;
-    impl VisitMut for Eraser {
-        fn visit_lifetime_mut(&mut self, lifetime: &mut Lifetime) {
-            if lifetime.ident != "static" {
-                lifetime.ident = syn::Ident::new("_", lifetime.ident.span());
-            }
-        }
-    }
-    let mut ty = ty.clone();
-    Eraser.visit_type_mut(&mut ty);
-    ty
 }

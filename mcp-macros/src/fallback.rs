@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::{ArgKind, Tool, ToolFn, ToolImpl};
-use crate::expand::{inject, toolbox_generics, unit_struct};
+use crate::glue::{inject, toolbox_generics, unit_struct};
 
 /// The injection of a tool's undescribed arguments, which the compiler checks
 /// (an undescribed argument that is not the context is an error of its own,

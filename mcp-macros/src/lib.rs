@@ -22,6 +22,7 @@ mod client;
 mod ctxt;
 mod expand;
 mod fallback;
+mod glue;
 mod standalone;
 mod symbol;
 

@@ -24,6 +24,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod base;
 pub mod call;
 pub mod content;
 pub mod error;

@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::modern::{CacheScope, ResultType};
-use crate::tool::Icon;
+use crate::base::{CacheScope, Icon, ResultType};
 use crate::version::ProtocolVersion;
 use crate::{JsonObject, Meta};
 

@@ -10,6 +10,8 @@ use crate::lifecycle::{ClientCapabilities, Implementation};
 use crate::notification::{LoggingLevel, ProgressToken};
 use crate::{JsonObject, Meta};
 
+pub use crate::base::{CacheScope, ResultType};
+
 /// Reserved `_meta` keys.
 pub mod meta {
     /// Request: the protocol version of this request (required in 2026-07-28).
@@ -26,28 +28,6 @@ pub mod meta {
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
     /// Listen streams: the id of the `subscriptions/listen` request.
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-}
-
-/// Whether a result is final or asks the client for input first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ResultType {
-    /// The request is answered.
-    Complete,
-    /// The client must gather input and retry (MRTR).
-    InputRequired,
-}
-
-/// Who may share a cached result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum CacheScope {
-    /// Any client may reuse it.
-    Public,
-    /// Only the client that asked.
-    Private,
 }
 
 /// The protocol fields of a modern request's `_meta`, read once.

@@ -4,25 +4,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::ContentBlock;
-use crate::modern::{CacheScope, ResultType};
+use crate::base::{CacheScope, ResultType};
 use crate::{JsonObject, Meta};
 
-/// An icon (2025-11-25+).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Icon {
-    /// A URI (`https:` or `data:`) of the image.
-    pub src: String,
-    /// Its MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Sizes, e.g. `["48x48"]` or `["any"]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<Vec<String>>,
-    /// `"light"` or `"dark"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub theme: Option<String>,
-}
+pub use crate::base::Icon;
 
 /// Hints about a tool's behaviour. Untrusted: clients must not rely on them for safety.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

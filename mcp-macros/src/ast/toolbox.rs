@@ -1,0 +1,179 @@
+//! Toolboxes (`#[tool] impl`) and tool functions (`#[tool] fn`): their
+//! attributes, receivers, and the methods that become tools.
+
+use proc_macro2::TokenStream;
+use quote::format_ident;
+use syn::ext::IdentExt;
+use syn::{Attribute, ImplItem, ImplItemFn, ItemFn, ItemImpl, Signature, Type, Visibility};
+
+use super::{cfgs, strip_helpers, upper_camel, Access, Tool, ToolFn, ToolImpl};
+use crate::attr::{self, Container, Helper, Position};
+use crate::ctxt::Ctxt;
+
+impl ToolImpl {
+    pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> ToolImpl {
+        let options = attr::impl_options(cx, args, Container::Impl);
+        let trait_path = item.trait_.as_ref().map(|(_, path, _)| path.clone());
+        let description_attempted = impl_attrs(cx, &mut item.attrs);
+        let type_name = match &*item.self_ty {
+            Type::Path(p) if p.qself.is_none() => {
+                p.path.segments.last().map(|s| s.ident.unraw().to_string())
+            }
+            _ => None,
+        };
+        let mut model = ToolImpl {
+            self_ty: (*item.self_ty).clone(),
+            generics: item.generics.clone(),
+            type_name,
+            description: options.description,
+            description_attempted,
+            tools: Vec::new(),
+            cfgs: cfgs(&item.attrs),
+            has_candidates: false,
+            is_trait_impl: trait_path.is_some(),
+            trait_path,
+            client: options.client,
+        };
+        for (index, impl_item) in item.items.iter_mut().enumerate() {
+            let ImplItem::Fn(method) = impl_item else {
+                continue;
+            };
+            cx.section(index + 1);
+            if let Some(mut tool) = model.method(cx, method) {
+                tool.section = index + 1;
+                model.tools.push(tool);
+            }
+        }
+        cx.section(0);
+        model
+    }
+
+    /// The tool of one method of the block, if it is one.
+    fn method(&mut self, cx: &Ctxt, method: &mut ImplItemFn) -> Option<Tool> {
+        if self.is_trait_impl {
+            // Reported as a whole; its methods need no more errors.
+            strip_helpers(&mut method.attrs, &mut method.sig);
+            return None;
+        }
+        if !matches!(method.vis, Visibility::Public(_)) {
+            if let Some(first) = strip_helpers(&mut method.attrs, &mut method.sig) {
+                self.has_candidates = true;
+                cx.error_spanned_by(
+                    first,
+                    format!(
+                        "`{}` is not `pub`, so it is not a tool: make it `pub fn` to expose it as one",
+                        method.sig.ident
+                    ),
+                );
+            }
+            return None;
+        }
+        self.has_candidates = true;
+        let Some(access) = receiver_access(cx, &method.sig, self) else {
+            strip_helpers(&mut method.attrs, &mut method.sig);
+            return None;
+        };
+        Some(Tool::from_syn(
+            cx,
+            &mut method.attrs,
+            &mut method.sig,
+            access,
+            Position::Method,
+        ))
+    }
+}
+
+/// Strips the helpers from an impl block's own attributes (they do not
+/// belong there); returns whether a `#[describe]` stood for the description.
+fn impl_attrs(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> bool {
+    let mut description_attempted = false;
+    attrs.retain(|attr| match attr::helper(attr) {
+        Some(Helper::Describe) => {
+            description_attempted = true;
+            cx.error_spanned_by(
+                attr,
+                "a toolbox is described by its #[tool]: write #[tool(description = \"...\")] on the impl block instead of #[describe]",
+            );
+            false
+        }
+        Some(Helper::Param) => {
+            cx.error_spanned_by(
+                attr,
+                "#[param] describes a parameter: put it above a tool method or on its argument",
+            );
+            false
+        }
+        _ => true,
+    });
+    description_attempted
+}
+
+/// `&self` or `&mut self`; anything else is reported and gives `None`.
+fn receiver_access(cx: &Ctxt, sig: &Signature, model: &ToolImpl) -> Option<Access> {
+    let name = &sig.ident;
+    let Some(receiver) = sig.receiver() else {
+        let ty = model.type_name.as_deref().unwrap_or("...");
+        cx.error_spanned_by(
+            name,
+            format!(
+                "`{name}` has no `self` receiver, so it cannot be a tool: tools in a #[tool] impl take `&self` or `&mut self`. \
+                 If it is not a tool, move it to a separate `impl {ty} {{ ... }}` block without #[tool], or make it private"
+            ),
+        );
+        return None;
+    };
+    if let Type::Reference(reference) = &*receiver.ty {
+        if is_self(&reference.elem) {
+            return Some(if reference.mutability.is_some() {
+                Access::Exclusive
+            } else {
+                Access::Shared
+            });
+        }
+    }
+    cx.error_spanned_by(
+        receiver,
+        format!("tool `{name}` must borrow its toolbox: take `&self` (runs concurrently with other calls) or `&mut self` (runs alone)"),
+    );
+    None
+}
+
+pub(super) fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
+}
+
+impl ToolFn {
+    pub(crate) fn from_syn(cx: &Ctxt, args: TokenStream, item: &mut ItemFn) -> ToolFn {
+        let options = attr::tool_options(cx, args, Position::Function);
+        let ident = item.sig.ident.unraw();
+        let struct_ident = format_ident!(
+            "{}Tool",
+            upper_camel(&ident.to_string()),
+            span = item.sig.ident.span()
+        );
+        let tool = if let Some(receiver) = item.sig.receiver() {
+            cx.error_spanned_by(
+                receiver,
+                "this function is a method: put #[tool(description = \"...\")] on its impl block instead, and its `pub fn`s become tools (a method's own #[tool(...)] then takes `name`, `title` and annotations)",
+            );
+            strip_helpers(&mut item.attrs, &mut item.sig);
+            None
+        } else {
+            let mut tool = Tool::from_syn(
+                cx,
+                &mut item.attrs,
+                &mut item.sig,
+                Access::Free,
+                Position::Function,
+            );
+            tool.description_attempted |= options.description_attempted;
+            tool.options = options;
+            Some(tool)
+        };
+        ToolFn {
+            vis: item.vis.clone(),
+            struct_ident,
+            tool,
+        }
+    }
+}
