@@ -2,8 +2,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::future::{Future, IntoFuture};
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +9,7 @@ use mcp_server::ToolEntry;
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{ChatModel, Message, ToolChoice};
-use crate::outcome::{Event, Outcome, RunError};
+use crate::outcome::Event;
 use crate::toolset::ToolSet;
 
 /// What happens when a tool fails (returns `isError`, or its server or
@@ -24,7 +22,7 @@ pub enum ErrorPolicy {
     Report,
     /// Run the tool again, up to this many more times, then report.
     Retry(u32),
-    /// End the run with [`RunError::ToolFailed`].
+    /// End the run with [`RunError::ToolFailed`](crate::RunError::ToolFailed).
     Fail,
 }
 
@@ -190,7 +188,7 @@ impl AgentBuilder {
 
     /// The most model requests a run may make (default [`DEFAULT_MAX_TURNS`]).
     /// A run whose model still calls tools at the last turn ends with
-    /// [`RunError::MaxTurns`].
+    /// [`RunError::MaxTurns`](crate::RunError::MaxTurns).
     pub fn max_turns(mut self, turns: usize) -> Self {
         self.config.max_turns = turns.max(1);
         self
@@ -312,7 +310,7 @@ impl<'a> Run<'a> {
 
     /// Offers only these tools (names in the set, or of
     /// [`with_tools`](Self::with_tools)). A name the run does not have ends
-    /// it with [`RunError::ToolSet`] before the first model request.
+    /// it with [`RunError::ToolSet`](crate::RunError::ToolSet) before the first model request.
     pub fn allowed_tools<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -341,18 +339,9 @@ impl<'a> Run<'a> {
     }
 
     /// Cancels the run when `token` is cancelled: the run ends with
-    /// [`RunError::Cancelled`].
+    /// [`RunError::Cancelled`](crate::RunError::Cancelled).
     pub fn cancel_on(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
         self
-    }
-}
-
-impl<'a> IntoFuture for Run<'a> {
-    type Output = Result<Outcome, RunError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Result<Outcome, RunError>> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(crate::run::run(self))
     }
 }

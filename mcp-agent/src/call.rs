@@ -7,7 +7,8 @@ use mcp_server::Context;
 use mcp_types::{CallToolResult, JsonObject};
 use serde_json::Value;
 
-use crate::toolset::{SetTool, Target, ToolSet};
+use crate::catalog::{SetTool, Target};
+use crate::toolset::ToolSet;
 use crate::view::ToolView;
 
 /// A direct call ([`ToolSet::call`], [`ToolView::call`]) that did not produce
@@ -167,26 +168,11 @@ impl SetTool {
             ));
         }
         let value = crate::strict::from_strict(&self.schema, value);
-        if let Some(validator) = &self.validator {
-            let problems: Vec<String> = validator
-                .iter_errors(&value)
-                .map(|e| {
-                    let path = e.instance_path().to_string();
-                    let at = if path.is_empty() {
-                        "/".to_owned()
-                    } else {
-                        path
-                    };
-                    format!("at {at}: {}", e.masked())
-                })
-                .collect();
-            if !problems.is_empty() {
-                return Err(format!(
-                    "invalid arguments for `{}`: {}",
-                    self.name(),
-                    problems.join("; ")
-                ));
-            }
+        if let Some(problems) = self.validator.as_ref().and_then(|v| v.problems(&value)) {
+            return Err(format!(
+                "invalid arguments for `{}`: {problems}",
+                self.name()
+            ));
         }
         match value {
             Value::Object(map) => Ok(map),

@@ -105,6 +105,7 @@
 
 mod agent;
 mod call;
+mod catalog;
 pub mod chat;
 pub mod model;
 pub mod names;
@@ -116,12 +117,13 @@ mod view;
 
 pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run, DEFAULT_MAX_TURNS};
 pub use call::ToolCallError;
+pub use catalog::{Diagnostic, ToolSetError};
 pub use chat::{
     ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, Message, ModelError, ToolCall,
     ToolChoice, ToolDef, ToolResult, Usage,
 };
 pub use outcome::{CallRecord, Event, Outcome, RunError};
-pub use toolset::{Diagnostic, Source, ToolSet, ToolSetBuilder, ToolSetError};
+pub use toolset::{Source, ToolSet, ToolSetBuilder};
 pub use view::ToolView;
 
 /// Cancels a run from outside (see [`Run::cancel_on`]).

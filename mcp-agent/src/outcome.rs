@@ -6,8 +6,8 @@ use std::time::Duration;
 use mcp_types::CallToolResult;
 use serde_json::Value;
 
+use crate::catalog::ToolSetError;
 use crate::chat::{Message, ModelError, Usage};
-use crate::toolset::ToolSetError;
 
 /// What a run did: the final answer and everything that led to it.
 #[derive(Debug, Clone, Default)]

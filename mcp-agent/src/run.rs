@@ -1,5 +1,7 @@
 //! The model ↔ tool loop.
 
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
 use std::time::Instant;
 
 use futures_util::StreamExt as _;
@@ -7,11 +9,12 @@ use mcp_types::error::Chain;
 use mcp_types::JsonObject;
 
 use crate::agent::{Agent, ErrorPolicy, Run};
+use crate::catalog::{SetTool, ToolSetError};
 use crate::chat::{
     ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice, ToolResult,
 };
 use crate::outcome::{result_text, CallRecord, Event, Outcome, RunError};
-use crate::toolset::{SetTool, ToolSet, ToolSetError};
+use crate::toolset::ToolSet;
 use crate::view::ToolView;
 
 /// Why the turns stopped early; the run adds what it had done.
@@ -321,5 +324,14 @@ fn reply_text(record: &CallRecord) -> String {
 fn send(emit: &Emit, event: impl FnOnce() -> Event) {
     if let Some(f) = emit {
         f(&event());
+    }
+}
+
+impl<'a> IntoFuture for Run<'a> {
+    type Output = Result<Outcome, RunError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<Outcome, RunError>> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self))
     }
 }

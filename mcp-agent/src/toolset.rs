@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
 use mcp_client::types::modern::SubscriptionFilter;
@@ -13,8 +13,9 @@ use mcp_server::{ToolBox, ToolEntry};
 use mcp_types::error::Chain;
 use mcp_types::tool::is_valid_tool_name;
 use mcp_types::Tool;
-use serde_json::Value;
+use mcp_wire::sync::lock;
 
+use crate::catalog::{Diagnostic, SetTool, Target, ToolSetError, Tools};
 use crate::view::ToolView;
 
 /// Tools from local toolboxes and MCP servers, with unique names.
@@ -415,145 +416,6 @@ impl ToolSet {
     }
 }
 
-/// Something a tool set noticed that does not stop it from working.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The tool (its name in the set), or the allow-list entry.
-    pub tool: String,
-    /// The source's label.
-    pub source: String,
-    /// What happened.
-    pub message: String,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` ({}): {}", self.tool, self.source, self.message)
-    }
-}
-
-/// A tool set that could not be built or refreshed.
-///
-/// `Display` says what failed at this level only; [`ToolSetError::Server`]
-/// returns the client's error from `source()`. Print the chain with
-/// [`mcp_client::Chain`].
-#[derive(Debug, thiserror::Error)]
-pub enum ToolSetError {
-    /// Two sources offer one name.
-    #[error("two tools are named `{name}`: one from {first}, one from {second}; give one of the sources a prefix (Source::prefix) or block the tool (Source::block)")]
-    Collision {
-        /// The name.
-        name: String,
-        /// The first source (label and kind).
-        first: String,
-        /// The second source.
-        second: String,
-    },
-    /// A prefix made a name MCP does not allow.
-    #[error("the prefix of {origin} makes `{name}`, which is not a valid tool name (1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`)")]
-    InvalidName {
-        /// The prefixed name.
-        name: String,
-        /// The source.
-        origin: String,
-    },
-    /// A server could not list its tools.
-    #[error("the MCP server `{origin}` could not list its tools")]
-    Server {
-        /// The source.
-        origin: String,
-        /// Why.
-        #[source]
-        error: mcp_client::Error,
-    },
-    /// A run named a tool the set does not have.
-    #[error("no tool is named `{name}` (the tools are: {known})")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-        /// The names there are, comma-separated.
-        known: String,
-    },
-}
-
-/// What a tool call runs.
-#[derive(Clone)]
-pub(crate) enum Target {
-    Local(ToolEntry),
-    Remote {
-        client: Client,
-        name: String,
-        /// Set on each call (see `SourceState::called`).
-        called: Arc<AtomicBool>,
-    },
-}
-
-/// One tool of a set, ready to offer and to call.
-#[derive(Clone)]
-pub(crate) struct SetTool {
-    /// The definition, named as in the set.
-    pub(crate) def: Arc<Tool>,
-    pub(crate) source: Arc<str>,
-    pub(crate) schema: Arc<Value>,
-    pub(crate) strict: Option<Arc<Value>>,
-    pub(crate) validator: Option<Arc<jsonschema::Validator>>,
-    pub(crate) target: Target,
-}
-
-impl SetTool {
-    /// A tool from its definition (already named as in the set).
-    pub(crate) fn new(
-        def: Tool,
-        source: Arc<str>,
-        target: Target,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> SetTool {
-        let schema = Value::Object(def.input_schema.clone());
-        let strict = match crate::strict::to_strict(&schema) {
-            Ok(strict) => Some(Arc::new(strict)),
-            Err(why) => {
-                diagnostics.push(Diagnostic {
-                    tool: def.name.clone(),
-                    source: source.to_string(),
-                    message: format!("offered to OpenAI without strict mode: {why}"),
-                });
-                None
-            }
-        };
-        let validator = match jsonschema::validator_for(&schema) {
-            Ok(v) => Some(Arc::new(v)),
-            Err(e) => {
-                diagnostics.push(Diagnostic {
-                    tool: def.name.clone(),
-                    source: source.to_string(),
-                    message: format!("the input schema cannot be compiled, so arguments are passed unchecked: {e}"),
-                });
-                None
-            }
-        };
-        SetTool {
-            def: Arc::new(def),
-            source,
-            schema: Arc::new(schema),
-            strict,
-            validator,
-            target,
-        }
-    }
-
-    /// The tool's name in the set.
-    pub(crate) fn name(&self) -> &str {
-        &self.def.name
-    }
-}
-
-/// A snapshot of a set's tools.
-#[derive(Default)]
-pub(crate) struct Tools {
-    pub(crate) by_name: BTreeMap<String, SetTool>,
-    pub(crate) diagnostics: Vec<Diagnostic>,
-}
-
 /// Builds a snapshot from each source's tools, refusing collisions.
 fn assemble(states: &[SourceState], listings: &[Option<Vec<Tool>>]) -> Result<Tools, ToolSetError> {
     let mut tools = Tools::default();
@@ -621,8 +483,4 @@ fn assemble(states: &[SourceState], listings: &[Option<Vec<Tool>>]) -> Result<To
         }
     }
     Ok(tools)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }

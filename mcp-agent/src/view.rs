@@ -7,9 +7,9 @@ use std::sync::Arc;
 use mcp_server::ToolEntry;
 use serde_json::Value;
 
+use crate::catalog::{Diagnostic, SetTool, Target, ToolSetError, Tools};
 use crate::chat::ToolDef;
 use crate::names::NameMap;
-use crate::toolset::{Diagnostic, SetTool, Target, ToolSetError, Tools};
 
 /// The tools one run offers: a set's tools, possibly extended
 /// ([`with_tools`](Self::with_tools)), emptied ([`without_tools`](Self::without_tools))

@@ -1,6 +1,7 @@
-//! The wire pieces `mcp-server` and `mcp-client` share, written once.
+//! The wire pieces `mcp-server` and `mcp-client` share, written once (and
+//! the validation and locking `mcp-agent` uses too).
 //!
-//! This crate is an implementation detail of those two crates: it has no API
+//! This crate is an implementation detail of those crates: it has no API
 //! promise and may change in any release. It holds what both sides must agree
 //! on byte for byte and that is not the message model itself (that is
 //! `mcp-types`):
@@ -15,7 +16,7 @@
 //!   2026-07-28 era) and which error codes only that era sends;
 //! - `schema` (feature `validation`): JSON Schema validation with one way of
 //!   reporting problems;
-//! - [`sync`]: the poison-tolerant mutex lock both sides use.
+//! - [`sync`]: the poison-tolerant locks every crate uses.
 #![warn(missing_docs)]
 
 pub mod header;
