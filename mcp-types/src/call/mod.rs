@@ -144,47 +144,25 @@ impl std::error::Error for CallError {
 
 /// A shared caller: several typed clients can call through one connection
 /// (`CalculatorClient::new(&client)`, or an `Arc` each).
-impl<T: ToolCaller + ?Sized> ToolCaller for &T {
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: JsonObject,
-    ) -> BoxFuture<'a, Result<CallToolResult, CallError>> {
-        (**self).call_tool(name, arguments)
-    }
+macro_rules! forward_caller {
+    ($($pointer:ty),*) => {$(
+        impl<T: ToolCaller + ?Sized> ToolCaller for $pointer {
+            fn call_tool<'a>(
+                &'a self,
+                name: &'a str,
+                arguments: JsonObject,
+            ) -> BoxFuture<'a, Result<CallToolResult, CallError>> {
+                (**self).call_tool(name, arguments)
+            }
 
-    fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>> {
-        (**self).list_all_tools()
-    }
+            fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>> {
+                (**self).list_all_tools()
+            }
+        }
+    )*};
 }
 
-impl<T: ToolCaller + ?Sized> ToolCaller for std::sync::Arc<T> {
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: JsonObject,
-    ) -> BoxFuture<'a, Result<CallToolResult, CallError>> {
-        (**self).call_tool(name, arguments)
-    }
-
-    fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>> {
-        (**self).list_all_tools()
-    }
-}
-
-impl<T: ToolCaller + ?Sized> ToolCaller for Box<T> {
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: JsonObject,
-    ) -> BoxFuture<'a, Result<CallToolResult, CallError>> {
-        (**self).call_tool(name, arguments)
-    }
-
-    fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>> {
-        (**self).list_all_tools()
-    }
-}
+forward_caller!(&T, std::sync::Arc<T>, Box<T>);
 
 #[cfg(test)]
 mod tests;
