@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::content::ContentBlock;
 use crate::base::{CacheScope, ResultType};
+use crate::content::ContentBlock;
 use crate::{JsonObject, Meta};
 
 pub use crate::base::Icon;
