@@ -1,5 +1,5 @@
 //! Every ```` ```rust ```` block of the README, compiled (not run, like a
-//! `no_run` doc test): `tests/build.rs` wraps each block as its marker
+//! `no_run` doc test): `examples/build.rs` wraps each block as its marker
 //! comment says, and this file gives the fragments what a real program around
 //! them would have in scope. A README example that no longer compiles fails
 //! here, with the README line in the generated code's comments.
@@ -23,13 +23,13 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The user-written middleware the README's middleware fragment names.
 #[allow(unreachable_pub, missing_debug_implementations)]
-#[path = "../../examples/middleware.rs"]
+#[path = "../middleware.rs"]
 mod middleware;
 use middleware::NoSecrets;
 
 /// The bearer-token layer the README's tower fragment names.
 #[allow(unreachable_pub, missing_debug_implementations)]
-#[path = "../../examples/tower_layers.rs"]
+#[path = "../tower_layers.rs"]
 mod tower_layers;
 use tower_layers::BearerAuth;
 
