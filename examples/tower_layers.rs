@@ -189,7 +189,8 @@ async fn main() -> std::io::Result<()> {
             tool.toolbox != "Admin" || caller.header(USER.as_str()) == Some("admin")
         })
         .build();
+    // `--port 0` picks a free port; the line below names it.
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("listening on http://127.0.0.1:{port}/mcp");
+    eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app(&server)).await
 }

@@ -206,24 +206,38 @@ fn permissions_show_admin_tools_only_to_admins() {
     let _ = child.wait();
 }
 
-/// A free port on 127.0.0.1 and an HTTP example started on it.
+/// An HTTP example started with `--port 0`, and the port it bound, read
+/// from the `listening on http://ADDR/mcp` line it prints on stderr (a port
+/// picked here and released before the example binds it could be taken by
+/// another test's server in between).
 fn start_http(bin: &str) -> (Child, u16) {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let child = Command::new(bin)
-        .args(["--port", &port.to_string()])
-        .stderr(Stdio::null())
+    let mut child = Command::new(bin)
+        .args(["--port", "0"])
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut tries = 0;
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        tries += 1;
-        assert!(tries < 200, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Reads stderr to its end, so the example never blocks on a full pipe.
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if let Some(addr) = line.strip_prefix("listening on http://") {
+                let port = addr
+                    .trim_end_matches("/mcp")
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| p.parse::<u16>().ok());
+                let _ = tx.send(port);
+            }
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(Some(port)) => (child, port),
+        other => {
+            let _ = child.kill();
+            panic!("{bin} did not say where it listens: {other:?}");
+        }
     }
-    (child, port)
 }
 
 #[test]
