@@ -244,6 +244,28 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
         Some(_) => {}
     }
 
+    check_name_and_title(cx, tool);
+
+    for param in &tool.generics.params {
+        if !matches!(param, GenericParam::Lifetime(_)) {
+            cx.error_spanned_by(
+                param,
+                format!("tool `{fn_name}` cannot be generic: its schema needs concrete argument types; write a tool per type, each calling a generic helper"),
+            );
+        }
+    }
+
+    check_params(cx, tool, above);
+    if let Type::ImplTrait(ty) = &tool.output {
+        cx.error_spanned_by(
+            ty,
+            "a tool's return type must be concrete (e.g. `String`, `Json<T>`, `Result<_, ToolError>`), not `impl Trait`",
+        );
+    }
+}
+
+/// The tool's name (valid for MCP) and its `title` (not empty).
+fn check_name_and_title(cx: &Ctxt, tool: &Tool) {
     let name = tool.name();
     if !is_valid_tool_name(&name) {
         let fix = if tool.options.name.is_some() {
@@ -269,16 +291,12 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             );
         }
     }
+}
 
-    for param in &tool.generics.params {
-        if !matches!(param, GenericParam::Lifetime(_)) {
-            cx.error_spanned_by(
-                param,
-                format!("tool `{fn_name}` cannot be generic: its schema needs concrete argument types; write a tool per type, each calling a generic helper"),
-            );
-        }
-    }
-
+/// Each parameter of the tool: described, and of a type a tool can take;
+/// `above` names where a `#[param(name, "...")]` goes.
+fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
+    let fn_name = &tool.ident;
     for arg in &tool.args {
         let ArgKind::Param(info) = &arg.kind else {
             continue;
@@ -298,12 +316,6 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             }
         }
         check_arg_type(cx, &arg.ty, tool.position);
-    }
-    if let Type::ImplTrait(ty) = &tool.output {
-        cx.error_spanned_by(
-            ty,
-            "a tool's return type must be concrete (e.g. `String`, `Json<T>`, `Result<_, ToolError>`), not `impl Trait`",
-        );
     }
 }
 

@@ -302,7 +302,6 @@ fn declared_doc(model: &ToolTrait, ident: &Ident) -> Vec<TokenStream> {
         escape_markdown(description.trim())
     );
     doc.extend(doc_lines(&text));
-
     doc
 }
 

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::content::ContentBlock;
+use crate::structured::unwrapped as as_wrapped;
 use crate::tool::CallToolResult;
 use crate::JsonObject;
 
@@ -27,6 +28,7 @@ use super::CallError;
 /// and is therefore checked where the method is called, not where the client
 /// is generated (a bound on concrete types alone would be checked at once, and
 /// the server would not compile).
+// For generated code only: hidden from the docs at its re-export in `call`.
 #[diagnostic::on_unimplemented(
     message = "a typed client cannot send `{Self}`: it does not implement `serde::Serialize`",
     label = "this argument's type needs `Serialize`",
@@ -49,6 +51,7 @@ impl<T: Serialize + ?Sized, C> EncodeFor<C> for T {
 /// As with [`EncodeFor`], `C` defers the check to the call site: a server's
 /// output types need `Serialize`, not `Deserialize`, and a client method
 /// that is never called must not require it.
+// For generated code only: hidden from the docs at its re-export in `call`.
 #[diagnostic::on_unimplemented(
     message = "a typed client cannot decode `{Self}`: it does not implement `serde::Deserialize`",
     label = "this tool's result needs `Deserialize`",
@@ -72,6 +75,7 @@ impl<T: DeserializeOwned, C> DecodeFor<C> for T {
 ///
 /// The first argument that cannot be encoded is remembered and reported by
 /// [`finish`](Self::finish).
+// For generated code only: hidden from the docs at its re-export in `call`.
 #[derive(Debug)]
 pub struct CallArguments {
     tool: &'static str,
@@ -126,6 +130,7 @@ impl CallArguments {
 }
 
 /// The result itself, or [`CallError::Tool`] when it reports a failure (`isError: true`).
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn check_result(result: CallToolResult) -> Result<CallToolResult, CallError> {
     if result.is_error() {
         Err(CallError::Tool(result))
@@ -154,12 +159,14 @@ fn text_of(result: &CallToolResult) -> Option<String> {
 }
 
 /// For a tool that returns nothing: succeeds unless the result is an error.
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_unit(tool: &str, result: CallToolResult) -> Result<(), CallError> {
     let _ = tool;
     check_result(result).map(drop)
 }
 
 /// For a tool that returns text: the text content (text blocks joined by newlines).
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_text(tool: &str, result: CallToolResult) -> Result<String, CallError> {
     let result = check_result(result)?;
     text_of(&result)
@@ -167,6 +174,7 @@ pub fn decode_text(tool: &str, result: CallToolResult) -> Result<String, CallErr
 }
 
 /// For a tool that returns a number, a `bool` or a `char`: its text, parsed.
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_parsed<T>(tool: &str, result: CallToolResult) -> Result<T, CallError>
 where
     T: FromStr,
@@ -185,12 +193,14 @@ where
 }
 
 /// For a tool that returns content blocks: the content.
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_content(tool: &str, result: CallToolResult) -> Result<Vec<ContentBlock>, CallError> {
     let _ = tool;
     check_result(result).map(|r| r.content)
 }
 
 /// For a tool that returns a whole `CallToolResult`: the result (an error still is one).
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_whole(tool: &str, result: CallToolResult) -> Result<CallToolResult, CallError> {
     let _ = tool;
     check_result(result)
@@ -200,11 +210,10 @@ pub fn decode_whole(tool: &str, result: CallToolResult) -> Result<CallToolResult
 /// `{"result": value}` for a tool with this output schema: when the schema's
 /// root is not an object (the legacy revisions require an object). The same
 /// rule as the server's.
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn is_wrapped_output(output_schema: Option<&Value>) -> bool {
     output_schema.is_some_and(crate::structured::is_wrapped)
 }
-
-use crate::structured::unwrapped as as_wrapped;
 
 /// The structured value of a result: `structuredContent`, or else the text
 /// parsed as JSON (for servers that send only the text copy). The flag tells
@@ -231,6 +240,7 @@ fn structured_value(tool: &str, result: CallToolResult) -> Result<(Value, bool),
 /// For a tool of this framework that returns `Json<T>`: `T`, decoded from
 /// `structuredContent`, unwrapped from `{"result": ...}` when `wrapped()`
 /// says the server wrapped it (see [`is_wrapped_output`]).
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_structured<T: DecodeFor<C>, C>(
     tool: &str,
     result: CallToolResult,
@@ -250,6 +260,7 @@ pub fn decode_structured<T: DecodeFor<C>, C>(
 /// wrapped a non-object result as `{"result": value}` (this framework, the
 /// Python SDK) is understood: when the object itself does not decode as `T`,
 /// its `result` does.
+// For generated code only: hidden from the docs at its re-export in `call`.
 pub fn decode_structured_lenient<T: DecodeFor<C>, C>(
     tool: &str,
     result: CallToolResult,

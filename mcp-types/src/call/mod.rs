@@ -20,6 +20,9 @@ use crate::jsonrpc::ErrorObject;
 use crate::tool::{CallToolResult, Tool};
 use crate::JsonObject;
 
+// For generated code only. Hidden at this re-export rather than on the items:
+// `#[doc(hidden)]` on an item makes rustc print its full path in errors
+// (`mcp_server::mcp_types::call::DecodeFor<C>`), which the UI tests pin.
 #[doc(hidden)]
 pub use codec::{
     check_result, decode_content, decode_parsed, decode_structured, decode_structured_lenient,

@@ -32,8 +32,9 @@ pub struct Json<T>(pub T);
 #[derive(Debug, Clone, Copy)]
 pub enum Wrapping {
     /// A server built with this framework: wrapped exactly when this says so
-    /// (when the tool's output schema's root is not an object). Asked only for a value that looks wrapped,
-    /// since the answer takes generating the tool's output schema.
+    /// (when the tool's output schema's root is not an object). Asked only for
+    /// a value that looks wrapped, since the answer takes generating the
+    /// tool's output schema.
     Rule(fn() -> bool),
     /// A server written elsewhere: the value itself when it decodes, else its
     /// `result`.

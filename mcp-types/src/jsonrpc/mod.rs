@@ -2,8 +2,8 @@
 //!
 //! Two views of an incoming message are offered:
 //! - [`RawMessage`] borrows from the input line and leaves `params` / `result`
-//!   as unparsed [`RawValue`](serde_json::value::RawValue)s, so a server parses each payload exactly once,
-//!   into the type its method needs;
+//!   as unparsed [`RawValue`](serde_json::value::RawValue)s, so a server
+//!   parses each payload exactly once, into the type its method needs;
 //! - [`Message`] owns everything, for clients and tests.
 //!
 //! Both are produced by one classifier, so they agree on what is a request,

@@ -1,0 +1,90 @@
+//! Building a [`ToolSet`]: sources are attached one by one, then listed
+//! together and checked for name collisions.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use mcp_client::Client;
+use mcp_server::{ToolBox, ToolEntry};
+use mcp_wire::sync::lock;
+
+use super::source::{list_source, listen_for_tool_changes, Source, SourceKind, SourceState};
+use super::{assemble, Inner, ToolSet};
+use crate::catalog::ToolSetError;
+
+/// Builds a [`ToolSet`].
+#[derive(Debug, Default)]
+pub struct ToolSetBuilder {
+    sources: Vec<Source>,
+}
+
+impl ToolSetBuilder {
+    /// Adds a local toolbox (a `#[tool]` impl block or free function).
+    pub fn toolbox<T: ToolBox>(self, toolbox: T) -> Self {
+        self.attach(Source::toolbox(toolbox))
+    }
+
+    /// Adds one local tool, e.g. a [`ToolEntry::dynamic`].
+    pub fn tool(self, tool: ToolEntry) -> Self {
+        self.attach(Source::tools([tool]))
+    }
+
+    /// Adds the tools of a connected MCP server.
+    pub fn server(self, client: Client) -> Self {
+        self.attach(Source::server(client))
+    }
+
+    /// Adds a source configured with a prefix, allow or block lists.
+    pub fn attach(mut self, source: Source) -> Self {
+        self.sources.push(source);
+        self
+    }
+
+    /// Lists every server's tools and checks that names are unique.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolSetError::Collision`] naming both sources of a name;
+    /// [`ToolSetError::InvalidName`] for a prefix that makes an invalid name;
+    /// [`ToolSetError::Server`] when a server cannot list its tools.
+    pub async fn build(self) -> Result<ToolSet, ToolSetError> {
+        let mut states = Vec::with_capacity(self.sources.len());
+        for source in self.sources {
+            let label: Arc<str> = source.label().into();
+            let (kind_name, subscription) = match &source.kind {
+                SourceKind::Local { .. } => ("local toolbox", None),
+                SourceKind::Remote(client) => {
+                    let subscription = if client.is_modern() {
+                        listen_for_tool_changes(client, &label).await
+                    } else {
+                        None
+                    };
+                    ("MCP server", subscription)
+                }
+            };
+            states.push(SourceState {
+                source,
+                label,
+                kind_name,
+                listing: Mutex::new(None),
+                subscription: Mutex::new(subscription),
+                called: Arc::new(AtomicBool::new(false)),
+            });
+        }
+        let mut listings = Vec::with_capacity(states.len());
+        for state in &states {
+            listings.push(list_source(state).await?);
+        }
+        let tools = assemble(&states, &listings)?;
+        for (state, listing) in states.iter().zip(listings) {
+            *lock(&state.listing) = listing;
+        }
+        Ok(ToolSet {
+            inner: Arc::new(Inner {
+                sources: states,
+                tools: Mutex::new(Arc::new(tools)),
+                refresh: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+}

@@ -1,0 +1,158 @@
+//! Tool sets: local toolboxes and connected MCP servers, attached the same
+//! way and called the same way.
+//!
+//! The set itself ([`ToolSet`]) and its refresh live here; where tools come
+//! from is in `source`, how a set is built in `builder`, and how the
+//! sources' listings become one snapshot of uniquely named tools in
+//! `assemble`.
+
+mod assemble;
+mod builder;
+mod source;
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use mcp_types::error::Chain;
+use mcp_wire::sync::lock;
+
+use crate::catalog::{Diagnostic, ToolSetError, Tools};
+use crate::view::ToolView;
+
+use assemble::assemble;
+pub use builder::ToolSetBuilder;
+pub use source::Source;
+use source::{list_source, SourceState};
+
+/// Tools from local toolboxes and MCP servers, with unique names.
+///
+/// Cheap to clone: clones share the same tools. Remote tools are refreshed by
+/// [`refresh`](Self::refresh), which the agent calls before every model turn:
+/// a server's `notifications/tools/list_changed` (legacy era) or a change
+/// reported on its `subscriptions/listen` stream (2026-07-28) is seen on the
+/// next turn.
+///
+/// ```
+/// use mcp_agent::{Source, ToolSet};
+/// use mcp_server::tool;
+///
+/// pub struct Clock;
+///
+/// #[tool(description = "Time keeping")]
+/// impl Clock {
+///     #[describe("The current Unix time in seconds")]
+///     pub fn now(&self) -> u64 {
+///         1_700_000_000
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), mcp_agent::ToolSetError> {
+/// let tools = ToolSet::builder()
+///     .toolbox(Clock)
+///     .attach(Source::toolbox(Clock).prefix("utc_"))
+///     .build()
+///     .await?;
+/// assert_eq!(tools.names(), ["now", "utc_now"]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ToolSet {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    sources: Vec<SourceState>,
+    tools: Mutex<Arc<Tools>>,
+    /// Serializes refreshes so two runs do not list the same servers twice.
+    refresh: tokio::sync::Mutex<()>,
+}
+
+impl fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolSet")
+            .field("tools", &self.names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolSet {
+    /// Starts a set.
+    pub fn builder() -> ToolSetBuilder {
+        ToolSetBuilder::default()
+    }
+
+    /// A set with no tools.
+    pub fn empty() -> ToolSet {
+        ToolSet {
+            inner: Arc::new(Inner {
+                sources: Vec::new(),
+                tools: Mutex::new(Arc::new(Tools::default())),
+                refresh: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The tools' names in the set, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.current().by_name.keys().cloned().collect()
+    }
+
+    /// What the set noticed while assembling: tools offered non-strict to
+    /// OpenAI because their schema cannot be made strict, allow-list entries
+    /// a source does not offer, input schemas that cannot be compiled.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.current().diagnostics.clone()
+    }
+
+    /// The set as a run sees it: every tool (restrict or extend it with the
+    /// view's methods; the set is never changed).
+    pub fn view(&self) -> ToolView {
+        ToolView::new(&self.current())
+    }
+
+    /// Lists every server's tools again, all servers at once (each client
+    /// answers from its cache unless the server reported a change), and
+    /// rebuilds the set if any listing changed. Returns whether it did.
+    ///
+    /// A server that cannot list its tools now keeps offering the tools it
+    /// listed last (calls to them fail, and the model is told so): one
+    /// server's hiccup does not stop a run that may not need it. It is logged
+    /// (`tracing`, warn).
+    ///
+    /// # Errors
+    ///
+    /// [`ToolSetError::Collision`] or [`ToolSetError::InvalidName`] when a
+    /// server's new tool collides with another source's; the set keeps its
+    /// previous tools.
+    pub async fn refresh(&self) -> Result<bool, ToolSetError> {
+        let _one = self.inner.refresh.lock().await;
+        let listed =
+            futures_util::future::join_all(self.inner.sources.iter().map(list_source)).await;
+        let mut listings = Vec::with_capacity(listed.len());
+        let mut changed = false;
+        for (state, listing) in self.inner.sources.iter().zip(listed) {
+            let previous = lock(&state.listing).clone();
+            let listing = listing.unwrap_or_else(|e| {
+                tracing::warn!(server = %state.label, error = %Chain(&e), "keeping the last tool listing");
+                previous.clone()
+            });
+            changed |= listing != previous;
+            listings.push(listing);
+        }
+        if !changed {
+            return Ok(false);
+        }
+        let tools = assemble(&self.inner.sources, &listings)?;
+        for (state, listing) in self.inner.sources.iter().zip(listings) {
+            *lock(&state.listing) = listing;
+        }
+        *lock(&self.inner.tools) = Arc::new(tools);
+        Ok(true)
+    }
+
+    pub(crate) fn current(&self) -> Arc<Tools> {
+        Arc::clone(&lock(&self.inner.tools))
+    }
+}

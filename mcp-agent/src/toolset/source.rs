@@ -1,0 +1,208 @@
+//! Where a set's tools come from: [`Source`] (a local toolbox or a connected
+//! MCP server, with its prefix, allow and block lists), and the state a set
+//! keeps for each source ([`SourceState`]): its last listing, the
+//! subscription that tells when a modern server's tools change, and whether
+//! one of its tools was called since.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::FutureExt as _;
+use mcp_client::types::modern::SubscriptionFilter;
+use mcp_client::{Client, Subscription};
+use mcp_server::{ToolBox, ToolEntry};
+use mcp_types::error::Chain;
+use mcp_types::Tool;
+use mcp_wire::sync::lock;
+
+use crate::catalog::ToolSetError;
+
+/// Where tools come from, with how they join a set: a name prefix, an allow
+/// list and a block list (both of the tools' own names, before the prefix).
+pub struct Source {
+    pub(super) kind: SourceKind,
+    label: Option<String>,
+    pub(super) prefix: String,
+    pub(super) allow: Option<HashSet<String>>,
+    block: HashSet<String>,
+}
+
+pub(super) enum SourceKind {
+    Local {
+        label: &'static str,
+        entries: Vec<ToolEntry>,
+    },
+    Remote(Client),
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Source")
+            .field("label", &self.label())
+            .field("prefix", &self.prefix)
+            .field("allow", &self.allow)
+            .field("block", &self.block)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Source {
+    /// A local toolbox: a `#[tool]` impl block or free function, called in-process.
+    pub fn toolbox<T: ToolBox>(toolbox: T) -> Source {
+        Source::new(SourceKind::Local {
+            label: T::NAME,
+            entries: toolbox.into_tools(),
+        })
+    }
+
+    /// Local tools made one by one ([`ToolEntry::dynamic`], or the entries of a toolbox).
+    pub fn tools(tools: impl IntoIterator<Item = ToolEntry>) -> Source {
+        Source::new(SourceKind::Local {
+            label: "local tools",
+            entries: tools.into_iter().collect(),
+        })
+    }
+
+    /// A connected MCP server (stdio, Streamable HTTP or HTTP+SSE).
+    pub fn server(client: Client) -> Source {
+        Source::new(SourceKind::Remote(client))
+    }
+
+    fn new(kind: SourceKind) -> Source {
+        Source {
+            kind,
+            label: None,
+            prefix: String::new(),
+            allow: None,
+            block: HashSet::new(),
+        }
+    }
+
+    /// Names the source in diagnostics and errors (default: the toolbox's type
+    /// name, or the server's `serverInfo.name`).
+    pub fn named(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Puts `prefix` before each of this source's tool names in the set
+    /// (`prefix("calc_")` makes `add` into `calc_add`). A prefixed name must
+    /// still be a valid MCP tool name.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Takes only these tools from the source (their own names, before the
+    /// prefix). A name the source does not offer is ignored, since a server's
+    /// tools change; [`ToolSet::diagnostics`](super::ToolSet::diagnostics) lists it.
+    pub fn allow<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allow = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Leaves these tools of the source out (their own names).
+    pub fn block<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.block.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    pub(super) fn label(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
+        match &self.kind {
+            SourceKind::Local { label, .. } => (*label).to_owned(),
+            SourceKind::Remote(client) => client.server_info().name.clone(),
+        }
+    }
+
+    pub(super) fn admits(&self, name: &str) -> bool {
+        self.allow.as_ref().is_none_or(|allow| allow.contains(name)) && !self.block.contains(name)
+    }
+}
+
+/// A source inside a set, with what it offered last.
+pub(super) struct SourceState {
+    pub(super) source: Source,
+    pub(super) label: Arc<str>,
+    pub(super) kind_name: &'static str,
+    /// The remote listing the set was last built from.
+    pub(super) listing: Mutex<Option<Vec<Tool>>>,
+    /// Keeps a modern server's `subscriptions/listen` stream open, so a tool
+    /// change invalidates the client's cached listing; drained on refresh.
+    pub(super) subscription: Mutex<Option<Subscription>>,
+    /// A tool of this server was called since the set last listed it: the
+    /// call may have changed its tools, and the notice saying so may arrive
+    /// after the call's result.
+    pub(super) called: Arc<AtomicBool>,
+}
+
+pub(super) async fn listen_for_tool_changes(client: &Client, label: &str) -> Option<Subscription> {
+    let filter = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        ..SubscriptionFilter::default()
+    };
+    match client.listen(filter).await {
+        Ok(subscription) => Some(subscription),
+        Err(e) => {
+            tracing::debug!(server = %label, error = %Chain(&e), "no subscription for tool changes; relying on the listing's ttl");
+            None
+        }
+    }
+}
+
+/// A remote source's current listing (`None` for local sources).
+pub(super) async fn list_source(state: &SourceState) -> Result<Option<Vec<Tool>>, ToolSetError> {
+    let SourceKind::Remote(client) = &state.source.kind else {
+        return Ok(None);
+    };
+    let called = state.called.swap(false, Ordering::AcqRel);
+    if !called && unchanged_since_listed(state) {
+        if let Some(listing) = lock(&state.listing).clone() {
+            return Ok(Some(listing));
+        }
+    }
+    client
+        .list_tools()
+        .await
+        .map(Some)
+        .map_err(|error| ToolSetError::Server {
+            origin: state.label.to_string(),
+            error,
+        })
+}
+
+/// Whether a server with an open `subscriptions/listen` stream sent no tool
+/// change notice since the set last listed it, so its last listing stands
+/// (a modern server's listings may carry `ttlMs: 0`; without this every turn
+/// would cost a `tools/list` round trip). Without a subscription (legacy
+/// servers, whose client caches until `list_changed`), or once it ended,
+/// `false`.
+fn unchanged_since_listed(state: &SourceState) -> bool {
+    let mut subscription = lock(&state.subscription);
+    let Some(open) = subscription.as_mut() else {
+        return false;
+    };
+    let mut changed = false;
+    loop {
+        match open.recv().now_or_never() {
+            Some(Some(_)) => changed = true,
+            Some(None) => {
+                *subscription = None;
+                return false;
+            }
+            None => return !changed,
+        }
+    }
+}
