@@ -10,14 +10,109 @@ use std::time::Duration;
 use mcp_server::http::HttpConfig;
 use mcp_server::types::{ContentBlock, JsonObject, ResourceContents};
 use mcp_server::{
-    tool, Args, CallToolResult, Content, Context, LoggingLevel, Server, ToolBox, ToolEntry,
-    ToolError, ToolSpec,
+    tool, Args, CallToolResult, Content, Context, LoggingLevel, PromptEntry, PromptMessage, Server,
+    ToolBox, ToolEntry, ToolError, ToolSpec,
 };
 
 /// A 1×1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A tiny WAV file.
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+/// The fixture's prompts, resources, resource template and completion.
+#[derive(Debug)]
+pub struct Library;
+
+#[tool(description = "The prompts and resources the MCP conformance suite reads")]
+impl Library {
+    #[prompt]
+    #[describe("A simple prompt without arguments")]
+    pub fn test_simple_prompt(&self) -> &'static str {
+        "This is a simple prompt for testing."
+    }
+
+    #[prompt]
+    #[describe("A prompt with two required arguments")]
+    #[param(arg1, "First argument")]
+    #[param(arg2, "Second argument")]
+    pub fn test_prompt_with_arguments(&self, arg1: String, arg2: String) -> String {
+        format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+    }
+
+    /// Suggestions for `arg1`: the known values starting with what was typed.
+    #[complete(test_prompt_with_arguments, arg1)]
+    pub fn complete_arg1(&self, typed: &str) -> Vec<&'static str> {
+        ["testValue1", "testValue2", "testing"]
+            .into_iter()
+            .filter(|v| v.starts_with(typed))
+            .collect()
+    }
+
+    #[prompt]
+    #[describe("A prompt that embeds a resource")]
+    #[param(resourceUri, "The URI of the resource to embed")]
+    #[allow(non_snake_case)]
+    pub fn test_prompt_with_embedded_resource(&self, resourceUri: String) -> Vec<PromptMessage> {
+        vec![
+            PromptMessage::user(ContentBlock::resource(ResourceContents::text(
+                resourceUri,
+                "text/plain",
+                "Embedded resource content for testing.",
+            ))),
+            PromptMessage::user("Please process the embedded resource above."),
+        ]
+    }
+
+    #[prompt]
+    #[describe("A prompt with an image")]
+    pub fn test_prompt_with_image(&self) -> Vec<PromptMessage> {
+        vec![
+            PromptMessage::user(ContentBlock::image(PNG, "image/png")),
+            PromptMessage::user("Please analyze the image above."),
+        ]
+    }
+
+    #[resource(
+        uri = "test://static-text",
+        mime_type = "text/plain",
+        title = "Static text"
+    )]
+    #[describe("A static text resource")]
+    pub fn static_text(&self) -> &'static str {
+        "This is the content of the static text resource."
+    }
+
+    #[resource(
+        uri = "test://static-binary",
+        mime_type = "image/png",
+        title = "Static binary"
+    )]
+    #[describe("A static binary resource (a PNG image)")]
+    pub fn static_binary(&self) -> ResourceContents {
+        ResourceContents::blob("test://static-binary", "image/png", PNG)
+    }
+
+    #[resource(
+        uri = "test://watched-resource",
+        mime_type = "text/plain",
+        title = "Watched resource"
+    )]
+    #[describe("A resource clients can subscribe to")]
+    pub fn watched_resource(&self) -> &'static str {
+        "Watched resource content."
+    }
+
+    #[resource(
+        template = "test://template/{id}/data",
+        mime_type = "application/json",
+        title = "Template data"
+    )]
+    #[describe("Data for one id")]
+    pub fn template_data(&self, id: String) -> String {
+        serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
+            .to_string()
+    }
+}
 
 /// The fixture's tools that the macros express.
 #[derive(Debug)]
@@ -117,6 +212,23 @@ impl Fixture {
             |_args: Args, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
         ))?;
         Ok("added test_dynamic_tool".into())
+    }
+
+    #[describe("Adds test_dynamic_prompt, or removes it if present (prompts/list_changed)")]
+    pub fn test_trigger_prompt_change(&self, ctx: Context) -> Result<String, ToolError> {
+        let server = ctx
+            .server()
+            .ok_or_else(|| ToolError::new("not running inside a server"))?;
+        if server.remove_prompt("test_dynamic_prompt") {
+            return Ok("removed test_dynamic_prompt".into());
+        }
+        server.add_prompt(PromptEntry::dynamic(
+            "test_dynamic_prompt",
+            "A prompt added at run time by test_trigger_prompt_change",
+            Vec::new(),
+            |_args, _ctx| async { "dynamic" },
+        )?)?;
+        Ok("added test_dynamic_prompt".into())
     }
 
     #[describe("Tests SSE stream disconnection and client reconnection: closes the stream mid-call and delivers the result after the client resumes")]
@@ -225,6 +337,7 @@ async fn main() -> Result<(), mcp_server::Error> {
     let server = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
         .toolbox(Fixture)
         .toolbox(SchemaTools)
+        .toolbox(Library)
         .build();
     let config = HttpConfig::default().sse_retry(Duration::from_millis(500));
     server.serve_http(("127.0.0.1", port), config).await

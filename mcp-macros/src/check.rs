@@ -6,7 +6,10 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::{GenericParam, Type};
 
-use crate::ast::{ArgKind, DeclaredSig, Tool, ToolFn, ToolImpl, ToolTrait};
+use crate::ast::{
+    Arg, ArgKind, CompleteAttr, DeclaredSig, ItemKind, ResourceAttr, Tool, ToolFn, ToolImpl,
+    ToolTrait,
+};
 use crate::attr::{ClientOption, Position};
 use crate::ctxt::Ctxt;
 use crate::symbol::{CLIENT_METHODS, DECLARED_CLIENT_METHODS};
@@ -59,12 +62,86 @@ pub(crate) fn check_impl(cx: &Ctxt, model: &ToolImpl) {
     for tool in &model.tools {
         cx.section(tool.section);
         check_tool(cx, tool);
-        if let Some(client) = &client {
+        if let (Some(client), true) = (&client, tool.is_tool()) {
             check_client_method_name(cx, tool, client, CLIENT_METHODS, true);
+        }
+        if let ItemKind::Complete(c) = &tool.kind {
+            check_completion_target(cx, c, &model.tools);
         }
     }
     check_unique_names(cx, &model.tools);
     cx.section(0);
+}
+
+/// A `#[complete(target, argument)]` names a prompt or template of the
+/// block, and one of its arguments or variables.
+fn check_completion_target(cx: &Ctxt, c: &CompleteAttr, items: &[Tool]) {
+    let target = items.iter().find(|t| {
+        t.ident == c.target
+            && matches!(
+                &t.kind,
+                ItemKind::Prompt(_)
+                    | ItemKind::Resource(ResourceAttr {
+                        template: Some(_),
+                        ..
+                    })
+            )
+    });
+    let Some(target) = target else {
+        let known: Vec<String> = items
+            .iter()
+            .filter(|t| {
+                matches!(
+                    &t.kind,
+                    ItemKind::Prompt(_)
+                        | ItemKind::Resource(ResourceAttr {
+                            template: Some(_),
+                            ..
+                        })
+                )
+            })
+            .map(|t| format!("`{}`", t.ident))
+            .collect();
+        let known = if known.is_empty() {
+            "this block has none".to_owned()
+        } else {
+            format!("this block's are {}", known.join(", "))
+        };
+        cx.error_spanned_by(
+            &c.target,
+            format!("`{}` is not a #[prompt] or #[resource(template = ...)] method of this block: #[complete] names the method whose argument it completes ({known})", c.target),
+        );
+        return;
+    };
+    let wanted = c.argument.to_string();
+    let names: Vec<String> = match &target.kind {
+        ItemKind::Resource(r) => r.variables.clone(),
+        _ => target
+            .args
+            .iter()
+            .filter(|a| matches!(a.kind, ArgKind::Param(_)))
+            .map(Arg::wire_name)
+            .collect(),
+    };
+    if !names.contains(&wanted) {
+        let what = if matches!(target.kind, ItemKind::Resource(_)) {
+            "variable of the template"
+        } else {
+            "argument of the prompt"
+        };
+        let list = names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        cx.error_spanned_by(
+            &c.argument,
+            format!(
+                "`{wanted}` is not an {what} `{}`: its are {list}",
+                target.ident
+            ),
+        );
+    }
 }
 
 pub(crate) fn check_trait(cx: &Ctxt, model: &ToolTrait) {
@@ -231,15 +308,17 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             format!(" (if `{fn_name}` is not a tool, make it private or move it to an impl block without #[tool])"),
         ),
     };
+    let noun = tool.kind.noun();
     match &tool.description {
+        _ if matches!(tool.kind, ItemKind::Complete(_)) => {}
         None if tool.description_attempted => {}
         None => cx.error_spanned_by(
             fn_name,
-            format!("tool `{fn_name}` needs a description: add #[describe(\"...\")] above it{not_a_tool}"),
+            format!("{noun} `{fn_name}` needs a description: add #[describe(\"...\")] above it{not_a_tool}"),
         ),
         Some(lit) if lit.value().trim().is_empty() => cx.error_spanned_by(
             lit,
-            format!("empty description: say what the tool `{fn_name}` does, for the model"),
+            format!("empty description: say what the {noun} `{fn_name}` does, for the model"),
         ),
         Some(_) => {}
     }
@@ -267,7 +346,14 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
 /// The tool's name (valid for MCP) and its `title` (not empty).
 fn check_name_and_title(cx: &Ctxt, tool: &Tool) {
     let name = tool.name();
-    if !is_valid_tool_name(&name) {
+    if !tool.is_tool() {
+        if name.is_empty() {
+            cx.error_at(
+                tool.name_span(),
+                "empty name: write a name, or remove `name`",
+            );
+        }
+    } else if !is_valid_tool_name(&name) {
         let fix = if tool.options.name.is_some() {
             "fix the name"
         } else {
@@ -283,7 +369,7 @@ fn check_name_and_title(cx: &Ctxt, tool: &Tool) {
             format!("`{name}` is not a valid tool name: a name is 1 to 128 characters{length} of `A-Z`, `a-z`, `0-9`, `_`, `-` and `.`; {fix}"),
         );
     }
-    if let Some(title) = &tool.options.title {
+    if let Some(title) = tool.title() {
         if title.value().trim().is_empty() {
             cx.error_spanned_by(
                 title,
@@ -302,10 +388,13 @@ fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
             continue;
         };
         let arg_name = &arg.ident;
-        if !info.described && !info.typo_target {
+        // A template's variables are named by the template: no description.
+        let bound = matches!(tool.kind, ItemKind::Resource(_));
+        if !info.described && !info.typo_target && !bound {
+            let noun = tool.kind.noun();
             cx.error_spanned_by(
                 arg_name,
-                format!("parameter `{arg_name}` of tool `{fn_name}` needs a description: write #[param(\"...\")] before it, or #[param({arg_name}, \"...\")] above {above}"),
+                format!("parameter `{arg_name}` of {noun} `{fn_name}` needs a description: write #[param(\"...\")] before it, or #[param({arg_name}, \"...\")] above {above}"),
             );
         } else if let Some(lit) = &info.description {
             if lit.value().trim().is_empty() {
@@ -358,18 +447,31 @@ fn check_unique_names(cx: &Ctxt, tools: &[Tool]) {
             .iter()
             .map(|a| a.to_token_stream().to_string())
             .collect();
-        let name = tool.name();
-        if let Some(first) = seen.get(&(name.clone(), cfgs.clone())) {
+        if matches!(tool.kind, ItemKind::Complete(_)) {
+            continue;
+        }
+        let noun = tool.kind.noun();
+        let name = match &tool.kind {
+            ItemKind::Resource(r) => r.address().map(syn::LitStr::value).unwrap_or_default(),
+            _ => tool.name(),
+        };
+        let key = format!("{noun} {name}");
+        let fix = if tool.is_tool() {
+            "#[tool(name = \"...\")]"
+        } else {
+            "`name = \"...\"`"
+        };
+        if let Some(first) = seen.get(&(key.clone(), cfgs.clone())) {
             cx.section(tool.section);
             cx.error_at(
                 tool.name_span(),
                 format!(
-                    "two tools are named `{name}` (`{}` and `{}`): tool names must be unique; rename one with #[tool(name = \"...\")]",
+                    "two {noun}s are named `{name}` (`{}` and `{}`): {noun} names must be unique; rename one with {fix}",
                     first.ident, tool.ident
                 ),
             );
         } else {
-            seen.insert((name, cfgs), tool);
+            seen.insert((key, cfgs), tool);
         }
     }
 }

@@ -102,6 +102,7 @@ pub(crate) fn allow_lints() -> TokenStream {
             clippy::redundant_closure,
             clippy::used_underscore_binding,
             clippy::significant_drop_tightening,
+            clippy::needless_borrow,
         )]
     }
 }
@@ -114,7 +115,30 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
     let description = &model.description;
     let cfgs = &model.cfgs;
     let allow = allow_lints();
-    let tools = model.tools.iter().map(|tool| tool_entry(tool, true));
+    let tools = model
+        .tools
+        .iter()
+        .filter(|tool| tool.is_tool())
+        .map(|tool| tool_entry(tool, true));
+    if !crate::items::has_items(model) {
+        return quote! {
+            #(#cfgs)*
+            #[automatically_derived]
+            #allow
+            impl #impl_generics ::mcp_server::__private::ToolBox for #self_ty #where_clause {
+                const NAME: &'static str = #name;
+                const DESCRIPTION: &'static str = #description;
+
+                fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+                    let __mcp_shared = ::mcp_server::__private::shared(self);
+                    let mut __mcp_tools = ::std::vec::Vec::new();
+                    #(#tools)*
+                    __mcp_tools
+                }
+            }
+        };
+    }
+    let items = crate::items::push_items(model);
     quote! {
         #(#cfgs)*
         #[automatically_derived]
@@ -124,10 +148,17 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
             const DESCRIPTION: &'static str = #description;
 
             fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+                ::mcp_server::__private::ToolBox::into_items(self).tools
+            }
+
+            fn into_items(self) -> ::mcp_server::__private::Items {
                 let __mcp_shared = ::mcp_server::__private::shared(self);
                 let mut __mcp_tools = ::std::vec::Vec::new();
                 #(#tools)*
-                __mcp_tools
+                let mut __mcp_items = ::mcp_server::__private::Items::default();
+                #items
+                __mcp_items.tools = __mcp_tools;
+                __mcp_items
             }
         }
     }
@@ -187,7 +218,7 @@ fn spec(tool: &Tool) -> TokenStream {
 }
 
 /// `Option::Some(value)` or `Option::None`, as an expression.
-fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
+pub(crate) fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
     if let Some(value) = value {
         quote!(::core::option::Option::Some(#value))
     } else {
@@ -268,7 +299,7 @@ impl ArgsCode {
 
 /// A `default = ...` as the parameter's value: a string literal through
 /// `StrDefault` (so `default = ", "` makes a `String`), anything else as written.
-fn default_value(default: &syn::Expr) -> TokenStream {
+pub(crate) fn default_value(default: &syn::Expr) -> TokenStream {
     let is_str = matches!(
         default,
         syn::Expr::Lit(syn::ExprLit {
@@ -285,14 +316,14 @@ fn default_value(default: &syn::Expr) -> TokenStream {
 
 /// The call of the tool function, and what reaches the toolbox: the
 /// captures of its `Arc` and the lock.
-struct Call {
-    capture: Option<TokenStream>,
-    lock: Option<TokenStream>,
-    expr: TokenStream,
+pub(crate) struct Call {
+    pub(crate) capture: Option<TokenStream>,
+    pub(crate) lock: Option<TokenStream>,
+    pub(crate) expr: TokenStream,
 }
 
 impl Call {
-    fn new(tool: &Tool, call_args: &[TokenStream]) -> Self {
+    pub(crate) fn new(tool: &Tool, call_args: &[TokenStream]) -> Self {
         let ident = &tool.ident;
         let call_span = ident.span();
         let (capture, lock, call) = match tool.access {

@@ -41,7 +41,11 @@ pub(crate) fn impl_stub(model: &ToolImpl) -> TokenStream {
     let generics = toolbox_generics(self_ty, &model.generics);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let cfgs = &model.cfgs;
-    let injections = model.tools.iter().map(injections);
+    let injections = model
+        .tools
+        .iter()
+        .filter(|t| !matches!(t.kind, crate::ast::ItemKind::Complete(_)))
+        .map(injections);
     quote! {
         #(#cfgs)*
         #[automatically_derived]

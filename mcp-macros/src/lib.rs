@@ -23,6 +23,7 @@ mod ctxt;
 mod expand;
 mod fallback;
 mod glue;
+mod items;
 mod standalone;
 mod symbol;
 

@@ -7,10 +7,17 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 
 pub use crate::args::Args;
+pub use crate::complete::{Completing, FromCompleting};
 pub use crate::context::Context;
+pub use crate::error::RequestError;
+pub use crate::prompt::{PromptEntry, PromptSpec};
+pub use crate::resource::{Reading, ResourceEntry, ResourceSpec, TemplateEntry};
 pub use crate::schema::InputSchemaBuilder;
-pub use crate::tool::{BoxFuture, IntoToolResult, ToolBox, ToolEntry, ToolSpec};
+pub use crate::text_args::{ArgKind, Probe, ProbeOptional, ProbeRequired, StringArgs};
+pub use crate::tool::{BoxFuture, IntoToolResult, Items, ToolBox, ToolEntry, ToolSpec};
+pub use mcp_types::completion::Completion;
 pub use mcp_types::CallToolResult;
+pub use mcp_types::{GetPromptResult, ReadResourceResult};
 pub use schemars::Schema;
 
 /// A toolbox shared by its tools: `&self` tools take the read lock and run
@@ -25,6 +32,29 @@ pub fn shared<T>(value: T) -> Shared<T> {
 /// The output schema of a tool returning `R`.
 pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
     R::output_schema()
+}
+
+/// Converts a prompt's return value into its result.
+pub fn into_prompt_result<R: crate::prompt::IntoPromptResult>(
+    value: R,
+) -> Result<GetPromptResult, RequestError> {
+    value.into_prompt_result()
+}
+
+/// Converts a resource's return value into its result for `uri`.
+pub fn into_read_result<R: crate::resource::IntoReadResult>(
+    value: R,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> Result<ReadResourceResult, RequestError> {
+    value.into_read_result(uri, mime_type)
+}
+
+/// Converts a completion function's return value into suggestions.
+pub fn into_completion<R: crate::complete::IntoCompletion>(
+    value: R,
+) -> Result<Completion, RequestError> {
+    value.into_completion()
 }
 
 /// Converts a tool's return value into its result.

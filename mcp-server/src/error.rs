@@ -1,8 +1,9 @@
-//! Error types: [`ToolError`] for a tool's own failures, [`Error`] for the server's.
+//! Error types: [`ToolError`] for a tool's own failures, [`RequestError`]
+//! for a prompt's or a resource's, [`Error`] for the server's.
 
 use std::fmt;
 
-use mcp_types::{CallToolResult, ContentBlock};
+use mcp_types::{CallToolResult, ContentBlock, ErrorObject};
 
 /// A tool's failure, reported to the model as a result with `isError: true`.
 ///
@@ -75,6 +76,103 @@ impl fmt::Display for ToolError {
 impl<E: std::error::Error> From<E> for ToolError {
     fn from(err: E) -> Self {
         ToolError::new(mcp_types::error::Chain(&err).to_string())
+    }
+}
+
+/// A prompt's, a resource's or a completion's failure, answered with a
+/// JSON-RPC error (unlike a tool's, which the model reads as a result).
+///
+/// Any `std::error::Error` converts into it (as an internal error whose
+/// message is the error's chain), so `?` works:
+///
+/// ```
+/// use mcp_server::RequestError;
+///
+/// fn read_note(id: u32) -> Result<String, RequestError> {
+///     if id == 0 {
+///         return Err(RequestError::not_found()); // -32602 with `data.uri`
+///     }
+///     let text = std::fs::read_to_string(format!("/nonexistent/{id}.md"))?; // -32603
+///     Ok(text)
+/// }
+/// assert!(read_note(0).is_err());
+/// ```
+pub struct RequestError {
+    kind: RequestErrorKind,
+}
+
+enum RequestErrorKind {
+    /// The resource does not exist: -32602 with the requested URI in `data.uri`.
+    NotFound,
+    /// An error object as it stands.
+    Object(ErrorObject),
+}
+
+impl RequestError {
+    /// The resource asked for does not exist (`resources/read`): -32602,
+    /// with `data.uri` (the 2026-07-28 rule, applied in every era).
+    pub fn not_found() -> Self {
+        RequestError {
+            kind: RequestErrorKind::NotFound,
+        }
+    }
+
+    /// The request's parameters are wrong: -32602 with this message.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        RequestError::object(ErrorObject::invalid_params(message))
+    }
+
+    /// The server failed: -32603 with this message.
+    pub fn internal(message: impl Into<String>) -> Self {
+        RequestError::object(ErrorObject::internal(message))
+    }
+
+    /// This JSON-RPC error, as it stands. (`?` on an [`ErrorObject`] makes
+    /// an internal error of it, like any other error.)
+    pub fn object(error: ErrorObject) -> Self {
+        RequestError {
+            kind: RequestErrorKind::Object(error),
+        }
+    }
+
+    /// The JSON-RPC error this becomes, for a request about `uri` (if any).
+    pub(crate) fn into_object(self, uri: Option<&str>) -> ErrorObject {
+        match self.kind {
+            RequestErrorKind::Object(e) => e,
+            RequestErrorKind::NotFound => resource_not_found(uri.unwrap_or_default()),
+        }
+    }
+}
+
+/// -32602 "resource not found" with `data.uri`.
+pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
+    let mut e = ErrorObject::invalid_params(format!("resource not found: {uri}"));
+    e.data = Some(serde_json::json!({ "uri": uri }));
+    e
+}
+
+impl fmt::Debug for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            RequestErrorKind::NotFound => f.write_str("RequestError::NotFound"),
+            RequestErrorKind::Object(e) => f.debug_tuple("RequestError").field(e).finish(),
+        }
+    }
+}
+
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            RequestErrorKind::NotFound => f.write_str("resource not found"),
+            RequestErrorKind::Object(e) => f.write_str(&e.message),
+        }
+    }
+}
+
+/// The message is the error with its causes, `": "`-joined.
+impl<E: std::error::Error> From<E> for RequestError {
+    fn from(err: E) -> Self {
+        RequestError::internal(mcp_types::error::Chain(&err).to_string())
     }
 }
 

@@ -1,4 +1,4 @@
-//! [`ServerHandle`]: changing a running server's tools, from outside
+//! [`ServerHandle`]: changing a running server's tools, prompts and resources, from outside
 //! ([`Server::handle`](crate::Server::handle)) or from inside a tool
 //! ([`Context::server`]).
 
@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use crate::context::Context;
 use crate::error::Error;
-use crate::registry::LiveTools;
+use crate::prompt::PromptEntry;
+use crate::registry::Catalog;
+use crate::resource::{ResourceEntry, TemplateEntry};
 use crate::tool::{ToolBox, ToolEntry};
 
 /// Changes a running server's tools: add, remove, enable, disable, one tool
@@ -41,7 +43,7 @@ use crate::tool::{ToolBox, ToolEntry};
 #[derive(Clone)]
 pub struct ServerHandle {
     name: Arc<str>,
-    tools: Arc<LiveTools>,
+    catalog: Arc<Catalog>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -53,65 +55,165 @@ impl std::fmt::Debug for ServerHandle {
 }
 
 impl ServerHandle {
-    pub(crate) fn new(name: &str, tools: Arc<LiveTools>) -> Self {
+    pub(crate) fn new(name: &str, catalog: Arc<Catalog>) -> Self {
         ServerHandle {
             name: name.into(),
-            tools,
+            catalog,
         }
     }
 
     /// Adds one tool. A name already in use (even by a disabled tool) is an error.
     pub fn add_tool(&self, tool: ToolEntry) -> Result<(), Error> {
-        self.tools.add(vec![tool])
+        self.catalog.tools.add(vec![tool])
     }
 
-    /// Adds every tool of a toolbox, or none if one of their names is taken.
+    /// Adds everything a toolbox offers (tools, prompts, resources,
+    /// templates), or nothing if one of their names (or URIs) is taken.
     pub fn add_toolbox<T: ToolBox>(&self, toolbox: T) -> Result<(), Error> {
-        self.tools.add(
-            toolbox
-                .into_tools()
-                .into_iter()
-                .map(|t| t.with_toolbox(T::NAME))
-                .collect(),
-        )
+        self.catalog.add(toolbox.into_items().in_toolbox(T::NAME))
     }
 
     /// Removes a tool; `false` if there was none by that name.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.tools.remove(|t| t.name() == name) > 0
+        self.catalog.tools.remove(|t| t.name() == name) > 0
     }
 
-    /// Removes every tool of a toolbox (by its type name); returns how many.
+    /// Removes everything a toolbox offered (by its type name); returns how many items.
     pub fn remove_toolbox(&self, toolbox: &str) -> usize {
-        self.tools.remove(|t| t.toolbox() == toolbox)
+        self.catalog.remove_toolbox(toolbox)
     }
 
     /// Enables a tool; `false` if there is none by that name.
     pub fn enable_tool(&self, name: &str) -> bool {
-        self.tools.set_enabled(|t| t.name() == name, true) > 0
+        self.catalog.tools.set_enabled(|t| t.name() == name, true) > 0
     }
 
     /// Disables a tool; `false` if there is none by that name.
     pub fn disable_tool(&self, name: &str) -> bool {
-        self.tools.set_enabled(|t| t.name() == name, false) > 0
+        self.catalog.tools.set_enabled(|t| t.name() == name, false) > 0
     }
 
-    /// Enables a toolbox (its tools that are themselves enabled reappear).
+    /// Enables a toolbox (its items that are themselves enabled reappear).
     pub fn enable_toolbox(&self, toolbox: &str) -> usize {
-        self.tools.set_toolbox_enabled(toolbox, true)
+        self.catalog.set_toolbox_enabled(toolbox, true)
     }
 
-    /// Disables a whole toolbox, including tools added to it later.
+    /// Disables a whole toolbox (tools, prompts, resources), including items added to it later.
     pub fn disable_toolbox(&self, toolbox: &str) -> usize {
-        self.tools.set_toolbox_enabled(toolbox, false)
+        self.catalog.set_toolbox_enabled(toolbox, false)
     }
 
     /// The names of the visible tools, in `tools/list` order.
     pub fn tool_names(&self) -> Vec<String> {
-        let registry = self.tools.snapshot();
-        let (tools, _) = registry.page(None, registry.len()).unwrap_or_default();
-        tools.into_iter().map(|t| t.name).collect()
+        keys(&self.catalog.tools)
     }
+
+    /// Adds one prompt. A name already in use (even by a disabled prompt) is an error.
+    pub fn add_prompt(&self, prompt: PromptEntry) -> Result<(), Error> {
+        self.catalog.prompts.add(vec![prompt])
+    }
+
+    /// Removes a prompt; `false` if there was none by that name.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.catalog.prompts.remove(|p| p.name() == name) > 0
+    }
+
+    /// Enables a prompt; `false` if there is none by that name.
+    pub fn enable_prompt(&self, name: &str) -> bool {
+        self.catalog.prompts.set_enabled(|p| p.name() == name, true) > 0
+    }
+
+    /// Disables a prompt; `false` if there is none by that name.
+    pub fn disable_prompt(&self, name: &str) -> bool {
+        self.catalog
+            .prompts
+            .set_enabled(|p| p.name() == name, false)
+            > 0
+    }
+
+    /// The names of the visible prompts, in `prompts/list` order.
+    pub fn prompt_names(&self) -> Vec<String> {
+        keys(&self.catalog.prompts)
+    }
+
+    /// Adds one static resource. A URI already in use is an error.
+    pub fn add_resource(&self, resource: ResourceEntry) -> Result<(), Error> {
+        self.catalog.resources.add(vec![resource])
+    }
+
+    /// Removes a static resource; `false` if there was none with that URI.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.catalog.resources.remove(|r| r.uri() == uri) > 0
+    }
+
+    /// Enables a static resource; `false` if there is none with that URI.
+    pub fn enable_resource(&self, uri: &str) -> bool {
+        self.catalog.resources.set_enabled(|r| r.uri() == uri, true) > 0
+    }
+
+    /// Disables a static resource; `false` if there is none with that URI.
+    pub fn disable_resource(&self, uri: &str) -> bool {
+        self.catalog
+            .resources
+            .set_enabled(|r| r.uri() == uri, false)
+            > 0
+    }
+
+    /// The URIs of the visible static resources, in `resources/list` order.
+    pub fn resource_uris(&self) -> Vec<String> {
+        keys(&self.catalog.resources)
+    }
+
+    /// Adds one resource template. A URI template already in use is an error.
+    pub fn add_resource_template(&self, template: TemplateEntry) -> Result<(), Error> {
+        self.catalog.templates.add(vec![template])
+    }
+
+    /// Removes a resource template; `false` if there was none with that URI template.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.catalog
+            .templates
+            .remove(|t| t.uri_template() == uri_template)
+            > 0
+    }
+
+    /// Enables a resource template; `false` if there is none with that URI template.
+    pub fn enable_resource_template(&self, uri_template: &str) -> bool {
+        self.catalog
+            .templates
+            .set_enabled(|t| t.uri_template() == uri_template, true)
+            > 0
+    }
+
+    /// Disables a resource template; `false` if there is none with that URI template.
+    pub fn disable_resource_template(&self, uri_template: &str) -> bool {
+        self.catalog
+            .templates
+            .set_enabled(|t| t.uri_template() == uri_template, false)
+            > 0
+    }
+
+    /// The URI templates of the visible resource templates, in `resources/templates/list` order.
+    pub fn resource_templates(&self) -> Vec<String> {
+        keys(&self.catalog.templates)
+    }
+
+    /// Tells the clients subscribed to `uri` that the resource changed:
+    /// `notifications/resources/updated` to legacy sessions that sent
+    /// `resources/subscribe` for it, and to 2026-07-28 `subscriptions/listen`
+    /// streams whose filter names it. Nobody else hears of it.
+    pub fn resource_updated(&self, uri: &str) {
+        self.catalog.updated(uri);
+    }
+}
+
+/// The keys of the visible entries of `live`, in list order.
+fn keys<E: crate::registry::Entry>(live: &crate::registry::Live<E>) -> Vec<String> {
+    live.snapshot()
+        .entries()
+        .iter()
+        .map(|e| e.key().to_owned())
+        .collect()
 }
 
 impl Context {

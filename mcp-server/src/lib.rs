@@ -90,6 +90,7 @@
 )]
 
 mod args;
+mod complete;
 mod context;
 mod dispatch;
 mod dynamic;
@@ -97,9 +98,12 @@ mod error;
 mod handle;
 mod panic;
 pub mod policy;
+mod prompt;
 mod registry;
+mod resource;
 mod schema;
 mod server;
+mod text_args;
 mod tool;
 mod transport;
 
@@ -108,8 +112,9 @@ mod transport;
 pub mod __private;
 
 pub use args::Args;
+pub use complete::{completion, CompleteHandler, Completing, FromCompleting, IntoCompletion};
 pub use context::Context;
-pub use error::{Error, ToolError};
+pub use error::{Error, RequestError, ToolError};
 pub use handle::ServerHandle;
 /// Prints an error with its causes (`{}`: `": "`-joined, `{:#}`: one per line).
 pub use mcp_types::error::Chain;
@@ -121,10 +126,16 @@ pub use server::{Server, ServerBuilder, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_W
 pub mod http {
     pub use crate::transport::http::{HttpConfig, HttpService, McpBody};
 }
-pub use tool::{BoxFuture, IntoToolResult, Json, ToolBox, ToolEntry, ToolSpec};
+pub use prompt::{IntoPromptResult, PromptEntry, PromptSpec};
+pub use resource::{IntoReadResult, Reading, ResourceEntry, ResourceSpec, TemplateEntry};
+pub use text_args::{FromArgument, StringArgs};
+pub use tool::{BoxFuture, IntoToolResult, Items, Json, ToolBox, ToolEntry, ToolSpec};
 
 pub use mcp_macros::{describe, param, tool};
 
 /// The wire types (`mcp-types`), re-exported.
 pub use mcp_types as types;
-pub use mcp_types::{CallToolResult, ContentBlock as Content, LoggingLevel};
+pub use mcp_types::{
+    CallToolResult, ContentBlock as Content, GetPromptResult, LoggingLevel, PromptMessage,
+    ReadResourceResult, ResourceContents,
+};

@@ -1,20 +1,45 @@
-//! The tool registry: name lookup and deterministic, paginated listing.
+//! The registries of what a server offers (tools, prompts, resources,
+//! resource templates): lookup by key and deterministic, paginated listing,
+//! and the live sets that run-time changes update.
 
 use mcp_wire::sync::lock;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-
-use mcp_types::Tool;
+use std::sync::Arc;
 
 use crate::error::Error;
-use crate::tool::ToolEntry;
 
-/// An immutable set of tools, sorted by name (so `tools/list` is deterministic
+/// What a registry holds: an entry with a unique key (a name, or a
+/// resource's URI), the group it came from (its toolbox) and its wire
+/// definition, shared so a new snapshot need not copy it.
+pub(crate) trait Entry: Clone + Send + Sync + 'static {
+    /// The wire definition `*/list` returns.
+    type Def: Clone;
+    /// What the entry is, for messages: "tool", "prompt", ...
+    const KIND: &'static str;
+    /// The unique key.
+    fn key(&self) -> &str;
+    /// The toolbox the entry came from (empty for entries added on their own).
+    fn group(&self) -> &str;
+    /// The definition.
+    fn def(&self) -> &Arc<Self::Def>;
+}
+
+/// An immutable set of entries, sorted by key (so a list is deterministic
 /// and the same for every client). Changes build a new one.
-#[derive(Debug, Default)]
-pub(crate) struct Registry {
-    tools: Vec<ToolEntry>,
+#[derive(Debug)]
+pub(crate) struct Registry<E> {
+    tools: Vec<E>,
     index: HashMap<String, usize>,
+}
+
+impl<E> Default for Registry<E> {
+    fn default() -> Self {
+        Registry {
+            tools: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
 }
 
 /// The cursor could not be read: the client must not invent cursors.
@@ -22,32 +47,36 @@ pub(crate) struct Registry {
 pub(crate) struct InvalidCursor;
 
 const CURSOR_PREFIX: &str = "n1.";
+/// The longest key a cursor may name (resource URIs are keys too).
+const MAX_CURSOR_KEY: usize = 4096;
 
-impl Registry {
-    pub(crate) fn new(mut tools: Vec<ToolEntry>) -> Result<Registry, Error> {
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
-        if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
+impl<E: Entry> Registry<E> {
+    pub(crate) fn new(mut tools: Vec<E>) -> Result<Registry<E>, Error> {
+        tools.sort_by(|a, b| a.key().cmp(b.key()));
+        if let Some(pair) = tools.windows(2).find(|w| w[0].key() == w[1].key()) {
             return Err(Error::Config(format!(
-                "two tools are named `{}` (from `{}` and `{}`): tool names must be unique",
-                pair[0].name(),
-                pair[0].toolbox(),
-                pair[1].toolbox()
+                "two {kind}s are named `{}` (from `{}` and `{}`): {kind} names must be unique",
+                pair[0].key(),
+                pair[0].group(),
+                pair[1].group(),
+                kind = E::KIND,
             )));
         }
         let index = tools
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.name().to_owned(), i))
+            .map(|(i, t)| (t.key().to_owned(), i))
             .collect();
         Ok(Registry { tools, index })
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&ToolEntry> {
-        self.index.get(name).map(|&i| &self.tools[i])
+    /// Every entry, in key order.
+    pub(crate) fn entries(&self) -> &[E] {
+        &self.tools
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.tools.len()
+    pub(crate) fn get(&self, name: &str) -> Option<&E> {
+        self.index.get(name).map(|&i| &self.tools[i])
     }
 
     /// One page of at most `page_size` tools after `cursor`, and the next cursor.
@@ -58,49 +87,36 @@ impl Registry {
         &self,
         cursor: Option<&str>,
         page_size: usize,
-    ) -> Result<(Vec<Tool>, Option<String>), InvalidCursor> {
-        let start = match cursor {
-            None => 0,
-            Some(c) => {
-                let after = decode_cursor(c).ok_or(InvalidCursor)?;
-                self.tools.partition_point(|t| t.name() <= after.as_str())
-            }
-        };
-        let end = start.saturating_add(page_size.max(1)).min(self.tools.len());
-        let page: Vec<Tool> = self.tools[start..end]
-            .iter()
-            .map(|t| t.tool().clone())
-            .collect();
-        let next = (end < self.tools.len()).then(|| encode_cursor(self.tools[end - 1].name()));
-        Ok((page, next))
+    ) -> Result<(Vec<E::Def>, Option<String>), InvalidCursor> {
+        self.page_filtered(cursor, page_size, |_| true)
     }
-}
 
-impl Registry {
-    /// Like [`page`](Self::page), over the tools `visible` accepts.
+    /// Like [`page`](Self::page), over the entries `visible` accepts.
     pub(crate) fn page_filtered(
         &self,
         cursor: Option<&str>,
         page_size: usize,
-        visible: impl Fn(&ToolEntry) -> bool,
-    ) -> Result<(Vec<Tool>, Option<String>), InvalidCursor> {
+        visible: impl Fn(&E) -> bool,
+    ) -> Result<(Vec<E::Def>, Option<String>), InvalidCursor> {
         let start = match cursor {
             None => 0,
             Some(c) => {
                 let after = decode_cursor(c).ok_or(InvalidCursor)?;
-                self.tools.partition_point(|t| t.name() <= after.as_str())
+                self.tools.partition_point(|t| t.key() <= after.as_str())
             }
         };
         let mut page = Vec::new();
+        let mut last = None;
         let mut rest = self.tools[start..].iter().filter(|t| visible(t));
         for t in rest.by_ref() {
-            page.push(t.tool().clone());
+            page.push((**t.def()).clone());
+            last = Some(t.key());
             if page.len() == page_size.max(1) {
                 break;
             }
         }
         let more = rest.next().is_some();
-        let next = (more && !page.is_empty()).then(|| encode_cursor(&page[page.len() - 1].name));
+        let next = last.filter(|_| more).map(encode_cursor);
         Ok((page, next))
     }
 }
@@ -116,21 +132,260 @@ fn encode_cursor(name: &str) -> String {
 
 fn decode_cursor(cursor: &str) -> Option<String> {
     let hex = cursor.strip_prefix(CURSOR_PREFIX)?;
-    if hex.len() % 2 != 0 || hex.len() > 256 {
+    if hex.len() % 2 != 0 || hex.len() > MAX_CURSOR_KEY * 2 {
         return None;
     }
     let bytes = (0..hex.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
         .collect::<Option<Vec<u8>>>()?;
-    let name = String::from_utf8(bytes).ok()?;
-    mcp_types::tool::is_valid_tool_name(&name).then_some(name)
+    String::from_utf8(bytes).ok()
+}
+
+/// The server's live set of one kind of entry: every entry added (enabled
+/// or not), the snapshot of enabled ones that requests read, and a change
+/// counter that subscribers watch (a `watch` channel coalesces bursts by
+/// nature).
+pub(crate) struct Live<E> {
+    state: std::sync::Mutex<LiveState<E>>,
+    snapshot: std::sync::RwLock<Arc<Registry<E>>>,
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+struct LiveState<E> {
+    slots: Vec<Slot<E>>,
+    disabled_toolboxes: std::collections::HashSet<String>,
+}
+
+struct Slot<E> {
+    entry: E,
+    enabled: bool,
+}
+
+impl<E: Entry> LiveState<E> {
+    /// The enabled entries, sorted by key like a [`Registry`].
+    fn visible(&self) -> Vec<E> {
+        let mut visible: Vec<E> = self
+            .slots
+            .iter()
+            .filter(|s| s.enabled && !self.disabled_toolboxes.contains(s.entry.group()))
+            .map(|s| s.entry.clone())
+            .collect();
+        visible.sort_by(|a, b| a.key().cmp(b.key()));
+        visible
+    }
+}
+
+impl<E: Entry> Live<E> {
+    pub(crate) fn new(tools: Vec<E>) -> Result<Live<E>, Error> {
+        let registry = Registry::new(tools.clone())?;
+        Ok(Live {
+            state: std::sync::Mutex::new(LiveState {
+                slots: tools
+                    .into_iter()
+                    .map(|entry| Slot {
+                        entry,
+                        enabled: true,
+                    })
+                    .collect(),
+                disabled_toolboxes: std::collections::HashSet::new(),
+            }),
+            snapshot: std::sync::RwLock::new(Arc::new(registry)),
+            changes: tokio::sync::watch::Sender::new(0),
+        })
+    }
+
+    /// The enabled entries, as requests see them now.
+    pub(crate) fn snapshot(&self) -> Arc<Registry<E>> {
+        Arc::clone(&mcp_wire::sync::read(&self.snapshot))
+    }
+
+    /// A receiver that wakes when the visible list changes.
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Applies `change` to the state and publishes a new snapshot; subscribers
+    /// hear of it only if the visible list really changed.
+    fn update<R>(&self, change: impl FnOnce(&mut LiveState<E>) -> R) -> R {
+        let mut state = lock(&self.state);
+        let result = change(&mut state);
+        let visible = state.visible();
+        let old = self.snapshot();
+        let same = old.tools.len() == visible.len()
+            && old
+                .tools
+                .iter()
+                .zip(&visible)
+                .all(|(a, b)| Arc::ptr_eq(a.def(), b.def()));
+        if !same {
+            // Names are unique among all slots, so this cannot fail.
+            if let Ok(registry) = Registry::new(visible) {
+                *mcp_wire::sync::write(&self.snapshot) = Arc::new(registry);
+                self.changes.send_modify(|generation| *generation += 1);
+            }
+        }
+        result
+    }
+
+    /// Whether `entries` could be added: their keys are new and distinct.
+    pub(crate) fn check_new(&self, entries: &[E]) -> Result<(), Error> {
+        let state = lock(&self.state);
+        Self::check_keys(&state, entries)
+    }
+
+    fn check_keys(state: &LiveState<E>, entries: &[E]) -> Result<(), Error> {
+        let mut names: std::collections::HashSet<&str> =
+            state.slots.iter().map(|s| s.entry.key()).collect();
+        for e in entries {
+            if !names.insert(e.key()) {
+                return Err(Error::Config(format!(
+                    "a {} named `{}` already exists: remove it first, or pick another name",
+                    E::KIND,
+                    e.key()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds entries; all or none: a key already present (enabled or not) is an error.
+    pub(crate) fn add(&self, entries: Vec<E>) -> Result<(), Error> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.update(|state| {
+            Self::check_keys(state, &entries)?;
+            state.slots.extend(entries.into_iter().map(|entry| Slot {
+                entry,
+                enabled: true,
+            }));
+            Ok(())
+        })
+    }
+
+    /// Removes the tools matching `pred`; returns how many.
+    pub(crate) fn remove(&self, pred: impl Fn(&E) -> bool) -> usize {
+        self.update(|state| {
+            let before = state.slots.len();
+            state.slots.retain(|s| !pred(&s.entry));
+            before - state.slots.len()
+        })
+    }
+
+    /// Enables or disables the tools matching `pred`; returns how many matched.
+    pub(crate) fn set_enabled(&self, pred: impl Fn(&E) -> bool, enabled: bool) -> usize {
+        self.update(|state| {
+            let mut n = 0;
+            for s in state.slots.iter_mut().filter(|s| pred(&s.entry)) {
+                s.enabled = enabled;
+                n += 1;
+            }
+            n
+        })
+    }
+
+    /// Enables or disables a whole toolbox (tools added to it later included);
+    /// returns how many of its tools exist now.
+    pub(crate) fn set_toolbox_enabled(&self, toolbox: &str, enabled: bool) -> usize {
+        self.update(|state| {
+            if enabled {
+                state.disabled_toolboxes.remove(toolbox);
+            } else {
+                state.disabled_toolboxes.insert(toolbox.to_owned());
+            }
+            state
+                .slots
+                .iter()
+                .filter(|s| s.entry.group() == toolbox)
+                .count()
+        })
+    }
+}
+
+/// The live sets of everything a server offers, shared by dispatch and the
+/// [`ServerHandle`](crate::ServerHandle).
+pub(crate) struct Catalog {
+    pub(crate) tools: Live<crate::tool::ToolEntry>,
+    pub(crate) prompts: Live<crate::prompt::PromptEntry>,
+    pub(crate) resources: Live<crate::resource::ResourceEntry>,
+    pub(crate) templates: Live<crate::resource::TemplateEntry>,
+    /// URIs the server said changed ([`ServerHandle::resource_updated`](crate::ServerHandle::resource_updated)).
+    updates: tokio::sync::broadcast::Sender<Arc<str>>,
+}
+
+/// How many resource updates a slow connection may fall behind by before
+/// it misses some (it is then told of nothing it missed: updates are hints).
+const UPDATE_BACKLOG: usize = 1024;
+
+impl Catalog {
+    pub(crate) fn new(items: crate::tool::Items) -> Result<Catalog, Error> {
+        Ok(Catalog {
+            tools: Live::new(items.tools)?,
+            prompts: Live::new(items.prompts)?,
+            resources: Live::new(items.resources)?,
+            templates: Live::new(items.templates)?,
+            updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
+        })
+    }
+
+    /// Announces that the resource at `uri` changed.
+    pub(crate) fn updated(&self, uri: &str) {
+        // No receiver (no connection listens): nothing to tell.
+        let _ = self.updates.send(Arc::from(uri));
+    }
+
+    /// A receiver of resource updates.
+    pub(crate) fn updates(&self) -> tokio::sync::broadcast::Receiver<Arc<str>> {
+        self.updates.subscribe()
+    }
+
+    /// Whether `uri` names a resource the server can read now: a visible
+    /// static resource, or a URI one of its visible templates matches.
+    pub(crate) fn has_resource(&self, uri: &str) -> bool {
+        self.resources.snapshot().get(uri).is_some()
+            || self
+                .templates
+                .snapshot()
+                .entries()
+                .iter()
+                .any(|t| t.bind(uri).is_some())
+    }
+
+    /// Adds every item, or none if one of their keys is taken.
+    pub(crate) fn add(&self, items: crate::tool::Items) -> Result<(), Error> {
+        // Checked first, so a refusal adds nothing of any kind.
+        self.tools.check_new(&items.tools)?;
+        self.prompts.check_new(&items.prompts)?;
+        self.resources.check_new(&items.resources)?;
+        self.templates.check_new(&items.templates)?;
+        self.tools.add(items.tools)?;
+        self.prompts.add(items.prompts)?;
+        self.resources.add(items.resources)?;
+        self.templates.add(items.templates)
+    }
+
+    /// Removes every item of a toolbox; returns how many.
+    pub(crate) fn remove_toolbox(&self, toolbox: &str) -> usize {
+        self.tools.remove(|e| e.group() == toolbox)
+            + self.prompts.remove(|e| e.group() == toolbox)
+            + self.resources.remove(|e| e.group() == toolbox)
+            + self.templates.remove(|e| e.group() == toolbox)
+    }
+
+    /// Enables or disables a whole toolbox; returns how many of its items exist.
+    pub(crate) fn set_toolbox_enabled(&self, toolbox: &str, enabled: bool) -> usize {
+        self.tools.set_toolbox_enabled(toolbox, enabled)
+            + self.prompts.set_toolbox_enabled(toolbox, enabled)
+            + self.resources.set_toolbox_enabled(toolbox, enabled)
+            + self.templates.set_toolbox_enabled(toolbox, enabled)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::ToolSpec;
+    use crate::tool::{ToolEntry, ToolSpec};
 
     fn entry(name: &'static str) -> ToolEntry {
         ToolEntry::new(
@@ -169,151 +424,5 @@ mod tests {
         assert!(reg.page(Some("n1.zz"), 10).is_err());
         assert!(reg.page(Some(""), 10).is_err());
         assert!(Registry::new(vec![entry("a"), entry("a")]).is_err());
-    }
-}
-
-/// The server's live tool set: every tool added (enabled or not), the
-/// snapshot of enabled ones that requests read, and a change counter that
-/// subscribers watch (a `watch` channel coalesces bursts by nature).
-pub(crate) struct LiveTools {
-    state: std::sync::Mutex<LiveState>,
-    snapshot: std::sync::RwLock<std::sync::Arc<Registry>>,
-    changes: tokio::sync::watch::Sender<u64>,
-}
-
-#[derive(Default)]
-struct LiveState {
-    slots: Vec<Slot>,
-    disabled_toolboxes: std::collections::HashSet<String>,
-}
-
-struct Slot {
-    entry: ToolEntry,
-    enabled: bool,
-}
-
-impl LiveState {
-    /// The enabled tools, sorted by name like a [`Registry`].
-    fn visible(&self) -> Vec<ToolEntry> {
-        let mut visible: Vec<ToolEntry> = self
-            .slots
-            .iter()
-            .filter(|s| s.enabled && !self.disabled_toolboxes.contains(s.entry.toolbox()))
-            .map(|s| s.entry.clone())
-            .collect();
-        visible.sort_by(|a, b| a.name().cmp(b.name()));
-        visible
-    }
-}
-
-impl LiveTools {
-    pub(crate) fn new(tools: Vec<ToolEntry>) -> Result<LiveTools, Error> {
-        let registry = Registry::new(tools.clone())?;
-        Ok(LiveTools {
-            state: std::sync::Mutex::new(LiveState {
-                slots: tools
-                    .into_iter()
-                    .map(|entry| Slot {
-                        entry,
-                        enabled: true,
-                    })
-                    .collect(),
-                disabled_toolboxes: std::collections::HashSet::new(),
-            }),
-            snapshot: std::sync::RwLock::new(std::sync::Arc::new(registry)),
-            changes: tokio::sync::watch::Sender::new(0),
-        })
-    }
-
-    /// The enabled tools, as requests see them now.
-    pub(crate) fn snapshot(&self) -> std::sync::Arc<Registry> {
-        std::sync::Arc::clone(&mcp_wire::sync::read(&self.snapshot))
-    }
-
-    /// A receiver that wakes when the visible tool list changes.
-    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.changes.subscribe()
-    }
-
-    /// Applies `change` to the state and publishes a new snapshot; subscribers
-    /// hear of it only if the visible list really changed.
-    fn update<R>(&self, change: impl FnOnce(&mut LiveState) -> R) -> R {
-        let mut state = lock(&self.state);
-        let result = change(&mut state);
-        let visible = state.visible();
-        let old = self.snapshot();
-        let same = old.tools.len() == visible.len()
-            && old
-                .tools
-                .iter()
-                .zip(&visible)
-                .all(|(a, b)| std::sync::Arc::ptr_eq(&a.def, &b.def));
-        if !same {
-            // Names are unique among all slots, so this cannot fail.
-            if let Ok(registry) = Registry::new(visible) {
-                *mcp_wire::sync::write(&self.snapshot) = std::sync::Arc::new(registry);
-                self.changes.send_modify(|generation| *generation += 1);
-            }
-        }
-        result
-    }
-
-    /// Adds tools; all or none: a name already present (enabled or not) is an error.
-    pub(crate) fn add(&self, entries: Vec<ToolEntry>) -> Result<(), Error> {
-        self.update(|state| {
-            let mut names: std::collections::HashSet<&str> =
-                state.slots.iter().map(|s| s.entry.name()).collect();
-            for e in &entries {
-                if !names.insert(e.name()) {
-                    return Err(Error::Config(format!(
-                        "a tool named `{}` already exists: remove it first, or pick another name",
-                        e.name()
-                    )));
-                }
-            }
-            state.slots.extend(entries.into_iter().map(|entry| Slot {
-                entry,
-                enabled: true,
-            }));
-            Ok(())
-        })
-    }
-
-    /// Removes the tools matching `pred`; returns how many.
-    pub(crate) fn remove(&self, pred: impl Fn(&ToolEntry) -> bool) -> usize {
-        self.update(|state| {
-            let before = state.slots.len();
-            state.slots.retain(|s| !pred(&s.entry));
-            before - state.slots.len()
-        })
-    }
-
-    /// Enables or disables the tools matching `pred`; returns how many matched.
-    pub(crate) fn set_enabled(&self, pred: impl Fn(&ToolEntry) -> bool, enabled: bool) -> usize {
-        self.update(|state| {
-            let mut n = 0;
-            for s in state.slots.iter_mut().filter(|s| pred(&s.entry)) {
-                s.enabled = enabled;
-                n += 1;
-            }
-            n
-        })
-    }
-
-    /// Enables or disables a whole toolbox (tools added to it later included);
-    /// returns how many of its tools exist now.
-    pub(crate) fn set_toolbox_enabled(&self, toolbox: &str, enabled: bool) -> usize {
-        self.update(|state| {
-            if enabled {
-                state.disabled_toolboxes.remove(toolbox);
-            } else {
-                state.disabled_toolboxes.insert(toolbox.to_owned());
-            }
-            state
-                .slots
-                .iter()
-                .filter(|s| s.entry.toolbox() == toolbox)
-                .count()
-        })
     }
 }

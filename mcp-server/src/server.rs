@@ -10,7 +10,10 @@ use crate::dispatch::{CallLimits, Policy, ServerCore};
 use crate::error::Error;
 use crate::handle::ServerHandle;
 use crate::policy::{Caller, Middleware, ToolInfo};
-use crate::registry::LiveTools;
+use crate::prompt::PromptEntry;
+use crate::registry::Catalog;
+use crate::resource::{ResourceEntry, TemplateEntry};
+use crate::tool::Items;
 use crate::tool::{ToolBox, ToolEntry};
 
 /// Default page size of `tools/list`.
@@ -46,7 +49,9 @@ pub(crate) const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
-    tools: Vec<ToolEntry>,
+    items: Items,
+    /// Declare prompts and resources even with none at start.
+    offer_all: bool,
     page_size: usize,
     list_ttl: Duration,
     max_message: usize,
@@ -127,18 +132,40 @@ impl ServerBuilder {
 
     /// Adds every tool of a toolbox (a `#[tool]` impl, or a `#[tool]` function's struct).
     pub fn toolbox<T: ToolBox>(mut self, toolbox: T) -> Self {
-        self.tools.extend(
-            toolbox
-                .into_tools()
-                .into_iter()
-                .map(|t| t.with_toolbox(T::NAME)),
-        );
+        self.items.extend(toolbox.into_items().in_toolbox(T::NAME));
         self
     }
 
     /// Adds one tool on its own (e.g. a [`ToolEntry::dynamic`] tool).
     pub fn tool(mut self, tool: ToolEntry) -> Self {
-        self.tools.push(tool);
+        self.items.tools.push(tool);
+        self
+    }
+
+    /// Adds one prompt on its own (e.g. a [`PromptEntry::dynamic`] prompt).
+    pub fn prompt(mut self, prompt: PromptEntry) -> Self {
+        self.items.prompts.push(prompt);
+        self
+    }
+
+    /// Adds one static resource on its own (e.g. a [`ResourceEntry::dynamic`] one).
+    pub fn resource(mut self, resource: ResourceEntry) -> Self {
+        self.items.resources.push(resource);
+        self
+    }
+
+    /// Adds one resource template on its own (e.g. a [`TemplateEntry::dynamic`] one).
+    pub fn resource_template(mut self, template: TemplateEntry) -> Self {
+        self.items.templates.push(template);
+        self
+    }
+
+    /// Declares the `prompts` and `resources` capabilities even with none
+    /// at start, for servers that add them at run time through
+    /// [`ServerHandle`](crate::ServerHandle) (a server declares them by
+    /// itself when it starts with some).
+    pub fn offer_prompts_and_resources(mut self) -> Self {
+        self.offer_all = true;
         self
     }
 
@@ -196,13 +223,34 @@ impl ServerBuilder {
 
     /// Builds the server, or says why the configuration is invalid.
     pub fn try_build(self) -> Result<Server, Error> {
-        let tools = LiveTools::new(self.tools)?;
+        let offers_prompts = self.offer_all || !self.items.prompts.is_empty();
+        let offers_resources =
+            self.offer_all || !self.items.resources.is_empty() || !self.items.templates.is_empty();
+        let completes = self.items.prompts.iter().any(|p| !p.completions.is_empty())
+            || self
+                .items
+                .templates
+                .iter()
+                .any(|t| !t.completions.is_empty());
+        let catalog = Catalog::new(self.items)?;
+        // Lists can change at run time (`ServerHandle`): clients hear of it.
+        let list_changed = || {
+            let mut c = JsonObject::new();
+            c.insert("listChanged".into(), true.into());
+            c
+        };
         let capabilities = ServerCapabilities {
-            // Tools can change at run time (`ServerHandle`): clients hear of it.
             tools: Some(ToolsCapability {
                 list_changed: Some(true),
             }),
             logging: Some(JsonObject::new()),
+            prompts: offers_prompts.then(list_changed),
+            resources: offers_resources.then(|| {
+                let mut c = list_changed();
+                c.insert("subscribe".into(), true.into());
+                c
+            }),
+            completions: completes.then(JsonObject::new),
             ..ServerCapabilities::default()
         };
         let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -211,7 +259,7 @@ impl ServerBuilder {
                 self.info,
                 self.instructions,
                 capabilities,
-                tools,
+                catalog,
                 self.page_size,
                 ttl_ms,
                 self.policy,
@@ -252,7 +300,8 @@ impl Server {
         ServerBuilder {
             info: Implementation::new(name, version),
             instructions: None,
-            tools: Vec::new(),
+            items: Items::default(),
+            offer_all: false,
             page_size: DEFAULT_PAGE_SIZE,
             list_ttl: Duration::ZERO,
             max_message: DEFAULT_MAX_MESSAGE,

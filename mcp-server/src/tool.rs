@@ -35,6 +35,69 @@ pub trait ToolBox: Send + Sync + 'static {
 
     /// Builds the tools, bound to this value, in declaration order.
     fn into_tools(self) -> Vec<ToolEntry>;
+
+    /// Builds everything the toolbox offers, bound to this value: its
+    /// tools, prompts, resources and resource templates. The default is the
+    /// tools alone; `#[tool]` blocks with `#[prompt]` or `#[resource]`
+    /// methods generate the rest.
+    fn into_items(self) -> Items
+    where
+        Self: Sized,
+    {
+        Items {
+            tools: self.into_tools(),
+            ..Items::default()
+        }
+    }
+}
+
+/// Everything one toolbox offers ([`ToolBox::into_items`]).
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Items {
+    /// Its tools.
+    pub tools: Vec<ToolEntry>,
+    /// Its prompts.
+    pub prompts: Vec<crate::prompt::PromptEntry>,
+    /// Its static resources.
+    pub resources: Vec<crate::resource::ResourceEntry>,
+    /// Its resource templates.
+    pub templates: Vec<crate::resource::TemplateEntry>,
+}
+
+impl Items {
+    /// Marks every item as coming from `toolbox`.
+    pub(crate) fn in_toolbox(mut self, toolbox: &'static str) -> Self {
+        self.tools = self
+            .tools
+            .into_iter()
+            .map(|t| t.with_toolbox(toolbox))
+            .collect();
+        self.prompts = self
+            .prompts
+            .into_iter()
+            .map(|t| t.with_toolbox(toolbox))
+            .collect();
+        self.resources = self
+            .resources
+            .into_iter()
+            .map(|t| t.with_toolbox(toolbox))
+            .collect();
+        self.templates = self
+            .templates
+            .into_iter()
+            .map(|t| t.with_toolbox(toolbox))
+            .collect();
+        self
+    }
+
+    /// Appends `other`.
+    pub(crate) fn extend(&mut self, other: Items) {
+        self.tools.extend(other.tools);
+        self.prompts.extend(other.prompts);
+        self.resources.extend(other.resources);
+        self.templates.extend(other.templates);
+    }
 }
 
 /// The static facts about one tool, as the macros write them.
@@ -82,6 +145,23 @@ impl fmt::Debug for ToolEntry {
             .field("name", &self.def.name)
             .field("toolbox", &self.toolbox)
             .finish_non_exhaustive()
+    }
+}
+
+impl crate::registry::Entry for ToolEntry {
+    type Def = Tool;
+    const KIND: &'static str = "tool";
+
+    fn key(&self) -> &str {
+        &self.def.name
+    }
+
+    fn group(&self) -> &str {
+        &self.toolbox
+    }
+
+    fn def(&self) -> &Arc<Tool> {
+        &self.def
     }
 }
 

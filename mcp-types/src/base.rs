@@ -44,3 +44,15 @@ pub struct Icon {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
 }
+
+/// Parameters of the paginated list requests (`tools/list`, `prompts/list`,
+/// `resources/list`, `resources/templates/list`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PaginatedParams {
+    /// The opaque cursor from a previous page's `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Request metadata (modern protocol fields live here).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<crate::Meta>,
+}

@@ -2,7 +2,7 @@
 //!
 //! This crate is the wire model only: the JSON-RPC 2.0 envelope ([`jsonrpc`]),
 //! the method names ([`method`]), protocol revisions and their negotiation
-//! ([`version`]), and every message a tools server and a tools client exchange
+//! ([`version`]), and every message a server and a client exchange
 //! in the legacy handshake era (2024-11-05 … 2025-11-25) and the stateless
 //! modern era (2026-07-28). It depends on `serde` and `serde_json` only and
 //! does no I/O.
@@ -26,18 +26,25 @@
 
 mod base;
 pub mod call;
+pub mod completion;
 pub mod content;
+
 pub mod error;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod method;
 pub mod modern;
 pub mod notification;
+pub mod prompt;
+pub mod resource;
+
 pub mod structured;
 pub mod tool;
 pub mod version;
 mod wire;
 
+pub use base::PaginatedParams;
+pub use completion::{CompleteParams, CompleteResult, Completion, CompletionRef};
 pub use content::{
     Annotations, AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent,
     ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
@@ -49,6 +56,13 @@ pub use lifecycle::{
 };
 pub use modern::{CacheScope, ResultType};
 pub use notification::LoggingLevel;
+pub use prompt::{
+    GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage,
+};
+pub use resource::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceParams,
+    ResourceTemplate,
+};
 pub use tool::{
     CallToolParams, CallToolResult, Icon, ListToolsParams, ListToolsResult, Tool, ToolAnnotations,
 };

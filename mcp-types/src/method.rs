@@ -15,10 +15,22 @@ pub const SERVER_DISCOVER: &str = "server/discover";
 pub const TOOLS_LIST: &str = "tools/list";
 /// `tools/call`.
 pub const TOOLS_CALL: &str = "tools/call";
+/// `prompts/list`.
+pub const PROMPTS_LIST: &str = "prompts/list";
 /// `prompts/get`.
 pub const PROMPTS_GET: &str = "prompts/get";
+/// `resources/list`.
+pub const RESOURCES_LIST: &str = "resources/list";
+/// `resources/templates/list`.
+pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
 /// `resources/read`.
 pub const RESOURCES_READ: &str = "resources/read";
+/// `resources/subscribe` (legacy era).
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// `resources/unsubscribe` (legacy era).
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+/// `completion/complete`.
+pub const COMPLETION_COMPLETE: &str = "completion/complete";
 /// `logging/setLevel` (legacy era).
 pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
 /// `subscriptions/listen` (2026-07-28): a long-lived stream of list-changed events.
@@ -32,6 +44,12 @@ pub const PROGRESS: &str = "notifications/progress";
 pub const MESSAGE: &str = "notifications/message";
 /// `notifications/tools/list_changed`.
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+/// `notifications/prompts/list_changed`.
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+/// `notifications/resources/list_changed`.
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// `notifications/resources/updated`: a subscribed resource changed.
+pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 /// `notifications/subscriptions/acknowledged` (2026-07-28): first message of a listen stream.
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 

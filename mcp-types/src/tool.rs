@@ -86,15 +86,7 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 }
 
 /// Parameters of `tools/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListToolsParams {
-    /// The opaque cursor from a previous page's `nextCursor`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// Request metadata (modern protocol fields live here).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
-}
+pub type ListToolsParams = crate::base::PaginatedParams;
 
 /// Result of `tools/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -7,10 +7,14 @@
 //! | [`toolbox`] | a toolbox (`impl`) and a tool function, down to their tools |
 //! | [`tool`] | one tool from a signature: its helper attributes and `#[param]`s matched to arguments |
 //! | [`declared`] | a declared server (`trait`) and its tools |
+//! | [`kind`] | what a method is besides a tool: `#[prompt]`, `#[resource]`, `#[complete]` |
 
 mod declared;
+mod kind;
 mod tool;
 mod toolbox;
+
+pub(crate) use kind::{CompleteAttr, ItemKind, ResourceAttr};
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -113,6 +117,8 @@ pub(crate) struct Tool {
     pub(crate) unsafety: Option<Token![unsafe]>,
     /// The signature of a declared tool, for its checks.
     pub(crate) declared: Option<DeclaredSig>,
+    /// A tool, or what else the method is (a prompt, a resource, ...).
+    pub(crate) kind: ItemKind,
 }
 
 /// What a declared tool's signature must and must not have.
@@ -128,7 +134,7 @@ pub(crate) struct DeclaredSig {
 impl Tool {
     /// The tool's name on the wire: `name = "..."`, else the function's name.
     pub(crate) fn name(&self) -> String {
-        match &self.options.name {
+        match self.name_lit() {
             Some(lit) => lit.value(),
             None => self.ident.unraw().to_string(),
         }
@@ -136,10 +142,30 @@ impl Tool {
 
     /// The tokens that set the name, for errors about it.
     pub(crate) fn name_span(&self) -> Span {
-        match &self.options.name {
+        match self.name_lit() {
             Some(lit) => lit.span(),
             None => self.ident.span(),
         }
+    }
+
+    fn name_lit(&self) -> Option<&LitStr> {
+        match self.kind.named() {
+            Some(named) => named.name.as_ref(),
+            None => self.options.name.as_ref(),
+        }
+    }
+
+    /// The display title: a prompt's or resource's own, else `#[tool(title)]`.
+    pub(crate) fn title(&self) -> Option<&LitStr> {
+        match self.kind.named() {
+            Some(named) => named.title.as_ref(),
+            None => self.options.title.as_ref(),
+        }
+    }
+
+    /// Whether this is a tool (not a prompt, a resource, a completion function).
+    pub(crate) fn is_tool(&self) -> bool {
+        matches!(self.kind, ItemKind::Tool)
     }
 }
 

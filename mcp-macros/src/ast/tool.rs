@@ -118,6 +118,7 @@ impl Tool {
             carried: Vec::new(),
             unsafety: sig.unsafety,
             declared: None,
+            kind: super::ItemKind::Tool,
         }
     }
 }

@@ -6,7 +6,9 @@ use quote::format_ident;
 use syn::ext::IdentExt;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemFn, ItemImpl, Signature, Type, Visibility};
 
-use super::{cfgs, strip_helpers, upper_camel, Access, Tool, ToolFn, ToolImpl};
+use super::{
+    cfgs, strip_helpers, upper_camel, Access, ArgKind, ItemKind, ParamInfo, Tool, ToolFn, ToolImpl,
+};
 use crate::attr::{self, Container, Helper, Position};
 use crate::ctxt::Ctxt;
 
@@ -48,14 +50,19 @@ impl ToolImpl {
         model
     }
 
-    /// The tool of one method of the block, if it is one.
+    /// The tool (or prompt, resource, completion function) of one method
+    /// of the block, if it is one.
     fn method(&mut self, cx: &Ctxt, method: &mut ImplItemFn) -> Option<Tool> {
         if self.is_trait_impl {
             // Reported as a whole; its methods need no more errors.
+            method.attrs.retain(|a| !super::kind::is_kind_attr(a));
             strip_helpers(&mut method.attrs, &mut method.sig);
             return None;
         }
-        if !matches!(method.vis, Visibility::Public(_)) {
+        let kind = super::kind::item_kind(cx, &mut method.attrs);
+        // A completion function serves a prompt or template: it may be private.
+        let completes = matches!(kind, ItemKind::Complete(_));
+        if !completes && !matches!(method.vis, Visibility::Public(_)) {
             if let Some(first) = strip_helpers(&mut method.attrs, &mut method.sig) {
                 self.has_candidates = true;
                 cx.error_spanned_by(
@@ -73,14 +80,83 @@ impl ToolImpl {
             strip_helpers(&mut method.attrs, &mut method.sig);
             return None;
         };
-        Some(Tool::from_syn(
+        let mut tool = Tool::from_syn(
             cx,
             &mut method.attrs,
             &mut method.sig,
             access,
             Position::Method,
-        ))
+        );
+        tool.kind = kind;
+        bind_kind(cx, &mut tool);
+        Some(tool)
     }
+}
+
+/// Matches a resource's arguments to its template's variables (they need no
+/// description: the template names them), and makes every argument of a
+/// completion function one the request provides.
+fn bind_kind(cx: &Ctxt, tool: &mut Tool) {
+    let fn_name = tool.ident.clone();
+    match &tool.kind {
+        ItemKind::Resource(r) => {
+            let variables = r.variables.clone();
+            let template = r.template.clone();
+            for arg in &mut tool.args {
+                let wire = arg.wire_name();
+                if variables.contains(&wire) {
+                    if matches!(arg.kind, ArgKind::Injected) {
+                        arg.kind = ArgKind::Param(ParamInfo::default());
+                    }
+                } else if arg.literal_context {
+                    arg.kind = ArgKind::Injected;
+                } else {
+                    let message = match &template {
+                        Some(t) => format!(
+                            "`{wire}` is not a variable of the template \"{}\", so nothing binds it: its variables are {}; rename the parameter, add `{{{wire}}}` to the template, or remove it",
+                            t.value(),
+                            list(&variables)
+                        ),
+                        None => format!("`{wire}` cannot be bound: a resource with a fixed `uri` takes no parameters (only `Context`); use `template = \"...{{{wire}}}...\"` for a family of resources"),
+                    };
+                    cx.error_spanned_by(&arg.ident, message);
+                    arg.kind = ArgKind::Injected;
+                }
+            }
+            if let Some(t) = &template {
+                for var in &variables {
+                    if !tool.args.iter().any(|a| &a.wire_name() == var) {
+                        cx.error_spanned_by(
+                            t,
+                            format!("template variable `{var}` has no parameter: add `{var}: String` (or any type that parses from a string) to `{fn_name}`"),
+                        );
+                    }
+                }
+            }
+        }
+        ItemKind::Complete(_) => {
+            for arg in &mut tool.args {
+                if let ArgKind::Param(info) = &arg.kind {
+                    if info.described {
+                        cx.error_spanned_by(
+                            &arg.ident,
+                            "a completion function's arguments are not described: it takes the value typed so far (`&str` or `String`), `&Completing` and `Context`",
+                        );
+                    }
+                }
+                arg.kind = ArgKind::Injected;
+            }
+        }
+        ItemKind::Tool | ItemKind::Prompt(_) => {}
+    }
+}
+
+fn list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Strips the helpers from an impl block's own attributes (they do not

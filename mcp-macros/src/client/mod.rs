@@ -231,7 +231,12 @@ pub(crate) fn toolbox_client(model: &ToolImpl, stub: bool) -> TokenStream {
          `{ident}::new(caller)`.",
         escape_markdown(description.trim())
     );
-    let methods = model.tools.iter().filter_map(|t| method(&g, t)).collect();
+    let methods = model
+        .tools
+        .iter()
+        .filter(|t| t.is_tool())
+        .filter_map(|t| method(&g, t))
+        .collect();
     assemble(
         &g,
         Parts {
@@ -264,7 +269,12 @@ pub(crate) fn declared_client(model: &ToolTrait, stub: bool) -> TokenStream {
     let ident = format_ident!("{}Client", trait_ident, span = trait_ident.span());
     let doc = declared_doc(model, &ident);
     let connect = connect_fn(model, rt, &caller, stub);
-    let methods = model.tools.iter().filter_map(|t| method(&g, t)).collect();
+    let methods = model
+        .tools
+        .iter()
+        .filter(|t| t.is_tool())
+        .filter_map(|t| method(&g, t))
+        .collect();
     assemble(
         &g,
         Parts {

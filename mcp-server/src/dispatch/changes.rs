@@ -4,16 +4,20 @@
 //! every list; a 2026-07-28 `subscriptions/listen` stream hears the lists
 //! its filter agreed to.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::select_all;
 use mcp_types::jsonrpc::Notification;
 use mcp_types::modern::SubscriptionFilter;
 use mcp_types::notification::NotificationMetaParams;
+use mcp_types::resource::ResourceUpdatedParams;
 use mcp_types::{method, Meta};
-use tokio::sync::watch;
+use mcp_wire::sync::lock;
+use tokio::sync::{broadcast, watch};
 
 use super::encode;
+use super::session::Session;
 
 /// How long a burst of changes may last before subscribers hear of it:
 /// every change within this window yields one notice.
@@ -24,6 +28,10 @@ pub(crate) const CHANGE_DEBOUNCE: Duration = Duration::from_millis(10);
 pub(crate) enum ListKind {
     /// The tools (`notifications/tools/list_changed`).
     Tools,
+    /// The prompts (`notifications/prompts/list_changed`).
+    Prompts,
+    /// The resources and templates (`notifications/resources/list_changed`).
+    Resources,
 }
 
 impl ListKind {
@@ -31,6 +39,8 @@ impl ListKind {
     pub(crate) fn is_in(self, filter: &SubscriptionFilter) -> bool {
         match self {
             ListKind::Tools => filter.tools_list_changed == Some(true),
+            ListKind::Prompts => filter.prompts_list_changed == Some(true),
+            ListKind::Resources => filter.resources_list_changed == Some(true),
         }
     }
 
@@ -39,6 +49,8 @@ impl ListKind {
     pub(crate) fn notice(self, subscription: Option<&Meta>) -> Vec<u8> {
         let method = match self {
             ListKind::Tools => method::TOOLS_LIST_CHANGED,
+            ListKind::Prompts => method::PROMPTS_LIST_CHANGED,
+            ListKind::Resources => method::RESOURCES_LIST_CHANGED,
         };
         encode(&Notification::new(
             method,
@@ -66,51 +78,138 @@ impl Feed {
     }
 }
 
+/// Something a client is told of: a list changed, or a resource it
+/// subscribed to was updated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// A list changed.
+    List(ListKind),
+    /// The resource at this URI changed.
+    Updated(Arc<str>),
+}
+
+impl Change {
+    /// The notification, tagged with the `subscriptions/listen` request it
+    /// answers (2026-07-28), if any.
+    pub(crate) fn notice(&self, subscription: Option<&Meta>) -> Vec<u8> {
+        match self {
+            Change::List(kind) => kind.notice(subscription),
+            Change::Updated(uri) => encode(&Notification::new(
+                method::RESOURCES_UPDATED,
+                ResourceUpdatedParams {
+                    uri: uri.to_string(),
+                    meta: subscription.cloned(),
+                },
+            )),
+        }
+    }
+}
+
+/// Which resource updates a connection hears of.
+pub(crate) enum Watched {
+    /// Those its legacy session subscribed to (`resources/subscribe`).
+    Session(Arc<Session>),
+    /// Those a listen stream's filter names.
+    Uris(Vec<String>),
+}
+
+impl Watched {
+    fn covers(&self, uri: &str) -> bool {
+        match self {
+            Watched::Session(session) => lock(&session.subscriptions).contains(uri),
+            Watched::Uris(uris) => uris.iter().any(|u| u == uri),
+        }
+    }
+}
+
 /// The feeds one connection or one listen stream follows.
 pub(crate) struct Changes {
     feeds: Vec<Feed>,
+    updates: Option<(broadcast::Receiver<Arc<str>>, Watched)>,
 }
 
 impl Changes {
-    pub(crate) fn new(feeds: Vec<Feed>) -> Changes {
-        Changes { feeds }
+    pub(crate) fn new(
+        feeds: Vec<Feed>,
+        updates: Option<(broadcast::Receiver<Arc<str>>, Watched)>,
+    ) -> Changes {
+        Changes { feeds, updates }
     }
 
-    /// Whether there is no list to follow.
+    /// Whether there is nothing to follow.
     pub(crate) fn is_empty(&self) -> bool {
-        self.feeds.is_empty()
+        self.feeds.is_empty() && self.updates.is_none()
     }
 
-    /// Waits for the next burst of changes to settle and says which lists
-    /// changed; `None` when there is nothing to follow (no feed, or the
-    /// server is gone).
-    pub(crate) async fn next(&mut self) -> Option<Vec<ListKind>> {
+    /// Waits for the next changes: a burst of list changes once it settled,
+    /// or an update of a watched resource; `None` when there is nothing to
+    /// follow (any more).
+    pub(crate) async fn next(&mut self) -> Option<Vec<Change>> {
         loop {
-            if self.feeds.is_empty() {
+            if self.is_empty() {
                 return None;
             }
-            let (changed, index, _) =
-                select_all(self.feeds.iter_mut().map(|f| Box::pin(f.rx.changed()))).await;
-            if changed.is_err() {
-                // That list's owner is gone: follow the others.
-                self.feeds.swap_remove(index);
-                continue;
-            }
-            tokio::time::sleep(CHANGE_DEBOUNCE).await;
-            let mut kinds = Vec::new();
-            for (i, feed) in self.feeds.iter_mut().enumerate() {
-                if i == index || feed.rx.has_changed().unwrap_or(false) {
-                    feed.rx.borrow_and_update();
-                    kinds.push(feed.kind);
+            let has_feeds = !self.feeds.is_empty();
+            tokio::select! {
+                kinds = next_lists(&mut self.feeds), if has_feeds => {
+                    if let Some(kinds) = kinds {
+                        return Some(kinds.into_iter().map(Change::List).collect());
+                    }
                 }
+                update = next_update(&mut self.updates) => match update {
+                    Ok(Some(uri)) => return Some(vec![Change::Updated(uri)]),
+                    Ok(None) => {}
+                    Err(()) => self.updates = None,
+                },
             }
-            return Some(kinds);
         }
     }
 
     /// [`next`](Self::next), as the notices to send (untagged: the legacy era).
     pub(crate) async fn next_notices(&mut self) -> Option<Vec<Vec<u8>>> {
-        let kinds = self.next().await?;
-        Some(kinds.into_iter().map(|k| k.notice(None)).collect())
+        let changes = self.next().await?;
+        Some(changes.iter().map(|c| c.notice(None)).collect())
+    }
+}
+
+/// The next update of a watched resource: `Ok(None)` for one not watched
+/// (or updates missed by a slow connection: they are hints, not state),
+/// `Err` when there will be no more; pending forever without updates.
+async fn next_update(
+    updates: &mut Option<(broadcast::Receiver<Arc<str>>, Watched)>,
+) -> Result<Option<Arc<str>>, ()> {
+    let Some((rx, watched)) = updates else {
+        return std::future::pending().await;
+    };
+    match rx.recv().await {
+        Ok(uri) => Ok(watched.covers(&uri).then_some(uri)),
+        Err(broadcast::error::RecvError::Lagged(_)) => Ok(None),
+        Err(broadcast::error::RecvError::Closed) => Err(()),
+    }
+}
+
+/// Waits for the next burst of list changes to settle and says which lists
+/// changed; `None` when there is no list left to follow.
+async fn next_lists(feeds: &mut Vec<Feed>) -> Option<Vec<ListKind>> {
+    loop {
+        if feeds.is_empty() {
+            return None;
+        }
+        let (changed, index, _) =
+            select_all(feeds.iter_mut().map(|f| Box::pin(f.rx.changed()))).await;
+        if changed.is_err() {
+            // That list's owner is gone: follow the others.
+            feeds.swap_remove(index);
+            continue;
+        }
+        tokio::time::sleep(CHANGE_DEBOUNCE).await;
+        let mut kinds = Vec::new();
+        for (i, feed) in feeds.iter_mut().enumerate() {
+            if i == index || feed.rx.has_changed().unwrap_or(false) {
+                feed.rx.borrow_and_update();
+                kinds.push(feed.kind);
+            }
+        }
+        return Some(kinds);
     }
 }

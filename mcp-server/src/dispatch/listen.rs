@@ -14,7 +14,7 @@ use mcp_wire::sync::lock;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::changes::Changes;
+use super::changes::{Changes, Watched};
 use super::era::{check_modern, required_params};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Request, ServerCore, CAPABILITIES};
@@ -32,25 +32,38 @@ impl Capability for Listen {
     }
 }
 
-/// The filter the server agrees to: what each capability agrees to of `asked`.
-fn agree(asked: &SubscriptionFilter) -> SubscriptionFilter {
-    let mut agreed = SubscriptionFilter::default();
-    for capability in CAPABILITIES {
-        (capability.agree)(asked, &mut agreed);
-    }
-    agreed
-}
-
 impl ServerCore {
-    /// The list changes a connection follows: every list (`None`: the legacy
-    /// era) or those a listen stream's filter agreed to.
-    pub(crate) fn changes(&self, filter: Option<&SubscriptionFilter>) -> Changes {
+    /// The filter the server agrees to: what each capability agrees to of `asked`.
+    fn agree(&self, asked: &SubscriptionFilter) -> SubscriptionFilter {
+        let mut agreed = SubscriptionFilter::default();
+        for capability in CAPABILITIES {
+            (capability.agree)(self, asked, &mut agreed);
+        }
+        agreed
+    }
+
+    /// What a legacy session follows: every list, and the resources it
+    /// subscribed to.
+    pub(crate) fn changes(&self, session: &Arc<Session>) -> Changes {
+        Changes::new(
+            CAPABILITIES.iter().filter_map(|c| (c.feed)(self)).collect(),
+            Some((
+                self.catalog.updates(),
+                Watched::Session(Arc::clone(session)),
+            )),
+        )
+    }
+
+    /// What a listen stream follows: the lists and resources its filter agreed to.
+    fn listen_changes(&self, agreed: &SubscriptionFilter) -> Changes {
+        let uris = agreed.resource_subscriptions.clone().unwrap_or_default();
         Changes::new(
             CAPABILITIES
                 .iter()
                 .filter_map(|c| (c.feed)(self))
-                .filter(|feed| filter.is_none_or(|f| feed.kind().is_in(f)))
+                .filter(|feed| feed.kind().is_in(agreed))
                 .collect(),
+            (!uris.is_empty()).then(|| (self.catalog.updates(), Watched::Uris(uris))),
         )
     }
 
@@ -97,7 +110,7 @@ impl ServerCore {
             listens.insert(id.clone(), ctx.clone());
         }
         // Each capability agrees to its own lists, and to nothing it does not have.
-        let agreed = agree(&p.notifications);
+        let agreed = self.agree(&p.notifications);
         let mut sub_meta = Meta::new();
         sub_meta.insert(
             meta_key::SUBSCRIPTION_ID.to_owned(),
@@ -110,7 +123,7 @@ impl ServerCore {
                 meta: Some(sub_meta.clone()),
             },
         )));
-        let mut changes = self.changes(Some(&agreed));
+        let mut changes = self.listen_changes(&agreed);
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {
             // The stream stays open until the client cancels it (then nothing is
@@ -122,9 +135,9 @@ impl ServerCore {
             loop {
                 tokio::select! {
                     () = ctx.cancelled() => return None,
-                    kinds = changes.next() => {
-                        for kind in kinds? {
-                            out.send(kind.notice(Some(&sub_meta)));
+                    next = changes.next() => {
+                        for change in next? {
+                            out.send(change.notice(Some(&sub_meta)));
                         }
                     }
                 }

@@ -16,6 +16,10 @@
 //! | [`era`] | era recognition, `_meta` checks, params parsing |
 //! | [`lifecycle`] | `initialize`, `ping`, `server/discover`, `logging/setLevel` |
 //! | [`tools`] | `tools/list`, `tools/call` and the policy around calls |
+//! | [`prompts`] | `prompts/list`, `prompts/get` |
+//! | [`resources`] | `resources/list`, `resources/templates/list`, `resources/read`, subscriptions |
+//! | [`completion`] | `completion/complete` |
+//! | [`serve`] | what those three share: lists, the context of a request, running user code |
 //! | [`listen`] | `subscriptions/listen` |
 //! | [`changes`] | list-changed feeds and notices |
 //! | [`admission`] | bounds on running and waiting calls |
@@ -24,9 +28,13 @@
 mod admission;
 mod batch;
 mod changes;
+mod completion;
 mod era;
 mod lifecycle;
 mod listen;
+mod prompts;
+mod resources;
+mod serve;
 mod session;
 mod tools;
 
@@ -49,20 +57,24 @@ pub(crate) use session::Session;
 use crate::context::Outbound;
 use crate::handle::ServerHandle;
 use crate::policy::{Middleware, VisibilityHook};
-use crate::registry::{LiveTools, Registry};
+use crate::registry::{Catalog, Registry};
 use crate::tool::BoxFuture;
+use crate::tool::ToolEntry;
 use changes::Feed;
+use completion::Completion;
 use era::required_params;
 use lifecycle::Lifecycle;
 use listen::Listen;
+use prompts::Prompts;
+use resources::Resources;
 use tools::Tools;
 
-/// The server's shared state: identity, capabilities, tools.
+/// The server's shared state: identity, capabilities, what it offers.
 pub(crate) struct ServerCore {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) capabilities: ServerCapabilities,
-    pub(crate) tools: Arc<LiveTools>,
+    pub(crate) catalog: Arc<Catalog>,
     /// The handle tools reach through `Context::server` (built once).
     pub(crate) handle: Arc<ServerHandle>,
     pub(crate) page_size: usize,
@@ -142,7 +154,7 @@ impl ServerCore {
         info: Implementation,
         instructions: Option<String>,
         capabilities: ServerCapabilities,
-        tools: LiveTools,
+        catalog: Catalog,
         page_size: usize,
         list_ttl_ms: u64,
         policy: Policy,
@@ -152,13 +164,13 @@ impl ServerCore {
             meta_key::SERVER_INFO.to_owned(),
             serde_json::to_value(&info).unwrap_or(Value::Null),
         );
-        let tools = Arc::new(tools);
+        let catalog = Arc::new(catalog);
         ServerCore {
-            handle: Arc::new(ServerHandle::new(&info.name, Arc::clone(&tools))),
+            handle: Arc::new(ServerHandle::new(&info.name, Arc::clone(&catalog))),
             info,
             instructions,
             capabilities,
-            tools,
+            catalog,
             page_size,
             list_ttl_ms,
             server_info_meta_json: serde_json::to_vec(&server_info_meta)
@@ -168,8 +180,8 @@ impl ServerCore {
         }
     }
 
-    fn registry(&self) -> Arc<Registry> {
-        self.tools.snapshot()
+    fn registry(&self) -> Arc<Registry<ToolEntry>> {
+        self.catalog.tools.snapshot()
     }
 
     /// Handles one incoming message on `session`. Notifications that belong to
@@ -241,8 +253,8 @@ pub(super) struct Request<'a> {
     info: &'a RequestInfo,
 }
 
-/// One capability's share of dispatch (tools now; prompts, resources and
-/// completion next): the requests it answers, the list it keeps clients
+/// One capability's share of dispatch (tools, prompts, resources,
+/// completion): the requests it answers, the list it keeps clients
 /// informed of, and the part of a `subscriptions/listen` filter it agrees to.
 pub(super) trait Capability {
     /// Answers `req` if its method is one of this capability's; gives it back otherwise.
@@ -255,8 +267,8 @@ pub(super) trait Capability {
     }
 
     /// Sets the fields of `agreed` this capability serves, from `asked`.
-    fn agree(asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
-        let _ = (asked, agreed);
+    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        let _ = (core, asked, agreed);
     }
 }
 
@@ -264,7 +276,7 @@ pub(super) trait Capability {
 pub(super) struct Entry {
     request: for<'a> fn(&Arc<ServerCore>, Request<'a>) -> Result<Outcome, Request<'a>>,
     feed: fn(&ServerCore) -> Option<Feed>,
-    agree: fn(&SubscriptionFilter, &mut SubscriptionFilter),
+    agree: fn(&ServerCore, &SubscriptionFilter, &mut SubscriptionFilter),
 }
 
 impl Entry {
@@ -282,6 +294,9 @@ impl Entry {
 pub(super) const CAPABILITIES: &[Entry] = &[
     Entry::of::<Lifecycle>(),
     Entry::of::<Tools>(),
+    Entry::of::<Prompts>(),
+    Entry::of::<Resources>(),
+    Entry::of::<Completion>(),
     Entry::of::<Listen>(),
 ];
 

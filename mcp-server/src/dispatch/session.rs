@@ -1,7 +1,7 @@
 //! Per-connection state: the legacy session `initialize` opens, and the
 //! requests in flight (for cancellation).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use mcp_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId};
@@ -17,6 +17,8 @@ pub(crate) struct Session {
     pub(super) inflight: Mutex<HashMap<RequestId, Context>>,
     /// Open `subscriptions/listen` streams: they never finish on their own.
     pub(super) listens: Mutex<HashMap<RequestId, Context>>,
+    /// Resources the legacy session subscribed to (`resources/subscribe`).
+    pub(super) subscriptions: Mutex<HashSet<String>>,
     pub(super) kind: TransportKind,
     pub(super) id: Option<Arc<str>>,
 }
@@ -36,6 +38,7 @@ impl Session {
             legacy: Mutex::new(None),
             inflight: Mutex::new(HashMap::new()),
             listens: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(HashSet::new()),
             kind,
             id,
         })

@@ -44,10 +44,10 @@ impl Capability for Tools {
     }
 
     fn feed(core: &ServerCore) -> Option<Feed> {
-        Some(Feed::new(ListKind::Tools, core.tools.subscribe()))
+        Some(Feed::new(ListKind::Tools, core.catalog.tools.subscribe()))
     }
 
-    fn agree(asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+    fn agree(_: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
         agreed.tools_list_changed = asked.tools_list_changed.filter(|&b| b);
     }
 }

@@ -391,7 +391,7 @@ impl Server {
         calls: &Calls,
     ) -> AbortOnDrop {
         let _runtime = calls.enter();
-        let mut changes = self.core.changes(None);
+        let mut changes = self.core.changes(session);
         let session = Arc::clone(session);
         let out = Arc::clone(out);
         AbortOnDrop(tokio::spawn(async move {

@@ -254,7 +254,7 @@ impl Inner {
         let shutdown = self.shutdown.clone();
         let every = self.config.keep_alive;
         let ended = http_session.ended.clone();
-        let mut changes = self.core.changes(None);
+        let mut changes = self.core.changes(&http_session.session);
         tokio::spawn(async move {
             loop {
                 tokio::select! {

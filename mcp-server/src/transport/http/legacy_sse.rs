@@ -57,7 +57,7 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
     let every = inner.config.keep_alive;
     let weak = Arc::downgrade(inner);
     let id = Arc::clone(&http_session.id);
-    let mut changes = inner.core.changes(None);
+    let mut changes = inner.core.changes(&http_session.session);
     let session = Arc::clone(&http_session.session);
     let ended = http_session.ended.clone();
     tokio::spawn(async move {

@@ -1,0 +1,144 @@
+//! `completion/complete`: suggestions for a prompt's arguments and a
+//! resource template's variables, from the completion functions declared
+//! next to them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_types::completion::{
+    Completion as Suggestions, CompletionArgument, CompletionContext, CompletionRef,
+};
+use mcp_types::{method, CompleteResult, ErrorObject, Meta, ResultType};
+
+use super::era::Era;
+use super::{failed, Capability, Outcome, Request, ServerCore};
+use crate::complete::{CompleteHandler, Completing};
+
+/// `completion/complete`.
+pub(super) struct Completion;
+
+impl Capability for Completion {
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+        if req.method != method::COMPLETION_COMPLETE {
+            return Err(req);
+        }
+        Ok(core.complete(req))
+    }
+}
+
+/// `completion/complete` params read leniently first, for clear -32602s.
+#[derive(serde::Deserialize, Default)]
+struct CompleteParamsOpt {
+    #[serde(rename = "ref", default)]
+    reference: Option<CompletionRef>,
+    #[serde(default)]
+    argument: Option<CompletionArgument>,
+    #[serde(default)]
+    context: Option<CompletionContext>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+impl ServerCore {
+    fn complete(self: &Arc<Self>, req: Request<'_>) -> Outcome {
+        if self.capabilities.completions.is_none() {
+            return failed(req.id, ErrorObject::method_not_found(req.method));
+        }
+        let (p, era, ctx) = match self.user_request::<CompleteParamsOpt>(&req, |p| p.meta.as_ref())
+        {
+            Ok(v) => v,
+            Err(e) => return failed(req.id, e),
+        };
+        let (Some(reference), Some(argument)) = (p.reference, p.argument) else {
+            return failed(
+                req.id,
+                ErrorObject::invalid_params("completion/complete needs `ref` and `argument`"),
+            );
+        };
+        let handler = match self.completion_handler(&reference, &argument.name) {
+            Ok(h) => h,
+            Err(e) => return failed(req.id, e),
+        };
+        let request = Completing {
+            argument: argument.name,
+            value: argument.value,
+            arguments: p
+                .context
+                .and_then(|c| c.arguments)
+                .unwrap_or_else(BTreeMap::new),
+        };
+        let meta = matches!(era, Era::Modern(_)).then(|| self.complete_meta());
+        Self::run_user(
+            req.session,
+            req.id,
+            ctx.clone(),
+            None,
+            async move {
+                let completion = match handler {
+                    Some(h) => crate::panic::CatchUnwind::new(h(request, ctx))
+                        .await
+                        .unwrap_or_else(|panic| {
+                            Err(crate::RequestError::internal(format!(
+                                "the completion function panicked ({panic})"
+                            )))
+                        })?,
+                    // An argument nothing completes: no suggestions.
+                    None => Suggestions::default(),
+                };
+                Ok(CompleteResult {
+                    completion,
+                    ..CompleteResult::default()
+                })
+            },
+            move |result: &mut CompleteResult| {
+                if let Some(meta) = meta {
+                    result.result_type = Some(ResultType::Complete);
+                    result.meta = Some(meta);
+                }
+            },
+        )
+    }
+
+    /// The completion function of an argument, `None` when the argument
+    /// exists but nothing completes it; an error when the prompt, template or
+    /// argument does not exist.
+    fn completion_handler(
+        &self,
+        reference: &CompletionRef,
+        argument: &str,
+    ) -> Result<Option<Arc<CompleteHandler>>, ErrorObject> {
+        match reference {
+            CompletionRef::Prompt { name, .. } => {
+                let prompts = self.catalog.prompts.snapshot();
+                let prompt = prompts.get(name).ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("unknown prompt: {name}"))
+                })?;
+                let known = prompt
+                    .def
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .any(|a| a.name == argument);
+                if !known {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "prompt `{name}` has no argument `{argument}`"
+                    )));
+                }
+                Ok(prompt.completions.get(argument).cloned())
+            }
+            CompletionRef::Resource { uri } => {
+                let templates = self.catalog.templates.snapshot();
+                let template = templates.get(uri).ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("unknown resource template: {uri}"))
+                })?;
+                if !template.template.variables().contains(&argument) {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "resource template `{uri}` has no variable `{argument}`"
+                    )));
+                }
+                Ok(template.completions.get(argument).cloned())
+            }
+            _ => Err(ErrorObject::invalid_params("unknown completion reference")),
+        }
+    }
+}

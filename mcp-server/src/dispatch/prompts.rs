@@ -1,0 +1,103 @@
+//! Prompts: `prompts/list` and `prompts/get` in both eras, and the prompt
+//! list's change feed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::Response;
+use mcp_types::modern::SubscriptionFilter;
+use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType};
+
+use super::changes::{Feed, ListKind};
+use super::era::Era;
+use super::{encode, failed, Capability, Outcome, Request, ServerCore};
+use crate::text_args::StringArgs;
+
+/// `prompts/list`, `prompts/get`, and the prompt list's changes.
+pub(super) struct Prompts;
+
+impl Capability for Prompts {
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+        match req.method {
+            method::PROMPTS_LIST => Ok(core.prompts_list(&req)),
+            method::PROMPTS_GET => Ok(core.prompts_get(req)),
+            _ => Err(req),
+        }
+    }
+
+    fn feed(core: &ServerCore) -> Option<Feed> {
+        core.capabilities
+            .prompts
+            .is_some()
+            .then(|| Feed::new(ListKind::Prompts, core.catalog.prompts.subscribe()))
+    }
+
+    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        if core.capabilities.prompts.is_some() {
+            agreed.prompts_list_changed = asked.prompts_list_changed.filter(|&b| b);
+        }
+    }
+}
+
+/// `prompts/get` params read leniently first, so a missing `name` is a clear -32602.
+#[derive(serde::Deserialize, Default)]
+struct GetPromptParamsOpt {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<BTreeMap<String, String>>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+impl ServerCore {
+    fn prompts_list(&self, req: &Request<'_>) -> Outcome {
+        let (prompts, next_cursor, era) =
+            match self.list_page(req.session, req.params, &self.catalog.prompts) {
+                Ok(v) => v,
+                Err(e) => return failed(req.id.clone(), e),
+            };
+        let modern = self.modern_fields(&era, true);
+        let result = ListPromptsResult {
+            prompts,
+            next_cursor,
+            result_type: modern.result_type,
+            ttl_ms: modern.ttl_ms,
+            cache_scope: modern.cache_scope,
+            meta: modern.meta,
+        };
+        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+    }
+
+    fn prompts_get(self: &Arc<Self>, req: Request<'_>) -> Outcome {
+        let (p, era, ctx) = match self.user_request::<GetPromptParamsOpt>(&req, |p| p.meta.as_ref())
+        {
+            Ok(v) => v,
+            Err(e) => return failed(req.id, e),
+        };
+        let Some(name) = p.name else {
+            return failed(req.id, ErrorObject::invalid_params("missing prompt `name`"));
+        };
+        let Some(entry) = self.catalog.prompts.snapshot().get(&name).cloned() else {
+            return failed(
+                req.id,
+                ErrorObject::invalid_params(format!("unknown prompt: {name}")),
+            );
+        };
+        let args = StringArgs::new(p.arguments.unwrap_or_default());
+        let meta = matches!(era, Era::Modern(_)).then(|| self.complete_meta());
+        Self::run_user(
+            req.session,
+            req.id,
+            ctx.clone(),
+            None,
+            async move { entry.get(args, ctx).await },
+            move |result: &mut mcp_types::GetPromptResult| {
+                if let Some(meta) = meta {
+                    result.result_type = Some(ResultType::Complete);
+                    result.meta.get_or_insert_with(Meta::new).extend(meta);
+                }
+            },
+        )
+    }
+}

@@ -1,0 +1,206 @@
+//! Resources: `resources/list`, `resources/templates/list`, `resources/read`
+//! in both eras, `resources/subscribe` and `resources/unsubscribe` in the
+//! legacy era (the 2026-07-28 era subscribes through `subscriptions/listen`),
+//! and the resource list's change feed.
+
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::Response;
+use mcp_types::lifecycle::EmptyResult;
+use mcp_types::modern::SubscriptionFilter;
+use mcp_types::{
+    method, ErrorObject, ListResourceTemplatesResult, ListResourcesResult, Meta, ReadResourceResult,
+};
+use mcp_wire::sync::lock;
+
+use super::changes::{Feed, ListKind};
+use super::era::Era;
+use super::{encode, failed, Capability, Outcome, Request, ServerCore};
+use crate::error::resource_not_found;
+use crate::resource::{read, Reading};
+use crate::text_args::StringArgs;
+
+/// The resource methods and the resource list's changes.
+pub(super) struct Resources;
+
+impl Capability for Resources {
+    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+        match req.method {
+            method::RESOURCES_LIST => Ok(core.resources_list(&req)),
+            method::RESOURCES_TEMPLATES_LIST => Ok(core.templates_list(&req)),
+            method::RESOURCES_READ => Ok(core.resources_read(req)),
+            method::RESOURCES_SUBSCRIBE => Ok(core.subscribe(&req, true)),
+            method::RESOURCES_UNSUBSCRIBE => Ok(core.subscribe(&req, false)),
+            _ => Err(req),
+        }
+    }
+
+    fn feed(core: &ServerCore) -> Option<Feed> {
+        core.capabilities
+            .resources
+            .is_some()
+            .then(|| Feed::new(ListKind::Resources, resources_changes(core)))
+    }
+
+    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        if core.capabilities.resources.is_none() {
+            return;
+        }
+        agreed.resources_list_changed = asked.resources_list_changed.filter(|&b| b);
+        // Only resources that exist can be followed.
+        agreed.resource_subscriptions = asked.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|u| core.catalog.has_resource(u))
+                .cloned()
+                .collect()
+        });
+    }
+}
+
+/// One change counter for the resources and the templates: either list
+/// changing is `notifications/resources/list_changed`.
+fn resources_changes(core: &ServerCore) -> tokio::sync::watch::Receiver<u64> {
+    let (tx, rx) = tokio::sync::watch::channel(0u64);
+    let mut resources = core.catalog.resources.subscribe();
+    let mut templates = core.catalog.templates.subscribe();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                r = resources.changed() => if r.is_err() { break },
+                r = templates.changed() => if r.is_err() { break },
+                () = tx.closed() => break,
+            }
+            tx.send_modify(|n| *n += 1);
+        }
+    });
+    rx
+}
+
+/// `resources/*` params read leniently first, so a missing `uri` is a clear -32602.
+#[derive(serde::Deserialize, Default)]
+struct UriParamsOpt {
+    #[serde(default)]
+    uri: Option<String>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+impl ServerCore {
+    fn resources_list(&self, req: &Request<'_>) -> Outcome {
+        let (resources, next_cursor, era) =
+            match self.list_page(req.session, req.params, &self.catalog.resources) {
+                Ok(v) => v,
+                Err(e) => return failed(req.id.clone(), e),
+            };
+        let modern = self.modern_fields(&era, true);
+        let result = ListResourcesResult {
+            resources,
+            next_cursor,
+            result_type: modern.result_type,
+            ttl_ms: modern.ttl_ms,
+            cache_scope: modern.cache_scope,
+            meta: modern.meta,
+        };
+        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+    }
+
+    fn templates_list(&self, req: &Request<'_>) -> Outcome {
+        let (resource_templates, next_cursor, era) =
+            match self.list_page(req.session, req.params, &self.catalog.templates) {
+                Ok(v) => v,
+                Err(e) => return failed(req.id.clone(), e),
+            };
+        let modern = self.modern_fields(&era, true);
+        let result = ListResourceTemplatesResult {
+            resource_templates,
+            next_cursor,
+            result_type: modern.result_type,
+            ttl_ms: modern.ttl_ms,
+            cache_scope: modern.cache_scope,
+            meta: modern.meta,
+        };
+        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+    }
+
+    fn resources_read(self: &Arc<Self>, req: Request<'_>) -> Outcome {
+        let (p, era, ctx) = match self.user_request::<UriParamsOpt>(&req, |p| p.meta.as_ref()) {
+            Ok(v) => v,
+            Err(e) => return failed(req.id, e),
+        };
+        let Some(uri) = p.uri else {
+            return failed(
+                req.id,
+                ErrorObject::invalid_params("missing resource `uri`"),
+            );
+        };
+        // A static resource first, else the first template (in list order) that matches.
+        let found = match self.catalog.resources.snapshot().get(&uri) {
+            Some(r) => Some((Arc::clone(&r.handler), StringArgs::default())),
+            None => self
+                .catalog
+                .templates
+                .snapshot()
+                .entries()
+                .iter()
+                .find_map(|t| Some((Arc::clone(&t.handler), t.bind(&uri)?))),
+        };
+        let Some((handler, variables)) = found else {
+            return failed(req.id, resource_not_found(&uri));
+        };
+        let modern = self.modern_fields(&era, true);
+        let reading = Reading {
+            uri: uri.clone(),
+            variables,
+        };
+        Self::run_user(
+            req.session,
+            req.id,
+            ctx.clone(),
+            Some(uri),
+            async move { read(&*handler, reading, ctx).await },
+            move |result: &mut ReadResourceResult| {
+                if modern.result_type.is_some() {
+                    result.result_type = modern.result_type;
+                    result.ttl_ms = result.ttl_ms.or(modern.ttl_ms);
+                    result.cache_scope = result.cache_scope.or(modern.cache_scope);
+                    if let Some(meta) = modern.meta {
+                        result.meta.get_or_insert_with(Meta::new).extend(meta);
+                    }
+                }
+            },
+        )
+    }
+
+    /// `resources/subscribe` (`on`) and `resources/unsubscribe`: legacy only.
+    fn subscribe(&self, req: &Request<'_>, on: bool) -> Outcome {
+        let id = req.id.clone();
+        let (p, era) = match super::era::era_of::<UriParamsOpt>(req.session, req.params, |p| {
+            p.meta
+                .as_ref()
+                .filter(|m| mcp_types::modern::RequestMeta::is_modern(Some(m)))
+                .map(mcp_types::modern::RequestMeta::from_meta)
+        }) {
+            Ok(v) => v,
+            Err(e) => return failed(id, e),
+        };
+        if let Era::Modern(_) = era {
+            // 2026-07-28 subscribes with `subscriptions/listen` filters.
+            return failed(id, ErrorObject::method_not_found(req.method));
+        }
+        if self.capabilities.resources.is_none() {
+            return failed(id, ErrorObject::method_not_found(req.method));
+        }
+        let Some(uri) = p.uri else {
+            return failed(id, ErrorObject::invalid_params("missing resource `uri`"));
+        };
+        if on {
+            if !self.catalog.has_resource(&uri) {
+                return failed(id, resource_not_found(&uri));
+            }
+            lock(&req.session.subscriptions).insert(uri);
+        } else {
+            lock(&req.session.subscriptions).remove(&uri);
+        }
+        Outcome::Reply(encode(&Response::new(id, EmptyResult::default())))
+    }
+}

@@ -1,0 +1,156 @@
+//! What the capabilities that run user code outside tools share (prompts,
+//! resources, completion): a paginated list in both eras, the context of a
+//! request, and running its future with cancellation.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::Response;
+use mcp_types::modern::RequestMeta;
+use mcp_types::{
+    CacheScope, ErrorObject, LoggingLevel, Meta, PaginatedParams, RequestId, ResultType,
+};
+use mcp_wire::sync::lock;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::era::{era_of, Era};
+use super::session::Session;
+use super::{encode, failed, Outcome, Request, ServerCore};
+use crate::context::{Context, ContextParts};
+use crate::error::RequestError;
+use crate::registry::{Entry, Live};
+use crate::tool::BoxFuture;
+
+/// One page of a list: its items, the next cursor, the request's era.
+pub(super) type Page<D> = (Vec<D>, Option<String>, Era);
+
+/// The 2026-07-28 fields of a result, set when the request was modern.
+pub(super) struct ModernFields {
+    pub(super) result_type: Option<ResultType>,
+    pub(super) ttl_ms: Option<u64>,
+    pub(super) cache_scope: Option<CacheScope>,
+    pub(super) meta: Option<Meta>,
+}
+
+impl ServerCore {
+    /// The modern fields of a list or read result (`shared`: whether every
+    /// caller sees the same), or nothing in the legacy era.
+    pub(super) fn modern_fields(&self, era: &Era, shared: bool) -> ModernFields {
+        match era {
+            Era::Legacy(_) => ModernFields {
+                result_type: None,
+                ttl_ms: None,
+                cache_scope: None,
+                meta: None,
+            },
+            Era::Modern(_) => ModernFields {
+                result_type: Some(ResultType::Complete),
+                ttl_ms: Some(self.list_ttl_ms),
+                cache_scope: Some(if shared {
+                    CacheScope::Public
+                } else {
+                    CacheScope::Private
+                }),
+                meta: Some(self.complete_meta()),
+            },
+        }
+    }
+
+    /// One page of `live`'s visible entries for a `*/list` request, and its era.
+    pub(super) fn list_page<E: Entry>(
+        &self,
+        session: &Session,
+        raw: Option<&RawValue>,
+        live: &Live<E>,
+    ) -> Result<Page<E::Def>, ErrorObject> {
+        let (p, era) = era_of::<PaginatedParams>(session, raw, |p| modern_meta(p.meta.as_ref()))?;
+        let (items, next) = live
+            .snapshot()
+            .page(p.cursor.as_deref(), self.page_size)
+            .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
+        Ok((items, next, era))
+    }
+
+    /// Parses a request's params and builds the context its user code runs
+    /// with (logging, progress, cancellation, the client's capabilities).
+    pub(super) fn user_request<P: DeserializeOwned + Default>(
+        &self,
+        req: &Request<'_>,
+        meta: impl FnOnce(&P) -> Option<&Meta>,
+    ) -> Result<(P, Era, Context), ErrorObject> {
+        let (p, era) = era_of::<P>(req.session, req.params, |p| modern_meta(meta(p)))?;
+        let (log_level, client_capabilities, progress_token) = match &era {
+            Era::Legacy(s) => (
+                Some(s.log_level.unwrap_or(LoggingLevel::Info)),
+                Arc::clone(&s.client_capabilities),
+                None,
+            ),
+            Era::Modern(m) => (
+                m.log_level,
+                Arc::new(m.client_capabilities.clone()),
+                m.progress_token.clone(),
+            ),
+        };
+        let ctx = Context::new(ContextParts {
+            request_id: req.id.clone(),
+            progress_token,
+            log_level,
+            out: Arc::clone(req.out),
+            protocol_version: era.version(),
+            client_capabilities,
+            server: Arc::clone(&self.handle) as _,
+        });
+        Ok((p, era, ctx))
+    }
+
+    /// Runs a request's user code: answered at once if it finishes without
+    /// waiting, else handed to the transport (and cancellable meanwhile).
+    /// `finish` completes the result (its modern fields).
+    pub(super) fn run_user<T, F>(
+        session: &Arc<Session>,
+        id: RequestId,
+        ctx: Context,
+        uri: Option<String>,
+        fut: F,
+        finish: impl FnOnce(&mut T) + Send + 'static,
+    ) -> Outcome
+    where
+        T: Serialize + Send + 'static,
+        F: Future<Output = Result<T, RequestError>> + Send + 'static,
+    {
+        let mut fut: BoxFuture<Result<T, RequestError>> = Box::pin(fut);
+        let answer = move |id: RequestId, out: Result<T, RequestError>| match out {
+            Ok(mut result) => {
+                finish(&mut result);
+                Outcome::Reply(encode(&Response::new(id, result)))
+            }
+            Err(e) => failed(id, e.into_object(uri.as_deref())),
+        };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if let std::task::Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return answer(id, out);
+        }
+        lock(&session.inflight).insert(id.clone(), ctx.clone());
+        let session = Arc::clone(session);
+        Outcome::Spawn(Box::pin(async move {
+            let out = tokio::select! {
+                out = fut => Some(out),
+                () = ctx.cancelled() => None,
+            };
+            lock(&session.inflight).remove(&id);
+            let out = out.filter(|_| !ctx.is_cancelled())?;
+            match answer(id, out) {
+                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
+                Outcome::Spawn(_) | Outcome::Nothing => None,
+            }
+        }))
+    }
+}
+
+/// The modern protocol fields of a params `_meta`, if it names a version.
+fn modern_meta(meta: Option<&Meta>) -> Option<Result<RequestMeta, mcp_types::modern::MetaError>> {
+    meta.filter(|m| RequestMeta::is_modern(Some(m)))
+        .map(RequestMeta::from_meta)
+}
