@@ -124,10 +124,10 @@ fn check_completion_target(cx: &Ctxt, c: &CompleteAttr, items: &[Tool]) {
             .collect(),
     };
     if !names.contains(&wanted) {
-        let what = if matches!(target.kind, ItemKind::Resource(_)) {
-            "variable of the template"
+        let (what, plural) = if matches!(target.kind, ItemKind::Resource(_)) {
+            ("a variable of the template", "variables")
         } else {
-            "argument of the prompt"
+            ("an argument of the prompt", "arguments")
         };
         let list = names
             .iter()
@@ -137,7 +137,7 @@ fn check_completion_target(cx: &Ctxt, c: &CompleteAttr, items: &[Tool]) {
         cx.error_spanned_by(
             &c.argument,
             format!(
-                "`{wanted}` is not an {what} `{}`: its are {list}",
+                "`{wanted}` is not {what} `{}`: its {plural} are {list}",
                 target.ident
             ),
         );
@@ -308,7 +308,15 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             format!(" (if `{fn_name}` is not a tool, make it private or move it to an impl block without #[tool])"),
         ),
     };
+    if matches!(tool.kind, ItemKind::Broken) {
+        return;
+    }
     let noun = tool.kind.noun();
+    let not_a_tool = if tool.is_tool() {
+        not_a_tool
+    } else {
+        String::new()
+    };
     match &tool.description {
         _ if matches!(tool.kind, ItemKind::Complete(_)) => {}
         None if tool.description_attempted => {}
@@ -447,7 +455,7 @@ fn check_unique_names(cx: &Ctxt, tools: &[Tool]) {
             .iter()
             .map(|a| a.to_token_stream().to_string())
             .collect();
-        if matches!(tool.kind, ItemKind::Complete(_)) {
+        if matches!(tool.kind, ItemKind::Complete(_) | ItemKind::Broken) {
             continue;
         }
         let noun = tool.kind.noun();

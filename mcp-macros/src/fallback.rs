@@ -44,7 +44,12 @@ pub(crate) fn impl_stub(model: &ToolImpl) -> TokenStream {
     let injections = model
         .tools
         .iter()
-        .filter(|t| !matches!(t.kind, crate::ast::ItemKind::Complete(_)))
+        .filter(|t| {
+            !matches!(
+                t.kind,
+                crate::ast::ItemKind::Complete(_) | crate::ast::ItemKind::Broken
+            )
+        })
         .map(injections);
     quote! {
         #(#cfgs)*

@@ -34,7 +34,7 @@ pub(crate) fn push_items(model: &ToolImpl) -> TokenStream {
                 let entry = resource_entry(item, model, false);
                 quote!(__mcp_items.resources.push(#entry);)
             }
-            ItemKind::Tool | ItemKind::Complete(_) => return None,
+            ItemKind::Tool | ItemKind::Complete(_) | ItemKind::Broken => return None,
         };
         Some(quote!(#(#cfgs)* #pushed))
     });

@@ -19,6 +19,9 @@ pub(crate) enum ItemKind {
     Resource(ResourceAttr),
     /// `#[complete(target, argument)]`.
     Complete(CompleteAttr),
+    /// A kind attribute that could not be read (already reported): nothing
+    /// is generated for the method and nothing more is said of it.
+    Broken,
 }
 
 /// A prompt's optional `name` and `title`.
@@ -62,6 +65,7 @@ impl ItemKind {
             ItemKind::Resource(r) if r.template.is_some() => "resource template",
             ItemKind::Resource(_) => "resource",
             ItemKind::Complete(_) => "completion function",
+            ItemKind::Broken => "item",
         }
     }
 
@@ -107,7 +111,10 @@ pub(crate) fn item_kind(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> ItemKind {
         };
         match parsed {
             Ok(k) => kind = k,
-            Err(e) => cx.syn_error(e),
+            Err(e) => {
+                cx.syn_error(e);
+                kind = ItemKind::Broken;
+            }
         }
         false
     });

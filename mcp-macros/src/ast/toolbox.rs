@@ -120,7 +120,11 @@ fn bind_kind(cx: &Ctxt, tool: &mut Tool) {
                         None => format!("`{wire}` cannot be bound: a resource with a fixed `uri` takes no parameters (only `Context`); use `template = \"...{{{wire}}}...\"` for a family of resources"),
                     };
                     cx.error_spanned_by(&arg.ident, message);
-                    arg.kind = ArgKind::Injected;
+                    // Reported: no further error about it.
+                    arg.kind = ArgKind::Param(ParamInfo {
+                        described: true,
+                        ..ParamInfo::default()
+                    });
                 }
             }
             if let Some(t) = &template {
@@ -147,7 +151,7 @@ fn bind_kind(cx: &Ctxt, tool: &mut Tool) {
                 arg.kind = ArgKind::Injected;
             }
         }
-        ItemKind::Tool | ItemKind::Prompt(_) => {}
+        ItemKind::Tool | ItemKind::Prompt(_) | ItemKind::Broken => {}
     }
 }
 

@@ -1,0 +1,14 @@
+use mcp_server::tool;
+
+pub struct Notes;
+
+#[tool(description = "Notes")]
+impl Notes {
+    #[resource(template = "notes://{user}/{id}")]
+    #[describe("One note")]
+    pub fn note(&self, id: u32) -> String {
+        format!("note {id}")
+    }
+}
+
+fn main() {}
