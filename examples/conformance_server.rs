@@ -8,10 +8,12 @@
 use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
+use mcp_server::types::elicitation::ElicitParams;
+use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::types::{ContentBlock, JsonObject, ResourceContents};
 use mcp_server::{
-    tool, Args, CallToolResult, Content, Context, LoggingLevel, PromptEntry, PromptMessage, Server,
-    ToolBox, ToolEntry, ToolError, ToolSpec,
+    tool, Args, CallToolResult, Content, Context, Elicited, LoggingLevel, PromptEntry,
+    PromptMessage, RequestError, Server, ToolBox, ToolEntry, ToolError, ToolSpec,
 };
 
 /// A 1×1 PNG.
@@ -112,6 +114,312 @@ impl Library {
         serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
             .to_string()
     }
+}
+
+/// A form (`elicitation/create`) written as JSON, as the suite spells it.
+fn form(message: &str, schema: serde_json::Value) -> ElicitParams {
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!("the fixture's schemas are objects")
+    };
+    ElicitParams::form(message, schema)
+}
+
+/// A one-message sampling request.
+fn question(text: &str, max_tokens: u64) -> CreateMessageParams {
+    CreateMessageParams::new(vec![SamplingMessage::user_text(text)], max_tokens)
+}
+
+/// What the client answered, for the tools to report.
+fn answered<T: serde::Serialize>(answer: &T) -> String {
+    serde_json::to_string(answer).unwrap_or_default()
+}
+
+/// The fixture's tools that ask the client: sampling, elicitation and roots,
+/// as server→client requests (legacy sessions) or input rounds (2026-07-28).
+#[derive(Debug)]
+pub struct Asking;
+
+#[tool(description = "Tools that ask the client for sampling, elicitation or roots")]
+impl Asking {
+    #[describe("Asks the client's model to answer a prompt (sampling)")]
+    pub async fn test_sampling(
+        &self,
+        #[param("The prompt to send to the LLM")] prompt: String,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx.sample(question(&prompt, 100)).await?;
+        Ok(format!(
+            "LLM response: {}",
+            answer.content.text().unwrap_or_default()
+        ))
+    }
+
+    #[describe("Asks the user for a username and an email (elicitation)")]
+    pub async fn test_elicitation(
+        &self,
+        #[param("The message to show the user")] message: String,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}
+            },
+            "required": ["username", "email"]
+        });
+        let answer = ctx.elicit_with(form(&message, schema)).await?;
+        Ok(format!(
+            "User response: action={}, content={}",
+            answered(&answer.action),
+            answered(&answer.content)
+        ))
+    }
+
+    #[describe("Asks for a form whose fields all have defaults (SEP-1034)")]
+    pub async fn test_elicitation_sep1034_defaults(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "description": "Verification status", "default": true}
+            },
+            "required": []
+        });
+        let answer = ctx
+            .elicit_with(form(
+                "Please review and update the form fields with defaults",
+                schema,
+            ))
+            .await?;
+        Ok(format!(
+            "Elicitation completed: action={}, content={}",
+            answered(&answer.action),
+            answered(&answer.content)
+        ))
+    }
+
+    #[describe("Asks for a form with every kind of enum (SEP-1330)")]
+    pub async fn test_elicitation_sep1330_enums(&self, ctx: Context) -> Result<String, ToolError> {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "description": "Choose an option", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "description": "Choose a titled option", "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}
+                ]},
+                "legacyEnum": {"type": "string", "description": "Choose a legacy option", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "description": "Choose multiple options", "minItems": 1, "maxItems": 3, "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "description": "Choose multiple titled options", "minItems": 1, "maxItems": 3, "items": {"anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"}
+                ]}}
+            },
+            "required": []
+        });
+        let answer = ctx
+            .elicit_with(form("Please select options from the enum fields", schema))
+            .await?;
+        Ok(format!(
+            "Elicitation completed: action={}, content={}",
+            answered(&answer.action),
+            answered(&answer.content)
+        ))
+    }
+
+    #[describe("Asks for the user's name in an input round (2026-07-28)")]
+    pub async fn test_input_required_result_elicitation(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx
+            .ask("user_name")
+            .elicit::<Name>("What is your name?")
+            .await?;
+        Ok(match answer {
+            Elicited::Accepted(n) => format!("Hello, {}!", n.name),
+            Elicited::Declined | Elicited::Cancelled => "Hello, stranger!".into(),
+        })
+    }
+
+    #[describe("Asks the client's model a question in an input round (2026-07-28)")]
+    pub async fn test_input_required_result_sampling(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx
+            .ask("capital_question")
+            .sample(question("What is the capital of France?", 100))
+            .await?;
+        Ok(format!(
+            "The model said: {}",
+            answer.content.text().unwrap_or_default()
+        ))
+    }
+
+    #[describe("Asks the client for its roots in an input round (2026-07-28)")]
+    pub async fn test_input_required_result_list_roots(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let roots = ctx.ask("client_roots").roots().await?;
+        let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+        Ok(format!("Client roots: {}", uris.join(", ")))
+    }
+
+    #[describe("Asks for a confirmation, resumed with the signed requestState (2026-07-28)")]
+    pub async fn test_input_required_result_request_state(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx
+            .ask("confirm")
+            .elicit::<Confirm>("Please confirm")
+            .await?;
+        let state = if ctx.resumed() {
+            "state-ok"
+        } else {
+            "no state"
+        };
+        Ok(format!(
+            "{state}: confirmed={}",
+            matches!(answer, Elicited::Accepted(Confirm { ok: true }))
+        ))
+    }
+
+    #[describe("Asks for three inputs at once: a name, a greeting, the roots (2026-07-28)")]
+    pub async fn test_input_required_result_multiple_inputs(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let (name, greeting, roots) = tokio::join!(
+            ctx.ask("user_name").elicit::<Name>("What is your name?"),
+            ctx.ask("greeting")
+                .sample(question("Generate a greeting", 50)),
+            ctx.ask("client_roots").roots(),
+        );
+        let name = match name? {
+            Elicited::Accepted(n) => n.name,
+            Elicited::Declined | Elicited::Cancelled => "stranger".into(),
+        };
+        Ok(format!(
+            "{} {name} ({} roots)",
+            greeting?.content.text().unwrap_or("Hello"),
+            roots?.len()
+        ))
+    }
+
+    #[describe("Asks two questions, one round each (2026-07-28)")]
+    pub async fn test_input_required_result_multi_round(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let name = ctx
+            .ask("step1")
+            .elicit::<Name>("Step 1: What is your name?")
+            .await?;
+        let color = ctx
+            .ask("step2")
+            .elicit::<Color>("Step 2: What is your favorite color?")
+            .await?;
+        match (name, color) {
+            (Elicited::Accepted(n), Elicited::Accepted(c)) => {
+                Ok(format!("{} likes {}", n.name, c.color))
+            }
+            _ => Ok("the user stopped".into()),
+        }
+    }
+
+    #[describe("Asks for a confirmation; a tampered requestState is refused (2026-07-28)")]
+    pub async fn test_input_required_result_tampered_state(
+        &self,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx
+            .ask("confirm")
+            .elicit::<Confirm>("Please confirm")
+            .await?;
+        Ok(format!(
+            "confirmed={}",
+            matches!(answer, Elicited::Accepted(Confirm { ok: true }))
+        ))
+    }
+
+    #[describe("Asks only for what the client declared it can answer (2026-07-28)")]
+    pub async fn test_input_required_result_capabilities(&self, ctx: Context) -> String {
+        let (sampled, elicited) = tokio::join!(
+            ctx.ask("sampling").sample(question("Say something", 20)),
+            ctx.ask("elicitation").elicit::<Name>("What is your name?"),
+        );
+        format!(
+            "sampling answered: {}, elicitation answered: {}",
+            sampled.is_ok(),
+            elicited.is_ok()
+        )
+    }
+
+    #[describe("Asks for the user's name while streaming (2026-07-28: an input round, never a request on the stream)")]
+    pub async fn test_streaming_elicitation(&self, ctx: Context) -> Result<String, ToolError> {
+        ctx.info("asking for the user's name");
+        let answer = ctx
+            .ask("user_name")
+            .elicit::<Name>("What is your name?")
+            .await?;
+        Ok(format!(
+            "streamed: {}",
+            matches!(answer, Elicited::Accepted(_))
+        ))
+    }
+
+    #[prompt]
+    #[describe("A prompt that needs context from the user first (2026-07-28 input round)")]
+    pub async fn test_input_required_result_prompt(
+        &self,
+        ctx: Context,
+    ) -> Result<String, RequestError> {
+        let answer = ctx
+            .ask("user_context")
+            .elicit::<UserContext>("What context should the prompt use?")
+            .await
+            .map_err(|e| RequestError::internal(e.to_string()))?;
+        Ok(match answer {
+            Elicited::Accepted(c) => format!("Use this context: {}", c.context),
+            Elicited::Declined | Elicited::Cancelled => "Use no particular context.".into(),
+        })
+    }
+}
+
+/// `{name}`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// `{color}`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Color {
+    color: String,
+}
+
+/// `{ok}`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+/// `{context}`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct UserContext {
+    context: String,
 }
 
 /// The fixture's tools that the macros express.
@@ -338,6 +646,7 @@ async fn main() -> Result<(), mcp_server::Error> {
         .toolbox(Fixture)
         .toolbox(SchemaTools)
         .toolbox(Library)
+        .toolbox(Asking)
         .build();
     let config = HttpConfig::default().sse_retry(Duration::from_millis(500));
     server.serve_http(("127.0.0.1", port), config).await

@@ -11,6 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Notify;
 
+use crate::ask::Asker;
+
 /// Where a request's notifications go: the stdio writer, or an HTTP request's
 /// SSE stream. Each item is one serialized JSON-RPC message.
 pub(crate) trait Outbound: Send + Sync {
@@ -71,6 +73,8 @@ struct Inner {
     /// The `ServerHandle`, type-erased (see [`Context::server_any`]).
     server: Option<Arc<dyn std::any::Any + Send + Sync>>,
     last_progress: Mutex<Option<f64>>,
+    /// How to ask the client for input (sampling, elicitation, roots).
+    asker: Asker,
 }
 
 impl fmt::Debug for Context {
@@ -93,6 +97,8 @@ pub(crate) struct ContextParts {
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     /// The server's `ServerHandle`.
     pub(crate) server: Arc<dyn std::any::Any + Send + Sync>,
+    /// How to ask the client for input.
+    pub(crate) asker: Asker,
 }
 
 impl Context {
@@ -109,6 +115,7 @@ impl Context {
                 client_capabilities: parts.client_capabilities,
                 server: Some(parts.server),
                 last_progress: Mutex::new(None),
+                asker: parts.asker,
             }),
         }
     }
@@ -129,8 +136,21 @@ impl Context {
                 client_capabilities: Arc::default(),
                 server: None,
                 last_progress: Mutex::new(None),
+                asker: Asker::Nobody,
             }),
         }
+    }
+
+    /// How to ask the client for input.
+    pub(crate) fn asker(&self) -> &Asker {
+        &self.inner.asker
+    }
+
+    /// Whether this 2026-07-28 request resumes earlier input rounds with a
+    /// `requestState` the server issued (checked: signature, binding,
+    /// expiry, first use). Always `false` in the legacy era.
+    pub fn resumed(&self) -> bool {
+        matches!(&self.inner.asker, Asker::Rounds(r) if r.resumed())
     }
 
     /// The server's handle, type-erased: this module cannot name it (the

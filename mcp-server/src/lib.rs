@@ -90,16 +90,19 @@
 )]
 
 mod args;
+mod ask;
 mod complete;
 mod context;
 mod dispatch;
 mod dynamic;
+mod elicit;
 mod error;
 mod handle;
 mod panic;
 pub mod policy;
 mod prompt;
 mod registry;
+mod request_state;
 mod resource;
 mod schema;
 mod server;
@@ -112,8 +115,10 @@ mod transport;
 pub mod __private;
 
 pub use args::Args;
+pub use ask::AskError;
 pub use complete::{completion, CompleteHandler, Completing, FromCompleting, IntoCompletion};
 pub use context::Context;
+pub use elicit::{form_schema, Ask, Elicited};
 pub use error::{Error, RequestError, ToolError};
 pub use handle::ServerHandle;
 /// Prints an error with its causes (`{}`: `": "`-joined, `{:#}`: one per line).

@@ -6,7 +6,7 @@ use std::time::Duration;
 use mcp_types::lifecycle::ToolsCapability;
 use mcp_types::{Implementation, JsonObject, ServerCapabilities};
 
-use crate::dispatch::{CallLimits, Policy, ServerCore};
+use crate::dispatch::{CallLimits, CoreParts, Policy, ServerCore};
 use crate::error::Error;
 use crate::handle::ServerHandle;
 use crate::policy::{Caller, Middleware, ToolInfo};
@@ -52,6 +52,8 @@ pub struct ServerBuilder {
     items: Items,
     /// Declare prompts and resources even with none at start.
     offer_all: bool,
+    /// The key signing `requestState` (random per process when unset).
+    state_key: Option<Vec<u8>>,
     page_size: usize,
     list_ttl: Duration,
     max_message: usize,
@@ -160,6 +162,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets the key that signs the `requestState` of 2026-07-28 input rounds
+    /// (an elicitation, a sampling or a roots request answered by the
+    /// client's retry). Without one, each process draws a random key, so a
+    /// retry must reach the same process; servers behind a load balancer
+    /// share one key (32 random bytes or more).
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.state_key = Some(key.into());
+        self
+    }
+
     /// Declares the `prompts` and `resources` capabilities even with none
     /// at start, for servers that add them at run time through
     /// [`ServerHandle`](crate::ServerHandle) (a server declares them by
@@ -255,15 +267,19 @@ impl ServerBuilder {
         };
         let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(Server {
-            core: Arc::new(ServerCore::new(
-                self.info,
-                self.instructions,
+            core: Arc::new(ServerCore::new(CoreParts {
+                info: self.info,
+                instructions: self.instructions,
                 capabilities,
                 catalog,
-                self.page_size,
-                ttl_ms,
-                self.policy,
-            )),
+                page_size: self.page_size,
+                list_ttl_ms: ttl_ms,
+                policy: self.policy,
+                signer: crate::request_state::Signer::new(
+                    self.state_key,
+                    crate::request_state::DEFAULT_STATE_TTL,
+                ),
+            })),
             max_message: self.max_message,
             shutdown_grace: self.shutdown_grace,
             guard_stdout: self.guard_stdout,
@@ -302,6 +318,7 @@ impl Server {
             instructions: None,
             items: Items::default(),
             offer_all: false,
+            state_key: None,
             page_size: DEFAULT_PAGE_SIZE,
             list_ttl: Duration::ZERO,
             max_message: DEFAULT_MAX_MESSAGE,

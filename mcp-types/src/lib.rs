@@ -29,6 +29,7 @@ pub mod call;
 pub mod completion;
 pub mod content;
 
+pub mod elicitation;
 pub mod error;
 pub mod jsonrpc;
 pub mod lifecycle;
@@ -37,6 +38,8 @@ pub mod modern;
 pub mod notification;
 pub mod prompt;
 pub mod resource;
+pub mod roots;
+pub mod sampling;
 
 pub mod structured;
 pub mod tool;

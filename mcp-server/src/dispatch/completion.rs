@@ -11,6 +11,7 @@ use mcp_types::completion::{
 use mcp_types::{method, CompleteResult, ErrorObject, Meta, ResultType};
 
 use super::era::Era;
+use super::serve::UserParams;
 use super::{failed, Capability, Outcome, Request, ServerCore};
 use crate::complete::{CompleteHandler, Completing};
 
@@ -39,13 +40,18 @@ struct CompleteParamsOpt {
     meta: Option<Meta>,
 }
 
+impl UserParams for CompleteParamsOpt {
+    fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+}
+
 impl ServerCore {
     fn complete(self: &Arc<Self>, req: Request<'_>) -> Outcome {
         if self.capabilities.completions.is_none() {
             return failed(req.id, ErrorObject::method_not_found(req.method));
         }
-        let (p, era, ctx) = match self.user_request::<CompleteParamsOpt>(&req, |p| p.meta.as_ref())
-        {
+        let (p, era, ctx) = match self.user_request::<CompleteParamsOpt>(&req) {
             Ok(v) => v,
             Err(e) => return failed(req.id, e),
         };
@@ -68,7 +74,7 @@ impl ServerCore {
                 .unwrap_or_else(BTreeMap::new),
         };
         let meta = matches!(era, Era::Modern(_)).then(|| self.complete_meta());
-        Self::run_user(
+        self.run_user(
             req.session,
             req.id,
             ctx.clone(),

@@ -95,6 +95,7 @@ impl ServerCore {
             protocol_version: ProtocolVersion::V2026_07_28,
             client_capabilities: Arc::default(),
             server: Arc::clone(&self.handle) as _,
+            asker: crate::ask::Asker::Nobody,
         });
         // Ids are unique among open requests: a second stream under an open
         // one's id would take its place, and nothing could end the first.

@@ -19,6 +19,7 @@
 //! | [`prompts`] | `prompts/list`, `prompts/get` |
 //! | [`resources`] | `resources/list`, `resources/templates/list`, `resources/read`, subscriptions |
 //! | [`completion`] | `completion/complete` |
+//! | [`rounds`] | 2026-07-28 input rounds: `inputResponses`, signed `requestState`, `input_required` |
 //! | [`serve`] | what those three share: lists, the context of a request, running user code |
 //! | [`listen`] | `subscriptions/listen` |
 //! | [`changes`] | list-changed feeds and notices |
@@ -34,6 +35,7 @@ mod lifecycle;
 mod listen;
 mod prompts;
 mod resources;
+mod rounds;
 mod serve;
 mod session;
 mod tools;
@@ -84,6 +86,8 @@ pub(crate) struct ServerCore {
     /// The same, serialized once: spliced into modern call results.
     server_info_meta_json: Vec<u8>,
     pub(crate) policy: Policy,
+    /// Signs and checks the `requestState` of 2026-07-28 input rounds.
+    pub(crate) signer: crate::request_state::Signer,
 }
 
 /// What runs around tool calls: visibility, middleware, timeouts, bounds.
@@ -149,16 +153,30 @@ pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> 
     encode(&ErrorResponse::new(id, error))
 }
 
+/// What a [`ServerCore`] is built from (the builder's configuration).
+pub(crate) struct CoreParts {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) catalog: Catalog,
+    pub(crate) page_size: usize,
+    pub(crate) list_ttl_ms: u64,
+    pub(crate) policy: Policy,
+    pub(crate) signer: crate::request_state::Signer,
+}
+
 impl ServerCore {
-    pub(crate) fn new(
-        info: Implementation,
-        instructions: Option<String>,
-        capabilities: ServerCapabilities,
-        catalog: Catalog,
-        page_size: usize,
-        list_ttl_ms: u64,
-        policy: Policy,
-    ) -> ServerCore {
+    pub(crate) fn new(parts: CoreParts) -> ServerCore {
+        let CoreParts {
+            info,
+            instructions,
+            capabilities,
+            catalog,
+            page_size,
+            list_ttl_ms,
+            policy,
+            signer,
+        } = parts;
         let mut server_info_meta = Meta::new();
         server_info_meta.insert(
             meta_key::SERVER_INFO.to_owned(),
@@ -177,6 +195,7 @@ impl ServerCore {
                 .unwrap_or_else(|_| b"{}".to_vec()),
             server_info_meta,
             policy,
+            signer,
         }
     }
 
@@ -206,14 +225,21 @@ impl ServerCore {
                 Self::notification(session, &method, params);
                 Outcome::Nothing
             }
-            RawMessage::Response { id, .. } => {
-                // We send no requests yet (sampling/elicitation come later); an
-                // unsolicited response is logged and dropped, as JSON-RPC allows.
-                tracing::debug!(%id, "ignoring a response to a request we did not send");
+            RawMessage::Response { id, result } => {
+                let value = serde_json::from_str(result.get()).unwrap_or(Value::Null);
+                if !session.pending.resolve(&id, Ok(value)) {
+                    // Unsolicited (or answered too late): logged and dropped, as JSON-RPC allows.
+                    tracing::debug!(%id, "ignoring a response to a request we did not send");
+                }
                 Outcome::Nothing
             }
             RawMessage::Error { id, error } => {
-                tracing::warn!(id = ?id, code = error.code, message = %error.message, "client reported an error");
+                let answered = id
+                    .as_ref()
+                    .is_some_and(|id| session.pending.resolve(id, Err(error.clone())));
+                if !answered {
+                    tracing::warn!(id = ?id, code = error.code, message = %error.message, "client reported an error");
+                }
                 Outcome::Nothing
             }
         }

@@ -10,6 +10,8 @@ use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType};
 
 use super::changes::{Feed, ListKind};
 use super::era::Era;
+use super::rounds::Retry;
+use super::serve::UserParams;
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::text_args::StringArgs;
 
@@ -48,6 +50,32 @@ struct GetPromptParamsOpt {
     arguments: Option<BTreeMap<String, String>>,
     #[serde(rename = "_meta", default)]
     meta: Option<Meta>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<serde_json::Value>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
+}
+
+impl UserParams for GetPromptParamsOpt {
+    fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    fn bound(&self) -> Option<(&'static str, String, serde_json::Value)> {
+        let args = serde_json::to_value(&self.arguments).unwrap_or_default();
+        Some((
+            method::PROMPTS_GET,
+            self.name.clone().unwrap_or_default(),
+            args,
+        ))
+    }
+
+    fn retry(&self) -> Retry<'_> {
+        Retry {
+            input_responses: self.input_responses.as_ref(),
+            request_state: self.request_state.as_deref(),
+        }
+    }
 }
 
 impl ServerCore {
@@ -70,8 +98,7 @@ impl ServerCore {
     }
 
     fn prompts_get(self: &Arc<Self>, req: Request<'_>) -> Outcome {
-        let (p, era, ctx) = match self.user_request::<GetPromptParamsOpt>(&req, |p| p.meta.as_ref())
-        {
+        let (p, era, ctx) = match self.user_request::<GetPromptParamsOpt>(&req) {
             Ok(v) => v,
             Err(e) => return failed(req.id, e),
         };
@@ -86,7 +113,7 @@ impl ServerCore {
         };
         let args = StringArgs::new(p.arguments.unwrap_or_default());
         let meta = matches!(era, Era::Modern(_)).then(|| self.complete_meta());
-        Self::run_user(
+        self.run_user(
             req.session,
             req.id,
             ctx.clone(),

@@ -15,6 +15,8 @@ use mcp_wire::sync::lock;
 
 use super::changes::{Feed, ListKind};
 use super::era::Era;
+use super::rounds::Retry;
+use super::serve::UserParams;
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::error::resource_not_found;
 use crate::resource::{read, Reading};
@@ -83,6 +85,31 @@ struct UriParamsOpt {
     uri: Option<String>,
     #[serde(rename = "_meta", default)]
     meta: Option<Meta>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<serde_json::Value>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
+}
+
+impl UserParams for UriParamsOpt {
+    fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    fn bound(&self) -> Option<(&'static str, String, serde_json::Value)> {
+        Some((
+            method::RESOURCES_READ,
+            self.uri.clone().unwrap_or_default(),
+            serde_json::Value::Null,
+        ))
+    }
+
+    fn retry(&self) -> Retry<'_> {
+        Retry {
+            input_responses: self.input_responses.as_ref(),
+            request_state: self.request_state.as_deref(),
+        }
+    }
 }
 
 impl ServerCore {
@@ -123,7 +150,7 @@ impl ServerCore {
     }
 
     fn resources_read(self: &Arc<Self>, req: Request<'_>) -> Outcome {
-        let (p, era, ctx) = match self.user_request::<UriParamsOpt>(&req, |p| p.meta.as_ref()) {
+        let (p, era, ctx) = match self.user_request::<UriParamsOpt>(&req) {
             Ok(v) => v,
             Err(e) => return failed(req.id, e),
         };
@@ -152,7 +179,7 @@ impl ServerCore {
             uri: uri.clone(),
             variables,
         };
-        Self::run_user(
+        self.run_user(
             req.session,
             req.id,
             ctx.clone(),

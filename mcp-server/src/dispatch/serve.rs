@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::era::{era_of, Era};
+use super::rounds::{input_needed, rounds_of, Retry};
 use super::session::Session;
 use super::{encode, failed, Outcome, Request, ServerCore};
 use crate::context::{Context, ContextParts};
@@ -75,12 +76,19 @@ impl ServerCore {
 
     /// Parses a request's params and builds the context its user code runs
     /// with (logging, progress, cancellation, the client's capabilities).
-    pub(super) fn user_request<P: DeserializeOwned + Default>(
+    pub(super) fn user_request<P: UserParams>(
         &self,
         req: &Request<'_>,
-        meta: impl FnOnce(&P) -> Option<&Meta>,
     ) -> Result<(P, Era, Context), ErrorObject> {
-        let (p, era) = era_of::<P>(req.session, req.params, |p| modern_meta(meta(p)))?;
+        let (p, era) = era_of::<P>(req.session, req.params, |p| modern_meta(p.meta()))?;
+        let bound = p.bound();
+        let asker = self.asker(
+            req.session,
+            &era,
+            req.out,
+            bound.as_ref().map(|(m, t, a)| (*m, t.as_str(), a)),
+            &p.retry(),
+        )?;
         let (log_level, client_capabilities, progress_token) = match &era {
             Era::Legacy(s) => (
                 Some(s.log_level.unwrap_or(LoggingLevel::Info)),
@@ -101,6 +109,7 @@ impl ServerCore {
             protocol_version: era.version(),
             client_capabilities,
             server: Arc::clone(&self.handle) as _,
+            asker,
         });
         Ok((p, era, ctx))
     }
@@ -109,6 +118,7 @@ impl ServerCore {
     /// waiting, else handed to the transport (and cancellable meanwhile).
     /// `finish` completes the result (its modern fields).
     pub(super) fn run_user<T, F>(
+        self: &Arc<Self>,
         session: &Arc<Session>,
         id: RequestId,
         ctx: Context,
@@ -132,20 +142,49 @@ impl ServerCore {
         if let std::task::Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
             return answer(id, out);
         }
+        // Waiting for input it asked for: the answer is an input round.
+        let rounds = rounds_of(&ctx);
+        if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
+            return Outcome::Reply(self.input_required(id, r));
+        }
         lock(&session.inflight).insert(id.clone(), ctx.clone());
         let session = Arc::clone(session);
+        let core = Arc::clone(self);
         Outcome::Spawn(Box::pin(async move {
             let out = tokio::select! {
-                out = fut => Some(out),
+                out = fut => Some(Some(out)),
                 () = ctx.cancelled() => None,
+                () = input_needed(rounds.as_ref()) => Some(None),
             };
             lock(&session.inflight).remove(&id);
             let out = out.filter(|_| !ctx.is_cancelled())?;
+            let Some(out) = out else {
+                return rounds.map(|r| core.input_required(id, &r));
+            };
             match answer(id, out) {
                 Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
                 Outcome::Spawn(_) | Outcome::Nothing => None,
             }
         }))
+    }
+}
+
+/// The params of a request that runs user code (a prompt, a resource, a
+/// completion): its `_meta`, and what its input rounds are bound to.
+pub(super) trait UserParams: DeserializeOwned + Default {
+    /// Its `_meta`.
+    fn meta(&self) -> Option<&Meta>;
+    /// The method, target and arguments its input rounds are bound to;
+    /// `None` for a request that cannot have input rounds.
+    fn bound(&self) -> Option<(&'static str, String, serde_json::Value)> {
+        None
+    }
+    /// What the retry brought.
+    fn retry(&self) -> Retry<'_> {
+        Retry {
+            input_responses: None,
+            request_state: None,
+        }
     }
 }
 

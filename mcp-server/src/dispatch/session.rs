@@ -19,6 +19,8 @@ pub(crate) struct Session {
     pub(super) listens: Mutex<HashMap<RequestId, Context>>,
     /// Resources the legacy session subscribed to (`resources/subscribe`).
     pub(super) subscriptions: Mutex<HashSet<String>>,
+    /// Requests we sent the client, awaiting its responses (legacy era).
+    pub(crate) pending: Arc<crate::ask::Pending>,
     pub(super) kind: TransportKind,
     pub(super) id: Option<Arc<str>>,
 }
@@ -39,6 +41,7 @@ impl Session {
             inflight: Mutex::new(HashMap::new()),
             listens: Mutex::new(HashMap::new()),
             subscriptions: Mutex::new(HashSet::new()),
+            pending: Arc::default(),
             kind,
             id,
         })

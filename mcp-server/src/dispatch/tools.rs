@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::admission::Admission;
 use super::changes::{Feed, ListKind};
 use super::era::{era_of, raw_modern, Era};
+use super::rounds::{input_needed, rounds_of, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
 use crate::args::Args;
@@ -198,6 +199,21 @@ impl ServerCore {
             Err(busy) => return failed(id, busy),
         };
         let modern = matches!(era, Era::Modern(_));
+        let args = p.arguments.clone().map_or(Value::Null, Value::Object);
+        let retry = Retry {
+            input_responses: p.input_responses.as_ref(),
+            request_state: p.request_state.as_deref(),
+        };
+        let asker = match self.asker(
+            session,
+            &era,
+            out,
+            Some((method::TOOLS_CALL, &name, &args)),
+            &retry,
+        ) {
+            Ok(a) => a,
+            Err(e) => return failed(id, e),
+        };
         let ctx = Context::new(ContextParts {
             request_id: id.clone(),
             progress_token,
@@ -206,6 +222,7 @@ impl ServerCore {
             protocol_version: era.version(),
             client_capabilities,
             server: Arc::clone(&self.handle) as _,
+            asker,
         });
         let timeout = entry.timeout.or(self.policy.call_timeout);
         let arguments = p.arguments;
@@ -293,19 +310,30 @@ impl ServerCore {
         if let std::task::Poll::Ready(outcome) = std::pin::Pin::new(&mut call).poll(&mut cx) {
             return self.call_outcome(id, outcome, modern);
         }
+        // Waiting for input it asked for: the answer is an input round.
+        let rounds = rounds_of(&ctx);
+        if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
+            return Outcome::Reply(self.input_required(id, r));
+        }
         lock(&session.inflight).insert(id.clone(), ctx.clone());
         let core = Arc::clone(self);
         let session = Arc::clone(session);
         Outcome::Spawn(Box::pin(async move {
             let _permit = permit;
             let outcome = tokio::select! {
-                r = call => Some(r),
+                r = call => Some(Ok(r)),
                 () = ctx.cancelled() => None,
+                () = input_needed(rounds.as_ref()) => Some(Err(())),
             };
             lock(&session.inflight).remove(&id);
             // A cancelled request gets no response, even if the tool returned
             // on seeing the cancellation (spec: cancellation utility).
             let outcome = outcome.filter(|_| !ctx.is_cancelled())?;
+            let outcome = match (outcome, &rounds) {
+                (Ok(outcome), _) => outcome,
+                (Err(()), Some(r)) => return Some(core.input_required(id, r)),
+                (Err(()), None) => return None,
+            };
             match core.call_outcome(id, outcome, modern) {
                 Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
                 Outcome::Spawn(_) | Outcome::Nothing => None,
@@ -394,4 +422,9 @@ struct CallToolParamsOpt {
     arguments: Option<mcp_types::JsonObject>,
     #[serde(rename = "_meta", default)]
     meta: Option<RawRequestMeta>,
+    /// 2026-07-28 input rounds: the answers, and the state of earlier rounds.
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<Value>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
 }

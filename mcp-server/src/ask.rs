@@ -1,0 +1,206 @@
+//! What a server asks of the client from inside a tool, prompt or resource:
+//! sampling, elicitation, roots. The same code in both eras:
+//!
+//! - legacy sessions: a JSON-RPC request to the client on the request's own
+//!   stream (stdio; the POST's SSE stream on HTTP), answered by a response
+//!   that dispatch routes back here ([`Pending`]);
+//! - 2026-07-28: an input round (MRTR). An ask whose answer came with the
+//!   retry (`inputResponses`, or the signed `requestState` of earlier
+//!   rounds) returns it; otherwise it is recorded and never completes, and
+//!   dispatch answers the request with `input_required` ([`Rounds`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_types::jsonrpc::Request as RpcRequest;
+use mcp_types::modern::InputRequest;
+use mcp_types::{ErrorObject, RequestId};
+use mcp_wire::sync::lock;
+use serde_json::Value;
+use tokio::sync::{oneshot, Notify};
+
+use crate::context::Outbound;
+
+/// Why an ask got no answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AskError {
+    /// The client did not declare the capability (`sampling`, `elicitation`, `roots`).
+    #[error("the client does not support {0} (it did not declare the capability)")]
+    Unsupported(&'static str),
+    /// The client answered with an error.
+    #[error("the client refused the request: {}", .0.message)]
+    Refused(ErrorObject),
+    /// The answer did not have the expected shape.
+    #[error("the client's answer is invalid: {0}")]
+    Invalid(String),
+    /// What was to be asked cannot be asked (e.g. a form the spec's
+    /// elicitation schema cannot express).
+    #[error("cannot ask the client: {0}")]
+    Unaskable(String),
+    /// The request was cancelled, or the connection ended, before the answer.
+    #[error("the request ended before the client answered")]
+    Cancelled,
+    /// The context belongs to no client ([`Context::detached`](crate::Context::detached)).
+    #[error("no client to ask: this context is detached")]
+    NoClient,
+}
+
+/// The legacy session's requests to the client awaiting their responses.
+#[derive(Default)]
+pub(crate) struct Pending {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+}
+
+impl Pending {
+    /// A fresh id for a request to the client (never one the client uses for
+    /// its own: ours are strings with a prefix).
+    fn register(&self) -> (RequestId, oneshot::Receiver<Result<Value, ErrorObject>>) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("mcp-rs-{n}"));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.waiting).insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    fn forget(&self, id: &RequestId) {
+        lock(&self.waiting).remove(id);
+    }
+
+    /// Delivers the client's response to `id`; `false` if nothing waits for it.
+    pub(crate) fn resolve(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
+        match lock(&self.waiting).remove(id) {
+            Some(tx) => tx.send(answer).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// One 2026-07-28 request's input rounds: the answers it came with and the
+/// inputs it still needs.
+pub(crate) struct Rounds {
+    /// The request the rounds belong to (what its `requestState` is bound to).
+    pub(crate) binding: Binding,
+    answers: BTreeMap<String, Value>,
+    asked: Mutex<BTreeMap<String, InputRequest>>,
+    auto_keys: AtomicUsize,
+    needed: Notify,
+    resumed: bool,
+}
+
+impl Rounds {
+    pub(crate) fn new(binding: Binding, answers: BTreeMap<String, Value>, resumed: bool) -> Rounds {
+        Rounds {
+            binding,
+            answers,
+            asked: Mutex::new(BTreeMap::new()),
+            auto_keys: AtomicUsize::new(0),
+            needed: Notify::new(),
+            resumed,
+        }
+    }
+
+    /// Whether inputs were asked for that the request did not bring.
+    pub(crate) fn has_requests(&self) -> bool {
+        !lock(&self.asked).is_empty()
+    }
+
+    /// Waits until an input is asked for.
+    pub(crate) async fn needed(&self) {
+        loop {
+            let notified = self.needed.notified();
+            if self.has_requests() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// The inputs to ask for, and every answer so far (for the next state).
+    pub(crate) fn take(&self) -> (BTreeMap<String, InputRequest>, BTreeMap<String, Value>) {
+        (std::mem::take(&mut lock(&self.asked)), self.answers.clone())
+    }
+
+    pub(crate) fn resumed(&self) -> bool {
+        self.resumed
+    }
+}
+
+/// What a `requestState` is bound to: the method, its target (a tool's or
+/// prompt's name, a resource's URI) and a digest of its arguments.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    pub(crate) method: &'static str,
+    pub(crate) target: String,
+    pub(crate) args: String,
+}
+
+/// How a context reaches its client for input.
+#[derive(Clone)]
+pub(crate) enum Asker {
+    /// A legacy session: requests on the request's stream.
+    Session {
+        out: Arc<dyn Outbound>,
+        pending: Arc<Pending>,
+    },
+    /// A 2026-07-28 request: input rounds.
+    Rounds(Arc<Rounds>),
+    /// Nobody to ask.
+    Nobody,
+}
+
+impl Asker {
+    /// Asks `method` with `params` under `key` (an automatic key, by call
+    /// order, when `None`); `cancelled` ends the wait.
+    pub(crate) async fn ask(
+        &self,
+        key: Option<&str>,
+        method: &'static str,
+        params: Value,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<Value, AskError> {
+        match self {
+            Asker::Nobody => Err(AskError::NoClient),
+            Asker::Session { out, pending } => {
+                let (id, rx) = pending.register();
+                out.send(crate::dispatch::encode(&RpcRequest::new(
+                    id.clone(),
+                    method,
+                    params,
+                )));
+                tokio::select! {
+                    answer = rx => match answer {
+                        Ok(Ok(value)) => Ok(value),
+                        Ok(Err(e)) => Err(AskError::Refused(e)),
+                        Err(_) => Err(AskError::Cancelled),
+                    },
+                    () = cancelled => {
+                        pending.forget(&id);
+                        Err(AskError::Cancelled)
+                    }
+                }
+            }
+            Asker::Rounds(rounds) => {
+                let key = match key {
+                    Some(k) => k.to_owned(),
+                    None => format!("input-{}", rounds.auto_keys.fetch_add(1, Ordering::Relaxed)),
+                };
+                if let Some(answer) = rounds.answers.get(&key) {
+                    return Ok(answer.clone());
+                }
+                lock(&rounds.asked).insert(
+                    key,
+                    InputRequest {
+                        method: method.to_owned(),
+                        params: Some(params),
+                    },
+                );
+                rounds.needed.notify_waiters();
+                // Answered by the retry: this run ends here.
+                std::future::pending().await
+            }
+        }
+    }
+}

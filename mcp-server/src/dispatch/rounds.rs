@@ -1,0 +1,114 @@
+//! The 2026-07-28 input rounds of a request (MRTR) as dispatch sees them:
+//! reading `inputResponses` and a signed `requestState` into the answers a
+//! request resumes with, and answering `input_required` with the inputs its
+//! code asked for and a new signed state.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_types::jsonrpc::Response;
+use mcp_types::modern::InputRequiredResult;
+use mcp_types::{ErrorObject, RequestId, ResultType};
+use serde_json::Value;
+
+use super::era::Era;
+use super::session::Session;
+use super::{encode, ServerCore};
+use crate::ask::{Asker, Binding, Rounds};
+use crate::context::Outbound;
+use crate::request_state::digest;
+
+/// What a request brought for its input rounds.
+pub(super) struct Retry<'a> {
+    pub(super) input_responses: Option<&'a Value>,
+    pub(super) request_state: Option<&'a str>,
+}
+
+impl ServerCore {
+    /// How the code serving a request asks the client: its legacy session's
+    /// stream, or (2026-07-28) input rounds bound to `method`, `target` and
+    /// `args`, resumed from what the retry brought (a tampered, foreign,
+    /// expired or replayed state is -32602).
+    pub(super) fn asker(
+        &self,
+        session: &Arc<Session>,
+        era: &Era,
+        out: &Arc<dyn Outbound>,
+        bound: Option<(&'static str, &str, &Value)>,
+        retry: &Retry<'_>,
+    ) -> Result<Asker, ErrorObject> {
+        match (era, bound) {
+            (Era::Legacy(_), _) => Ok(Asker::Session {
+                out: Arc::clone(out),
+                pending: Arc::clone(&session.pending),
+            }),
+            (Era::Modern(_), None) => Ok(Asker::Nobody),
+            (Era::Modern(_), Some((method, target, args))) => {
+                let binding = Binding {
+                    method,
+                    target: target.to_owned(),
+                    args: digest(args),
+                };
+                let mut answers = match retry.request_state {
+                    Some(state) => self
+                        .signer
+                        .accept(state, method, target, &binding.args)
+                        .map_err(|r| ErrorObject::invalid_params(r.0))?,
+                    None => BTreeMap::new(),
+                };
+                let resumed = retry.request_state.is_some();
+                match retry.input_responses {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Object(responses)) => {
+                        for (key, value) in responses {
+                            if !value.is_object() {
+                                return Err(ErrorObject::invalid_params(format!(
+                                    "inputResponses[\"{key}\"] must be the result object of the input request"
+                                )));
+                            }
+                            answers.insert(key.clone(), value.clone());
+                        }
+                    }
+                    Some(_) => {
+                        return Err(ErrorObject::invalid_params(
+                            "inputResponses must be an object of results by input request key",
+                        ))
+                    }
+                }
+                Ok(Asker::Rounds(Arc::new(Rounds::new(
+                    binding, answers, resumed,
+                ))))
+            }
+        }
+    }
+
+    /// The `input_required` result for the inputs `rounds` asked for.
+    pub(super) fn input_required(&self, id: RequestId, rounds: &Rounds) -> Vec<u8> {
+        let (requests, answers) = rounds.take();
+        let b = &rounds.binding;
+        let state = self.signer.sign(b.method, &b.target, &b.args, answers);
+        let result = InputRequiredResult {
+            result_type: ResultType::InputRequired,
+            input_requests: Some(requests),
+            request_state: Some(state),
+            meta: Some(self.complete_meta()),
+        };
+        encode(&Response::new(id, result))
+    }
+}
+
+/// The rounds of a context, if it serves a 2026-07-28 request.
+pub(super) fn rounds_of(ctx: &crate::context::Context) -> Option<Arc<Rounds>> {
+    match ctx.asker() {
+        Asker::Rounds(r) => Some(Arc::clone(r)),
+        _ => None,
+    }
+}
+
+/// Waits until `rounds` (if any) needs input; never otherwise.
+pub(super) async fn input_needed(rounds: Option<&Arc<Rounds>>) {
+    match rounds {
+        Some(r) => r.needed().await,
+        None => std::future::pending().await,
+    }
+}

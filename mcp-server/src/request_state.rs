@@ -1,0 +1,212 @@
+//! The 2026-07-28 `requestState` of an input round: what the server needs
+//! to resume a request (the inputs answered so far), bound to that request,
+//! signed with HMAC-SHA256 so the client can neither forge nor alter it,
+//! valid for a while, and accepted once (a replayed state is refused).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{Hmac, Mac};
+use mcp_wire::header::base64;
+use mcp_wire::sync::lock;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// How long a `requestState` stays valid by default.
+pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
+/// The most states remembered as used (for replay refusal) before the oldest go.
+const MAX_USED: usize = 100_000;
+
+/// What a state says.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct State {
+    /// The request it belongs to: method, name (or URI), and a digest of its arguments.
+    pub(crate) method: String,
+    pub(crate) target: String,
+    pub(crate) args: String,
+    /// The inputs answered so far, by key.
+    pub(crate) answers: BTreeMap<String, Value>,
+    /// When it expires (ms since the Unix epoch).
+    pub(crate) expires: u64,
+    /// Makes every state unique, for replay refusal.
+    pub(crate) nonce: String,
+}
+
+/// Why a state was refused: -32602 with this message.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Refused(pub(crate) &'static str);
+
+/// Signs and checks states with the server's key.
+pub(crate) struct Signer {
+    key: Vec<u8>,
+    ttl: Duration,
+    /// Nonces of states already accepted, with their expiry.
+    used: Mutex<HashMap<String, u64>>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A digest of a request's arguments (canonical: `serde_json` maps are sorted).
+pub(crate) fn digest(args: &Value) -> String {
+    let bytes = serde_json::to_vec(args).unwrap_or_default();
+    base64::encode(&Sha256::digest(bytes))
+}
+
+impl Signer {
+    /// A signer with `key`, or a fresh random key (states then die with the process).
+    pub(crate) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Signer {
+        let key = key.unwrap_or_else(|| {
+            let mut k = vec![0u8; 32];
+            if getrandom::fill(&mut k).is_err() {
+                // No entropy source: derive from the clock and the address
+                // space (weak, and logged; configure a key instead).
+                tracing::error!("no random source for the requestState key; configure one with ServerBuilder::request_state_key");
+                let seed = format!("{:?}{:p}", SystemTime::now(), &k);
+                k = Sha256::digest(seed.as_bytes()).to_vec();
+            }
+            k
+        });
+        Signer {
+            key,
+            ttl,
+            used: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn mac(&self, payload: &[u8]) -> HmacSha256 {
+        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any length");
+        mac.update(payload);
+        mac
+    }
+
+    /// A signed state for `method`/`target`/`args` carrying `answers`.
+    pub(crate) fn sign(
+        &self,
+        method: &str,
+        target: &str,
+        args: &str,
+        answers: BTreeMap<String, Value>,
+    ) -> String {
+        let mut nonce = [0u8; 16];
+        let _ = getrandom::fill(&mut nonce);
+        let state = State {
+            method: method.to_owned(),
+            target: target.to_owned(),
+            args: args.to_owned(),
+            answers,
+            expires: now_ms()
+                .saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)),
+            nonce: base64::encode(&nonce),
+        };
+        let payload = base64::encode(&serde_json::to_vec(&state).unwrap_or_default());
+        let tag = base64::encode(&self.mac(payload.as_bytes()).finalize().into_bytes());
+        format!("{payload}.{tag}")
+    }
+
+    /// Checks a state presented with a retry of `method`/`target`/`args`:
+    /// its signature, its binding, its expiry, and that it was not used
+    /// before; then remembers it as used.
+    pub(crate) fn accept(
+        &self,
+        token: &str,
+        method: &str,
+        target: &str,
+        args: &str,
+    ) -> Result<BTreeMap<String, Value>, Refused> {
+        const TAMPERED: Refused =
+            Refused("invalid requestState: it was not issued by this server or was altered");
+        let (payload, tag) = token.split_once('.').ok_or(TAMPERED)?;
+        let tag = base64::decode(tag).ok_or(TAMPERED)?;
+        self.mac(payload.as_bytes())
+            .verify_slice(&tag)
+            .map_err(|_| TAMPERED)?;
+        let state: State = base64::decode(payload)
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .ok_or(TAMPERED)?;
+        if state.method != method || state.target != target || state.args != args {
+            return Err(Refused(
+                "invalid requestState: it belongs to another request",
+            ));
+        }
+        let now = now_ms();
+        if state.expires < now {
+            return Err(Refused(
+                "expired requestState: start the request again without it",
+            ));
+        }
+        let mut used = lock(&self.used);
+        if used.contains_key(&state.nonce) {
+            return Err(Refused(
+                "requestState already used: each state is accepted once",
+            ));
+        }
+        if used.len() >= MAX_USED {
+            used.retain(|_, &mut expires| expires >= now);
+        }
+        if used.len() < MAX_USED {
+            used.insert(state.nonce, state.expires);
+        }
+        Ok(state.answers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_round_trips_once() {
+        let s = Signer::new(None, DEFAULT_STATE_TTL);
+        let mut answers = BTreeMap::new();
+        answers.insert(
+            "user_name".to_owned(),
+            serde_json::json!({"action": "accept"}),
+        );
+        let token = s.sign("tools/call", "t", "d", answers.clone());
+        assert_eq!(s.accept(&token, "tools/call", "t", "d"), Ok(answers));
+        assert_eq!(
+            s.accept(&token, "tools/call", "t", "d"),
+            Err(Refused(
+                "requestState already used: each state is accepted once"
+            ))
+        );
+    }
+
+    #[test]
+    fn altered_foreign_or_misbound_states_are_refused() {
+        let s = Signer::new(None, DEFAULT_STATE_TTL);
+        let token = s.sign("tools/call", "t", "d", BTreeMap::new());
+        let mut altered = token.clone().into_bytes();
+        altered[3] ^= 1;
+        let altered = String::from_utf8(altered).unwrap();
+        assert!(s
+            .accept(&altered, "tools/call", "t", "d")
+            .unwrap_err()
+            .0
+            .contains("altered"));
+        let other = Signer::new(None, DEFAULT_STATE_TTL);
+        assert!(other.accept(&token, "tools/call", "t", "d").is_err());
+        assert!(s
+            .accept(&token, "tools/call", "other", "d")
+            .unwrap_err()
+            .0
+            .contains("another request"));
+        assert!(s.accept("garbage", "tools/call", "t", "d").is_err());
+        let quick = Signer::new(Some(vec![7; 32]), Duration::ZERO);
+        let expired = quick.sign("m", "t", "d", BTreeMap::new());
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(quick
+            .accept(&expired, "m", "t", "d")
+            .unwrap_err()
+            .0
+            .contains("expired"));
+    }
+}
