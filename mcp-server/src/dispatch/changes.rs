@@ -151,9 +151,11 @@ impl Changes {
             }
             let has_feeds = !self.feeds.is_empty();
             tokio::select! {
-                kinds = next_lists(&mut self.feeds), if has_feeds => {
-                    if let Some(kinds) = kinds {
-                        return Some(kinds.into_iter().map(Change::List).collect());
+                first = first_change(&mut self.feeds), if has_feeds => {
+                    if let Some(index) = first {
+                        // Outside the select: nothing can interrupt the debounce
+                        // and lose the change `first_change` marked seen.
+                        return Some(self.settle(index).await);
                     }
                 }
                 update = next_update(&mut self.updates) => match update {
@@ -163,6 +165,20 @@ impl Changes {
                 },
             }
         }
+    }
+
+    /// Lets a burst of list changes settle, then says which lists changed
+    /// (the one at `index`, and any other changed meanwhile).
+    async fn settle(&mut self, index: usize) -> Vec<Change> {
+        tokio::time::sleep(CHANGE_DEBOUNCE).await;
+        let mut changes = Vec::new();
+        for (i, feed) in self.feeds.iter_mut().enumerate() {
+            if i == index || feed.rx.has_changed().unwrap_or(false) {
+                feed.rx.borrow_and_update();
+                changes.push(Change::List(feed.kind));
+            }
+        }
+        changes
     }
 
     /// [`next`](Self::next), as the notices to send (untagged: the legacy era).
@@ -188,28 +204,13 @@ async fn next_update(
     }
 }
 
-/// Waits for the next burst of list changes to settle and says which lists
-/// changed; `None` when there is no list left to follow.
-async fn next_lists(feeds: &mut Vec<Feed>) -> Option<Vec<ListKind>> {
-    loop {
-        if feeds.is_empty() {
-            return None;
-        }
-        let (changed, index, _) =
-            select_all(feeds.iter_mut().map(|f| Box::pin(f.rx.changed()))).await;
-        if changed.is_err() {
-            // That list's owner is gone: follow the others.
-            feeds.swap_remove(index);
-            continue;
-        }
-        tokio::time::sleep(CHANGE_DEBOUNCE).await;
-        let mut kinds = Vec::new();
-        for (i, feed) in feeds.iter_mut().enumerate() {
-            if i == index || feed.rx.has_changed().unwrap_or(false) {
-                feed.rx.borrow_and_update();
-                kinds.push(feed.kind);
-            }
-        }
-        return Some(kinds);
+/// Waits for one list to change and says which (marking it seen); `None`
+/// when a list's owner went away (that feed is dropped).
+async fn first_change(feeds: &mut Vec<Feed>) -> Option<usize> {
+    let (changed, index, _) = select_all(feeds.iter_mut().map(|f| Box::pin(f.rx.changed()))).await;
+    if changed.is_err() {
+        feeds.swap_remove(index);
+        return None;
     }
+    Some(index)
 }

@@ -1,0 +1,229 @@
+//! What a server asks of its client (sampling, elicitation, roots), the same
+//! tool code in both eras: server→client requests on a legacy session,
+//! input rounds with a signed `requestState` in the 2026-07-28 era.
+
+mod support;
+
+use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use mcp_server::{tool, AskError, Context, Elicited, Server, ToolError};
+use serde_json::{json, Value};
+use support::{modern_meta, Client};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+#[allow(dead_code)] // only its schema is used: it is refused before any answer
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Nested {
+    inner: Name,
+}
+
+#[derive(Debug)]
+pub struct Asking;
+
+#[tool(description = "Tools that ask the client")]
+impl Asking {
+    #[describe("Asks the model")]
+    pub async fn ask_model(
+        &self,
+        #[param("The question")] q: String,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx
+            .sample(CreateMessageParams::new(
+                vec![SamplingMessage::user_text(q)],
+                10,
+            ))
+            .await?;
+        Ok(format!(
+            "model: {}",
+            answer.content.text().unwrap_or_default()
+        ))
+    }
+
+    #[describe("Asks two names, one after the other")]
+    pub async fn two_names(&self, ctx: Context) -> Result<String, ToolError> {
+        let first = ctx.ask("first").elicit::<Name>("First?").await?;
+        let second = ctx.elicit::<Name>("Second?").await?;
+        match (first, second) {
+            (Elicited::Accepted(a), Elicited::Accepted(b)) => Ok(format!(
+                "{} and {} (resumed: {})",
+                a.name,
+                b.name,
+                ctx.resumed()
+            )),
+            _ => Ok("stopped".into()),
+        }
+    }
+
+    #[describe("Asks with a form the spec cannot express")]
+    pub async fn bad_form(&self, ctx: Context) -> String {
+        match ctx.elicit::<Nested>("?").await {
+            Err(AskError::Unaskable(why)) => format!("unaskable: {why}"),
+            Err(other) => format!("unexpected: {other}"),
+            Ok(_) => "unexpected: an answer".into(),
+        }
+    }
+}
+
+fn server() -> Server {
+    Server::builder("asking", "1.0").toolbox(Asking).build()
+}
+
+async fn initialize_with(c: &mut Client, capabilities: Value) {
+    c.request(0, "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+}
+
+#[tokio::test]
+async fn legacy_sessions_get_a_request_and_the_answer_reaches_the_tool() {
+    let mut c = Client::start(server());
+    initialize_with(&mut c, json!({"sampling": {}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_model", "arguments": {"q": "Capital of France?"}}}))
+        .await;
+    let asked = c.recv().await;
+    assert_eq!(asked["method"], "sampling/createMessage");
+    assert_eq!(
+        asked["params"]["messages"][0]["content"]["text"],
+        "Capital of France?"
+    );
+    assert_eq!(asked["params"]["maxTokens"], 10);
+    // The client answers; the tool finishes with it.
+    c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"}}))
+        .await;
+    let (done, _) = c.recv_response(json!(1)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "model: Paris");
+
+    // The client refuses: the tool sees the refusal (an isError result here).
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask_model", "arguments": {"q": "?"}}}))
+        .await;
+    let asked = c.recv().await;
+    c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -1, "message": "user rejected sampling"}}))
+        .await;
+    let (done, _) = c.recv_response(json!(2)).await;
+    assert_eq!(done["result"]["isError"], true);
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("user rejected sampling"),
+        "{done}"
+    );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_the_capability_nothing_is_sent_and_unexpressible_forms_are_refused() {
+    let mut c = Client::start(server());
+    initialize_with(&mut c, json!({})).await;
+    let (done, notes) = {
+        c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_model", "arguments": {"q": "?"}}}))
+            .await;
+        c.recv_response(json!(1)).await
+    };
+    assert!(notes.is_empty(), "nothing is asked: {notes:?}");
+    assert_eq!(done["result"]["isError"], true);
+    assert!(done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("does not support sampling"));
+    let r = c
+        .request(2, "tools/call", json!({"name": "bad_form"}))
+        .await;
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("unaskable: field `inner`"), "{text}");
+    c.close().await.unwrap();
+}
+
+fn meta_with(caps: Value) -> Value {
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = caps;
+    meta
+}
+
+#[tokio::test]
+async fn modern_requests_take_input_rounds_with_a_signed_state_used_once() {
+    let mut c = Client::start(server());
+    let meta = meta_with(json!({"elicitation": {}}));
+    let call = |id: i64, extra: Value| {
+        let mut params = json!({"name": "two_names", "_meta": meta.clone()});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        (id, params)
+    };
+    // Round 1: the first name is asked.
+    let (id, p) = call(1, json!({}));
+    let r1 = c.request(id, "tools/call", p).await;
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    let asked = &r1["result"]["inputRequests"]["first"];
+    assert_eq!(asked["method"], "elicitation/create");
+    assert_eq!(
+        asked["params"]["requestedSchema"]["properties"]["name"],
+        json!({"type": "string", "description": "Your name"})
+    );
+    let state1 = r1["result"]["requestState"].as_str().unwrap().to_owned();
+
+    // Round 2: the first answer comes back with the state; the second name is asked.
+    let accept = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    let (id, p) = call(
+        2,
+        json!({"inputResponses": {"first": accept("Ada")}, "requestState": state1}),
+    );
+    let r2 = c.request(id, "tools/call", p).await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    assert!(
+        r2["result"]["inputRequests"].get("input-0").is_some(),
+        "{r2}"
+    );
+    let state2 = r2["result"]["requestState"].as_str().unwrap().to_owned();
+
+    // Round 3: only the second answer is sent; the first comes from the state.
+    let (id, p) = call(
+        3,
+        json!({"inputResponses": {"input-0": accept("Grace")}, "requestState": state2.clone()}),
+    );
+    let r3 = c.request(id, "tools/call", p).await;
+    assert_eq!(
+        r3["result"]["content"][0]["text"], "Ada and Grace (resumed: true)",
+        "{r3}"
+    );
+    assert_eq!(r3["result"]["resultType"], "complete");
+
+    // The same state again: refused. An altered one, and one bound to another tool: refused.
+    let (id, p) = call(
+        4,
+        json!({"inputResponses": {"input-0": accept("Eve")}, "requestState": state2.clone()}),
+    );
+    let replayed = c.request(id, "tools/call", p).await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    let mut altered = state2.clone().into_bytes();
+    altered[5] = if altered[5] == b'A' { b'B' } else { b'A' };
+    let (id, p) = call(
+        5,
+        json!({"requestState": String::from_utf8(altered).unwrap()}),
+    );
+    assert_eq!(
+        c.request(id, "tools/call", p).await["error"]["code"],
+        -32602
+    );
+    let (id, p) = call(6, json!({}));
+    let fresh = c.request(id, "tools/call", p).await;
+    let state = fresh["result"]["requestState"].as_str().unwrap().to_owned();
+    let other = c
+        .request(7, "tools/call", json!({"name": "ask_model", "arguments": {"q": "?"}, "requestState": state, "_meta": meta.clone()}))
+        .await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+    // inputResponses that are not results: refused.
+    let (id, p) = call(8, json!({"inputResponses": ["not", "an", "object"]}));
+    assert_eq!(
+        c.request(id, "tools/call", p).await["error"]["code"],
+        -32602
+    );
+    c.close().await.unwrap();
+}

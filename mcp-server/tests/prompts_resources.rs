@@ -1,0 +1,443 @@
+//! Prompts, resources, templates, completion and resource subscriptions,
+//! through the real dispatch over in-memory pipes, in both eras, with the
+//! bad inputs the spec names.
+
+mod support;
+
+use std::time::Duration;
+
+use mcp_server::types::ResourceContents;
+use mcp_server::{tool, PromptEntry, RequestError, Server};
+use serde_json::{json, Value};
+use support::{modern_meta, Client};
+
+#[derive(Debug, Default)]
+pub struct Notes;
+
+#[tool(description = "Notes as prompts and resources")]
+impl Notes {
+    #[prompt(title = "Summary")]
+    #[describe("Summarise a note")]
+    #[param(id, "The note's number")]
+    #[param(style, "How to write it", default = "short")]
+    #[param(language, "The language")]
+    pub fn summarise(&self, id: u32, style: String, language: Option<String>) -> String {
+        format!(
+            "Summarise note {id} ({style}, {})",
+            language.unwrap_or_else(|| "en".into())
+        )
+    }
+
+    #[complete(summarise, style)]
+    pub fn styles(&self, typed: &str) -> Vec<&'static str> {
+        ["short", "long", "lyrical"]
+            .into_iter()
+            .filter(|s| s.starts_with(typed))
+            .collect()
+    }
+
+    #[prompt]
+    #[describe("Greet")]
+    pub fn greet(&self) -> &'static str {
+        "Hello"
+    }
+
+    #[resource(uri = "notes://index", mime_type = "text/plain", title = "Index")]
+    #[describe("Every note")]
+    pub fn index(&self) -> &'static str {
+        "1\n2"
+    }
+
+    #[resource(uri = "notes://logo", mime_type = "image/png")]
+    #[describe("The logo")]
+    pub fn logo(&self) -> Vec<u8> {
+        b"hi".to_vec()
+    }
+
+    #[resource(template = "notes://{id}/{+rest}", mime_type = "text/markdown")]
+    #[describe("One note, by number")]
+    pub fn note(&self, id: u32, rest: String) -> Result<Vec<ResourceContents>, RequestError> {
+        if id > 2 {
+            return Err(RequestError::not_found());
+        }
+        Ok(vec![
+            ResourceContents::text(
+                format!("notes://{id}/{rest}"),
+                "text/markdown",
+                format!("# Note {id}"),
+            ),
+            ResourceContents::text(
+                format!("notes://{id}/{rest}#meta"),
+                "application/json",
+                "{}",
+            ),
+        ])
+    }
+
+    #[complete(note, id)]
+    pub fn ids(&self, typed: String) -> Vec<String> {
+        ["1", "2", "12"]
+            .iter()
+            .filter(|i| i.starts_with(&typed))
+            .map(|s| (*s).to_owned())
+            .collect()
+    }
+}
+
+fn server() -> Server {
+    Server::builder("notes", "1.0")
+        .toolbox(Notes)
+        .page_size(1)
+        .build()
+}
+
+fn error_code(v: &Value) -> i64 {
+    v["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {v}"))
+}
+
+#[tokio::test]
+async fn prompts_list_in_pages_and_get_with_parsed_arguments() {
+    let mut c = Client::start(server());
+    let init = c.initialize("2025-11-25").await;
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["prompts"], json!({"listChanged": true}));
+    assert_eq!(
+        caps["resources"],
+        json!({"listChanged": true, "subscribe": true})
+    );
+    assert_eq!(caps["completions"], json!({}));
+
+    let first = c.request(1, "prompts/list", json!({})).await;
+    assert_eq!(first["result"]["prompts"][0]["name"], "greet");
+    let cursor = first["result"]["nextCursor"].as_str().unwrap().to_owned();
+    let second = c
+        .request(2, "prompts/list", json!({"cursor": cursor}))
+        .await;
+    let summarise = &second["result"]["prompts"][0];
+    assert_eq!(summarise["title"], "Summary");
+    assert_eq!(
+        summarise["arguments"],
+        json!([
+            {"name": "id", "description": "The note's number", "required": true},
+            {"name": "style", "description": "How to write it", "required": false},
+            {"name": "language", "description": "The language", "required": false}
+        ])
+    );
+    assert!(second["result"].get("nextCursor").is_none());
+    assert_eq!(
+        error_code(
+            &c.request(3, "prompts/list", json!({"cursor": "bogus"}))
+                .await
+        ),
+        -32602
+    );
+
+    let got = c
+        .request(
+            4,
+            "prompts/get",
+            json!({"name": "summarise", "arguments": {"id": "7", "language": "fr"}}),
+        )
+        .await;
+    assert_eq!(
+        got["result"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "Summarise note 7 (short, fr)"}}])
+    );
+
+    // A required argument missing, an argument that does not parse, an unknown prompt.
+    let missing = c
+        .request(5, "prompts/get", json!({"name": "summarise"}))
+        .await;
+    assert_eq!(error_code(&missing), -32602);
+    assert!(
+        missing["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("argument `id`"),
+        "{missing}"
+    );
+    let bad = c
+        .request(
+            6,
+            "prompts/get",
+            json!({"name": "summarise", "arguments": {"id": "seven"}}),
+        )
+        .await;
+    assert_eq!(error_code(&bad), -32602);
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("argument `id`: invalid digit"),
+        "{bad}"
+    );
+    let unknown = c.request(7, "prompts/get", json!({"name": "nope"})).await;
+    assert_eq!(error_code(&unknown), -32602);
+    let not_strings = c
+        .request(
+            8,
+            "prompts/get",
+            json!({"name": "summarise", "arguments": {"id": 7}}),
+        )
+        .await;
+    assert_eq!(error_code(&not_strings), -32602);
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn resources_read_text_blobs_templates_and_refuse_unknown_uris_in_both_eras() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    let list = c.request(1, "resources/list", json!({})).await;
+    assert_eq!(list["result"]["resources"][0]["uri"], "notes://index");
+    let templates = c.request(2, "resources/templates/list", json!({})).await;
+    assert_eq!(
+        templates["result"]["resourceTemplates"],
+        json!([{"uriTemplate": "notes://{id}/{+rest}", "name": "note", "description": "One note, by number", "mimeType": "text/markdown"}])
+    );
+    let text = c
+        .request(3, "resources/read", json!({"uri": "notes://index"}))
+        .await;
+    assert_eq!(
+        text["result"]["contents"],
+        json!([{"uri": "notes://index", "mimeType": "text/plain", "text": "1\n2"}])
+    );
+    let blob = c
+        .request(4, "resources/read", json!({"uri": "notes://logo"}))
+        .await;
+    assert_eq!(blob["result"]["contents"][0]["blob"], "aGk=");
+    let note = c
+        .request(5, "resources/read", json!({"uri": "notes://2/a/b.md"}))
+        .await;
+    assert_eq!(note["result"]["contents"].as_array().unwrap().len(), 2);
+    assert_eq!(note["result"]["contents"][0]["uri"], "notes://2/a/b.md");
+
+    // Unknown URIs: no match, a template variable that does not parse, the handler's not_found.
+    for (id, uri) in [
+        (6, "notes://nothing"),
+        (7, "notes://x/y"),
+        (8, "notes://9/z"),
+        (9, "other://1/2"),
+    ] {
+        let r = c.request(id, "resources/read", json!({"uri": uri})).await;
+        assert_eq!(error_code(&r), -32602, "{uri}: {r}");
+        if id != 7 {
+            assert_eq!(r["error"]["data"]["uri"], uri, "{r}");
+        }
+    }
+    let missing = c.request(10, "resources/read", json!({})).await;
+    assert_eq!(error_code(&missing), -32602);
+
+    // The 2026-07-28 era: the same rule, and the caching fields on lists and reads.
+    let modern = c
+        .request(
+            11,
+            "resources/read",
+            json!({"uri": "notes://index", "_meta": modern_meta()}),
+        )
+        .await;
+    assert_eq!(modern["result"]["resultType"], "complete");
+    assert!(
+        modern["result"]["ttlMs"].is_u64() && modern["result"]["cacheScope"] == "public",
+        "{modern}"
+    );
+    let unknown = c
+        .request(
+            12,
+            "resources/read",
+            json!({"uri": "notes://none", "_meta": modern_meta()}),
+        )
+        .await;
+    assert_eq!(
+        (error_code(&unknown), &unknown["error"]["data"]["uri"]),
+        (-32602, &json!("notes://none"))
+    );
+    for (id, method) in [
+        (13, "prompts/list"),
+        (14, "resources/list"),
+        (15, "resources/templates/list"),
+    ] {
+        let r = c.request(id, method, json!({"_meta": modern_meta()})).await;
+        assert!(
+            r["result"]["ttlMs"].is_u64() && r["result"]["cacheScope"].is_string(),
+            "{method}: {r}"
+        );
+    }
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn completion_suggests_for_prompts_and_templates_and_refuses_what_does_not_exist() {
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    let r = c
+        .request(1, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "summarise"}, "argument": {"name": "style", "value": "l"}}))
+        .await;
+    assert_eq!(
+        r["result"]["completion"],
+        json!({"values": ["long", "lyrical"], "total": 2, "hasMore": false})
+    );
+    let r = c
+        .request(2, "completion/complete", json!({"ref": {"type": "ref/resource", "uri": "notes://{id}/{+rest}"}, "argument": {"name": "id", "value": "1"}}))
+        .await;
+    assert_eq!(r["result"]["completion"]["values"], json!(["1", "12"]));
+    // An argument that exists but that nothing completes: no suggestions.
+    let r = c
+        .request(3, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "summarise"}, "argument": {"name": "id", "value": ""}}))
+        .await;
+    assert_eq!(r["result"]["completion"]["values"], json!([]));
+    for (id, params) in [
+        (
+            4,
+            json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}}),
+        ),
+        (
+            5,
+            json!({"ref": {"type": "ref/prompt", "name": "summarise"}, "argument": {"name": "nope", "value": ""}}),
+        ),
+        (
+            6,
+            json!({"ref": {"type": "ref/resource", "uri": "notes://{id}/{+rest}"}, "argument": {"name": "nope", "value": ""}}),
+        ),
+        (
+            7,
+            json!({"ref": {"type": "ref/other"}, "argument": {"name": "x", "value": ""}}),
+        ),
+        (8, json!({"argument": {"name": "x", "value": ""}})),
+    ] {
+        let r = c.request(id, "completion/complete", params.clone()).await;
+        assert_eq!(error_code(&r), -32602, "{params}: {r}");
+    }
+    c.close().await.unwrap();
+}
+
+/// Everything the server sends within `window`.
+async fn drain(c: &mut Client, window: Duration) -> Vec<Value> {
+    let mut got = Vec::new();
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(window, c.lines.next_line()).await {
+        got.push(serde_json::from_str(&line).unwrap());
+    }
+    got
+}
+
+#[tokio::test]
+async fn resource_updates_reach_exactly_the_subscribers() {
+    let server = server();
+    let handle = server.handle();
+    let mut a = Client::start(server.clone());
+    let mut b = Client::start(server);
+    a.initialize("2025-11-25").await;
+    b.initialize("2025-11-25").await;
+    let unknown = a
+        .request(1, "resources/subscribe", json!({"uri": "notes://none"}))
+        .await;
+    assert_eq!(
+        (error_code(&unknown), &unknown["error"]["data"]["uri"]),
+        (-32602, &json!("notes://none"))
+    );
+    let ok = a
+        .request(2, "resources/subscribe", json!({"uri": "notes://1/x"}))
+        .await;
+    assert_eq!(ok["result"], json!({}));
+    handle.resource_updated("notes://1/x");
+    handle.resource_updated("notes://index");
+    let got_a = drain(&mut a, Duration::from_millis(200)).await;
+    let got_b = drain(&mut b, Duration::from_millis(100)).await;
+    assert_eq!(
+        got_a,
+        vec![
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "notes://1/x"}})
+        ]
+    );
+    assert!(got_b.is_empty(), "{got_b:?}");
+    a.request(3, "resources/unsubscribe", json!({"uri": "notes://1/x"}))
+        .await;
+    handle.resource_updated("notes://1/x");
+    assert!(drain(&mut a, Duration::from_millis(100)).await.is_empty());
+
+    // 2026-07-28: subscriptions/listen resource filters; a URI that does not exist is not agreed.
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    b.send(json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["notes://index", "notes://none"], "promptsListChanged": true},
+        "_meta": meta}}))
+        .await;
+    let ack = b.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true, "resourceSubscriptions": ["notes://index"]})
+    );
+    handle.resource_updated("notes://index");
+    handle.resource_updated("notes://1/x");
+    handle
+        .add_prompt(
+            PromptEntry::dynamic("later", "Added later", Vec::new(), |_a, _c| async { "x" })
+                .unwrap(),
+        )
+        .unwrap();
+    // The stream carries the update of the URI it named and the prompt list's
+    // change, tagged with its id; the connection's legacy session (b also
+    // initialized) hears the list change untagged, and no update.
+    let tagged = |m: &Value| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 9;
+    let mut got = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while got.len() < 3 && tokio::time::Instant::now() < deadline {
+        got.extend(drain(&mut b, Duration::from_millis(100)).await);
+    }
+    got.extend(drain(&mut b, Duration::from_millis(100)).await);
+    let updates: Vec<&Value> = got
+        .iter()
+        .filter(|m| m["method"] == "notifications/resources/updated")
+        .collect();
+    assert_eq!(updates.len(), 1, "{got:?}");
+    assert_eq!(updates[0]["params"]["uri"], "notes://index");
+    assert!(tagged(updates[0]), "{got:?}");
+    let changes: Vec<&Value> = got
+        .iter()
+        .filter(|m| m["method"] == "notifications/prompts/list_changed")
+        .collect();
+    assert_eq!(changes.len(), 2, "{got:?}");
+    assert_eq!(changes.iter().filter(|m| tagged(m)).count(), 1, "{got:?}");
+    let _ = a.close().await;
+    let _ = b.close().await;
+}
+
+#[tokio::test]
+async fn prompts_and_resources_change_at_run_time_with_their_toolbox() {
+    let server = server();
+    let handle = server.handle();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    assert_eq!(handle.prompt_names(), ["greet", "summarise"]);
+    // Two prompts, two resources, one template.
+    assert_eq!(handle.disable_toolbox("Notes"), 5);
+    let msgs = drain(&mut c, Duration::from_millis(200)).await;
+    let methods: Vec<&str> = msgs.iter().filter_map(|m| m["method"].as_str()).collect();
+    assert!(
+        methods.contains(&"notifications/prompts/list_changed"),
+        "{methods:?}"
+    );
+    assert!(
+        methods.contains(&"notifications/resources/list_changed"),
+        "{methods:?}"
+    );
+    assert_eq!(
+        c.request(1, "prompts/list", json!({})).await["result"]["prompts"],
+        json!([])
+    );
+    let gone = c.request(2, "prompts/get", json!({"name": "greet"})).await;
+    assert_eq!(error_code(&gone), -32602);
+    let gone = c
+        .request(3, "resources/read", json!({"uri": "notes://index"}))
+        .await;
+    assert_eq!(error_code(&gone), -32602);
+    handle.enable_toolbox("Notes");
+    assert!(handle.disable_prompt("greet"));
+    assert_eq!(handle.prompt_names(), ["summarise"]);
+    assert!(handle.remove_resource("notes://logo"));
+    assert_eq!(handle.resource_uris(), ["notes://index"]);
+    c.close().await.unwrap();
+}
