@@ -24,7 +24,7 @@ use crate::shared::{lock, Closed};
 use mcp_wire::param_headers as headers;
 
 /// Guards against a server whose cursors never end.
-const MAX_PAGES: usize = 100_000;
+pub(crate) const MAX_PAGES: usize = 100_000;
 
 pub(crate) struct Inner {
     pub(crate) conn: Conn,
@@ -58,7 +58,7 @@ impl std::fmt::Debug for Client {
     }
 }
 
-fn malformed(what: &str, e: &dyn std::fmt::Display) -> CallError {
+pub(crate) fn malformed(what: &str, e: &dyn std::fmt::Display) -> CallError {
     CallError::Protocol(ErrorObject::internal(format!(
         "the server sent a malformed {what} result: {e}"
     )))

@@ -180,6 +180,7 @@ mod handler;
 mod link;
 mod notifications;
 mod options;
+mod prompts;
 mod session;
 mod shared;
 mod tools;

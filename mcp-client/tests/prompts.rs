@@ -1,0 +1,183 @@
+//! Prompts, resources, templates, completion, subscriptions and the
+//! server's questions (sampling), from our client against our server in the
+//! same process, in both eras.
+
+mod support;
+
+use std::time::Duration;
+
+use mcp_client::types::completion::CompletionRef;
+use mcp_client::types::modern::SubscriptionFilter;
+use mcp_client::{Client, Era, Error};
+use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use mcp_server::{tool, Context, Server, ToolError};
+use serde_json::{json, Value};
+use support::in_process;
+
+#[derive(Debug)]
+pub struct Library;
+
+#[tool(description = "Prompts, resources and a question for the model")]
+impl Library {
+    #[prompt]
+    #[describe("Greets someone")]
+    #[param(name, "Who")]
+    pub fn greet(&self, name: String) -> String {
+        format!("Say hello to {name}")
+    }
+
+    #[complete(greet, name)]
+    pub fn names(&self, typed: &str) -> Vec<&'static str> {
+        ["Ada", "Alan", "Grace"]
+            .into_iter()
+            .filter(|n| n.starts_with(typed))
+            .collect()
+    }
+
+    #[resource(uri = "lib://readme", mime_type = "text/plain")]
+    #[describe("The readme")]
+    pub fn readme(&self) -> &'static str {
+        "read me"
+    }
+
+    #[resource(template = "lib://books/{id}", mime_type = "text/plain")]
+    #[describe("A book")]
+    pub fn book(&self, id: u32) -> String {
+        format!("book {id}")
+    }
+
+    #[describe("Asks the client's model")]
+    pub async fn ask(
+        &self,
+        #[param("The question")] q: String,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
+        let answer = ctx
+            .ask("question")
+            .sample(CreateMessageParams::new(
+                vec![SamplingMessage::user_text(q)],
+                10,
+            ))
+            .await?;
+        Ok(format!(
+            "model says {}",
+            answer.content.text().unwrap_or_default()
+        ))
+    }
+}
+
+async fn connect(era: Era) -> Client {
+    let server = Server::builder("library", "1.0").toolbox(Library).build();
+    let builder = Client::builder().protocol(era).sampling_handler(|params: Value| async move {
+        let question = params["messages"][0]["content"]["text"].as_str().unwrap_or_default().to_owned();
+        Ok(json!({"role": "assistant", "content": {"type": "text", "text": format!("42 ({question})")}, "model": "test"}))
+    });
+    in_process(server, builder).await.0
+}
+
+#[tokio::test]
+async fn prompts_resources_completion_and_questions_work_in_each_era() {
+    for era in [Era::Legacy, Era::Modern] {
+        let client = connect(era).await;
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts.len(), 1, "{era:?}");
+        assert_eq!(
+            prompts[0].arguments.as_ref().unwrap()[0].required,
+            Some(true)
+        );
+        let got = client.get_prompt("greet", [("name", "Ada")]).await.unwrap();
+        assert_eq!(got.messages[0].content.as_text(), Some("Say hello to Ada"));
+        let missing = client
+            .get_prompt("greet", Vec::<(String, String)>::new())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&missing, Error::Protocol(e) if e.code == -32602),
+            "{missing:?}"
+        );
+
+        assert_eq!(
+            client.list_resources().await.unwrap()[0].uri,
+            "lib://readme"
+        );
+        assert_eq!(
+            client.list_resource_templates().await.unwrap()[0].uri_template,
+            "lib://books/{id}"
+        );
+        let read = client.read_resource("lib://books/7").await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&read.contents[0]).unwrap()["text"],
+            "book 7"
+        );
+        let unknown = client.read_resource("lib://nothing").await.unwrap_err();
+        assert!(
+            matches!(&unknown, Error::Protocol(e) if e.code == -32602 && e.data.as_ref().unwrap()["uri"] == "lib://nothing"),
+            "{unknown:?}"
+        );
+
+        let names = client
+            .complete(
+                CompletionRef::Prompt {
+                    name: "greet".into(),
+                    title: None,
+                },
+                "name",
+                "A",
+                Vec::<(String, String)>::new(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(names.values, ["Ada", "Alan"]);
+
+        // The server's question reaches the sampling handler: a request in the
+        // legacy era, an input round in the modern one.
+        let r = client
+            .call_tool("ask", json!({"q": "meaning?"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            r.content[0].as_text(),
+            Some("model says 42 (meaning?)"),
+            "{era:?}"
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn subscriptions_in_each_era() {
+    let server = Server::builder("library", "1.0").toolbox(Library).build();
+    let handle = server.handle();
+    let (client, _, _) = in_process(server.clone(), Client::builder().protocol(Era::Legacy)).await;
+    let mut notes = client.notifications();
+    client.subscribe_resource("lib://readme").await.unwrap();
+    assert!(client.subscribe_resource("lib://nothing").await.is_err());
+    handle.resource_updated("lib://readme");
+    let got = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.method, "notifications/resources/updated");
+    client.unsubscribe_resource("lib://readme").await.unwrap();
+    client.close().await;
+
+    let (client, _, _) = in_process(server, Client::builder().protocol(Era::Modern)).await;
+    assert!(
+        client.subscribe_resource("lib://readme").await.is_err(),
+        "modern clients listen instead"
+    );
+    let mut sub = client
+        .listen(SubscriptionFilter {
+            resource_subscriptions: Some(vec!["lib://readme".into()]),
+            ..SubscriptionFilter::default()
+        })
+        .await
+        .unwrap();
+    handle.resource_updated("lib://readme");
+    let got = tokio::time::timeout(Duration::from_secs(5), sub.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.method, "notifications/resources/updated");
+    client.close().await;
+}
