@@ -52,6 +52,9 @@ tests/interop/run_stdio.sh target/debug/calculator
 step "interop over HTTP: Python mcp client (Streamable HTTP legacy/auto/2026-07-28, HTTP+SSE) and MCP Inspector CLI (http legacy/modern, sse)"
 tests/interop/run_http.sh target/debug/calculator
 
+step "interop, prompts and resources: Python mcp client (legacy, 2026-07-28; stdio, HTTP: prompts, text/binary/template resources, completion, elicitation, sampling) and MCP Inspector CLI (legacy, modern; stdio, HTTP)"
+tests/interop/run_notes.sh target/debug/notes
+
 step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
 tests/conformance/run.sh target/debug/conformance_server
 
