@@ -74,7 +74,7 @@ impl Client {
     /// Renders prompt `name` with `arguments` (strings, by name).
     ///
     /// ```no_run
-    /// # async fn demo(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// # async fn _demo(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
     /// let prompt = client.get_prompt("summarise", [("id", "7")]).await?;
     /// for message in &prompt.messages {
     ///     println!("{:?}: {:?}", message.role, message.content.as_text());
@@ -140,7 +140,7 @@ impl Client {
     /// what was typed (`value`) and the other arguments already filled in.
     ///
     /// ```no_run
-    /// # async fn demo(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// # async fn _demo(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
     /// use mcp_client::types::completion::CompletionRef;
     ///
     /// let prompt = CompletionRef::Prompt { name: "summarise".into(), title: None };

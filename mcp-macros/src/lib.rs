@@ -236,6 +236,61 @@ use proc_macro::TokenStream;
 ///   generic client (`RegisterClient<T, C>`). A tool method may not be
 ///   named `new` or `caller` while the client exists.
 ///
+/// # Prompts, resources and completion in a toolbox
+///
+/// Other methods of the block become other things when marked:
+///
+/// - `#[prompt]` (or `#[prompt(name = "...", title = "...")]`): a prompt, with
+///   the vocabulary of tools (`#[describe]` required, every argument
+///   described, `Option` and `default` optional, `Context` injected).
+///   Arguments are strings on the wire, parsed with `FromStr`; a type that
+///   cannot parse from a string is a compile error on the type. It returns a
+///   `String`, `PromptMessage`s, a `GetPromptResult`, or a `Result<_,
+///   RequestError>` of one of these.
+/// - `#[resource(uri = "...")]`: a static resource; `#[resource(template =
+///   "...")]`: an RFC 6570 template whose variables bind the parameters of the
+///   same names (checked at compile time: a variable without a parameter, a
+///   parameter without a variable, an invalid template). Also `mime_type`,
+///   `name`, `title`. It returns text, bytes (`Vec<u8>`), `ResourceContents`,
+///   or a `Result` of these.
+/// - `#[complete(target, argument)]`: suggests values for an argument of the
+///   prompt (or a variable of the template) defined by method `target`; it may
+///   be private and takes `&str`/`String` (what was typed), `&Completing`,
+///   `Context`.
+///
+/// ```
+/// use mcp_server::{tool, RequestError};
+///
+/// pub struct Books;
+///
+/// #[tool(description = "A small library")]
+/// impl Books {
+///     #[prompt]
+///     #[describe("Ask for a book recommendation")]
+///     #[param(genre, "The genre")]
+///     pub fn recommend(&self, genre: String) -> String {
+///         format!("Recommend a {genre} book.")
+///     }
+///
+///     #[complete(recommend, genre)]
+///     fn genres(&self, typed: &str) -> Vec<&'static str> {
+///         ["crime", "poetry"].into_iter().filter(|g| g.starts_with(typed)).collect()
+///     }
+///
+///     #[resource(template = "books://{isbn}", mime_type = "text/plain")]
+///     #[describe("One book, by ISBN")]
+///     pub fn book(&self, isbn: u64) -> Result<String, RequestError> {
+///         if isbn == 0 {
+///             return Err(RequestError::not_found());
+///         }
+///         Ok(format!("book {isbn}"))
+///     }
+/// }
+///
+/// let server = mcp_server::Server::builder("books", "1.0").toolbox(Books).build();
+/// assert_eq!(server.handle().prompt_names(), ["recommend"]);
+/// ```
+///
 /// # On a trait: the tools of a server written elsewhere
 ///
 /// A trait with the same vocabulary declares a foreign server's tools; the
@@ -359,4 +414,26 @@ pub fn describe(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn param(args: TokenStream, input: TokenStream) -> TokenStream {
     standalone::param(args.into(), input.into()).into()
+}
+
+/// Makes a method of a `#[tool]` impl block a prompt (see [`macro@tool`]);
+/// anywhere else it is a compile error that names the fix.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    standalone::kind_outside("prompt", args.into(), input.into()).into()
+}
+
+/// Makes a method of a `#[tool]` impl block a resource or a resource
+/// template (see [`macro@tool`]); anywhere else it is a compile error.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    standalone::kind_outside("resource", args.into(), input.into()).into()
+}
+
+/// Makes a method of a `#[tool]` impl block the completion function of a
+/// prompt's argument or a template's variable (see [`macro@tool`]);
+/// anywhere else it is a compile error.
+#[proc_macro_attribute]
+pub fn complete(args: TokenStream, input: TokenStream) -> TokenStream {
+    standalone::kind_outside("complete", args.into(), input.into()).into()
 }

@@ -91,3 +91,13 @@ fn attrs_mut(item: &mut Item) -> Option<&mut Vec<Attribute>> {
         _ => None,
     }
 }
+
+/// `#[prompt]`, `#[resource]` or `#[complete]` met on their own: the item is
+/// given back with an error at the attribute.
+pub(crate) fn kind_outside(name: &str, _args: TokenStream, input: TokenStream) -> TokenStream {
+    let message = format!(
+        "`#[{name}]` only works on a method of a `#[tool(description = \"...\")]` impl block: put the method in such a block"
+    );
+    let err = syn::Error::new(Span::call_site(), message).into_compile_error();
+    quote!(#input #err)
+}

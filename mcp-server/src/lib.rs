@@ -55,10 +55,16 @@
 //!
 //! - [`tool`], `describe`, `param`: the macros (see [`tool`] for every attribute).
 //! - [`Server`], [`ServerBuilder`]: configuration and transports.
-//! - [`Context`]: progress, log messages and cancellation inside a tool.
+//! - [`Context`]: progress, log messages and cancellation inside a tool, and
+//!   asking the client ([`Context::sample`], [`Context::elicit`],
+//!   [`Context::roots`]) in both eras.
+//! - `prompt`, `resource`, `complete` (in a [`tool`] block), [`PromptEntry`],
+//!   [`ResourceEntry`], [`TemplateEntry`]: prompts, resources, resource
+//!   templates and argument completion.
 //! - [`Json`], [`ToolError`], [`IntoToolResult`]: what tools return.
 //! - [`types`]: the wire types (`mcp-types`).
-//! - [`ServerHandle`]: tools added, removed, enabled and disabled at run time.
+//! - [`ServerHandle`]: tools, prompts and resources added, removed, enabled
+//!   and disabled at run time; resource updates to subscribers.
 //! - [`policy`]: visibility per caller, middleware, audit log, rate limits.
 //! - `http` (feature `http`): [`HttpConfig`](http::HttpConfig) and the
 //!   `tower::Service` that mounts the server in an existing router.
@@ -136,7 +142,7 @@ pub use resource::{IntoReadResult, Reading, ResourceEntry, ResourceSpec, Templat
 pub use text_args::{FromArgument, StringArgs};
 pub use tool::{BoxFuture, IntoToolResult, Items, Json, ToolBox, ToolEntry, ToolSpec};
 
-pub use mcp_macros::{describe, param, tool};
+pub use mcp_macros::{complete, describe, param, prompt, resource, tool};
 
 /// The wire types (`mcp-types`), re-exported.
 pub use mcp_types as types;
