@@ -525,4 +525,16 @@ impl ToolCaller for Client {
     fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>> {
         Box::pin(self.list_tools())
     }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: std::collections::BTreeMap<String, String>,
+    ) -> BoxFuture<'a, Result<mcp_types::GetPromptResult, CallError>> {
+        Box::pin(Client::get_prompt(self, name, arguments))
+    }
+
+    fn list_all_prompts(&self) -> BoxFuture<'_, Result<Vec<mcp_types::Prompt>, CallError>> {
+        Box::pin(self.list_prompts())
+    }
 }

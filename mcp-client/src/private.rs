@@ -13,9 +13,61 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 pub use mcp_types::call::{
-    BoxFuture, CallArguments, CallError, EncodeFor, ToolCaller, ToolOutput, Wrapping,
+    BoxFuture, CallArguments, CallError, EncodeFor, PromptArgFor, ToolCaller, ToolOutput, Wrapping,
 };
-pub use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool};
+pub use mcp_types::{CallToolResult, ContentBlock, GetPromptResult, JsonObject, Prompt, Tool};
+
+/// One declared prompt: its wire name and its arguments (name, optional).
+#[derive(Debug)]
+pub struct DeclaredPrompt {
+    name: &'static str,
+    args: Vec<(&'static str, bool)>,
+}
+
+impl DeclaredPrompt {
+    /// A prompt named `name` (on the wire) with these arguments.
+    pub fn new(name: &'static str, args: Vec<(&'static str, bool)>) -> Self {
+        DeclaredPrompt { name, args }
+    }
+}
+
+/// The differences between the server's `prompts` and the declared ones: a
+/// prompt it does not offer, an argument it requires that is not declared
+/// (or declared optional), a declared argument it does not take.
+fn check_prompts(prompts: &[Prompt], declared: &[DeclaredPrompt], diffs: &mut Vec<String>) {
+    for decl in declared {
+        let Some(prompt) = prompts.iter().find(|p| p.name == decl.name) else {
+            diffs.push(format!(
+                "prompt `{}` is not offered by the server",
+                decl.name
+            ));
+            continue;
+        };
+        let theirs = prompt.arguments.as_deref().unwrap_or_default();
+        for arg in theirs {
+            let required = arg.required == Some(true);
+            match decl.args.iter().find(|(name, _)| *name == arg.name) {
+                None if required => diffs.push(format!(
+                    "prompt `{}`: the server requires argument `{}`, which is not declared",
+                    decl.name, arg.name
+                )),
+                Some((_, true)) if required => diffs.push(format!(
+                    "prompt `{}`: argument `{}` is declared optional, but the server requires it",
+                    decl.name, arg.name
+                )),
+                _ => {}
+            }
+        }
+        for (name, _) in &decl.args {
+            if !theirs.iter().any(|a| a.name == *name) {
+                diffs.push(format!(
+                    "prompt `{}`: the server takes no argument `{name}`",
+                    decl.name
+                ));
+            }
+        }
+    }
+}
 
 /// One declared tool: its wire name and its arguments.
 #[derive(Debug)]
@@ -64,7 +116,8 @@ pub fn schema_of<T: JsonSchema>() -> Value {
 }
 
 /// Checks that the server's `tools` offer every declared tool and that each
-/// one's `inputSchema` accepts the declared arguments:
+/// one's `inputSchema` accepts the declared arguments (and that its `prompts`
+/// offer every declared prompt, with compatible arguments):
 ///
 /// - every property the server requires is declared, and not as optional;
 /// - every declared non-optional argument is a property of the server's schema;
@@ -75,7 +128,12 @@ pub fn schema_of<T: JsonSchema>() -> Value {
 ///
 /// [`CallError::Incompatible`] listing every difference, each naming the
 /// tool and the argument.
-pub fn check_compatible(tools: &[Tool], declared: &[DeclaredTool]) -> Result<(), CallError> {
+pub fn check_compatible(
+    tools: &[Tool],
+    declared: &[DeclaredTool],
+    prompts: &[Prompt],
+    declared_prompts: &[DeclaredPrompt],
+) -> Result<(), CallError> {
     let mut diffs = Vec::new();
     for decl in declared {
         match tools.iter().find(|t| t.name == decl.name) {
@@ -83,6 +141,7 @@ pub fn check_compatible(tools: &[Tool], declared: &[DeclaredTool]) -> Result<(),
             None => diffs.push(format!("tool `{}` is not offered by the server", decl.name)),
         }
     }
+    check_prompts(prompts, declared_prompts, &mut diffs);
     if diffs.is_empty() {
         Ok(())
     } else {
@@ -257,7 +316,7 @@ mod tests {
                 arg("e", true, schema_of::<bool>()),
             ],
         )];
-        check_compatible(&tools, &declared).unwrap();
+        check_compatible(&tools, &declared, &[], &[]).unwrap();
     }
 
     #[test]
@@ -281,7 +340,8 @@ mod tests {
             ),
             DeclaredTool::new("gone", vec![]),
         ];
-        let Err(CallError::Incompatible(diffs)) = check_compatible(&tools, &declared) else {
+        let Err(CallError::Incompatible(diffs)) = check_compatible(&tools, &declared, &[], &[])
+        else {
             panic!("expected Incompatible");
         };
         assert_eq!(

@@ -129,6 +129,16 @@ async fn prompts_resources_completion_and_questions_work_in_each_era() {
             .unwrap();
         assert_eq!(names.values, ["Ada", "Alan"]);
 
+        // The typed client renders the prompt with its Rust arguments.
+        let typed = LibraryClient::new(&client)
+            .greet("Grace".to_owned())
+            .await
+            .unwrap();
+        assert_eq!(
+            typed.messages[0].content.as_text(),
+            Some("Say hello to Grace")
+        );
+
         // The server's question reaches the sampling handler: a request in the
         // legacy era, an input round in the modern one.
         let r = client
@@ -179,5 +189,51 @@ async fn subscriptions_in_each_era() {
         .unwrap()
         .unwrap();
     assert_eq!(got.method, "notifications/resources/updated");
+    client.close().await;
+}
+
+/// The library as a client declares it, without its code.
+#[mcp_client::tool(description = "The library, declared")]
+trait LibraryDecl {
+    #[prompt]
+    #[describe("Greets someone")]
+    async fn greet(&self, #[param("Who")] name: String) -> mcp_client::types::GetPromptResult;
+
+    #[describe("Asks the client's model")]
+    async fn ask(&self, #[param("The question")] q: String) -> String;
+}
+
+/// A declaration the server does not match: a prompt argument it does not take.
+#[mcp_client::tool(description = "The library, declared wrongly")]
+trait WrongDecl {
+    #[prompt]
+    #[describe("Greets someone")]
+    async fn greet(
+        &self,
+        #[param("Who")] name: String,
+        #[param("How")] tone: Option<String>,
+    ) -> mcp_client::types::GetPromptResult;
+
+    #[prompt]
+    #[describe("Not there")]
+    async fn missing(&self) -> mcp_client::types::GetPromptResult;
+}
+
+#[tokio::test]
+async fn declared_prompts_are_checked_on_connect_and_called_typed() {
+    let client = connect(Era::Modern).await;
+    let declared = LibraryDeclClient::connect(&client).await.unwrap();
+    let got = declared.greet("Alan".to_owned()).await.unwrap();
+    assert_eq!(got.messages[0].content.as_text(), Some("Say hello to Alan"));
+    let Err(Error::Incompatible(diffs)) = WrongDeclClient::connect(&client).await else {
+        panic!("a wrong declaration connected");
+    };
+    assert_eq!(
+        diffs,
+        [
+            "prompt `greet`: the server takes no argument `tone`",
+            "prompt `missing` is not offered by the server"
+        ]
+    );
     client.close().await;
 }

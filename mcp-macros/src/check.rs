@@ -62,7 +62,8 @@ pub(crate) fn check_impl(cx: &Ctxt, model: &ToolImpl) {
     for tool in &model.tools {
         cx.section(tool.section);
         check_tool(cx, tool);
-        if let (Some(client), true) = (&client, tool.is_tool()) {
+        let in_client = tool.is_tool() || matches!(tool.kind, ItemKind::Prompt(_));
+        if let (Some(client), true) = (&client, in_client) {
             check_client_method_name(cx, tool, client, CLIENT_METHODS, true);
         }
         if let ItemKind::Complete(c) = &tool.kind {
@@ -174,7 +175,9 @@ pub(crate) fn check_trait(cx: &Ctxt, model: &ToolTrait) {
         cx.section(tool.section);
         check_tool(cx, tool);
         check_client_method_name(cx, tool, &client, &reserved, false);
-        check_declared_output(cx, &tool.output);
+        if tool.is_tool() {
+            check_declared_output(cx, &tool.output);
+        }
     }
     check_unique_names(cx, &model.tools);
     cx.section(0);

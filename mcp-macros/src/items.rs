@@ -81,7 +81,7 @@ fn string_params(item: &Tool) -> StringParams {
         let required = if info.default.is_some() {
             quote!(false)
         } else {
-            quote!(::mcp_server::__private::ArgKind::required(&#kind))
+            quote_spanned!(span=> ::mcp_server::__private::ArgKind::required(&#kind))
         };
         p.listed.push(quote! {
             ::mcp_server::types::PromptArgument {

@@ -189,7 +189,8 @@ where
 // For the typed client `#[tool]` generates beside a toolbox (`<Type>Client<C>`).
 pub use crate::tool::Json;
 pub use mcp_types::call::{
-    is_wrapped_output, CallArguments, CallError, EncodeFor, ToolCaller, ToolOutput, Wrapping,
+    is_wrapped_output, CallArguments, CallError, EncodeFor, PromptArgFor, ToolCaller, ToolOutput,
+    Wrapping,
 };
 pub use mcp_types::{ContentBlock, JsonObject};
 

@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::{Attribute, ItemTrait, TraitItem, TraitItemFn, Type};
 
 use super::toolbox::is_self;
-use super::{cfgs, Access, DeclaredSig, Tool, ToolTrait};
+use super::{cfgs, Access, DeclaredSig, ItemKind, Tool, ToolTrait};
 use crate::attr::{self, Container, Helper, Position};
 use crate::ctxt::Ctxt;
 use crate::symbol::CFG;
@@ -101,6 +101,7 @@ fn declared_tool(cx: &Ctxt, method: &mut TraitItemFn) -> Tool {
             .then_some(method.sig.fn_token),
         receiver,
     };
+    let kind = super::kind::item_kind(cx, &mut method.attrs);
     let mut tool = Tool::from_syn(
         cx,
         &mut method.attrs,
@@ -109,6 +110,16 @@ fn declared_tool(cx: &Ctxt, method: &mut TraitItemFn) -> Tool {
         Position::Declared,
     );
     tool.declared = Some(declared);
+    match kind {
+        ItemKind::Tool | ItemKind::Prompt(_) | ItemKind::Broken => tool.kind = kind,
+        ItemKind::Resource(_) | ItemKind::Complete(_) => {
+            cx.error_spanned_by(
+                &method.sig.ident,
+                "a #[tool] trait declares a server's tools and prompts; read its resources with `Client::read_resource`",
+            );
+            tool.kind = ItemKind::Broken;
+        }
+    }
     for attr in &method.attrs {
         if !attr.path().is_ident(CFG.0) {
             carry(cx, attr, &mut tool.carried, "client method");

@@ -276,6 +276,78 @@ pub(super) fn method(g: &Gen<'_>, tool: &Tool) -> Option<TokenStream> {
     })
 }
 
+/// One client method for a prompt of the toolbox: its arguments sent as
+/// strings (`Display`, checked where the method is called), the rendered
+/// `GetPromptResult` returned.
+pub(super) fn prompt_method(g: &Gen<'_>, prompt: &Tool) -> TokenStream {
+    let rt = &g.rt;
+    let params = params(prompt);
+    let wire = prompt.name();
+    let ident = &prompt.ident;
+    let mut bounds = Bounds::default();
+    if !g.stub {
+        for p in &params {
+            let caller = g.caller;
+            bounds.add(deferred_bound(
+                &p.sent_ty,
+                quote!(#rt::PromptArgFor<#caller>),
+            ));
+        }
+    }
+    let idents: Vec<&Ident> = params.iter().map(|p| p.ident).collect();
+    let caller = g.caller;
+    let body = if g.stub {
+        quote! {
+            let _ = (#(#idents,)*);
+            ::core::unreachable!()
+        }
+    } else {
+        let inserts = params.iter().map(|p| {
+            let name = &p.wire;
+            let value = p.ident;
+            if p.optional {
+                quote! {
+                    if let ::core::option::Option::Some(__mcp_value) = &#value {
+                        __mcp_args.insert(::std::string::String::from(#name), #rt::PromptArgFor::<#caller>::text(__mcp_value));
+                    }
+                }
+            } else {
+                quote! {
+                    __mcp_args.insert(::std::string::String::from(#name), #rt::PromptArgFor::<#caller>::text(&#value));
+                }
+            }
+        });
+        quote! {
+            let mut __mcp_args = ::std::collections::BTreeMap::new();
+            #(#inserts)*
+            #rt::ToolCaller::get_prompt(&self.caller, #wire, __mcp_args).await
+        }
+    };
+    let where_clause = bounds.where_clause();
+    let description = prompt
+        .description
+        .as_ref()
+        .map(syn::LitStr::value)
+        .unwrap_or_default();
+    let doc = format!("Gets the prompt `{wire}`: {}", description.trim());
+    let cfgs = &prompt.cfgs;
+    let args = params.iter().map(|p| {
+        let ident = p.ident;
+        let ty = &p.client_ty;
+        quote!(#ident: #ty)
+    });
+    quote! {
+        #(#cfgs)*
+        #[doc = #doc]
+        pub async fn #ident(&self, #(#args),*)
+            -> ::core::result::Result<#rt::GetPromptResult, #rt::CallError>
+            #where_clause
+        {
+            #body
+        }
+    }
+}
+
 /// The where clause of a client method, without repeats.
 #[derive(Default)]
 struct Bounds(Vec<TokenStream>);

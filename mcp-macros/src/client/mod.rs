@@ -78,6 +78,7 @@ fn allow_lints() -> TokenStream {
             clippy::type_complexity,
             clippy::future_not_send,
             clippy::missing_errors_doc,
+            non_snake_case,
         )]
     }
 }
@@ -231,12 +232,19 @@ pub(crate) fn toolbox_client(model: &ToolImpl, stub: bool) -> TokenStream {
          `{ident}::new(caller)`.",
         escape_markdown(description.trim())
     );
-    let methods = model
+    let mut methods: Vec<TokenStream> = model
         .tools
         .iter()
         .filter(|t| t.is_tool())
         .filter_map(|t| method(&g, t))
         .collect();
+    methods.extend(
+        model
+            .tools
+            .iter()
+            .filter(|t| matches!(t.kind, crate::ast::ItemKind::Prompt(_)))
+            .map(|t| methods::prompt_method(&g, t)),
+    );
     assemble(
         &g,
         Parts {
@@ -269,12 +277,19 @@ pub(crate) fn declared_client(model: &ToolTrait, stub: bool) -> TokenStream {
     let ident = format_ident!("{}Client", trait_ident, span = trait_ident.span());
     let doc = declared_doc(model, &ident);
     let connect = connect_fn(model, rt, &caller, stub);
-    let methods = model
+    let mut methods: Vec<TokenStream> = model
         .tools
         .iter()
         .filter(|t| t.is_tool())
         .filter_map(|t| method(&g, t))
         .collect();
+    methods.extend(
+        model
+            .tools
+            .iter()
+            .filter(|t| matches!(t.kind, crate::ast::ItemKind::Prompt(_)))
+            .map(|t| methods::prompt_method(&g, t)),
+    );
     assemble(
         &g,
         Parts {
@@ -331,7 +346,7 @@ fn connect_fn(model: &ToolTrait, rt: &TokenStream, caller: &Ident, stub: bool) -
             }
         }
     } else {
-        let declared = model.tools.iter().map(|tool| {
+        let declared = model.tools.iter().filter(|t| t.is_tool()).map(|tool| {
             let wire = tool.name();
             let cfgs = &tool.cfgs;
             let args = params(tool).into_iter().map(|p| {
@@ -346,6 +361,29 @@ fn connect_fn(model: &ToolTrait, rt: &TokenStream, caller: &Ident, stub: bool) -
                 __mcp_declared.push(#rt::DeclaredTool::new(#wire, ::std::vec![#(#args),*]));
             }
         });
+        let prompts: Vec<TokenStream> = model
+            .tools
+            .iter()
+            .filter(|t| matches!(t.kind, crate::ast::ItemKind::Prompt(_)))
+            .map(|prompt| {
+                let wire = prompt.name();
+                let cfgs = &prompt.cfgs;
+                let args = params(prompt).into_iter().map(|p| {
+                    let name = p.wire;
+                    let optional = p.optional;
+                    quote!((#name, #optional))
+                });
+                quote! {
+                    #(#cfgs)*
+                    __mcp_declared_prompts.push(#rt::DeclaredPrompt::new(#wire, ::std::vec![#(#args),*]));
+                }
+            })
+            .collect();
+        let list_prompts = if prompts.is_empty() {
+            quote!(let __mcp_prompts = ::std::vec::Vec::new();)
+        } else {
+            quote!(let __mcp_prompts = #rt::ToolCaller::list_all_prompts(&caller).await?;)
+        };
         quote! {
             /// Connects: lists the server's tools (every page) and checks that it
             /// offers each declared tool, and that each tool's input schema accepts
@@ -360,10 +398,14 @@ fn connect_fn(model: &ToolTrait, rt: &TokenStream, caller: &Ident, stub: bool) -
             /// the tool and the argument; the caller's own errors from listing the tools.
             pub async fn connect(caller: #caller) -> ::core::result::Result<Self, #rt::CallError> {
                 let __mcp_tools = #rt::ToolCaller::list_all_tools(&caller).await?;
+                #list_prompts
                 #[allow(unused_mut)]
                 let mut __mcp_declared = ::std::vec::Vec::new();
                 #(#declared)*
-                #rt::check_compatible(&__mcp_tools, &__mcp_declared)?;
+                #[allow(unused_mut)]
+                let mut __mcp_declared_prompts = ::std::vec::Vec::new();
+                #(#prompts)*
+                #rt::check_compatible(&__mcp_tools, &__mcp_declared, &__mcp_prompts, &__mcp_declared_prompts)?;
                 ::core::result::Result::Ok(Self::new(caller))
             }
         }

@@ -45,6 +45,24 @@ impl<T: Serialize + ?Sized, C> EncodeFor<C> for T {
     }
 }
 
+/// A typed client's prompt argument: sent as its `Display` text. The bound
+/// names the caller `C` so that it is checked where the method is called.
+#[diagnostic::on_unimplemented(
+    message = "a typed client cannot send `{Self}` as a prompt argument: it does not implement `Display`",
+    label = "prompt arguments are strings on the wire",
+    note = "the server parses this argument with `FromStr`; implement `Display` for `{Self}` (its inverse) to call this method"
+)]
+pub trait PromptArgFor<C> {
+    /// The argument's text.
+    fn text(&self) -> String;
+}
+
+impl<T: std::fmt::Display + ?Sized, C> PromptArgFor<C> for T {
+    fn text(&self) -> String {
+        self.to_string()
+    }
+}
+
 /// A value a typed client can decode from a tool's structured result:
 /// anything `DeserializeOwned`.
 ///

@@ -11,12 +11,14 @@
 mod codec;
 mod output;
 
+use std::collections::BTreeMap;
 use std::fmt::{self};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
 use crate::jsonrpc::ErrorObject;
+use crate::prompt::{GetPromptResult, Prompt};
 use crate::tool::{CallToolResult, Tool};
 use crate::JsonObject;
 
@@ -27,6 +29,7 @@ use crate::JsonObject;
 pub use codec::{
     check_result, decode_content, decode_parsed, decode_structured, decode_structured_lenient,
     decode_text, decode_unit, decode_whole, is_wrapped_output, CallArguments, DecodeFor, EncodeFor,
+    PromptArgFor,
 };
 pub use output::{Json, ToolOutput, Wrapping};
 
@@ -47,6 +50,28 @@ pub trait ToolCaller: Send + Sync {
 
     /// Every tool the server offers (all pages).
     fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>>;
+
+    /// Renders prompt `name` with its string `arguments` (`prompts/get`), for
+    /// the prompt methods of typed clients. The default answers that this
+    /// caller cannot (`mcp-client`'s `Client` can).
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: BTreeMap<String, String>,
+    ) -> BoxFuture<'a, Result<GetPromptResult, CallError>> {
+        let _ = arguments;
+        Box::pin(async move {
+            Err(CallError::Protocol(ErrorObject::new(
+                crate::jsonrpc::code::METHOD_NOT_FOUND,
+                format!("prompts/get (prompt `{name}`): this caller only calls tools"),
+            )))
+        })
+    }
+
+    /// Every prompt the server offers (all pages). The default: none.
+    fn list_all_prompts(&self) -> BoxFuture<'_, Result<Vec<Prompt>, CallError>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }
 
 /// Why a call did not produce the value the caller wanted.
@@ -160,6 +185,18 @@ macro_rules! forward_caller {
 
             fn list_all_tools(&self) -> BoxFuture<'_, Result<Vec<Tool>, CallError>> {
                 (**self).list_all_tools()
+            }
+
+            fn get_prompt<'a>(
+                &'a self,
+                name: &'a str,
+                arguments: BTreeMap<String, String>,
+            ) -> BoxFuture<'a, Result<GetPromptResult, CallError>> {
+                (**self).get_prompt(name, arguments)
+            }
+
+            fn list_all_prompts(&self) -> BoxFuture<'_, Result<Vec<Prompt>, CallError>> {
+                (**self).list_all_prompts()
             }
         }
     )*};
