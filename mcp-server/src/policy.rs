@@ -91,6 +91,32 @@ pub struct ToolInfo<'a> {
     pub toolbox: &'a str,
 }
 
+/// Decides whether a caller may see (and so get, read or complete) a prompt,
+/// a resource or a resource template.
+pub type OfferVisibilityHook = dyn Fn(&Caller, &OfferInfo<'_>) -> bool + Send + Sync;
+
+/// What an offer visibility hook knows: the prompt, resource or template,
+/// and its toolbox.
+#[derive(Debug, Clone, Copy)]
+pub struct OfferInfo<'a> {
+    /// The prompt, resource or template.
+    pub offer: Offer<'a>,
+    /// Its toolbox (empty for one added on its own).
+    pub toolbox: &'a str,
+}
+
+/// A prompt, a resource or a resource template.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Offer<'a> {
+    /// A prompt.
+    Prompt(&'a mcp_types::Prompt),
+    /// A static resource.
+    Resource(&'a mcp_types::Resource),
+    /// A resource template.
+    Template(&'a mcp_types::ResourceTemplate),
+}
+
 /// One tool call as middleware sees it: it may read and rewrite everything.
 #[derive(Debug)]
 pub struct ToolCall {

@@ -65,6 +65,15 @@ impl crate::registry::Entry for PromptEntry {
     }
 }
 
+impl crate::registry::Offered for PromptEntry {
+    fn offer(&self) -> crate::policy::OfferInfo<'_> {
+        crate::policy::OfferInfo {
+            offer: crate::policy::Offer::Prompt(&self.def),
+            toolbox: &self.toolbox,
+        }
+    }
+}
+
 impl PromptEntry {
     /// Assembles a prompt from its parts. Used by generated code.
     pub fn new<F>(spec: &PromptSpec, arguments: Vec<PromptArgument>, handler: F) -> PromptEntry

@@ -25,6 +25,12 @@ pub(crate) trait Entry: Clone + Send + Sync + 'static {
     fn def(&self) -> &Arc<Self::Def>;
 }
 
+/// An entry a visibility hook decides on (prompts, resources, templates).
+pub(crate) trait Offered {
+    /// What the hook is shown.
+    fn offer(&self) -> crate::policy::OfferInfo<'_>;
+}
+
 /// An immutable set of entries, sorted by key (so a list is deterministic
 /// and the same for every client). Changes build a new one.
 #[derive(Debug)]

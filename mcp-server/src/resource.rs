@@ -113,6 +113,24 @@ impl crate::registry::Entry for TemplateEntry {
     }
 }
 
+impl crate::registry::Offered for ResourceEntry {
+    fn offer(&self) -> crate::policy::OfferInfo<'_> {
+        crate::policy::OfferInfo {
+            offer: crate::policy::Offer::Resource(&self.def),
+            toolbox: &self.toolbox,
+        }
+    }
+}
+
+impl crate::registry::Offered for TemplateEntry {
+    fn offer(&self) -> crate::policy::OfferInfo<'_> {
+        crate::policy::OfferInfo {
+            offer: crate::policy::Offer::Template(&self.def),
+            toolbox: &self.toolbox,
+        }
+    }
+}
+
 /// Wraps a typed read function into the erased handler: its value becomes
 /// contents of the URI read, with the resource's MIME type.
 fn erase<F, Fut, R>(mime_type: Option<String>, read: F) -> Arc<ReadHandler>

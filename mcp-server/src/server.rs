@@ -96,6 +96,33 @@ impl ServerBuilder {
         self
     }
 
+    /// Decides, per caller, which prompts, resources and resource templates
+    /// it may see (as [`visibility`](Self::visibility) does for tools). A
+    /// hidden one is absent from its lists (then marked `cacheScope:
+    /// private`), and getting, reading or completing it is answered as if it
+    /// did not exist.
+    ///
+    /// ```
+    /// use mcp_server::policy::Offer;
+    /// use mcp_server::Server;
+    ///
+    /// let server = Server::builder("app", "1.0")
+    ///     // Internal resources only for callers on the internal network header.
+    ///     .offer_visibility(|caller, item| match item.offer {
+    ///         Offer::Resource(r) if r.uri.starts_with("internal://") => caller.header("x-internal") == Some("1"),
+    ///         _ => true,
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn offer_visibility(
+        mut self,
+        hook: impl Fn(&Caller, &crate::policy::OfferInfo<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.policy.offer_visibility = Some(std::sync::Arc::new(hook));
+        self
+    }
+
     /// Adds a layer around every tool call. Layers run in the order added,
     /// the first outermost. See [`policy::Middleware`](crate::policy::Middleware).
     pub fn layer(mut self, middleware: impl Middleware) -> Self {

@@ -441,3 +441,101 @@ async fn prompts_and_resources_change_at_run_time_with_their_toolbox() {
     assert_eq!(handle.resource_uris(), ["notes://index"]);
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn offers_hidden_from_a_caller_do_not_exist_for_it() {
+    use mcp_server::policy::Offer;
+    let server = Server::builder("notes", "1.0")
+        .toolbox(Notes)
+        .offer_visibility(|caller, item| {
+            let guest = caller.client().is_some_and(|c| c.name == "guest");
+            !guest
+                || match item.offer {
+                    Offer::Prompt(p) => p.name != "greet",
+                    Offer::Resource(r) => r.uri != "notes://logo",
+                    Offer::Template(_) => false,
+                    _ => true,
+                }
+        })
+        .build();
+    let mut guest = Client::start(server.clone());
+    guest
+        .request(0, "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "guest", "version": "1"}}))
+        .await;
+    guest
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let prompts = guest.request(1, "prompts/list", json!({})).await;
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["summarise"]);
+    assert_eq!(
+        error_code(
+            &guest
+                .request(2, "prompts/get", json!({"name": "greet"}))
+                .await
+        ),
+        -32602
+    );
+    let logo = guest
+        .request(3, "resources/read", json!({"uri": "notes://logo"}))
+        .await;
+    assert_eq!(
+        (error_code(&logo), &logo["error"]["data"]["uri"]),
+        (-32602, &json!("notes://logo"))
+    );
+    assert_eq!(
+        error_code(
+            &guest
+                .request(4, "resources/read", json!({"uri": "notes://1/x"}))
+                .await
+        ),
+        -32602
+    );
+    let templates = guest
+        .request(5, "resources/templates/list", json!({}))
+        .await;
+    assert_eq!(templates["result"]["resourceTemplates"], json!([]));
+    let complete = guest
+        .request(6, "completion/complete", json!({"ref": {"type": "ref/resource", "uri": "notes://{id}/{+rest}"}, "argument": {"name": "id", "value": ""}}))
+        .await;
+    assert_eq!(error_code(&complete), -32602);
+    let complete = guest
+        .request(8, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "x", "value": ""}}))
+        .await;
+    assert!(
+        complete["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown prompt"),
+        "{complete}"
+    );
+    let modern = guest
+        .request(
+            7,
+            "prompts/list",
+            json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "guest", "version": "1"}}}),
+        )
+        .await;
+    assert_eq!(modern["result"]["cacheScope"], "private", "{modern}");
+    assert_eq!(modern["result"]["prompts"].as_array().unwrap().len(), 1);
+
+    // Another caller sees everything.
+    let mut member = Client::start(server);
+    member.initialize("2025-11-25").await;
+    let all = member.request(1, "prompts/list", json!({})).await;
+    assert_eq!(all["result"]["prompts"].as_array().unwrap().len(), 2);
+    let logo = member
+        .request(2, "resources/read", json!({"uri": "notes://logo"}))
+        .await;
+    assert_eq!(logo["result"]["contents"][0]["blob"], "aGk=");
+    let _ = guest.close().await;
+    let _ = member.close().await;
+}

@@ -61,7 +61,8 @@ impl ServerCore {
                 ErrorObject::invalid_params("completion/complete needs `ref` and `argument`"),
             );
         };
-        let handler = match self.completion_handler(&reference, &argument.name) {
+        let caller = self.offer_caller(&req, &era);
+        let handler = match self.completion_handler(&reference, &argument.name, caller.as_ref()) {
             Ok(h) => h,
             Err(e) => return failed(req.id, e),
         };
@@ -112,13 +113,17 @@ impl ServerCore {
         &self,
         reference: &CompletionRef,
         argument: &str,
+        caller: Option<&crate::policy::Caller>,
     ) -> Result<Option<Arc<CompleteHandler>>, ErrorObject> {
         match reference {
             CompletionRef::Prompt { name, .. } => {
                 let prompts = self.catalog.prompts.snapshot();
-                let prompt = prompts.get(name).ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("unknown prompt: {name}"))
-                })?;
+                let prompt = prompts
+                    .get(name)
+                    .filter(|p| self.offered_to(caller, *p))
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!("unknown prompt: {name}"))
+                    })?;
                 let known = prompt
                     .def
                     .arguments
@@ -134,9 +139,12 @@ impl ServerCore {
             }
             CompletionRef::Resource { uri } => {
                 let templates = self.catalog.templates.snapshot();
-                let template = templates.get(uri).ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("unknown resource template: {uri}"))
-                })?;
+                let template = templates
+                    .get(uri)
+                    .filter(|t| self.offered_to(caller, *t))
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!("unknown resource template: {uri}"))
+                    })?;
                 if !template.template.variables().contains(&argument) {
                     return Err(ErrorObject::invalid_params(format!(
                         "resource template `{uri}` has no variable `{argument}`"

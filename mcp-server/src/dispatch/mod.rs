@@ -94,6 +94,8 @@ pub(crate) struct ServerCore {
 #[derive(Default)]
 pub(crate) struct Policy {
     pub(crate) visibility: Option<Arc<VisibilityHook>>,
+    /// Who sees which prompts, resources and templates.
+    pub(crate) offer_visibility: Option<Arc<crate::policy::OfferVisibilityHook>>,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) call_timeout: Option<std::time::Duration>,
     pub(crate) limits: CallLimits,
@@ -101,7 +103,7 @@ pub(crate) struct Policy {
 
 impl Policy {
     pub(crate) fn wants_caller(&self) -> bool {
-        self.visibility.is_some() || !self.middleware.is_empty()
+        self.visibility.is_some() || self.offer_visibility.is_some() || !self.middleware.is_empty()
     }
 }
 

@@ -80,12 +80,11 @@ impl UserParams for GetPromptParamsOpt {
 
 impl ServerCore {
     fn prompts_list(&self, req: &Request<'_>) -> Outcome {
-        let (prompts, next_cursor, era) =
-            match self.list_page(req.session, req.params, &self.catalog.prompts) {
-                Ok(v) => v,
-                Err(e) => return failed(req.id.clone(), e),
-            };
-        let modern = self.modern_fields(&era, true);
+        let (prompts, next_cursor, era) = match self.list_page(req, &self.catalog.prompts) {
+            Ok(v) => v,
+            Err(e) => return failed(req.id.clone(), e),
+        };
+        let modern = self.modern_fields(&era, self.offers_shared());
         let result = ListPromptsResult {
             prompts,
             next_cursor,
@@ -105,7 +104,10 @@ impl ServerCore {
         let Some(name) = p.name else {
             return failed(req.id, ErrorObject::invalid_params("missing prompt `name`"));
         };
-        let Some(entry) = self.catalog.prompts.snapshot().get(&name).cloned() else {
+        let caller = self.offer_caller(&req, &era);
+        let found = self.catalog.prompts.snapshot().get(&name).cloned();
+        // A prompt the caller may not see does not exist for it.
+        let Some(entry) = found.filter(|e| self.offered_to(caller.as_ref(), e)) else {
             return failed(
                 req.id,
                 ErrorObject::invalid_params(format!("unknown prompt: {name}")),

@@ -114,12 +114,11 @@ impl UserParams for UriParamsOpt {
 
 impl ServerCore {
     fn resources_list(&self, req: &Request<'_>) -> Outcome {
-        let (resources, next_cursor, era) =
-            match self.list_page(req.session, req.params, &self.catalog.resources) {
-                Ok(v) => v,
-                Err(e) => return failed(req.id.clone(), e),
-            };
-        let modern = self.modern_fields(&era, true);
+        let (resources, next_cursor, era) = match self.list_page(req, &self.catalog.resources) {
+            Ok(v) => v,
+            Err(e) => return failed(req.id.clone(), e),
+        };
+        let modern = self.modern_fields(&era, self.offers_shared());
         let result = ListResourcesResult {
             resources,
             next_cursor,
@@ -133,11 +132,11 @@ impl ServerCore {
 
     fn templates_list(&self, req: &Request<'_>) -> Outcome {
         let (resource_templates, next_cursor, era) =
-            match self.list_page(req.session, req.params, &self.catalog.templates) {
+            match self.list_page(req, &self.catalog.templates) {
                 Ok(v) => v,
                 Err(e) => return failed(req.id.clone(), e),
             };
-        let modern = self.modern_fields(&era, true);
+        let modern = self.modern_fields(&era, self.offers_shared());
         let result = ListResourceTemplatesResult {
             resource_templates,
             next_cursor,
@@ -160,8 +159,16 @@ impl ServerCore {
                 ErrorObject::invalid_params("missing resource `uri`"),
             );
         };
-        // A static resource first, else the first template (in list order) that matches.
-        let found = match self.catalog.resources.snapshot().get(&uri) {
+        // A static resource first, else the first template (in list order)
+        // that matches; what the caller may not see does not exist for it.
+        let caller = self.offer_caller(&req, &era);
+        let found = match self
+            .catalog
+            .resources
+            .snapshot()
+            .get(&uri)
+            .filter(|r| self.offered_to(caller.as_ref(), *r))
+        {
             Some(r) => Some((Arc::clone(&r.handler), StringArgs::default())),
             None => self
                 .catalog
@@ -169,12 +176,13 @@ impl ServerCore {
                 .snapshot()
                 .entries()
                 .iter()
+                .filter(|t| self.offered_to(caller.as_ref(), *t))
                 .find_map(|t| Some((Arc::clone(&t.handler), t.bind(&uri)?))),
         };
         let Some((handler, variables)) = found else {
             return failed(req.id, resource_not_found(&uri));
         };
-        let modern = self.modern_fields(&era, true);
+        let modern = self.modern_fields(&era, self.offers_shared());
         let reading = Reading {
             uri: uri.clone(),
             variables,
@@ -221,7 +229,21 @@ impl ServerCore {
             return failed(id, ErrorObject::invalid_params("missing resource `uri`"));
         };
         if on {
-            if !self.catalog.has_resource(&uri) {
+            let caller = self.offer_caller(req, &era);
+            let visible = self
+                .catalog
+                .resources
+                .snapshot()
+                .get(&uri)
+                .is_some_and(|r| self.offered_to(caller.as_ref(), r))
+                || self
+                    .catalog
+                    .templates
+                    .snapshot()
+                    .entries()
+                    .iter()
+                    .any(|t| self.offered_to(caller.as_ref(), t) && t.bind(&uri).is_some());
+            if !visible {
                 return failed(id, resource_not_found(&uri));
             }
             lock(&req.session.subscriptions).insert(uri);

@@ -13,7 +13,6 @@ use mcp_types::{
 use mcp_wire::sync::lock;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use super::era::{era_of, Era};
 use super::rounds::{input_needed, rounds_of, Retry};
@@ -21,7 +20,8 @@ use super::session::Session;
 use super::{encode, failed, Outcome, Request, ServerCore};
 use crate::context::{Context, ContextParts};
 use crate::error::RequestError;
-use crate::registry::{Entry, Live};
+use crate::policy::Caller;
+use crate::registry::{Entry, Live, Offered};
 use crate::tool::BoxFuture;
 
 /// One page of a list: its items, the next cursor, the request's era.
@@ -60,18 +60,42 @@ impl ServerCore {
     }
 
     /// One page of `live`'s visible entries for a `*/list` request, and its era.
-    pub(super) fn list_page<E: Entry>(
+    pub(super) fn list_page<E: Entry + Offered>(
         &self,
-        session: &Session,
-        raw: Option<&RawValue>,
+        req: &Request<'_>,
         live: &Live<E>,
     ) -> Result<Page<E::Def>, ErrorObject> {
-        let (p, era) = era_of::<PaginatedParams>(session, raw, |p| modern_meta(p.meta.as_ref()))?;
+        let (p, era) =
+            era_of::<PaginatedParams>(req.session, req.params, |p| modern_meta(p.meta.as_ref()))?;
+        let caller = self.offer_caller(req, &era);
         let (items, next) = live
             .snapshot()
-            .page(p.cursor.as_deref(), self.page_size)
+            .page_filtered(p.cursor.as_deref(), self.page_size, |e| {
+                self.offered_to(caller.as_ref(), e)
+            })
             .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
         Ok((items, next, era))
+    }
+
+    /// Who is asking, when an offer visibility hook wants to know.
+    pub(super) fn offer_caller(&self, req: &Request<'_>, era: &Era) -> Option<Caller> {
+        self.policy
+            .offer_visibility
+            .is_some()
+            .then(|| Self::caller(req.session, era, req.info))
+    }
+
+    /// Whether `caller` may see `entry` (always, without a hook).
+    pub(super) fn offered_to(&self, caller: Option<&Caller>, entry: &impl Offered) -> bool {
+        match (&self.policy.offer_visibility, caller) {
+            (Some(hook), Some(caller)) => hook(caller, &entry.offer()),
+            _ => true,
+        }
+    }
+
+    /// Whether every caller sees the same lists (they may then be shared).
+    pub(super) fn offers_shared(&self) -> bool {
+        self.policy.offer_visibility.is_none()
     }
 
     /// Parses a request's params and builds the context its user code runs
