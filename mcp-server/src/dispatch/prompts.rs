@@ -4,15 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::Response;
 use mcp_types::modern::SubscriptionFilter;
 use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType};
 
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
-use super::serve::UserParams;
-use super::{encode, failed, Capability, Outcome, Request, ServerCore};
+use super::serve::{ListResult, ModernFields, UserParams};
+use super::{failed, Capability, Outcome, Request, ServerCore};
 use crate::text_args::StringArgs;
 
 /// `prompts/list`, `prompts/get`, and the prompt list's changes.
@@ -78,22 +77,24 @@ impl UserParams for GetPromptParamsOpt {
     }
 }
 
-impl ServerCore {
-    fn prompts_list(&self, req: &Request<'_>) -> Outcome {
-        let (prompts, next_cursor, era) = match self.list_page(req, &self.catalog.prompts) {
-            Ok(v) => v,
-            Err(e) => return failed(req.id.clone(), e),
-        };
-        let modern = self.modern_fields(&era, self.offers_shared());
-        let result = ListPromptsResult {
+impl ListResult for ListPromptsResult {
+    type Item = mcp_types::Prompt;
+
+    fn from_page(prompts: Vec<Self::Item>, next_cursor: Option<String>, m: ModernFields) -> Self {
+        ListPromptsResult {
             prompts,
             next_cursor,
-            result_type: modern.result_type,
-            ttl_ms: modern.ttl_ms,
-            cache_scope: modern.cache_scope,
-            meta: modern.meta,
-        };
-        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+            result_type: m.result_type,
+            ttl_ms: m.ttl_ms,
+            cache_scope: m.cache_scope,
+            meta: m.meta,
+        }
+    }
+}
+
+impl ServerCore {
+    fn prompts_list(&self, req: &Request<'_>) -> Outcome {
+        self.list_reply::<_, ListPromptsResult>(req, &self.catalog.prompts)
     }
 
     fn prompts_get(self: &Arc<Self>, req: Request<'_>) -> Outcome {

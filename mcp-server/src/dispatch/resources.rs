@@ -16,7 +16,7 @@ use mcp_wire::sync::lock;
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
-use super::serve::UserParams;
+use super::serve::{ListResult, ModernFields, UserParams};
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::error::resource_not_found;
 use crate::resource::{read, Reading};
@@ -112,40 +112,47 @@ impl UserParams for UriParamsOpt {
     }
 }
 
-impl ServerCore {
-    fn resources_list(&self, req: &Request<'_>) -> Outcome {
-        let (resources, next_cursor, era) = match self.list_page(req, &self.catalog.resources) {
-            Ok(v) => v,
-            Err(e) => return failed(req.id.clone(), e),
-        };
-        let modern = self.modern_fields(&era, self.offers_shared());
-        let result = ListResourcesResult {
+impl ListResult for ListResourcesResult {
+    type Item = mcp_types::Resource;
+
+    fn from_page(resources: Vec<Self::Item>, next_cursor: Option<String>, m: ModernFields) -> Self {
+        ListResourcesResult {
             resources,
             next_cursor,
-            result_type: modern.result_type,
-            ttl_ms: modern.ttl_ms,
-            cache_scope: modern.cache_scope,
-            meta: modern.meta,
-        };
-        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+            result_type: m.result_type,
+            ttl_ms: m.ttl_ms,
+            cache_scope: m.cache_scope,
+            meta: m.meta,
+        }
+    }
+}
+
+impl ListResult for ListResourceTemplatesResult {
+    type Item = mcp_types::ResourceTemplate;
+
+    fn from_page(
+        resource_templates: Vec<Self::Item>,
+        next_cursor: Option<String>,
+        m: ModernFields,
+    ) -> Self {
+        ListResourceTemplatesResult {
+            resource_templates,
+            next_cursor,
+            result_type: m.result_type,
+            ttl_ms: m.ttl_ms,
+            cache_scope: m.cache_scope,
+            meta: m.meta,
+        }
+    }
+}
+
+impl ServerCore {
+    fn resources_list(&self, req: &Request<'_>) -> Outcome {
+        self.list_reply::<_, ListResourcesResult>(req, &self.catalog.resources)
     }
 
     fn templates_list(&self, req: &Request<'_>) -> Outcome {
-        let (resource_templates, next_cursor, era) =
-            match self.list_page(req, &self.catalog.templates) {
-                Ok(v) => v,
-                Err(e) => return failed(req.id.clone(), e),
-            };
-        let modern = self.modern_fields(&era, self.offers_shared());
-        let result = ListResourceTemplatesResult {
-            resource_templates,
-            next_cursor,
-            result_type: modern.result_type,
-            ttl_ms: modern.ttl_ms,
-            cache_scope: modern.cache_scope,
-            meta: modern.meta,
-        };
-        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+        self.list_reply::<_, ListResourceTemplatesResult>(req, &self.catalog.templates)
     }
 
     fn resources_read(self: &Arc<Self>, req: Request<'_>) -> Outcome {

@@ -27,6 +27,15 @@ use crate::tool::BoxFuture;
 /// One page of a list: its items, the next cursor, the request's era.
 pub(super) type Page<D> = (Vec<D>, Option<String>, Era);
 
+/// A `*/list` result, built from one page and the era's fields.
+pub(super) trait ListResult: Serialize {
+    /// What it lists.
+    type Item;
+    /// The result of this page.
+    fn from_page(items: Vec<Self::Item>, next_cursor: Option<String>, modern: ModernFields)
+        -> Self;
+}
+
 /// The 2026-07-28 fields of a result, set when the request was modern.
 pub(super) struct ModernFields {
     pub(super) result_type: Option<ResultType>,
@@ -75,6 +84,23 @@ impl ServerCore {
             })
             .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
         Ok((items, next, era))
+    }
+
+    /// Answers a `*/list` request with one page of `live`'s entries the
+    /// caller may see.
+    pub(super) fn list_reply<E, R>(&self, req: &Request<'_>, live: &Live<E>) -> Outcome
+    where
+        E: Entry + Offered,
+        R: ListResult<Item = E::Def>,
+    {
+        match self.list_page(req, live) {
+            Ok((items, next_cursor, era)) => {
+                let modern = self.modern_fields(&era, self.offers_shared());
+                let result = R::from_page(items, next_cursor, modern);
+                Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
+            }
+            Err(e) => failed(req.id.clone(), e),
+        }
     }
 
     /// Who is asking, when an offer visibility hook wants to know.
