@@ -237,3 +237,84 @@ async fn declared_prompts_are_checked_on_connect_and_called_typed() {
     );
     client.close().await;
 }
+
+#[tokio::test]
+async fn over_http_in_each_era_with_the_bad_inputs() {
+    use mcp_server::http::HttpConfig;
+    use support::HttpServer;
+
+    let http = HttpServer::start(
+        Server::builder("library", "1.0").toolbox(Library).build(),
+        HttpConfig::default(),
+    )
+    .await;
+    for era in [Era::Legacy, Era::Modern] {
+        let client = Client::builder()
+            .protocol(era)
+            .sampling_handler(|_params: Value| async move {
+                Ok(json!({"role": "assistant", "content": {"type": "text", "text": "over HTTP"}, "model": "test"}))
+            })
+            .connect_http(&http.url("/mcp"))
+            .await
+            .unwrap();
+        let got = client.get_prompt("greet", [("name", "Ada")]).await.unwrap();
+        assert_eq!(
+            got.messages[0].content.as_text(),
+            Some("Say hello to Ada"),
+            "{era:?}"
+        );
+        let unknown = client
+            .get_prompt("nope", Vec::<(String, String)>::new())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&unknown, Error::Protocol(e) if e.code == -32602),
+            "{era:?}: {unknown:?}"
+        );
+        let read = client.read_resource("lib://books/3").await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&read.contents[0]).unwrap()["text"],
+            "book 3"
+        );
+        let missing = client.read_resource("lib://books/x").await.unwrap_err();
+        assert!(
+            matches!(&missing, Error::Protocol(e) if e.code == -32602 && e.data.as_ref().unwrap()["uri"] == "lib://books/x"),
+            "{era:?}: {missing:?}"
+        );
+        let names = client
+            .complete(
+                CompletionRef::Prompt {
+                    name: "greet".into(),
+                    title: None,
+                },
+                "name",
+                "G",
+                Vec::<(String, String)>::new(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(names.values, ["Grace"]);
+        // Legacy: a request on the POST's SSE stream; modern: an input round.
+        let r = client.call_tool("ask", json!({"q": "?"})).await.unwrap();
+        assert_eq!(
+            r.content[0].as_text(),
+            Some("model says over HTTP"),
+            "{era:?}"
+        );
+        if era == Era::Modern {
+            let forged = client
+                .request(
+                    "tools/call",
+                    json!({"name": "ask", "arguments": {"q": "?"}, "requestState": "e30.AAAA"}),
+                )
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(&forged, Error::Protocol(e) if e.code == -32602),
+                "{forged:?}"
+            );
+        }
+        client.close().await;
+    }
+    http.stop().await;
+}

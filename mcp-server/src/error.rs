@@ -138,7 +138,16 @@ impl RequestError {
     /// The JSON-RPC error this becomes, for a request about `uri` (if any).
     pub(crate) fn into_object(self, uri: Option<&str>) -> ErrorObject {
         match self.kind {
-            RequestErrorKind::Object(e) => e,
+            // A resource read refused for its parameters (a template variable
+            // that does not parse, say) names the URI like a missing one.
+            RequestErrorKind::Object(mut e) => {
+                if let (Some(uri), None) = (uri, &e.data) {
+                    if e.code == mcp_types::jsonrpc::code::INVALID_PARAMS {
+                        e.data = Some(serde_json::json!({ "uri": uri }));
+                    }
+                }
+                e
+            }
             RequestErrorKind::NotFound => resource_not_found(uri.unwrap_or_default()),
         }
     }
