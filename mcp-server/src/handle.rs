@@ -110,7 +110,10 @@ impl ServerHandle {
 
     /// Adds one prompt. A name already in use (even by a disabled prompt) is an error.
     pub fn add_prompt(&self, prompt: PromptEntry) -> Result<(), Error> {
-        self.catalog.prompts.add(vec![prompt])
+        let completing = (!prompt.completions.is_empty()).then(|| prompt.name().to_owned());
+        self.catalog.prompts.add(vec![prompt])?;
+        self.catalog.check_completions(completing.as_deref());
+        Ok(())
     }
 
     /// Removes a prompt; `false` if there was none by that name.
@@ -166,7 +169,11 @@ impl ServerHandle {
 
     /// Adds one resource template. A URI template already in use is an error.
     pub fn add_resource_template(&self, template: TemplateEntry) -> Result<(), Error> {
-        self.catalog.templates.add(vec![template])
+        let completing =
+            (!template.completions.is_empty()).then(|| template.uri_template().to_owned());
+        self.catalog.templates.add(vec![template])?;
+        self.catalog.check_completions(completing.as_deref());
+        Ok(())
     }
 
     /// Removes a resource template; `false` if there was none with that URI template.

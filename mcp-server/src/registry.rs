@@ -318,6 +318,9 @@ pub(crate) struct Catalog {
     pub(crate) templates: Live<crate::resource::TemplateEntry>,
     /// URIs the server said changed ([`ServerHandle::resource_updated`](crate::ServerHandle::resource_updated)).
     updates: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// Whether the server declared the `completions` capability (fixed at
+    /// build): a completion function added later is served only then.
+    pub(crate) completions_offered: bool,
 }
 
 /// How many resource updates a slow connection may fall behind by before
@@ -332,6 +335,7 @@ impl Catalog {
             resources: Live::new(items.resources)?,
             templates: Live::new(items.templates)?,
             updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
+            completions_offered: false,
         })
     }
 
@@ -358,6 +362,23 @@ impl Catalog {
                 .any(|t| t.bind(uri).is_some())
     }
 
+    /// Warns when an item added at run time brings completion functions
+    /// that clients will never be able to call: the server did not declare
+    /// `completions` when it was built.
+    pub(crate) fn check_completions<'a>(&self, completing: impl IntoIterator<Item = &'a str>) {
+        if self.completions_offered {
+            return;
+        }
+        for key in completing {
+            tracing::warn!(
+                item = key,
+                "a completion function was added at run time, but the server did not declare \
+                 the `completions` capability when it was built: `completion/complete` stays \
+                 unavailable (build it with `ServerBuilder::offer_prompts_and_resources`)"
+            );
+        }
+    }
+
     /// Adds every item, or none if one of their keys is taken.
     pub(crate) fn add(&self, items: crate::tool::Items) -> Result<(), Error> {
         // Checked first, so a refusal adds nothing of any kind.
@@ -365,6 +386,20 @@ impl Catalog {
         self.prompts.check_new(&items.prompts)?;
         self.resources.check_new(&items.resources)?;
         self.templates.check_new(&items.templates)?;
+        self.check_completions(
+            items
+                .prompts
+                .iter()
+                .filter(|p| !p.completions.is_empty())
+                .map(crate::prompt::PromptEntry::name)
+                .chain(
+                    items
+                        .templates
+                        .iter()
+                        .filter(|t| !t.completions.is_empty())
+                        .map(crate::resource::TemplateEntry::uri_template),
+                ),
+        );
         self.tools.add(items.tools)?;
         self.prompts.add(items.prompts)?;
         self.resources.add(items.resources)?;

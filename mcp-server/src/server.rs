@@ -199,10 +199,16 @@ impl ServerBuilder {
         self
     }
 
-    /// Declares the `prompts` and `resources` capabilities even with none
-    /// at start, for servers that add them at run time through
-    /// [`ServerHandle`](crate::ServerHandle) (a server declares them by
-    /// itself when it starts with some).
+    /// Declares the `prompts`, `resources` and `completions` capabilities
+    /// even with none at start, for servers that add prompts, resources and
+    /// templates (and their completion functions) at run time through
+    /// [`ServerHandle`](crate::ServerHandle). A server declares them by
+    /// itself when it starts with some: `completions` when a prompt or a
+    /// template it starts with has a completion function. Capabilities are
+    /// fixed when a client connects, so a server that starts without and
+    /// adds a completion later answers `completion/complete` only if it
+    /// declared them here (otherwise it stays the -32601 of a method it
+    /// does not offer, and adding one logs a warning).
     pub fn offer_prompts_and_resources(mut self) -> Self {
         self.offer_all = true;
         self
@@ -265,13 +271,15 @@ impl ServerBuilder {
         let offers_prompts = self.offer_all || !self.items.prompts.is_empty();
         let offers_resources =
             self.offer_all || !self.items.resources.is_empty() || !self.items.templates.is_empty();
-        let completes = self.items.prompts.iter().any(|p| !p.completions.is_empty())
+        let completes = self.offer_all
+            || self.items.prompts.iter().any(|p| !p.completions.is_empty())
             || self
                 .items
                 .templates
                 .iter()
                 .any(|t| !t.completions.is_empty());
-        let catalog = Catalog::new(self.items)?;
+        let mut catalog = Catalog::new(self.items)?;
+        catalog.completions_offered = completes;
         // Lists can change at run time (`ServerHandle`): clients hear of it.
         let list_changed = || {
             let mut c = JsonObject::new();
