@@ -59,6 +59,16 @@ impl Asking {
         }
     }
 
+    #[describe("Lists the client's roots")]
+    pub async fn roots(&self, ctx: Context) -> Result<String, ToolError> {
+        let roots = ctx.roots().await?;
+        Ok(roots
+            .iter()
+            .map(|r| format!("{} ({})", r.uri, r.name.as_deref().unwrap_or("-")))
+            .collect::<Vec<_>>()
+            .join(", "))
+    }
+
     #[describe("Asks with a form the spec cannot express")]
     pub async fn bad_form(&self, ctx: Context) -> String {
         match ctx.elicit::<Nested>("?").await {
@@ -225,5 +235,151 @@ async fn modern_requests_take_input_rounds_with_a_signed_state_used_once() {
         c.request(id, "tools/call", p).await["error"]["code"],
         -32602
     );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn roots_are_asked_of_a_legacy_client_by_request() {
+    let mut c = Client::start(server());
+    initialize_with(&mut c, json!({"roots": {"listChanged": true}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "roots"}}))
+        .await;
+    let asked = c.recv().await;
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    assert!(asked["id"].is_string() || asked["id"].is_i64(), "{asked}");
+    c.send(
+        json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [
+            {"uri": "file:///home/ada/project", "name": "project"},
+            {"uri": "file:///tmp"}
+        ]}}),
+    )
+    .await;
+    let (done, notes) = c.recv_response(json!(1)).await;
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "file:///home/ada/project (project), file:///tmp (-)",
+        "{done}"
+    );
+    // An answer that is not a roots result: the tool sees an invalid answer.
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "roots"}}))
+        .await;
+    let asked = c.recv().await;
+    c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": "none"}}))
+        .await;
+    let (done, _) = c.recv_response(json!(2)).await;
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    c.close().await.unwrap();
+
+    // A client without the capability is not asked.
+    let mut c = Client::start(server());
+    initialize_with(&mut c, json!({})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "roots"}}))
+        .await;
+    let (done, notes) = c.recv_response(json!(1)).await;
+    assert!(notes.is_empty(), "nothing is asked: {notes:?}");
+    assert_eq!(done["result"]["isError"], true);
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("roots"),
+        "{done}"
+    );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn roots_are_asked_of_a_modern_client_in_an_input_round() {
+    let mut c = Client::start(server());
+    let meta = meta_with(json!({"roots": {}}));
+    let r1 = c
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "roots", "_meta": meta.clone()}),
+        )
+        .await;
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    let requests = r1["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{r1}");
+    let (key, asked) = requests.iter().next().unwrap();
+    assert_eq!(asked["method"], "roots/list", "{r1}");
+    let state = r1["result"]["requestState"].as_str().unwrap().to_owned();
+    let r2 = c
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "roots", "_meta": meta.clone(),
+            "inputResponses": {key.clone(): {"roots": [{"uri": "file:///srv", "name": "srv"}]}},
+            "requestState": state}),
+        )
+        .await;
+    assert_eq!(r2["result"]["resultType"], "complete", "{r2}");
+    assert_eq!(
+        r2["result"]["content"][0]["text"], "file:///srv (srv)",
+        "{r2}"
+    );
+    // Without the capability: no round, the tool hears the client cannot.
+    let r = c
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "roots", "_meta": meta_with(json!({}))}),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(r["result"].get("inputRequests").is_none(), "{r}");
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unexpressible_form_is_refused_before_anything_reaches_a_client_that_could_answer() {
+    // Legacy: the client declares elicitation, and is sent nothing.
+    let mut c = Client::start(server());
+    initialize_with(&mut c, json!({"elicitation": {"form": {}}})).await;
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "bad_form"}}),
+    )
+    .await;
+    let (done, notes) = c.recv_response(json!(1)).await;
+    assert!(notes.is_empty(), "nothing was asked: {notes:?}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("unaskable: field `inner`"), "{text}");
+    // The connection is quiet afterwards: no request follows late.
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(100), c.lines.next_line())
+            .await
+            .is_err(),
+        "a message followed"
+    );
+    // The same client is still asked what can be asked.
+    c.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "two_names"}}),
+    )
+    .await;
+    for _ in 0..2 {
+        let asked = c.recv().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}}))
+            .await;
+    }
+    let (done, _) = c.recv_response(json!(2)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "stopped", "{done}");
+    c.close().await.unwrap();
+
+    // 2026-07-28: no input round, the tool's own answer at once.
+    let mut c = Client::start(server());
+    let r = c
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "bad_form", "_meta": meta_with(json!({"elicitation": {}}))}),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert!(r["result"].get("inputRequests").is_none(), "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("unaskable: field `inner`"), "{text}");
     c.close().await.unwrap();
 }
