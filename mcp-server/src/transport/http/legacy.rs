@@ -22,6 +22,27 @@ use crate::dispatch::Outcome;
 use crate::policy::TransportKind;
 use serde_json::value::RawValue;
 
+/// The outbound of a legacy batch's calls: buffers like a [`RequestSink`]
+/// until the response is chosen, and wakes the batch when a call sends
+/// something, so that it can answer with a stream instead of waiting for
+/// the calls (a question to the client would otherwise never reach it).
+struct BatchOut {
+    sink: Arc<RequestSink>,
+    sent: tokio::sync::Notify,
+}
+
+impl Outbound for BatchOut {
+    fn send(&self, message: Vec<u8>) {
+        self.sink.send(message);
+        self.sent.notify_one();
+    }
+
+    fn close_stream(&self) {
+        self.sink.close_stream();
+        self.sent.notify_one();
+    }
+}
+
 impl Inner {
     /// Checks `MCP-Protocol-Version` on a legacy request: any supported value
     /// is accepted, a missing one means 2025-03-26, anything else is a 400.
@@ -188,18 +209,57 @@ impl Inner {
             Ok(s) => s,
             Err(r) => return *r,
         };
-        let sink: Arc<dyn Outbound> = RequestSink::new();
+        let out = Arc::new(BatchOut {
+            sink: RequestSink::new(),
+            sent: tokio::sync::Notify::new(),
+        });
+        let dyn_out: Arc<dyn Outbound> = Arc::clone(&out) as Arc<dyn Outbound>;
         let info = self.request_info(headers);
-        let batch = match self.core.batch(&http_session.session, &items, &sink, &info) {
+        let batch = match self
+            .core
+            .batch(&http_session.session, &items, &dyn_out, &info)
+        {
             Ok(batch) => batch,
             Err(reply) => return json(StatusCode::BAD_REQUEST, reply),
         };
         if !batch.any_request && batch.is_silent() {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         }
-        match batch.finish().await {
-            Some(body) => json(StatusCode::OK, body),
-            None => respond(base(StatusCode::ACCEPTED), McpBody::empty()),
+        // One JSON array when the calls finish without sending anything;
+        // once one sends something (progress, a log message, a question to
+        // the client, which it must see to answer), an SSE stream that
+        // carries it, then the array.
+        let mut replies = Box::pin(batch.finish());
+        let finished = tokio::select! {
+            biased;
+            body = &mut replies => Some(body),
+            () = out.sent.notified() => None,
+        };
+        match finished {
+            Some(Some(body)) if out.sink.is_quiet() => json(StatusCode::OK, body),
+            Some(None) if out.sink.is_quiet() => {
+                respond(base(StatusCode::ACCEPTED), McpBody::empty())
+            }
+            finished => {
+                let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
+                let rx = stream.attach(None);
+                http_session.prime(&stream);
+                out.sink.stream_into(&stream);
+                // As for a single request: the client's disconnect is not a
+                // cancellation; the calls run on and their events wait for a
+                // resumption.
+                tokio::spawn(async move {
+                    let body = match finished {
+                        Some(body) => body,
+                        None => replies.await,
+                    };
+                    if let Some(body) = body {
+                        stream.push(&body);
+                    }
+                    stream.finish();
+                });
+                respond(sse_builder(), McpBody::stream(rx, None))
+            }
         }
     }
 
