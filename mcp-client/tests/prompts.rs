@@ -238,6 +238,52 @@ async fn declared_prompts_are_checked_on_connect_and_called_typed() {
     client.close().await;
 }
 
+/// A declaration that leaves out an argument the server requires.
+#[mcp_client::tool(description = "The library, an argument left out")]
+trait UndeclaredArgDecl {
+    #[prompt]
+    #[describe("Greets someone")]
+    async fn greet(&self) -> mcp_client::types::GetPromptResult;
+}
+
+/// A declaration that makes an argument the server requires optional.
+#[mcp_client::tool(description = "The library, an argument made optional")]
+trait OptionalArgDecl {
+    #[prompt]
+    #[describe("Greets someone")]
+    async fn greet(
+        &self,
+        #[param("Who")] name: Option<String>,
+    ) -> mcp_client::types::GetPromptResult;
+}
+
+#[tokio::test]
+async fn declared_prompts_that_do_not_send_a_required_argument_are_refused_on_connect() {
+    for era in [Era::Legacy, Era::Modern] {
+        let client = connect(era).await;
+        let Err(Error::Incompatible(diffs)) = UndeclaredArgDeclClient::connect(&client).await
+        else {
+            panic!("{era:?}: a declaration without the required argument connected");
+        };
+        assert_eq!(
+            diffs,
+            ["prompt `greet`: the server requires argument `name`, which is not declared"],
+            "{era:?}"
+        );
+        let Err(Error::Incompatible(diffs)) = OptionalArgDeclClient::connect(&client).await else {
+            panic!("{era:?}: a declaration with the required argument optional connected");
+        };
+        assert_eq!(
+            diffs,
+            ["prompt `greet`: argument `name` is declared optional, but the server requires it"],
+            "{era:?}"
+        );
+        // The matching declaration still connects on the same client.
+        assert!(LibraryDeclClient::connect(&client).await.is_ok(), "{era:?}");
+        client.close().await;
+    }
+}
+
 #[tokio::test]
 async fn over_http_in_each_era_with_the_bad_inputs() {
     use mcp_server::http::HttpConfig;
