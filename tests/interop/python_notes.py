@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -94,9 +94,13 @@ async def run(mode: str, server: list[str] | None, url: str | None) -> Checks:
         c.ok("read a template", note.contents[0].text.startswith("# Ideas"), f"{note.contents}")
         try:
             await client.read_resource("notes://999")
-            c.ok("unknown resource is an error", False, "no error")
-        except Exception as e:  # noqa: BLE001
-            c.ok("unknown resource is an error", True, str(e))
+            c.ok("unknown resource is -32602 naming the URI", False, "no error")
+        except MCPError as e:  # anything else is not an MCP error reply: it fails the run
+            c.ok(
+                "unknown resource is -32602 naming the URI",
+                e.error.code == -32602 and (e.error.data or {}).get("uri") == "notes://999",
+                f"{e.error}",
+            )
 
         # ---------------------------------------------------------- completion
         done = await client.complete(types.PromptReference(type="ref/prompt", name="summarise"), {"name": "style", "value": "b"})
