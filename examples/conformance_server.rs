@@ -546,11 +546,17 @@ impl Fixture {
         tokio::time::sleep(Duration::from_millis(200)).await;
         "Reconnection test completed successfully".into()
     }
+
+    #[describe("Needs the client's sampling capability: refused with -32021 without it")]
+    #[tool(requires_client(sampling))]
+    pub fn test_missing_capability(&self) -> String {
+        "the client declared the sampling capability".into()
+    }
 }
 
-/// Tools declared by hand: one whose input schema uses JSON Schema 2020-12
+/// A tool declared by hand: its input schema uses JSON Schema 2020-12
 /// features the macros do not generate (`$schema`, `$anchor`, `allOf`,
-/// `if`/`then`/`else`), and one that needs a client capability.
+/// `if`/`then`/`else`).
 #[derive(Debug)]
 pub struct SchemaTools;
 
@@ -586,42 +592,23 @@ impl ToolBox for SchemaTools {
             "additionalProperties": false
         }))
         .unwrap_or_default();
-        let missing_capability = ToolEntry::new(
+        vec![ToolEntry::new(
             &ToolSpec {
-                name: "test_missing_capability",
-                description:
-                    "Needs the client's sampling capability: refused with -32021 without it",
-                requires_client: &["sampling"],
+                name: "json_schema_2020_12_tool",
+                description: "Tool with JSON Schema 2020-12 features",
                 ..ToolSpec::default()
             },
-            mcp_server::InputSchemaBuilder::new().build(),
+            schema,
             None,
-            |_args: Args, _ctx: Context| {
-                Box::pin(async {
-                    CallToolResult::text("the client declared the sampling capability")
+            |args: Args, _ctx: Context| {
+                let received = serde_json::Value::Object(args.into_object());
+                Box::pin(async move {
+                    CallToolResult::text(format!(
+                        "JSON Schema 2020-12 tool called with: {received}"
+                    ))
                 })
             },
-        );
-        vec![
-            missing_capability,
-            ToolEntry::new(
-                &ToolSpec {
-                    name: "json_schema_2020_12_tool",
-                    description: "Tool with JSON Schema 2020-12 features",
-                    ..ToolSpec::default()
-                },
-                schema,
-                None,
-                |args: Args, _ctx: Context| {
-                    let received = serde_json::Value::Object(args.into_object());
-                    Box::pin(async move {
-                        CallToolResult::text(format!(
-                            "JSON Schema 2020-12 tool called with: {received}"
-                        ))
-                    })
-                },
-            ),
-        ]
+        )]
     }
 }
 

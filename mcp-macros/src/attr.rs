@@ -12,8 +12,9 @@ use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token, Vi
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    Symbol, CLIENT, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT,
-    IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
+    Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
+    DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY,
+    REQUIRES_CLIENT, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -91,8 +92,19 @@ pub(crate) struct ToolOptions {
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
+    /// `requires_client(sampling, ...)`: the client capabilities without
+    /// which a call is refused (-32021) before the tool runs.
+    pub(crate) requires_client: Option<RequiresClient>,
     /// `description = ...` was given where it does not belong (already reported).
     pub(crate) description_attempted: bool,
+}
+
+/// `requires_client(sampling, roots)` in a tool's own `#[tool(...)]`.
+pub(crate) struct RequiresClient {
+    /// The key, for errors about it as a whole.
+    pub(crate) key: syn::Path,
+    /// The capabilities, valid and each once, in source order.
+    pub(crate) names: Vec<Ident>,
 }
 
 /// Parses the arguments of an attribute written as `key = value, flag, ...`.
@@ -140,6 +152,8 @@ pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream, container: Container) -
             let text = path_text(key);
             let example = if key == &NAME || key == &TITLE {
                 format!("#[tool({text} = \"...\")]")
+            } else if key == &REQUIRES_CLIENT {
+                format!("#[tool({text}(sampling))]")
             } else {
                 format!("#[tool({text})]")
             };
@@ -205,12 +219,26 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut destructive = Attr::none(DESTRUCTIVE);
     let mut idempotent = Attr::none(IDEMPOTENT);
     let mut open_world = Attr::none(OPEN_WORLD);
+    let mut requires_client = Attr::none(REQUIRES_CLIENT);
     let mut description_attempted = false;
     for meta in metas(cx, args) {
         let key = meta.path();
         if key == &NAME {
             if let Some(lit) = string_value(cx, &meta, r#"#[tool(name = "...")]"#) {
                 name.set(cx, key, lit);
+            }
+        } else if key == &REQUIRES_CLIENT && position == Position::Declared {
+            cx.error_spanned_by(
+                key,
+                "`requires_client` has no effect on a declared tool: the server that runs the tool refuses a client without the capability; this client declares its own capabilities when it connects. Remove it (a declared tool's #[tool(...)] takes only `name`)",
+            );
+        } else if key == &REQUIRES_CLIENT {
+            if let Some(names) = requires_client_value(cx, &meta) {
+                let value = RequiresClient {
+                    key: key.clone(),
+                    names,
+                };
+                requires_client.set(cx, key, value);
             }
         } else if position == Position::Declared
             && TOOL_KEYS.iter().any(|k| key == k)
@@ -265,8 +293,72 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         destructive: destructive.get(),
         idempotent: idempotent.get(),
         open_world: open_world.get(),
+        requires_client: requires_client.get(),
         description_attempted,
     }
+}
+
+/// `requires_client(sampling, elicitation, roots)`: client capability names,
+/// each known and listed once.
+fn requires_client_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>> {
+    let valid = CLIENT_CAPABILITIES
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let example = format!(
+        "#[tool(requires_client(sampling))], or several: #[tool(requires_client(elicitation, roots))]; the capabilities are {valid}"
+    );
+    let Meta::List(list) = meta else {
+        cx.error_spanned_by(
+            meta,
+            format!("expected the client capabilities the tool needs: {example}"),
+        );
+        return None;
+    };
+    let parsed = Punctuated::<Ident, Token![,]>::parse_terminated.parse2(list.tokens.clone());
+    let names = match parsed {
+        Ok(names) => names,
+        Err(err) => {
+            cx.syn_error(syn::Error::new(
+                err.span(),
+                format!("expected client capability names: {example}"),
+            ));
+            return None;
+        }
+    };
+    if names.is_empty() {
+        cx.error_spanned_by(
+            meta,
+            format!("`requires_client()` names no capability: list those the tool needs ({valid}), or remove it"),
+        );
+        return None;
+    }
+    let mut out: Vec<Ident> = Vec::new();
+    for name in names {
+        let text = name.to_string();
+        if !CLIENT_CAPABILITIES.contains(&text.as_str()) {
+            let hint = match similar(&text, CLIENT_CAPABILITIES.iter().copied()) {
+                Some(near) => format!(" (did you mean `{near}`?)"),
+                None if matches!(text.as_str(), "experimental" | "extensions" | "tasks") => {
+                    format!(" (`{text}` is not one feature a call can be refused for: read `ctx.client_capabilities()` in the tool instead)")
+                }
+                None => String::new(),
+            };
+            cx.error_spanned_by(
+                &name,
+                format!("unknown client capability `{text}`: a tool can require {valid}{hint}"),
+            );
+        } else if out.contains(&name) {
+            cx.error_spanned_by(
+                &name,
+                format!("duplicate client capability `{text}` in `requires_client`: remove one of the two"),
+            );
+        } else {
+            out.push(name);
+        }
+    }
+    Some(out)
 }
 
 /// A method-level `#[tool(...)]` inside a `#[tool]` impl block or trait.

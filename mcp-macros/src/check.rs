@@ -335,6 +335,12 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
     }
 
     check_name_and_title(cx, tool);
+    if let (Some(requires), false) = (&tool.options.requires_client, tool.is_tool()) {
+        cx.error_spanned_by(
+            &requires.key,
+            format!("`requires_client` refuses a tool call from a client without the capability; a {noun} cannot declare it: remove it, and check `ctx.client_capabilities()` in the {noun} instead"),
+        );
+    }
 
     for param in &tool.generics.params {
         if !matches!(param, GenericParam::Lifetime(_)) {

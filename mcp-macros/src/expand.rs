@@ -203,6 +203,11 @@ fn spec(tool: &Tool) -> TokenStream {
     let destructive = option(tool.options.destructive);
     let idempotent = option(tool.options.idempotent);
     let open_world = option(tool.options.open_world);
+    // `requires_client(sampling, ...)`: the names, checked by the parser.
+    let requires_client = tool.options.requires_client.as_ref().map(|r| {
+        let names = r.names.iter().map(ToString::to_string);
+        quote!(requires_client: &[#(#names),*],)
+    });
     quote! {
         ::mcp_server::__private::ToolSpec {
             name: #name,
@@ -212,6 +217,7 @@ fn spec(tool: &Tool) -> TokenStream {
             destructive: #destructive,
             idempotent: #idempotent,
             open_world: #open_world,
+            #requires_client
             ..::core::default::Default::default()
         }
     }

@@ -97,6 +97,33 @@ use proc_macro::TokenStream;
 ///   `title = "..."` (a display name), and the annotations `read_only`,
 ///   `destructive`, `idempotent`, `open_world` (a bare flag is `true`;
 ///   write `destructive = false` for `false`).
+/// - `#[tool(requires_client(sampling, elicitation, roots))]`: the client
+///   capabilities the tool cannot work without, any of `sampling`,
+///   `elicitation` and `roots`, each once. A call from a client that did not
+///   declare all of them is answered -32021 `MissingRequiredClientCapability`
+///   (`data.requiredCapabilities`: `{"sampling": {}}`, what is missing)
+///   before the tool runs, in both eras (the capabilities of `initialize` in
+///   a legacy session, those of the request's `_meta` in 2026-07-28). A tool
+///   that can do without one checks `ctx.client_capabilities()` instead.
+///   The typed client is unchanged: its method is a plain call.
+///
+///   ```
+///   use mcp_server::{tool, Context, ToolError};
+///   use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+///
+///   pub struct Writer;
+///
+///   #[tool(description = "Writing with the client's model")]
+///   impl Writer {
+///       #[describe("Summarize a text")]
+///       #[tool(requires_client(sampling))]
+///       pub async fn summarize(&self, #[param("The text")] text: String, ctx: Context) -> Result<String, ToolError> {
+///           let ask = SamplingMessage::user_text(format!("Summarize:\n{text}"));
+///           let answer = ctx.sample(CreateMessageParams::new(vec![ask], 200)).await?;
+///           Ok(answer.content.text().unwrap_or_default().to_owned())
+///       }
+///   }
+///   ```
 /// - `sync` or `async`; an `async` tool's future must be `Send`.
 /// - `#[cfg(...)]` on a method applies to the tool: a method compiled out is
 ///   not a tool. Other attributes (doc comments, `#[allow]`, `#[inline]`,
@@ -370,6 +397,9 @@ use proc_macro::TokenStream;
 /// - `#[param(x, ...)]` naming no parameter (the actual ones are listed);
 /// - a tool name outside `[A-Za-z0-9_.-]{1,128}`; two tools with one name;
 /// - an unknown key in `#[tool(...)]` or `#[param(...)]` (with a suggestion);
+/// - in `requires_client(...)`: an unknown capability (the valid ones are
+///   listed), one listed twice, an empty list, or `requires_client` on the
+///   block, on a prompt, resource or completion function;
 /// - a `pub fn` without `&self`/`&mut self`; a generic tool; an argument that
 ///   is not a plain name, a reference, or `impl Trait`; `#[tool]` on a trait
 ///   impl, on a method, or on another item; a `#[tool]` block with no tools;
@@ -386,8 +416,8 @@ use proc_macro::TokenStream;
 /// body, not `async`, without `&self`; a return type that is a reference or
 /// `impl Trait`, or that is no tool result (`ToolOutput`'s error, naming
 /// `Json<T>`), or a `Json<T>` whose `T` lacks `Deserialize` (the trait error,
-/// on the type); an argument type without `Serialize`/`JsonSchema`; annotations or
-/// a title on a declared tool; generics, supertraits, items other than
+/// on the type); an argument type without `Serialize`/`JsonSchema`; annotations,
+/// a title or `requires_client` on a declared tool; generics, supertraits, items other than
 /// methods, attributes that cannot move to the client.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {

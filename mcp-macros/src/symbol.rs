@@ -22,10 +22,18 @@ pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const DEFAULT: Symbol = Symbol("default");
 pub(crate) const CLIENT: Symbol = Symbol("client");
+pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 
 /// The keys of a tool's own `#[tool(...)]` (on a method or a function).
-pub(crate) const TOOL_KEYS: &[Symbol] =
-    &[NAME, TITLE, READ_ONLY, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD];
+pub(crate) const TOOL_KEYS: &[Symbol] = &[
+    NAME,
+    TITLE,
+    READ_ONLY,
+    DESTRUCTIVE,
+    IDEMPOTENT,
+    OPEN_WORLD,
+    REQUIRES_CLIENT,
+];
 /// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).
 pub(crate) const DECLARED_TOOL_KEYS: &[Symbol] = &[NAME];
 /// The keys of `#[tool(...)]` on an impl block.
@@ -34,6 +42,11 @@ pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION, CLIENT];
 pub(crate) const TRAIT_KEYS: &[Symbol] = &[DESCRIPTION];
 /// The keys of `#[param(...)]` after the description.
 pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT];
+
+/// The client capabilities a tool can require with `requires_client(...)`:
+/// the members of `ClientCapabilities` (2025-11-25, 2026-07-28) that a
+/// server uses (`experimental`, `tasks` and `extensions` are not one feature).
+pub(crate) const CLIENT_CAPABILITIES: &[&str] = &["sampling", "elicitation", "roots"];
 
 /// The type whose arguments are injected rather than decoded.
 pub(crate) const CONTEXT: Symbol = Symbol("Context");
