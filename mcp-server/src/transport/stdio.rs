@@ -369,7 +369,10 @@ impl Server {
                     }
                     Err(e) => return Err(Error::Io(e)),
                 },
-                () = tasks.wait(), if !input_open => {}
+                // Only while calls remain: once none do, `wait` is always
+                // ready, and polling it would spin this loop without ever
+                // yielding to the reactor that reports the output writable.
+                () = tasks.wait(), if !input_open && !tasks.is_empty() => {}
                 () = &mut grace, if !input_open && !grace_over => {
                     tracing::warn!("calls still running after the shutdown grace period were cancelled");
                     grace_over = true;
