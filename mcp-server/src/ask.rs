@@ -129,12 +129,47 @@ impl Rounds {
 }
 
 /// What a `requestState` is bound to: the method, its target (a tool's or
-/// prompt's name, a resource's URI) and a digest of its arguments.
+/// prompt's name, a resource's URI) and its arguments.
 #[derive(Debug, Clone)]
 pub(crate) struct Binding {
     pub(crate) method: &'static str,
     pub(crate) target: String,
-    pub(crate) args: String,
+    pub(crate) args: BoundArgs,
+}
+
+/// The arguments a `requestState` is bound to: their digest, or the raw
+/// params they are read from when a state is first signed (most requests
+/// never ask for input, so most never pay for the digest).
+#[derive(Debug, Clone)]
+pub(crate) enum BoundArgs {
+    /// The digest, already computed.
+    Digest(String),
+    /// The request's raw params, whose `arguments` are digested on demand.
+    Params(Option<Box<str>>),
+}
+
+impl BoundArgs {
+    /// The digest of the arguments (see [`crate::request_state::digest`]).
+    pub(crate) fn digest(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            BoundArgs::Digest(d) => std::borrow::Cow::Borrowed(d),
+            BoundArgs::Params(raw) => {
+                std::borrow::Cow::Owned(crate::request_state::digest(&arguments_of(raw.as_deref())))
+            }
+        }
+    }
+}
+
+/// The `arguments` member of raw params (`null` when absent or unreadable;
+/// such params never reach a tool, so they are never signed).
+pub(crate) fn arguments_of(raw: Option<&str>) -> Value {
+    #[derive(serde::Deserialize)]
+    struct Arguments {
+        #[serde(default)]
+        arguments: Value,
+    }
+    raw.and_then(|raw| serde_json::from_str::<Arguments>(raw).ok())
+        .map_or(Value::Null, |a| a.arguments)
 }
 
 /// How a context reaches its client for input.

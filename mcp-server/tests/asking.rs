@@ -383,3 +383,67 @@ async fn an_unexpressible_form_is_refused_before_anything_reaches_a_client_that_
     assert!(text.starts_with("unaskable: field `inner`"), "{text}");
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_request_state_is_bound_to_the_arguments_of_its_call() {
+    let mut c = Client::start(server());
+    let meta = meta_with(json!({"sampling": {}}));
+    let ask = |id: i64, arguments: &str, extra: Value| {
+        let mut params = json!({"name": "ask_model", "_meta": meta.clone()});
+        params["arguments"] = serde_json::from_str(arguments).unwrap();
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        (id, params)
+    };
+    let answer =
+        json!({"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "m"});
+    let state_of = |r: &Value| {
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        let key = r["result"]["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        (
+            key,
+            r["result"]["requestState"].as_str().unwrap().to_owned(),
+        )
+    };
+
+    // Retried with other arguments: refused, the tool never sees the answer.
+    let (id, p) = ask(1, r#"{"q": "first?"}"#, json!({}));
+    let (key, state) = state_of(&c.request(id, "tools/call", p).await);
+    let (id, p) = ask(
+        2,
+        r#"{"q": "second?"}"#,
+        json!({"inputResponses": {key.clone(): answer.clone()}, "requestState": state}),
+    );
+    let other = c.request(id, "tools/call", p).await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+    assert!(
+        other["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another request"),
+        "{other}"
+    );
+
+    // Retried with the same arguments (their members in another order, with
+    // other spacing): resumed.
+    let (id, p) = ask(3, r#"{"q": "third?", "x": [1, 2]}"#, json!({}));
+    let (key, state) = state_of(&c.request(id, "tools/call", p).await);
+    let (id, p) = ask(
+        4,
+        r#"{ "x":[1,2],"q":"third?" }"#,
+        json!({"inputResponses": {key: answer}, "requestState": state}),
+    );
+    let resumed = c.request(id, "tools/call", p).await;
+    assert_eq!(
+        resumed["result"]["content"][0]["text"], "model: 42",
+        "{resumed}"
+    );
+    c.close().await.unwrap();
+}

@@ -9,14 +9,24 @@ use std::sync::Arc;
 use mcp_types::jsonrpc::Response;
 use mcp_types::modern::InputRequiredResult;
 use mcp_types::{ErrorObject, RequestId, ResultType};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::era::Era;
 use super::session::Session;
 use super::{encode, ServerCore};
-use crate::ask::{Asker, Binding, Rounds};
+use crate::ask::{arguments_of, Asker, Binding, BoundArgs, Rounds};
 use crate::context::Outbound;
 use crate::request_state::digest;
+
+/// The arguments a request's input rounds are bound to.
+pub(super) enum Bound<'a> {
+    /// Already read.
+    Value(&'a Value),
+    /// The request's raw params (`tools/call`): their `arguments` are read
+    /// only if a state is checked or signed.
+    Params(Option<&'a RawValue>),
+}
 
 /// What a request brought for its input rounds.
 pub(super) struct Retry<'a> {
@@ -34,7 +44,7 @@ impl ServerCore {
         session: &Arc<Session>,
         era: &Era,
         out: &Arc<dyn Outbound>,
-        bound: Option<(&'static str, &str, &Value)>,
+        bound: Option<(&'static str, &str, Bound<'_>)>,
         retry: &Retry<'_>,
     ) -> Result<Asker, ErrorObject> {
         match (era, bound) {
@@ -44,17 +54,33 @@ impl ServerCore {
             }),
             (Era::Modern(_), None) => Ok(Asker::Nobody),
             (Era::Modern(_), Some((method, target, args))) => {
+                let (args, mut answers) = match retry.request_state {
+                    // A retry: its arguments must be those the state was signed for.
+                    Some(state) => {
+                        let digest = match args {
+                            Bound::Value(v) => digest(v),
+                            Bound::Params(raw) => digest(&arguments_of(raw.map(RawValue::get))),
+                        };
+                        let answers = self
+                            .signer
+                            .accept(state, method, target, &digest)
+                            .map_err(|r| ErrorObject::invalid_params(r.0))?;
+                        (BoundArgs::Digest(digest), answers)
+                    }
+                    None => (
+                        match args {
+                            Bound::Value(v) => BoundArgs::Digest(digest(v)),
+                            Bound::Params(raw) => {
+                                BoundArgs::Params(raw.map(|r| Box::from(r.get())))
+                            }
+                        },
+                        BTreeMap::new(),
+                    ),
+                };
                 let binding = Binding {
                     method,
                     target: target.to_owned(),
-                    args: digest(args),
-                };
-                let mut answers = match retry.request_state {
-                    Some(state) => self
-                        .signer
-                        .accept(state, method, target, &binding.args)
-                        .map_err(|r| ErrorObject::invalid_params(r.0))?,
-                    None => BTreeMap::new(),
+                    args,
                 };
                 let resumed = retry.request_state.is_some();
                 match retry.input_responses {
@@ -86,7 +112,9 @@ impl ServerCore {
     pub(super) fn input_required(&self, id: RequestId, rounds: &Rounds) -> Vec<u8> {
         let (requests, answers) = rounds.take();
         let b = &rounds.binding;
-        let state = self.signer.sign(b.method, &b.target, &b.args, answers);
+        let state = self
+            .signer
+            .sign(b.method, &b.target, &b.args.digest(), answers);
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: Some(requests),

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::era::{era_of, Era};
-use super::rounds::{input_needed, rounds_of, Retry};
+use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Outcome, Request, ServerCore};
 use crate::context::{Context, ContextParts};
@@ -136,7 +136,9 @@ impl ServerCore {
             req.session,
             &era,
             req.out,
-            bound.as_ref().map(|(m, t, a)| (*m, t.as_str(), a)),
+            bound
+                .as_ref()
+                .map(|(m, t, a)| (*m, t.as_str(), Bound::Value(a))),
             &p.retry(),
         )?;
         let (log_level, client_capabilities, progress_token) = match &era {

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::admission::Admission;
 use super::changes::{Feed, ListKind};
 use super::era::{era_of, raw_modern, Era};
-use super::rounds::{input_needed, rounds_of, Retry};
+use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
 use crate::args::Args;
@@ -199,7 +199,6 @@ impl ServerCore {
             Err(busy) => return failed(id, busy),
         };
         let modern = matches!(era, Era::Modern(_));
-        let args = p.arguments.clone().map_or(Value::Null, Value::Object);
         let retry = Retry {
             input_responses: p.input_responses.as_ref(),
             request_state: p.request_state.as_deref(),
@@ -208,7 +207,7 @@ impl ServerCore {
             session,
             &era,
             out,
-            Some((method::TOOLS_CALL, &name, &args)),
+            Some((method::TOOLS_CALL, &name, Bound::Params(raw))),
             &retry,
         ) {
             Ok(a) => a,
