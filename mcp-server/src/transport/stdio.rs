@@ -53,6 +53,12 @@ impl Outbound for LineSink {
 /// not read (backpressure instead of unbounded memory).
 const HIGH_WATER: usize = 1024 * 1024;
 
+/// Write replies out once this much is pending, even while more input is
+/// ready to be served. Measured with `mcp-bench stdio` (64 requests in
+/// flight): 1.5 KiB served best of 0.25–4 KiB (0.44 of the floor's
+/// throughput when written only once the input is drained, 0.60–0.65 here).
+const EARLY_WRITE: usize = 1536;
+
 /// Output waiting to be written, in order: messages from other tasks arrive
 /// through `rx`; replies computed on the connection task are appended after
 /// draining `rx`, so a call's notifications always precede its response.
@@ -329,6 +335,19 @@ impl Server {
             output.drain();
             if !input_open && tasks.is_empty() && output.is_empty() {
                 break;
+            }
+            if output.pending() >= EARLY_WRITE {
+                // Replies start out while the rest of a burst is served: a
+                // client that pipelines reads them and sends more meanwhile,
+                // instead of the two taking turns. A writer that is not
+                // ready now is left to the select below.
+                let ready = futures_util::FutureExt::now_or_never(
+                    writer.write(&output.buf[output.written..]),
+                );
+                if let Some(Ok(n)) = ready {
+                    output.advance(n);
+                    needs_flush = true;
+                }
             }
             tokio::select! {
                 biased;
