@@ -3,6 +3,7 @@
 //! its input ended. Every reply must arrive and the server must exit (it
 //! used to spin at full CPU without writing, waiting on its own shutdown).
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -25,10 +26,11 @@ fn replies_to_a_burst_all_arrive_after_the_input_closes() {
     input.push_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     input.push('\n');
     for id in 1..=CALLS {
-        input.push_str(&format!(
+        writeln!(
+            input,
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}}}}}}"#
-        ));
-        input.push('\n');
+        )
+        .unwrap();
     }
     // Write everything and close before reading a byte: the replies (over
     // the pipe's 64 KiB) wait in the server until the reader starts.
