@@ -9,6 +9,8 @@
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
 //! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
+//! - [`oauth`]: Protected Resource Metadata, authorization server metadata,
+//!   the `WWW-Authenticate` challenge and the well-known URLs;
 //! - [`param_headers`]: the 2026-07-28 `Mcp-Param-*` headers that `x-mcp-header`
 //!   schema annotations ask for;
 //! - [`route`]: what the HTTP layer reads of a request before dispatch
@@ -21,6 +23,7 @@
 
 pub mod header;
 pub mod lines;
+pub mod oauth;
 pub mod param_headers;
 pub mod route;
 #[cfg(feature = "validation")]
