@@ -6,6 +6,8 @@
 //! on byte for byte and that is not the message model itself (that is
 //! `mcp-types`):
 //!
+//! - `http_client` (feature `http-client`, https with `tls`): the hyper client
+//!   both sides build, and JSON and form fetches with limits;
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
 //! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
@@ -22,6 +24,8 @@
 #![warn(missing_docs)]
 
 pub mod header;
+#[cfg(feature = "http-client")]
+pub mod http_client;
 pub mod lines;
 pub mod oauth;
 pub mod param_headers;

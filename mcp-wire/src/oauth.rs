@@ -147,6 +147,72 @@ pub fn authorization_server_metadata_urls(issuer: &str) -> Vec<String> {
     }
 }
 
+/// Percent-encodes everything but RFC 3986's unreserved characters (for
+/// query parameters).
+pub fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for &b in value.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    out
+}
+
+/// Encodes pairs as `application/x-www-form-urlencoded` (also a URL's query).
+pub fn form_encode(pairs: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (i, (name, value)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        out.push_str(&percent_encode(name));
+        out.push('=');
+        out.push_str(&percent_encode(value));
+    }
+    out
+}
+
+/// Decodes `application/x-www-form-urlencoded` (or a URL's query): `+` is a
+/// space, `%XX` a byte; invalid escapes are kept as written.
+pub fn form_decode(text: &str) -> Vec<(String, String)> {
+    fn decode(part: &str) -> String {
+        let bytes = part.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'+' => out.push(b' '),
+                b'%' if i + 2 < bytes.len() => {
+                    let hex = |b: u8| char::from(b).to_digit(16);
+                    match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                        (Some(hi), Some(lo)) => {
+                            out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
+                            i += 2;
+                        }
+                        _ => out.push(b'%'),
+                    }
+                }
+                b => out.push(b),
+            }
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+    text.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((n, v)) => (decode(n), decode(v)),
+            None => (decode(p), String::new()),
+        })
+        .collect()
+}
+
 /// One challenge of a `WWW-Authenticate` header (RFC 7235 §4.1): a scheme
 /// and its parameters, such as
 /// `Bearer resource_metadata="https://...", scope="files:read"`.
@@ -361,7 +427,10 @@ mod tests {
         let c = Challenge::bearer()
             .param("error", "insufficient_scope")
             .param("scope", "files:read files:write")
-            .param("resource_metadata", "https://x.example/.well-known/oauth-protected-resource/mcp")
+            .param(
+                "resource_metadata",
+                "https://x.example/.well-known/oauth-protected-resource/mcp",
+            )
             .param("error_description", "say \"please\" \\ now");
         let header = c.to_header_value();
         assert_eq!(Challenge::parse_all(&header), vec![c]);
@@ -421,6 +490,31 @@ mod tests {
             ]
         );
         assert!(authorization_server_metadata_urls("ftp://x").is_empty());
+        let form = form_encode(&[
+            ("redirect_uri", "http://127.0.0.1:9/cb?a=b"),
+            ("scope", "a b"),
+        ]);
+        assert_eq!(
+            form,
+            "redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb%3Fa%3Db&scope=a%20b"
+        );
+        assert_eq!(
+            form_decode(&form),
+            [
+                (
+                    "redirect_uri".to_string(),
+                    "http://127.0.0.1:9/cb?a=b".to_string()
+                ),
+                ("scope".to_string(), "a b".to_string())
+            ]
+        );
+        assert_eq!(
+            form_decode("a=x+y%2&b=%é"),
+            [
+                ("a".to_string(), "x y%2".to_string()),
+                ("b".to_string(), "%é".to_string())
+            ]
+        );
         assert_eq!(split_url("http://h"), Some(("http://h", "")));
         assert_eq!(split_url("http:///x"), None);
     }
