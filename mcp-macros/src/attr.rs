@@ -14,7 +14,7 @@ use crate::ctxt::Ctxt;
 use crate::symbol::{
     Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
     DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY,
-    REQUIRES_CLIENT, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
+    REQUIRES_CLIENT, SCOPES, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -71,6 +71,8 @@ pub(crate) struct ImplOptions {
     /// The typed client of a toolbox: `client = false` turns it off,
     /// `client = "pub(crate)"` sets its visibility.
     pub(crate) client: ClientOption,
+    /// `scopes("...")`: OAuth scopes every tool of the block needs.
+    pub(crate) scopes: Option<Scopes>,
 }
 
 /// Whether (and how visibly) a toolbox gets a typed client.
@@ -95,8 +97,20 @@ pub(crate) struct ToolOptions {
     /// `requires_client(sampling, ...)`: the client capabilities without
     /// which a call is refused (-32021) before the tool runs.
     pub(crate) requires_client: Option<RequiresClient>,
+    /// `scopes("notes:write")`: the OAuth scopes a caller's token needs
+    /// (with those of the block, when it names some).
+    pub(crate) scopes: Option<Scopes>,
     /// `description = ...` was given where it does not belong (already reported).
     pub(crate) description_attempted: bool,
+}
+
+/// `scopes("a", "b")` on a tool or a toolbox.
+#[derive(Clone)]
+pub(crate) struct Scopes {
+    /// The key, for errors about it as a whole.
+    pub(crate) key: syn::Path,
+    /// The scopes, valid and each once, in source order.
+    pub(crate) values: Vec<LitStr>,
 }
 
 /// `requires_client(sampling, roots)` in a tool's own `#[tool(...)]`.
@@ -134,6 +148,7 @@ fn attr_tokens(cx: &Ctxt, attr: &Attribute, example: &str) -> TokenStream {
 pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream, container: Container) -> ImplOptions {
     let mut description = Attr::none(DESCRIPTION);
     let mut client = Attr::none(CLIENT);
+    let mut scopes = Attr::none(SCOPES);
     let whole = match container {
         Container::Impl => "the toolbox",
         Container::Trait => "the whole declaration",
@@ -148,12 +163,21 @@ pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream, container: Container) -
             if let Some(value) = client_value(cx, &meta) {
                 client.set(cx, key, value);
             }
+        } else if key == &SCOPES && container == Container::Impl {
+            set_scopes(cx, &mut scopes, &meta);
+        } else if key == &SCOPES {
+            cx.error_spanned_by(
+                key,
+                "`scopes` has no effect on a declared server's tools: the server that runs them decides which scopes a token needs, and this client signs in with the scopes the server asks for. Remove it",
+            );
         } else if TOOL_KEYS.iter().any(|k| key == k) {
             let text = path_text(key);
             let example = if key == &NAME || key == &TITLE {
                 format!("#[tool({text} = \"...\")]")
             } else if key == &REQUIRES_CLIENT {
                 format!("#[tool({text}(sampling))]")
+            } else if key == &SCOPES {
+                format!("#[tool({text}(\"notes:write\"))]")
             } else {
                 format!("#[tool({text})]")
             };
@@ -172,6 +196,7 @@ pub(crate) fn impl_options(cx: &Ctxt, args: TokenStream, container: Container) -
     ImplOptions {
         description: description.get(),
         client: client.get().unwrap_or(ClientOption::Default),
+        scopes: scopes.get(),
     }
 }
 
@@ -220,6 +245,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut idempotent = Attr::none(IDEMPOTENT);
     let mut open_world = Attr::none(OPEN_WORLD);
     let mut requires_client = Attr::none(REQUIRES_CLIENT);
+    let mut scopes = Attr::none(SCOPES);
     let mut description_attempted = false;
     for meta in metas(cx, args) {
         let key = meta.path();
@@ -227,11 +253,13 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             if let Some(lit) = string_value(cx, &meta, r#"#[tool(name = "...")]"#) {
                 name.set(cx, key, lit);
             }
-        } else if key == &REQUIRES_CLIENT && position == Position::Declared {
-            cx.error_spanned_by(
-                key,
-                "`requires_client` has no effect on a declared tool: the server that runs the tool refuses a client without the capability; this client declares its own capabilities when it connects. Remove it (a declared tool's #[tool(...)] takes only `name`)",
-            );
+        } else if position == Position::Declared
+            && TOOL_KEYS.iter().any(|k| key == k)
+            && !DECLARED_TOOL_KEYS.iter().any(|k| key == k)
+        {
+            cx.error_spanned_by(key, declared_key_error(key));
+        } else if key == &SCOPES {
+            set_scopes(cx, &mut scopes, &meta);
         } else if key == &REQUIRES_CLIENT {
             if let Some(names) = requires_client_value(cx, &meta) {
                 let value = RequiresClient {
@@ -240,15 +268,6 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
                 };
                 requires_client.set(cx, key, value);
             }
-        } else if position == Position::Declared
-            && TOOL_KEYS.iter().any(|k| key == k)
-            && !DECLARED_TOOL_KEYS.iter().any(|k| key == k)
-        {
-            let text = path_text(key);
-            cx.error_spanned_by(
-                key,
-                format!("`{text}` has no effect on a declared tool: the server that runs the tool sets its title and annotations; remove it (a declared tool's #[tool(...)] takes only `name`)"),
-            );
         } else if key == &TITLE {
             if let Some(lit) = string_value(cx, &meta, r#"#[tool(title = "...")]"#) {
                 title.set(cx, key, lit);
@@ -294,8 +313,103 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         idempotent: idempotent.get(),
         open_world: open_world.get(),
         requires_client: requires_client.get(),
+        scopes: scopes.get(),
         description_attempted,
     }
+}
+
+/// `key(a, b, ...)`: the items, or `None` once `not_list` (the key is not
+/// written as a list) or `bad_item` (an item does not parse) is reported.
+fn list_value<T: syn::parse::Parse>(
+    cx: &Ctxt,
+    meta: &Meta,
+    not_list: &str,
+    bad_item: &str,
+) -> Option<Punctuated<T, Token![,]>> {
+    let Meta::List(list) = meta else {
+        cx.error_spanned_by(meta, not_list);
+        return None;
+    };
+    match Punctuated::<T, Token![,]>::parse_terminated.parse2(list.tokens.clone()) {
+        Ok(items) => Some(items),
+        Err(err) => {
+            cx.syn_error(syn::Error::new(err.span(), bad_item));
+            None
+        }
+    }
+}
+
+/// Why a key of a tool's `#[tool(...)]` does not belong on a declared tool.
+fn declared_key_error(key: &syn::Path) -> String {
+    let text = path_text(key);
+    let why = if key == &REQUIRES_CLIENT {
+        "the server that runs the tool refuses a client without the capability; this client declares its own capabilities when it connects. Remove it"
+    } else if key == &SCOPES {
+        "the server that runs the tool decides which scopes a token needs, and this client signs in with the scopes the server asks for. Remove it"
+    } else {
+        "the server that runs the tool sets its title and annotations; remove it"
+    };
+    format!("`{text}` has no effect on a declared tool: {why} (a declared tool's #[tool(...)] takes only `name`)")
+}
+
+/// Parses `scopes(...)` into `attr` (reporting a repeated key).
+fn set_scopes(cx: &Ctxt, attr: &mut Attr<Scopes>, meta: &Meta) {
+    if let Some(values) = scopes_value(cx, meta) {
+        let key = meta.path().clone();
+        attr.set(
+            cx,
+            &key,
+            Scopes {
+                key: key.clone(),
+                values,
+            },
+        );
+    }
+}
+
+/// `scopes("notes:read", "notes:write")`: OAuth scope tokens (RFC 6749
+/// §3.3: printable ASCII without space, `"` or `\\`), each once.
+fn scopes_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    let example = r#"#[tool(scopes("notes:write"))], or several: #[tool(scopes("notes:read", "notes:write"))]"#;
+    let values: Punctuated<LitStr, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected the OAuth scopes a caller's token needs: {example}"),
+        &format!("expected scopes as string literals: {example}"),
+    )?;
+    if values.is_empty() {
+        cx.error_spanned_by(
+            meta,
+            "`scopes()` names no scope: list those a caller's token needs, or remove it",
+        );
+        return None;
+    }
+    let mut out: Vec<LitStr> = Vec::new();
+    for lit in values {
+        let text = lit.value();
+        let valid = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b));
+        if !valid {
+            let why = if text.is_empty() {
+                "it is empty".to_owned()
+            } else if text.contains(' ') {
+                "a scope has no spaces: write each scope as its own string".to_owned()
+            } else {
+                "a scope is printable ASCII without `\"` or `\\`".to_owned()
+            };
+            cx.error_spanned_by(&lit, format!("invalid OAuth scope {text:?}: {why}"));
+        } else if out.iter().any(|o| o.value() == text) {
+            cx.error_spanned_by(
+                &lit,
+                format!("duplicate scope {text:?} in `scopes`: remove one of the two"),
+            );
+        } else {
+            out.push(lit);
+        }
+    }
+    Some(out)
 }
 
 /// `requires_client(sampling, elicitation, roots)`: client capability names,
@@ -309,24 +423,12 @@ fn requires_client_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>> {
     let example = format!(
         "#[tool(requires_client(sampling))], or several: #[tool(requires_client(elicitation, roots))]; the capabilities are {valid}"
     );
-    let Meta::List(list) = meta else {
-        cx.error_spanned_by(
-            meta,
-            format!("expected the client capabilities the tool needs: {example}"),
-        );
-        return None;
-    };
-    let parsed = Punctuated::<Ident, Token![,]>::parse_terminated.parse2(list.tokens.clone());
-    let names = match parsed {
-        Ok(names) => names,
-        Err(err) => {
-            cx.syn_error(syn::Error::new(
-                err.span(),
-                format!("expected client capability names: {example}"),
-            ));
-            return None;
-        }
-    };
+    let names: Punctuated<Ident, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected the client capabilities the tool needs: {example}"),
+        &format!("expected client capability names: {example}"),
+    )?;
     if names.is_empty() {
         cx.error_spanned_by(
             meta,

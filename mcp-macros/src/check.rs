@@ -335,6 +335,12 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
     }
 
     check_name_and_title(cx, tool);
+    if let (Some(scopes), false) = (&tool.options.scopes, tool.is_tool()) {
+        cx.error_spanned_by(
+            &scopes.key,
+            format!("`scopes` says which OAuth scopes a tool call needs; a {noun} cannot declare it: remove it, and read `ctx.identity()` in the {noun} to check a scope yourself"),
+        );
+    }
     if let (Some(requires), false) = (&tool.options.requires_client, tool.is_tool()) {
         cx.error_spanned_by(
             &requires.key,

@@ -208,6 +208,16 @@ fn spec(tool: &Tool) -> TokenStream {
         let names = r.names.iter().map(ToString::to_string);
         quote!(requires_client: &[#(#names),*],)
     });
+    // `scopes("...")`: the block's, then the tool's own, each once.
+    let mut scopes: Vec<String> = Vec::new();
+    let own = tool.options.scopes.iter().flat_map(|s| s.values.iter());
+    for lit in tool.block_scopes.iter().chain(own) {
+        let value = lit.value();
+        if !scopes.contains(&value) {
+            scopes.push(value);
+        }
+    }
+    let scopes = (!scopes.is_empty()).then(|| quote!(scopes: &[#(#scopes),*],));
     quote! {
         ::mcp_server::__private::ToolSpec {
             name: #name,
@@ -218,6 +228,7 @@ fn spec(tool: &Tool) -> TokenStream {
             idempotent: #idempotent,
             open_world: #open_world,
             #requires_client
+            #scopes
             ..::core::default::Default::default()
         }
     }

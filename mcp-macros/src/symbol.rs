@@ -23,6 +23,7 @@ pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const DEFAULT: Symbol = Symbol("default");
 pub(crate) const CLIENT: Symbol = Symbol("client");
 pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
+pub(crate) const SCOPES: Symbol = Symbol("scopes");
 
 /// The keys of a tool's own `#[tool(...)]` (on a method or a function).
 pub(crate) const TOOL_KEYS: &[Symbol] = &[
@@ -33,11 +34,12 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     IDEMPOTENT,
     OPEN_WORLD,
     REQUIRES_CLIENT,
+    SCOPES,
 ];
 /// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).
 pub(crate) const DECLARED_TOOL_KEYS: &[Symbol] = &[NAME];
 /// The keys of `#[tool(...)]` on an impl block.
-pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION, CLIENT];
+pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION, CLIENT, SCOPES];
 /// The keys of `#[tool(...)]` on a trait.
 pub(crate) const TRAIT_KEYS: &[Symbol] = &[DESCRIPTION];
 /// The keys of `#[param(...)]` after the description.

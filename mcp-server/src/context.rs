@@ -75,6 +75,7 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     /// How to ask the client for input (sampling, elicitation, roots).
     asker: Asker,
+    identity: Option<Arc<crate::auth::Identity>>,
 }
 
 impl fmt::Debug for Context {
@@ -99,6 +100,8 @@ pub(crate) struct ContextParts {
     pub(crate) server: Arc<dyn std::any::Any + Send + Sync>,
     /// How to ask the client for input.
     pub(crate) asker: Asker,
+    /// Whom the request's access token speaks for (HTTP with authorization).
+    pub(crate) identity: Option<Arc<crate::auth::Identity>>,
 }
 
 impl Context {
@@ -116,6 +119,7 @@ impl Context {
                 server: Some(parts.server),
                 last_progress: Mutex::new(None),
                 asker: parts.asker,
+                identity: parts.identity,
             }),
         }
     }
@@ -137,6 +141,7 @@ impl Context {
                 server: None,
                 last_progress: Mutex::new(None),
                 asker: Asker::Nobody,
+                identity: None,
             }),
         }
     }
@@ -173,6 +178,12 @@ impl Context {
     /// What the client declared it can do.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.client_capabilities
+    }
+
+    /// Whom the request's access token speaks for, on an HTTP server with
+    /// authorization ([`auth`](crate::auth)); `None` elsewhere.
+    pub fn identity(&self) -> Option<&crate::auth::Identity> {
+        self.inner.identity.as_deref()
     }
 
     /// Whether the client cancelled this call (or went away).

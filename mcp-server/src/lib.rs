@@ -97,6 +97,7 @@
 
 mod args;
 mod ask;
+pub mod auth;
 mod complete;
 mod context;
 mod dispatch;

@@ -32,6 +32,7 @@ pub struct Caller {
     pub(crate) client: Option<Implementation>,
     pub(crate) protocol_version: ProtocolVersion,
     pub(crate) headers: Option<Arc<http::HeaderMap>>,
+    pub(crate) identity: Option<Arc<crate::auth::Identity>>,
 }
 
 impl Caller {
@@ -60,6 +61,12 @@ impl Caller {
         self.headers.as_deref()
     }
 
+    /// Whom the request's access token speaks for, on an HTTP server with
+    /// authorization ([`auth`](crate::auth)).
+    pub fn identity(&self) -> Option<&crate::auth::Identity> {
+        self.identity.as_deref()
+    }
+
     /// One HTTP header's value, if present and text.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -68,9 +75,12 @@ impl Caller {
             .and_then(|v| v.to_str().ok())
     }
 
-    /// A key identifying the caller for per-caller limits: the session, else
-    /// the client's name, else the transport.
+    /// A key identifying the caller for per-caller limits: the token's
+    /// subject, else the session, else the client's name, else the transport.
     pub fn key(&self) -> String {
+        if let Some(subject) = self.identity().and_then(crate::auth::Identity::subject) {
+            return format!("subject:{subject}");
+        }
         match (&self.session_id, &self.client) {
             (Some(id), _) => format!("session:{id}"),
             (None, Some(c)) => format!("client:{}", c.name),
@@ -214,6 +224,11 @@ impl Middleware for AuditLog {
         let tool = call.name.clone();
         let caller = call.caller.key();
         let client = call.caller.client().map(|c| c.name.clone());
+        let subject = call
+            .caller
+            .identity()
+            .and_then(crate::auth::Identity::subject)
+            .map(str::to_owned);
         let arg_count = call.arguments.len();
         let start = Instant::now();
         let fut = next.run(call);
@@ -223,13 +238,13 @@ impl Middleware for AuditLog {
             match &outcome {
                 Ok(r) => tracing::info!(
                     target: "mcp_server::audit",
-                    %tool, %caller, client = ?client, arg_count, elapsed_ms,
+                    %tool, %caller, client = ?client, subject = ?subject, arg_count, elapsed_ms,
                     is_error = r.is_error(),
                     "tool call"
                 ),
                 Err(e) => tracing::info!(
                     target: "mcp_server::audit",
-                    %tool, %caller, client = ?client, arg_count, elapsed_ms,
+                    %tool, %caller, client = ?client, subject = ?subject, arg_count, elapsed_ms,
                     refused = e.code,
                     "tool call refused"
                 ),

@@ -121,6 +121,10 @@ pub struct ToolSpec {
     /// `"elicitation"`, `"roots"`): a call from a client that did not declare
     /// one of them is refused with -32021 before the tool runs.
     pub requires_client: &'static [&'static str],
+    /// OAuth scopes a caller's token needs (HTTP with
+    /// [`Authorization`](crate::auth)): a caller without them does not see
+    /// the tool, and calling it gets the step-up challenge (403).
+    pub scopes: &'static [&'static str],
     /// How long one call may run; then it is stopped and answered with an
     /// `isError` result. `None` falls back to the server's `call_timeout`.
     pub timeout: Option<std::time::Duration>,
@@ -136,6 +140,7 @@ pub struct ToolEntry {
     pub(crate) wrap_structured: bool,
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) requires_client: &'static [&'static str],
+    pub(crate) scopes: Arc<[Box<str>]>,
     pub(crate) timeout: Option<std::time::Duration>,
 }
 
@@ -207,6 +212,7 @@ impl ToolEntry {
         );
         entry.wrap_structured = wrap_structured;
         entry.requires_client = spec.requires_client;
+        entry.scopes = spec.scopes.iter().map(|s| Box::from(*s)).collect();
         entry.timeout = spec.timeout;
         entry
     }
@@ -221,8 +227,29 @@ impl ToolEntry {
             wrap_structured: false,
             toolbox,
             requires_client: &[],
+            scopes: Arc::from([]),
             timeout: None,
         }
+    }
+
+    /// Needs these OAuth scopes (added to any it has): a caller whose token
+    /// lacks one does not see the tool, and calling it gets the step-up
+    /// challenge (HTTP 403 naming the scopes).
+    #[must_use]
+    pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        let mut all: Vec<Box<str>> = self.scopes.to_vec();
+        for s in scopes {
+            if !all.iter().any(|have| **have == *s.as_ref()) {
+                all.push(Box::from(s.as_ref()));
+            }
+        }
+        self.scopes = all.into();
+        self
+    }
+
+    /// The OAuth scopes a caller's token needs for this tool.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter().map(|s| &**s)
     }
 
     /// Limits how long one call may run (overrides the server's `call_timeout`).

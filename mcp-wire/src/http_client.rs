@@ -124,7 +124,7 @@ pub enum FetchError {
     },
 }
 
-/// The largest document [`fetch_json`] and [`post_form`] read.
+/// The largest answer [`send`] reads.
 pub const MAX_DOCUMENT: usize = 1024 * 1024;
 
 /// A response's status, headers and body (at most [`MAX_DOCUMENT`]).

@@ -119,6 +119,8 @@ pub(crate) struct Tool {
     pub(crate) declared: Option<DeclaredSig>,
     /// A tool, or what else the method is (a prompt, a resource, ...).
     pub(crate) kind: ItemKind,
+    /// The `scopes("...")` of its `#[tool]` impl block (tools only).
+    pub(crate) block_scopes: Vec<syn::LitStr>,
 }
 
 /// What a declared tool's signature must and must not have.

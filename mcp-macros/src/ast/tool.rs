@@ -119,6 +119,7 @@ impl Tool {
             unsafety: sig.unsafety,
             declared: None,
             kind: super::ItemKind::Tool,
+            block_scopes: Vec::new(),
         }
     }
 }

@@ -36,6 +36,7 @@ impl ToolImpl {
             trait_path,
             client: options.client,
         };
+        let block_scopes = options.scopes;
         for (index, impl_item) in item.items.iter_mut().enumerate() {
             let ImplItem::Fn(method) = impl_item else {
                 continue;
@@ -43,6 +44,9 @@ impl ToolImpl {
             cx.section(index + 1);
             if let Some(mut tool) = model.method(cx, method) {
                 tool.section = index + 1;
+                if let (Some(block), true) = (&block_scopes, tool.is_tool()) {
+                    tool.block_scopes.clone_from(&block.values);
+                }
                 model.tools.push(tool);
             }
         }

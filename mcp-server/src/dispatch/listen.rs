@@ -96,6 +96,7 @@ impl ServerCore {
             client_capabilities: Arc::default(),
             server: Arc::clone(&self.handle) as _,
             asker: crate::ask::Asker::Nobody,
+            identity: None,
         });
         // Ids are unique among open requests: a second stream under an open
         // one's id would take its place, and nothing could end the first.

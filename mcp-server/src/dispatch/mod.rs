@@ -112,6 +112,8 @@ impl Policy {
 pub(crate) struct RequestInfo {
     /// The HTTP headers, when the server's hooks may look at them.
     pub(crate) headers: Option<Arc<http::HeaderMap>>,
+    /// Whom the request's access token speaks for (HTTP with authorization).
+    pub(crate) identity: Option<Arc<crate::auth::Identity>>,
 }
 
 /// What the transport should do with a message.

@@ -162,6 +162,7 @@ impl ServerCore {
             client_capabilities,
             server: Arc::clone(&self.handle) as _,
             asker,
+            identity: req.info.identity.clone(),
         });
         Ok((p, era, ctx))
     }

@@ -85,20 +85,14 @@ impl ServerCore {
                 .map(RequestMeta::from_meta)
         })?;
         let registry = self.registry();
-        let page = match &self.policy.visibility {
-            None => registry.page(p.cursor.as_deref(), self.page_size),
-            Some(hook) => {
-                let caller = Self::caller(session, &era, info);
-                registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
-                    hook(
-                        &caller,
-                        &ToolInfo {
-                            tool: t.tool(),
-                            toolbox: t.toolbox(),
-                        },
-                    )
-                })
-            }
+        let per_caller = self.policy.visibility.is_some() || info.identity.is_some();
+        let page = if per_caller {
+            let caller = Self::caller(session, &era, info);
+            registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
+                self.tool_visible(&caller, t)
+            })
+        } else {
+            registry.page(p.cursor.as_deref(), self.page_size)
         };
         let (tools, next_cursor) =
             page.map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
@@ -111,7 +105,7 @@ impl ServerCore {
             result.result_type = Some(ResultType::Complete);
             result.ttl_ms = Some(self.list_ttl_ms);
             // A list that depends on the caller must not be shared.
-            result.cache_scope = Some(if self.policy.visibility.is_some() {
+            result.cache_scope = Some(if per_caller {
                 CacheScope::Private
             } else {
                 CacheScope::Public
@@ -119,6 +113,42 @@ impl ServerCore {
             result.meta = Some(self.complete_meta());
         }
         Ok(encode(&Response::new(id.clone(), result)))
+    }
+
+    /// Whether `caller` may see (and so call) a tool: its token has the
+    /// tool's scopes, and the visibility hook agrees.
+    fn tool_visible(&self, caller: &Caller, entry: &crate::tool::ToolEntry) -> bool {
+        let scoped = caller
+            .identity()
+            .is_none_or(|who| entry.scopes().all(|s| who.has_scope(s)));
+        scoped
+            && self.policy.visibility.as_ref().is_none_or(|hook| {
+                hook(
+                    caller,
+                    &ToolInfo {
+                        tool: entry.tool(),
+                        toolbox: entry.toolbox(),
+                    },
+                )
+            })
+    }
+
+    /// The scopes a call to tool `name` needs that `who` lacks (none for a
+    /// tool that does not exist).
+    #[cfg(feature = "auth")]
+    pub(crate) fn missing_tool_scopes(
+        &self,
+        name: &str,
+        who: &crate::auth::Identity,
+    ) -> Option<Vec<String>> {
+        let registry = self.registry();
+        let entry = registry.get(name)?;
+        let missing: Vec<String> = entry
+            .scopes()
+            .filter(|s| !who.has_scope(s))
+            .map(str::to_owned)
+            .collect();
+        (!missing.is_empty()).then(|| entry.scopes().map(str::to_owned).collect())
     }
 
     /// Who is calling, for hooks and middleware.
@@ -132,6 +162,7 @@ impl ServerCore {
             },
             protocol_version: era.version(),
             headers: info.headers.clone(),
+            identity: info.identity.clone(),
         }
     }
 
@@ -161,21 +192,14 @@ impl ServerCore {
         let Some(entry) = registry.get(&name) else {
             return unknown(id);
         };
-        let caller = self
-            .policy
-            .wants_caller()
+        let caller = (self.policy.wants_caller() || info.identity.is_some())
             .then(|| Arc::new(Self::caller(session, &era, info)));
-        if let (Some(hook), Some(caller)) = (&self.policy.visibility, &caller) {
-            // A tool the caller may not see does not exist for it.
-            if !hook(
-                caller,
-                &ToolInfo {
-                    tool: entry.tool(),
-                    toolbox: entry.toolbox(),
-                },
-            ) {
-                return unknown(id);
-            }
+        // A tool the caller may not see does not exist for it.
+        if caller
+            .as_ref()
+            .is_some_and(|c| !self.tool_visible(c, entry))
+        {
+            return unknown(id);
         }
         let (log_level, client_capabilities, progress_token) = match &mut era {
             Era::Legacy(s) => (
@@ -222,6 +246,7 @@ impl ServerCore {
             client_capabilities,
             server: Arc::clone(&self.handle) as _,
             asker,
+            identity: info.identity.clone(),
         });
         let timeout = entry.timeout.or(self.policy.call_timeout);
         let arguments = p.arguments;

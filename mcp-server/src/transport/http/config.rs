@@ -32,6 +32,8 @@ pub struct HttpConfig {
     pub(super) retry: Duration,
     pub(super) keep_alive: Duration,
     pub(super) shutdown_grace: Duration,
+    #[cfg(feature = "auth")]
+    pub(super) authorization: Option<crate::auth::Authorization>,
 }
 
 impl Default for HttpConfig {
@@ -51,6 +53,8 @@ impl Default for HttpConfig {
             retry: Duration::from_secs(1),
             keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
+            #[cfg(feature = "auth")]
+            authorization: None,
         }
     }
 }
@@ -151,6 +155,17 @@ impl HttpConfig {
     #[must_use]
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+
+    /// Serves the endpoints as an OAuth protected resource: the metadata at
+    /// its well-known URLs, and a bearer token checked on every request to
+    /// the MCP endpoints (Streamable HTTP in both eras, and HTTP+SSE). See
+    /// [`Authorization`](crate::auth::Authorization). Off by default.
+    #[cfg(feature = "auth")]
+    #[must_use]
+    pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+        self.authorization = Some(authorization);
         self
     }
 

@@ -79,16 +79,17 @@ impl Inner {
 
     pub(super) fn legacy_post(
         self: &Arc<Self>,
-        headers: &HeaderMap,
+        parts: &http::request::Parts,
         msg: RawMessage<'_>,
     ) -> Response<McpBody> {
+        let headers = &parts.headers;
         if let Err(r) = Self::legacy_version(headers) {
             return *r;
         }
         let is_initialize =
             matches!(&msg, RawMessage::Request { method, .. } if method == method::INITIALIZE);
         if is_initialize {
-            return self.initialize(msg, headers);
+            return self.initialize(msg, parts);
         }
         let http_session = match self.session_of(headers) {
             Ok(s) => s,
@@ -101,7 +102,7 @@ impl Inner {
             &http_session.session,
             msg,
             &out,
-            &self.request_info(headers),
+            &self.request_info(headers, &parts.extensions),
         );
         if !is_request {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
@@ -162,7 +163,11 @@ impl Inner {
         }
     }
 
-    fn initialize(self: &Arc<Self>, msg: RawMessage<'_>, headers: &HeaderMap) -> Response<McpBody> {
+    fn initialize(
+        self: &Arc<Self>,
+        msg: RawMessage<'_>,
+        parts: &http::request::Parts,
+    ) -> Response<McpBody> {
         let http_session = match self.new_session(TransportKind::StreamableHttp) {
             Ok(s) => s,
             Err(refused) => return *refused,
@@ -172,7 +177,7 @@ impl Inner {
             &http_session.session,
             msg,
             &sink,
-            &self.request_info(headers),
+            &self.request_info(&parts.headers, &parts.extensions),
         ) {
             Outcome::Reply(bytes) => {
                 tracing::debug!(session = %http_session.id, "session created");
@@ -198,13 +203,22 @@ impl Inner {
 
     pub(super) async fn legacy_batch(
         self: &Arc<Self>,
-        headers: &HeaderMap,
+        parts: &http::request::Parts,
         batch: Result<Vec<&RawValue>, mcp_types::jsonrpc::DecodeError>,
     ) -> Response<McpBody> {
+        let headers = &parts.headers;
         let items = match crate::dispatch::batch_items(batch) {
             Ok(items) => items,
             Err(reply) => return json(StatusCode::BAD_REQUEST, reply),
         };
+        #[cfg(feature = "auth")]
+        for item in &items {
+            if let Ok(RawMessage::Request { method, params, .. }) = RawMessage::parse(item.get()) {
+                if let Some(denied) = self.step_up(&parts.extensions, &method, params) {
+                    return denied;
+                }
+            }
+        }
         let http_session = match self.session_of(headers) {
             Ok(s) => s,
             Err(r) => return *r,
@@ -214,7 +228,7 @@ impl Inner {
             sent: tokio::sync::Notify::new(),
         });
         let dyn_out: Arc<dyn Outbound> = Arc::clone(&out) as Arc<dyn Outbound>;
-        let info = self.request_info(headers);
+        let info = self.request_info(headers, &parts.extensions);
         let batch = match self
             .core
             .batch(&http_session.session, &items, &dyn_out, &info)

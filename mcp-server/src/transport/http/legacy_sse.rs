@@ -134,8 +134,9 @@ where
             "Content-Type must be application/json",
         );
     }
-    let info = inner.request_info(req.headers());
-    let (_, body) = match inner.read_body(req).await {
+    let info = inner.request_info(req.headers(), req.extensions());
+    #[cfg_attr(not(feature = "auth"), allow(unused_variables))]
+    let (parts, body) = match inner.read_body(req).await {
         Ok(v) => v,
         Err(r) => return r,
     };
@@ -152,6 +153,12 @@ where
             );
         }
     };
+    #[cfg(feature = "auth")]
+    if let RawMessage::Request { method, params, .. } = &msg {
+        if let Some(denied) = inner.step_up(&parts.extensions, method, *params) {
+            return denied;
+        }
+    }
     match inner.core.handle(&http_session.session, msg, &out, &info) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => out.send(bytes),
         Outcome::Spawn(fut) => {

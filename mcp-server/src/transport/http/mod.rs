@@ -106,15 +106,79 @@ impl HttpService {
 // ---------------------------------------------------------------- handling
 
 impl Inner {
-    /// What hooks may know of a request: its headers, when any hook looks.
-    pub(super) fn request_info(&self, headers: &HeaderMap) -> RequestInfo {
+    /// What hooks may know of a request: its headers, when any hook looks,
+    /// and whom its token speaks for.
+    pub(super) fn request_info(
+        &self,
+        headers: &HeaderMap,
+        extensions: &http::Extensions,
+    ) -> RequestInfo {
+        #[cfg(feature = "auth")]
+        let identity = extensions
+            .get::<crate::auth::Verified>()
+            .map(|v| Arc::clone(&v.identity));
+        #[cfg(not(feature = "auth"))]
+        let identity = {
+            let _ = extensions;
+            None
+        };
         RequestInfo {
-            headers: self
-                .core
-                .policy
-                .wants_caller()
+            headers: (self.core.policy.wants_caller() || identity.is_some())
                 .then(|| Arc::new(headers.clone())),
+            identity,
         }
+    }
+
+    /// Checks a request's token when the endpoints are protected (unless a
+    /// [`crate::auth::AuthLayer`] in front did), leaving what it learnt in the
+    /// request's extensions; answers the metadata's well-known paths.
+    #[cfg(feature = "auth")]
+    async fn authorize<B>(&self, req: &mut Request<B>) -> Result<(), Response<McpBody>> {
+        let Some(auth) = &self.config.authorization else {
+            return Ok(());
+        };
+        if req.extensions().get::<crate::auth::Verified>().is_some() {
+            return Ok(());
+        }
+        if auth.is_metadata_path(req.uri().path()) {
+            let (status, headers, body) = auth.metadata_response(req.method());
+            let mut builder = Response::builder().status(status);
+            for (name, value) in headers {
+                builder = builder.header(name, value);
+            }
+            return Err(reply::respond(builder, McpBody::full(body)));
+        }
+        match auth.authenticate(req.uri(), req.headers()).await {
+            Ok(identity) => {
+                req.extensions_mut().insert(crate::auth::Verified {
+                    identity: Arc::new(identity),
+                    authorization: auth.clone(),
+                });
+                Ok(())
+            }
+            Err(denied) => Err(denied_response(denied)),
+        }
+    }
+
+    /// The step-up answer (403) when a request calls a tool whose scopes
+    /// its token lacks.
+    #[cfg(feature = "auth")]
+    pub(super) fn step_up(
+        &self,
+        extensions: &http::Extensions,
+        method_name: &str,
+        params: Option<&serde_json::value::RawValue>,
+    ) -> Option<Response<McpBody>> {
+        if method_name != mcp_types::method::TOOLS_CALL {
+            return None;
+        }
+        let verified = extensions.get::<crate::auth::Verified>()?;
+        let name = Peek::read(params).name_for(method_name)?;
+        let needed = self.core.missing_tool_scopes(&name, &verified.identity)?;
+        let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
+        Some(denied_response(
+            verified.authorization.insufficient_scope(&needed),
+        ))
     }
 
     async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<McpBody>
@@ -130,6 +194,12 @@ impl Inner {
         {
             tracing::warn!(%reason, %status, "request refused (Host / Origin)");
             return transport_error(status, code::INVALID_REQUEST, &reason);
+        }
+        #[cfg(feature = "auth")]
+        let mut req = req;
+        #[cfg(feature = "auth")]
+        if let Err(response) = self.authorize(&mut req).await {
+            return response;
         }
         let path = req.uri().path();
         if path == self.config.endpoint {
@@ -238,7 +308,7 @@ impl Inner {
             );
         };
         if let Some(batch) = split_batch(text) {
-            return self.legacy_batch(&parts.headers, batch).await;
+            return self.legacy_batch(&parts, batch).await;
         }
         let msg = match RawMessage::parse(text) {
             Ok(msg) => msg,
@@ -249,17 +319,32 @@ impl Inner {
             RawMessage::Request { params, .. } | RawMessage::Notification { params, .. } => *params,
             _ => None,
         };
+        #[cfg(feature = "auth")]
+        if let RawMessage::Request { method, .. } = &msg {
+            if let Some(denied) = self.step_up(&parts.extensions, method, params) {
+                return denied;
+            }
+        }
         let peeked = Peek::read(params);
         let body_version = peeked.protocol_version();
         let modern_header = header_version
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| !v.is_legacy());
         if body_version.is_some() || modern_header {
-            self.modern_post(&parts.headers, msg, &peeked)
+            self.modern_post(&parts, msg, &peeked)
         } else {
-            self.legacy_post(&parts.headers, msg)
+            self.legacy_post(&parts, msg)
         }
     }
+}
+
+/// A refusal of the authorization layer as a response.
+#[cfg(feature = "auth")]
+fn denied_response(denied: crate::auth::Denied) -> Response<McpBody> {
+    let (status, headers, body) = denied.into_parts();
+    let mut response = reply::respond(reply::base(status), McpBody::full(body));
+    response.headers_mut().extend(headers);
+    response
 }
 
 // ---------------------------------------------------------------- serving

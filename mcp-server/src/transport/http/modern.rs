@@ -71,10 +71,11 @@ fn check_modern_headers(
 impl Inner {
     pub(super) fn modern_post(
         self: &Arc<Self>,
-        headers: &HeaderMap,
+        parts: &http::request::Parts,
         msg: RawMessage<'_>,
         peeked: &Peek<'_>,
     ) -> Response<McpBody> {
+        let headers = &parts.headers;
         let (id, method_name) = match &msg {
             RawMessage::Request { id, method, .. } => (Some(id.clone()), method.as_ref()),
             RawMessage::Notification { method, .. } => (None, method.as_ref()),
@@ -90,9 +91,12 @@ impl Inner {
             // Notifications need no headers in this revision; accept them.
             let session = Session::new(TransportKind::StreamableHttp, None);
             let sink: Arc<dyn Outbound> = RequestSink::new();
-            let _ = self
-                .core
-                .handle(&session, msg, &sink, &self.request_info(headers));
+            let _ = self.core.handle(
+                &session,
+                msg,
+                &sink,
+                &self.request_info(headers, &parts.extensions),
+            );
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         };
         if let Err(response) = check_modern_headers(headers, &id, method_name, peeked) {
@@ -102,10 +106,12 @@ impl Inner {
         let session = Session::new(TransportKind::StreamableHttp, None);
         let sink = RequestSink::new();
         let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
-        match self
-            .core
-            .handle(&session, msg, &out, &self.request_info(headers))
-        {
+        match self.core.handle(
+            &session,
+            msg,
+            &out,
+            &self.request_info(headers, &parts.extensions),
+        ) {
             Outcome::Failed { bytes, code } if sink.is_quiet() => json(modern_status(code), bytes),
             Outcome::Reply(bytes) if sink.is_quiet() => json(StatusCode::OK, bytes),
             Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => {

@@ -1,0 +1,165 @@
+//! [`AuthLayer`]: the same protection as a tower layer, for an axum app.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::{Either, Full};
+
+use super::{Authorization, Denied, Identity};
+
+/// What the layer leaves on a request it let through.
+#[derive(Clone)]
+pub(crate) struct Verified {
+    pub(crate) identity: Arc<Identity>,
+    pub(crate) authorization: Authorization,
+}
+
+impl Authorization {
+    /// This protection as a tower layer: it answers the well-known metadata
+    /// paths, checks the bearer token of every other request, and passes the
+    /// [`Identity`] on in the request's extensions (the MCP
+    /// [`HttpService`](crate::http::HttpService) behind it reads it, and so
+    /// can your own handlers).
+    ///
+    /// The layer answers the metadata's well-known paths itself when a
+    /// request for them reaches it: give the router a fallback, so that
+    /// those requests pass through the layer.
+    ///
+    /// ```no_run
+    /// # async fn demo(server: mcp_server::Server, auth: mcp_server::auth::Authorization) {
+    /// use mcp_server::http::HttpConfig;
+    ///
+    /// let mcp = server.http_service(HttpConfig::default());
+    /// let app: axum::Router = axum::Router::new()
+    ///     .route_service("/mcp", mcp)
+    ///     .fallback(|| async { (http::StatusCode::NOT_FOUND, "not found") })
+    ///     .layer(auth.layer());
+    /// # let _ = app;
+    /// # }
+    /// ```
+    pub fn layer(&self) -> AuthLayer {
+        AuthLayer { auth: self.clone() }
+    }
+
+    /// The metadata document as a response (`GET` on a well-known path).
+    pub(crate) fn metadata_response(
+        &self,
+        method: &Method,
+    ) -> (StatusCode, Vec<(&'static str, &'static str)>, Vec<u8>) {
+        if method != Method::GET && method != Method::HEAD {
+            return (
+                StatusCode::METHOD_NOT_ALLOWED,
+                vec![("allow", "GET")],
+                Vec::new(),
+            );
+        }
+        let body = serde_json::to_vec(self.metadata()).unwrap_or_default();
+        (
+            StatusCode::OK,
+            vec![
+                ("content-type", "application/json"),
+                // Browser-based clients read it from another origin.
+                ("access-control-allow-origin", "*"),
+                ("cache-control", "max-age=3600"),
+            ],
+            body,
+        )
+    }
+}
+
+/// A tower layer protecting the services under it; see [`Authorization::layer`].
+#[derive(Debug, Clone)]
+pub struct AuthLayer {
+    auth: Authorization,
+}
+
+impl<S> tower_layer::Layer<S> for AuthLayer {
+    type Service = AuthService<S>;
+
+    fn layer(&self, inner: S) -> AuthService<S> {
+        AuthService {
+            auth: self.auth.clone(),
+            inner,
+        }
+    }
+}
+
+/// The service [`AuthLayer`] makes.
+#[derive(Debug, Clone)]
+pub struct AuthService<S> {
+    auth: Authorization,
+    inner: S,
+}
+
+fn full<B>(
+    status: StatusCode,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Response<Either<Full<Bytes>, B>> {
+    let mut response = Response::new(Either::Left(Full::new(Bytes::from(body))));
+    *response.status_mut() = status;
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            http::HeaderName::from_bytes(name.as_bytes()),
+            http::HeaderValue::from_str(value),
+        ) {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    response
+}
+
+/// A refusal as a response of any body type.
+pub(crate) fn denied_response<B>(denied: Denied) -> Response<Either<Full<Bytes>, B>> {
+    let (status, headers, body) = denied.into_parts();
+    let mut response = full(status, &[], body);
+    response.headers_mut().extend(headers);
+    response
+}
+
+impl<S, ReqBody, ResBody> tower_service::Service<Request<ReqBody>> for AuthService<S>
+where
+    S: tower_service::Service<Request<ReqBody>, Response = Response<ResBody>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+    ReqBody: Send + 'static,
+{
+    type Response = Response<Either<Full<Bytes>, ResBody>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request<ReqBody>) -> Self::Future {
+        let auth = self.auth.clone();
+        // The clone that was driven to readiness serves this request.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(async move {
+            if auth.is_metadata_path(req.uri().path()) {
+                let (status, headers, body) = auth.metadata_response(req.method());
+                return Ok(full(status, &headers, body));
+            }
+            match auth.authenticate(req.uri(), req.headers()).await {
+                Ok(identity) => {
+                    req.extensions_mut().insert(Verified {
+                        identity: Arc::new(identity),
+                        authorization: auth,
+                    });
+                    let response = inner.call(req).await?;
+                    Ok(response.map(Either::Right))
+                }
+                Err(denied) => Ok(denied_response(denied)),
+            }
+        })
+    }
+}
