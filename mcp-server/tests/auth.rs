@@ -596,6 +596,25 @@ async fn hostile_requests_never_reach_a_tool_and_valid_ones_are_served() {
         )
         .await;
     assert_eq!(r.status.as_u16(), 401, "a session is no credential");
+    // Another subject's valid token cannot use alice's session.
+    let mut bob = claims(&issuer, &s.resource, "notes:read");
+    bob["sub"] = json!("bob");
+    let bob = bearer(&issuer.sign(&bob, "k1"));
+    let as_bob = [
+        ("Authorization", bob.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let r = s.request("POST", "/mcp", &as_bob, &call("whoami")).await;
+    assert_eq!(
+        r.status.as_u16(),
+        404,
+        "a session belongs to the subject that opened it"
+    );
+    let r = s.request("DELETE", "/mcp", &as_bob, "").await;
+    assert_eq!(r.status.as_u16(), 404);
+    let r = s.request("POST", "/mcp", &h, &call("whoami")).await;
+    assert_eq!(text_of(&r), "alice:notes:read", "alice's session lives on");
 
     // HTTP+SSE: the stream needs the token as well.
     let r = s.request("GET", "/sse", &[], "").await;

@@ -43,6 +43,37 @@ impl Outbound for BatchOut {
     }
 }
 
+/// The subject the request's token speaks for (with authorization).
+pub(super) fn subject_of(extensions: &http::Extensions) -> Option<&str> {
+    #[cfg(feature = "auth")]
+    {
+        extensions
+            .get::<crate::auth::Verified>()
+            .and_then(|v| v.identity.subject())
+    }
+    #[cfg(not(feature = "auth"))]
+    {
+        let _ = extensions;
+        None
+    }
+}
+
+impl HttpSession {
+    /// Binds the session to the subject of the request that opened it.
+    pub(super) fn own(&self, extensions: &http::Extensions) {
+        if let Some(subject) = subject_of(extensions) {
+            let _ = self.owner.set(Some(subject.into()));
+        }
+    }
+
+    /// Whether a request with these extensions may use the session.
+    pub(super) fn owned_by(&self, extensions: &http::Extensions) -> bool {
+        self.owner
+            .get()
+            .is_none_or(|owner| owner.as_deref() == subject_of(extensions))
+    }
+}
+
 impl Inner {
     /// Checks `MCP-Protocol-Version` on a legacy request: any supported value
     /// is accepted, a missing one means 2025-03-26, anything else is a 400.
@@ -60,7 +91,29 @@ impl Inner {
         }
     }
 
-    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+    /// The session a request names, if it exists and (with authorization)
+    /// the request's token speaks for the subject that opened it.
+    pub(super) fn session_of(
+        &self,
+        headers: &HeaderMap,
+        extensions: &http::Extensions,
+    ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+        let found = self.any_session_of(headers)?;
+        if !found.owned_by(extensions) {
+            tracing::warn!(session = %found.id, "a session was used with another subject's token");
+            return Err(Box::new(transport_error(
+                StatusCode::NOT_FOUND,
+                code::INVALID_REQUEST,
+                "unknown or terminated session: initialize a new one",
+            )));
+        }
+        Ok(found)
+    }
+
+    fn any_session_of(
+        &self,
+        headers: &HeaderMap,
+    ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
         match header_str(headers, SESSION_ID) {
             None => Err(Box::new(transport_error(
                 StatusCode::BAD_REQUEST,
@@ -91,7 +144,7 @@ impl Inner {
         if is_initialize {
             return self.initialize(msg, parts);
         }
-        let http_session = match self.session_of(headers) {
+        let http_session = match self.session_of(headers, &parts.extensions) {
             Ok(s) => s,
             Err(r) => return *r,
         };
@@ -172,6 +225,7 @@ impl Inner {
             Ok(s) => s,
             Err(refused) => return *refused,
         };
+        http_session.own(&parts.extensions);
         let sink: Arc<dyn Outbound> = RequestSink::new();
         match self.core.handle(
             &http_session.session,
@@ -219,7 +273,7 @@ impl Inner {
                 }
             }
         }
-        let http_session = match self.session_of(headers) {
+        let http_session = match self.session_of(headers, &parts.extensions) {
             Ok(s) => s,
             Err(r) => return *r,
         };
@@ -278,12 +332,16 @@ impl Inner {
     }
 
     /// GET on the endpoint: a legacy session's standalone stream, or a resumption.
-    pub(super) fn get(self: &Arc<Self>, headers: &HeaderMap) -> Response<McpBody> {
+    pub(super) fn get(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        extensions: &http::Extensions,
+    ) -> Response<McpBody> {
         if !headers.contains_key(SESSION_ID) {
             // 2026-07-28 has no GET stream; a legacy client always names its session.
             return method_not_allowed("POST");
         }
-        let http_session = match self.session_of(headers) {
+        let http_session = match self.session_of(headers, extensions) {
             Ok(s) => s,
             Err(r) => return *r,
         };
@@ -353,10 +411,17 @@ impl Inner {
         });
     }
 
-    pub(super) fn delete(self: &Arc<Self>, headers: &HeaderMap) -> Response<McpBody> {
+    pub(super) fn delete(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        extensions: &http::Extensions,
+    ) -> Response<McpBody> {
         let Some(id) = header_str(headers, SESSION_ID) else {
             return method_not_allowed("POST");
         };
+        if let Err(refused) = self.session_of(headers, extensions) {
+            return *refused;
+        }
         match self.sessions.remove(id) {
             Some(_) => {
                 tracing::debug!(session = id, "session terminated by the client");

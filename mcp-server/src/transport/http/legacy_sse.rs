@@ -18,7 +18,11 @@ use crate::context::Outbound;
 use crate::dispatch::{encode, Outcome};
 
 /// `GET /sse`: a new session and its stream.
-pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody> {
+pub(super) fn open(
+    inner: &Arc<Inner>,
+    headers: &HeaderMap,
+    extensions: &http::Extensions,
+) -> Response<McpBody> {
     if !accepts(headers, "text/event-stream") {
         return transport_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -33,6 +37,7 @@ pub(super) fn open(inner: &Arc<Inner>, headers: &HeaderMap) -> Response<McpBody>
         Ok(s) => s,
         Err(refused) => return *refused,
     };
+    http_session.own(extensions);
     let (tx, rx) = mpsc::channel(super::sse::SINK_CAPACITY);
     let _ = tx.try_send(Bytes::from(format!(
         "event: endpoint\ndata: {messages}?session_id={}\n\n",
@@ -113,7 +118,11 @@ where
             "missing session_id",
         );
     };
-    let Some(http_session) = inner.sessions.get(&session_id) else {
+    let Some(http_session) = inner
+        .sessions
+        .get(&session_id)
+        .filter(|s| s.owned_by(req.extensions()))
+    else {
         return transport_error(
             StatusCode::NOT_FOUND,
             code::INVALID_REQUEST,

@@ -205,15 +205,15 @@ impl Inner {
         if path == self.config.endpoint {
             return match *req.method() {
                 Method::POST => self.post(req).await,
-                Method::GET => self.get(req.headers()),
-                Method::DELETE => self.delete(req.headers()),
+                Method::GET => self.get(req.headers(), req.extensions()),
+                Method::DELETE => self.delete(req.headers(), req.extensions()),
                 _ => method_not_allowed("GET, POST, DELETE"),
             };
         }
         if let Some((sse, messages)) = &self.config.legacy_sse {
             if path == sse {
                 return match *req.method() {
-                    Method::GET => legacy_sse::open(&self, req.headers()),
+                    Method::GET => legacy_sse::open(&self, req.headers(), req.extensions()),
                     _ => method_not_allowed("GET"),
                 };
             }

@@ -39,6 +39,9 @@ pub(crate) struct HttpSession {
     /// Cancelled when the session ends (deleted, expired, its stream gone):
     /// the tasks that serve its streams stop with it.
     pub(crate) ended: tokio_util::sync::CancellationToken,
+    /// The subject of the token that opened it (with authorization): no
+    /// other subject may use it.
+    pub(crate) owner: std::sync::OnceLock<Option<Box<str>>>,
 }
 
 #[derive(Default)]
@@ -57,6 +60,7 @@ impl HttpSession {
             last_seen: Mutex::new(Instant::now()),
             legacy_out: std::sync::OnceLock::new(),
             ended: tokio_util::sync::CancellationToken::new(),
+            owner: std::sync::OnceLock::new(),
         })
     }
 
