@@ -18,8 +18,10 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_client::auth::{Algorithm, HeadlessAuthorizer, OAuth};
 use mcp_client::types::{ErrorObject, JsonObject};
 use mcp_client::{Chain, Client, Era};
+
 use serde_json::{json, Value};
 
 /// Accepts the elicitation with every default of `requestedSchema.properties`.
@@ -38,12 +40,54 @@ async fn accept_defaults(params: Value) -> Result<Value, ErrorObject> {
     Ok(json!({ "action": "accept", "content": content }))
 }
 
+/// How the client signs in for the `auth/*` scenarios: the test
+/// authorization server approves at once, so the authorization request is
+/// made here and its redirect read (no browser). Pre-registered
+/// credentials and client-credentials keys come from
+/// `MCP_CONFORMANCE_CONTEXT`.
+fn oauth(scenario: &str) -> Result<OAuth, String> {
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| format!("MCP_CONFORMANCE_CONTEXT: {e}"))?
+        }
+        Err(_) => Value::Null,
+    };
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut oauth = OAuth::new("mcp-rs-conformance-client")
+        .authorizer(HeadlessAuthorizer::new("http://127.0.0.1:3999/callback"))
+        .client_metadata_url("https://conformance-test.local/client-metadata.json");
+    if let Some(pem) = text("private_key_pem") {
+        let id = text("client_id").ok_or("the context has a key but no client_id")?;
+        let alg = match text("signing_algorithm").as_deref() {
+            None | Some("ES256") => Algorithm::ES256,
+            Some("RS256") => Algorithm::RS256,
+            Some(other) => return Err(format!("unknown signing algorithm {other}")),
+        };
+        oauth = oauth
+            .client_credentials_key(id, pem.as_bytes(), alg)
+            .map_err(|e| e.to_string())?;
+    } else if let (Some(id), Some(secret), true) = (
+        text("client_id"),
+        text("client_secret"),
+        scenario.starts_with("auth/client-credentials"),
+    ) {
+        oauth = oauth.client_credentials(id, secret);
+    } else if let Some(id) = text("client_id") {
+        oauth = oauth.client(id, text("client_secret"));
+    }
+    Ok(oauth)
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), String> {
-    let client = Client::builder()
+    let mut builder = Client::builder()
         .client_info("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
         .protocol(Era::Auto)
         .timeout(Duration::from_secs(20))
-        .elicitation_handler(accept_defaults)
+        .elicitation_handler(accept_defaults);
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth(scenario)?);
+    }
+    let client = builder
         .connect_http(url)
         .await
         .map_err(|e| format!("connecting to {url}: {}", Chain(&e)))?;
@@ -64,10 +108,24 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
             call(&client, "test_client_elicitation_defaults", json!({})).await
         }
         "sse-retry" => call(&client, "test_reconnection", json!({})).await,
+        s if s.starts_with("auth/") => authorized(&client).await,
         other => Err(format!("unknown scenario `{other}`")),
     };
     client.close().await;
     outcome
+}
+
+/// What an `auth/*` scenario's server expects once signed in: the tools
+/// listed, and the first one called.
+async fn authorized(client: &Client) -> Result<(), String> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| format!("tools/list: {}", Chain(&e)))?;
+    if let Some(tool) = tools.first() {
+        call(client, &tool.name, json!({})).await?;
+    }
+    Ok(())
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> Result<(), String> {

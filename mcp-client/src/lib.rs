@@ -172,6 +172,8 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+#[cfg(feature = "auth")]
+pub mod auth;
 mod client;
 mod conn;
 mod connect;

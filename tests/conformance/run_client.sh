@@ -6,7 +6,8 @@
 #
 # Runs, each as a separate step with its own exit code:
 #   $MCP_CONFORMANCE_0116 client --command "<binary>" --scenario S -o <out>/S
-# for S in initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry. The runner
+# for S in initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry and the
+# authorization scenarios listed below (their results go under S with `/` as `_`). The runner
 # appends its mock server's URL to the command and sets MCP_CONFORMANCE_SCENARIO. The suite's
 # exit code decides (1 on any FAILURE or WARNING, a timeout, or a non-zero client exit).
 # Prints PASS/FAIL per scenario; exits 1 if any failed. Logs and results are kept under a temp
@@ -37,17 +38,35 @@ OUT="$(mktemp -d "${TMPDIR:-/tmp}/mcp-client-conformance.XXXXXX")"
 echo "logs and results: $OUT"
 
 SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+# Authorization (the client signs in through mcp_client::auth): every
+# scenario of `--suite auth` (the 2025-11-25 ones and the 2025-03-26
+# back-compat ones), the client-credentials extensions and the draft ones.
+# Left out: auth/cross-app-access-complete-flow (the SEP-990 enterprise
+# extension: an identity provider's ID token exchanged for an ID-JAG, a
+# grant mcp_client::auth does not implement).
+SCENARIOS+=(
+    auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+    auth/basic-cimd
+    auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+    auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+    auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+    auth/pre-registration
+    auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+    auth/client-credentials-jwt auth/client-credentials-basic
+    auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+)
 failed=0
 for s in "${SCENARIOS[@]}"; do
     set +e
-    "$MCP_CONFORMANCE_0116" client --command "$CLIENT" --scenario "$s" -o "$OUT/$s" >"$OUT/$s.log" 2>&1
+    "$MCP_CONFORMANCE_0116" client --command "$CLIENT" --scenario "$s" -o "$OUT/${s//\//_}" >"$OUT/${s//\//_}.log" 2>&1
     rc=$?
     set -e
+    log="$OUT/${s//\//_}.log"
     if [ $rc -eq 0 ]; then
-        echo "PASS client conformance 0.1.16: $s ($(grep -Eo 'Passed: [0-9]+/[0-9]+' "$OUT/$s.log" | tail -1))"
+        echo "PASS client conformance 0.1.16: $s ($(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1))"
     else
-        echo "FAIL client conformance 0.1.16: $s (exit $rc); log: $OUT/$s.log"
-        tail -n 30 "$OUT/$s.log" | sed 's/^/    /'
+        echo "FAIL client conformance 0.1.16: $s (exit $rc); log: $log"
+        tail -n 30 "$log" | sed 's/^/    /'
         failed=1
     fi
 done

@@ -27,6 +27,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Signs in to a protected server (Streamable HTTP) when it asks: see
+    /// [`auth`](crate::auth).
+    #[cfg(feature = "auth")]
+    pub fn oauth(mut self, oauth: crate::auth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     #[cfg(feature = "tls")]
     fn tls(&self) -> Option<Arc<rustls::ClientConfig>> {
         self.tls.clone()
@@ -58,6 +66,11 @@ impl ClientBuilder {
             &shared,
             self.max_message,
         );
+        #[cfg(feature = "auth")]
+        let http = http.with_auth(self.oauth.clone().map(|mut oauth| {
+            oauth.http.get_or_insert_with(|| client.clone());
+            crate::auth::Authenticator::new(oauth, url)
+        }));
         match self.connect_messages(shared, config, Arc::new(http)).await {
             Err(e)
                 if http_status(&e).is_some_and(|s| {

@@ -57,6 +57,8 @@ pub struct ClientBuilder {
     max_input_rounds: usize,
     #[cfg(feature = "tls")]
     tls: Option<Arc<rustls::ClientConfig>>,
+    #[cfg(feature = "auth")]
+    oauth: Option<crate::auth::OAuth>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -94,6 +96,8 @@ impl ClientBuilder {
             connect_timeout: Duration::from_secs(30),
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "auth")]
+            oauth: None,
             probe_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(2),
             era: Era::Auto,

@@ -76,6 +76,9 @@ pub(crate) struct HttpTransport {
     shared: Arc<Shared>,
     max_message: usize,
     standalone: Mutex<Option<AbortHandle>>,
+    /// Signs in when the server asks (feature `auth`).
+    #[cfg(feature = "auth")]
+    auth: Option<Arc<crate::auth::Authenticator>>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -103,7 +106,71 @@ impl HttpTransport {
             shared: Arc::clone(shared),
             max_message,
             standalone: Mutex::new(None),
+            #[cfg(feature = "auth")]
+            auth: None,
         }
+    }
+
+    /// Signs in with `auth` when the server asks.
+    #[cfg(feature = "auth")]
+    pub(crate) fn with_auth(mut self, auth: Option<Arc<crate::auth::Authenticator>>) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// Adds the bearer token, when signed in.
+    fn authorize(&self, headers: &mut HeaderMap) {
+        #[cfg(feature = "auth")]
+        if let Some(bearer) = self.auth.as_ref().and_then(|a| a.bearer()) {
+            headers.insert(header::AUTHORIZATION, bearer);
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = headers;
+    }
+
+    /// Sends the request `build` makes, with the bearer token when signed
+    /// in; when the server answers 401 (or 403 for more scope), signs in
+    /// and sends it again.
+    async fn execute(
+        &self,
+        build: impl Fn() -> Result<Request<Full<Bytes>>, CallError>,
+    ) -> Result<http::Response<Incoming>, CallError> {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            auth.before_request().await;
+            let mut signed_in = false;
+            loop {
+                let token = auth.bearer();
+                let mut request = build()?;
+                if let Some(token) = &token {
+                    request
+                        .headers_mut()
+                        .insert(header::AUTHORIZATION, token.clone());
+                }
+                let response = self
+                    .client
+                    .request(request)
+                    .await
+                    .map_err(|e| request_failed(&self.url, &e))?;
+                let next = auth
+                    .answer(
+                        response.status(),
+                        response.headers(),
+                        token.as_ref(),
+                        &mut signed_in,
+                    )
+                    .await
+                    .map_err(|e| CallError::Transport(Box::new(e)))?;
+                match next {
+                    crate::auth::Next::Done => return Ok(response),
+                    crate::auth::Next::Retry => drain(response.into_body()),
+                }
+            }
+        }
+        self.client
+            .request(build()?)
+            .await
+            .map_err(|e| request_failed(&self.url, &e))
     }
 
     fn current_session(&self) -> Option<HeaderValue> {
@@ -137,7 +204,7 @@ impl HttpTransport {
 
     fn post(
         &self,
-        body: Vec<u8>,
+        body: Bytes,
         method: Option<&str>,
         name: Option<&str>,
         params: &[(String, String)],
@@ -168,7 +235,7 @@ impl HttpTransport {
             .uri(self.url.clone())
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, ACCEPT_BOTH)
-            .body(Full::new(Bytes::from(body)))
+            .body(Full::new(body))
             .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
         request.headers_mut().extend(headers);
         Ok(request)
@@ -212,17 +279,17 @@ impl HttpTransport {
     }
 
     async fn send_once(&self, out: Outgoing) -> Result<(), CallError> {
-        let request = self.post(
-            out.body,
-            Some(&out.method),
-            out.name.as_deref(),
-            &out.param_headers,
-        )?;
+        let body = Bytes::from(out.body);
         let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| request_failed(&self.url, &e))?;
+            .execute(|| {
+                self.post(
+                    body.clone(),
+                    Some(&out.method),
+                    out.name.as_deref(),
+                    &out.param_headers,
+                )
+            })
+            .await?;
         self.note_session(&response);
         let status = response.status();
         if !status.is_success() {
@@ -331,8 +398,16 @@ impl HttpTransport {
     }
 
     async fn send_message(&self, message: Vec<u8>) -> Result<(), CallError> {
-        let request = self.post(message, None, None, &[])?;
-        send_for_status(&self.client, request, &self.url).await
+        let body = Bytes::from(message);
+        let response = self
+            .execute(|| self.post(body.clone(), None, None, &[]))
+            .await?;
+        if response.status().is_success() {
+            drain(response.into_body());
+            Ok(())
+        } else {
+            Err(error_status(response, None).await)
+        }
     }
 
     /// Opens the legacy standalone `GET` stream for server-initiated
@@ -343,7 +418,8 @@ impl HttpTransport {
     /// elicitation request, in some SDKs) only on this stream, and drop them
     /// when it is not open yet.
     pub(crate) async fn start_standalone(&self) {
-        let headers = self.session_headers();
+        let mut headers = self.session_headers();
+        self.authorize(&mut headers);
         let first = match get_request(&self.url, headers.clone(), None) {
             Ok(request) => {
                 tokio::time::timeout(Duration::from_secs(10), self.client.request(request))
@@ -379,7 +455,9 @@ impl HttpTransport {
             .uri(self.url.clone())
             .body(Full::new(Bytes::new()))
             .ok()?;
-        request.headers_mut().extend(self.session_headers());
+        let mut headers = self.session_headers();
+        self.authorize(&mut headers);
+        request.headers_mut().extend(headers);
         request
             .headers_mut()
             .insert(HeaderName::from_static(SESSION_ID), session);

@@ -1,0 +1,227 @@
+//! Signing in to protected servers (feature `auth`): the OAuth 2.1 client
+//! of the MCP authorization spec (2025-06-18 and later, with the 2025-03-26
+//! fallbacks).
+//!
+//! Give [`ClientBuilder::oauth`](crate::ClientBuilder::oauth) an [`OAuth`];
+//! when the server answers 401, the client finds its Protected Resource
+//! Metadata (from the challenge's `resource_metadata`, else the well-known
+//! URLs), then the authorization server's metadata (OAuth, then OpenID, with
+//! the spec's path-insertion order, `issuer` checked), registers (a
+//! pre-registered client, a Client ID Metadata Document URL when the server
+//! supports them, else Dynamic Client Registration), and runs the
+//! authorization code flow with PKCE (S256), `state`, the `resource`
+//! parameter and the RFC 9207 `iss` check, or the client-credentials grant
+//! for machine clients. Tokens are kept in a [`TokenStore`] and refreshed
+//! before they expire or on a 401; a 403 `insufficient_scope` asks for the
+//! union of the scopes held and those challenged, a bounded number of times.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_client::Error> {
+//! use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
+//!
+//! let oauth = OAuth::new("my-cli")
+//!     .authorizer(LoopbackAuthorizer::new())
+//!     .token_store(FileTokenStore::new("/home/me/.config/my-cli/tokens.json"));
+//! let client = mcp_client::Client::builder()
+//!     .oauth(oauth)
+//!     .connect_http("https://mcp.example.com/mcp")
+//!     .await?;
+//! # let _ = client;
+//! # Ok(()) }
+//! ```
+
+mod flow;
+mod redirect;
+mod store;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) use flow::{Authenticator, Next};
+/// The signature algorithms of [`OAuth::client_credentials_key`] (re-exported
+/// from `jsonwebtoken`, which signs the assertion).
+pub use jsonwebtoken::Algorithm;
+pub use redirect::{Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, RedirectParams};
+pub use store::{FileTokenStore, MemoryTokenStore, Stored, TokenStore};
+
+use crate::transport::http::HttpClient;
+
+/// A boxed future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why signing in failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// The server's metadata or its authorization server's could not be found or used.
+    #[error("cannot find how to authorize: {0}")]
+    Discovery(String),
+    /// The authorization server lacks something the spec requires (PKCE S256...).
+    #[error("the authorization server cannot be used: {0}")]
+    Unsupported(String),
+    /// The client has no way to identify itself to the authorization server.
+    #[error("no client registration: {0}")]
+    Registration(String),
+    /// Sending the user to the authorization server, or its redirect, failed.
+    #[error("authorization failed: {0}")]
+    Redirect(String),
+    /// The authorization server refused (`error` and `error_description`).
+    #[error("the authorization server refused: {error}{}", .description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Refused {
+        /// The OAuth error code.
+        error: String,
+        /// Its description.
+        description: Option<String>,
+    },
+    /// The server kept refusing the tokens it got.
+    #[error("the server still refuses after {0} authorizations")]
+    StepUpLimit(u32),
+    /// An HTTP exchange with the authorization server failed.
+    #[error("talking to the authorization server failed")]
+    Fetch(#[from] mcp_wire::http_client::FetchError),
+}
+
+/// How a machine client proves who it is with the client-credentials grant.
+#[derive(Clone)]
+enum Credentials {
+    /// `client_secret_basic` or `client_secret_post`.
+    Secret,
+    /// `private_key_jwt` (RFC 7523): a signed assertion.
+    PrivateKey {
+        key: jsonwebtoken::EncodingKey,
+        alg: jsonwebtoken::Algorithm,
+    },
+}
+
+/// How the client signs in: its identity, how the user is sent to the
+/// authorization server, where tokens are kept.
+#[derive(Clone)]
+pub struct OAuth {
+    pub(crate) client_name: String,
+    pub(crate) client_id: Option<String>,
+    pub(crate) client_secret: Option<String>,
+    pub(crate) metadata_url: Option<String>,
+    pub(crate) authorizer: Option<Arc<dyn Authorizer>>,
+    pub(crate) store: Arc<dyn TokenStore>,
+    credentials: Option<Credentials>,
+    pub(crate) max_step_ups: u32,
+    pub(crate) http: Option<HttpClient>,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("client_name", &self.client_name)
+            .field("client_id", &self.client_id)
+            .field("metadata_url", &self.metadata_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// A public client named `client_name` (shown by the authorization
+    /// server): it registers itself, and sends the user to authorize through
+    /// a [`LoopbackAuthorizer`] unless told otherwise.
+    pub fn new(client_name: impl Into<String>) -> Self {
+        OAuth {
+            client_name: client_name.into(),
+            client_id: None,
+            client_secret: None,
+            metadata_url: None,
+            authorizer: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            credentials: None,
+            max_step_ups: 3,
+            http: None,
+        }
+    }
+
+    /// A pre-registered client: its id, and its secret for a confidential
+    /// client (`client_secret_basic` or `client_secret_post`, as the server
+    /// supports).
+    #[must_use]
+    pub fn client(mut self, id: impl Into<String>, secret: Option<String>) -> Self {
+        self.client_id = Some(id.into());
+        self.client_secret = secret;
+        self
+    }
+
+    /// The HTTPS URL of this client's metadata document: used as its
+    /// `client_id` where the authorization server supports Client ID
+    /// Metadata Documents.
+    #[must_use]
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// How the user is sent to the authorization server.
+    #[must_use]
+    pub fn authorizer(mut self, authorizer: impl Authorizer) -> Self {
+        self.authorizer = Some(Arc::new(authorizer));
+        self
+    }
+
+    /// Where registrations and tokens are kept.
+    #[must_use]
+    pub fn token_store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// A machine client: the client-credentials grant with this id and
+    /// secret, no user involved.
+    #[must_use]
+    pub fn client_credentials(mut self, id: impl Into<String>, secret: impl Into<String>) -> Self {
+        self.client_id = Some(id.into());
+        self.client_secret = Some(secret.into());
+        self.credentials = Some(Credentials::Secret);
+        self
+    }
+
+    /// A machine client authenticating with a signed assertion
+    /// (`private_key_jwt`, RFC 7523): `pem` is its private key (PKCS#8, EC
+    /// P-256 for `ES256` or RSA for `RS256`).
+    pub fn client_credentials_key(
+        mut self,
+        id: impl Into<String>,
+        pem: &[u8],
+        alg: Algorithm,
+    ) -> Result<Self, AuthError> {
+        let key = match alg {
+            jsonwebtoken::Algorithm::ES256 | jsonwebtoken::Algorithm::ES384 => {
+                jsonwebtoken::EncodingKey::from_ec_pem(pem)
+            }
+            jsonwebtoken::Algorithm::RS256
+            | jsonwebtoken::Algorithm::RS384
+            | jsonwebtoken::Algorithm::RS512
+            | jsonwebtoken::Algorithm::PS256
+            | jsonwebtoken::Algorithm::PS384
+            | jsonwebtoken::Algorithm::PS512 => jsonwebtoken::EncodingKey::from_rsa_pem(pem),
+            jsonwebtoken::Algorithm::EdDSA => jsonwebtoken::EncodingKey::from_ed_pem(pem),
+            other => {
+                return Err(AuthError::Unsupported(format!(
+                    "{other:?} is not an asymmetric algorithm"
+                )))
+            }
+        }
+        .map_err(|e| AuthError::Registration(format!("the private key does not load: {e}")))?;
+        self.client_id = Some(id.into());
+        self.credentials = Some(Credentials::PrivateKey { key, alg });
+        Ok(self)
+    }
+
+    /// How many times the client authorizes for one request (the first
+    /// sign-in and each step-up for more scope) before it gives up (default 3).
+    #[must_use]
+    pub fn max_step_ups(mut self, n: u32) -> Self {
+        self.max_step_ups = n;
+        self
+    }
+}
+
+pub(crate) fn default_http_client() -> HttpClient {
+    crate::transport::http::http_client(Duration::from_secs(10), None)
+}
