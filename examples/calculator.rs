@@ -6,7 +6,14 @@
 //! `cargo run -p mcp-examples --bin calculator -- --http 127.0.0.1:3000` to
 //! serve Streamable HTTP at `http://127.0.0.1:3000/mcp` (both protocol eras)
 //! and the legacy HTTP+SSE transport at `/sse`.
+//!
+//! `-- --http 127.0.0.1:3000 --issuer https://auth.example.com` serves it as
+//! an OAuth protected resource (`http://127.0.0.1:3000/mcp`) whose tokens
+//! come from that authorization server: JWT access tokens, checked against
+//! the keys its metadata names; `store` needs the scope `calculator:write`
+//! (which implies `calculator:read`), the other tools `calculator:read`.
 
+use mcp_server::auth::{Authorization, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::Server;
 
@@ -28,12 +35,37 @@ async fn main() -> Result<(), mcp_server::Error> {
         .instructions("A calculator: arithmetic on two numbers, statistics of a list, and one memory register.")
         .toolbox(Calculator::default())
         .build();
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (None, _) => server.serve_stdio().await,
-        (Some("--http"), Some(addr)) => server.serve_http(addr, HttpConfig::default()).await,
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        [] => server.serve_stdio().await,
+        ["--http", addr] => server.serve_http(addr, HttpConfig::default()).await,
+        ["--http", addr, "--issuer", issuer] => {
+            let config = HttpConfig::default().authorization(protected(addr, issuer));
+            server.serve_http(addr, config).await
+        }
         _ => {
-            eprintln!("usage: calculator [--http ADDR]   (stdio without arguments)");
+            eprintln!(
+                "usage: calculator [--http ADDR [--issuer AUTHORIZATION_SERVER_URL]]   (stdio without arguments)"
+            );
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The calculator as a protected resource at `http://ADDR/mcp`, trusting
+/// the access tokens `issuer` signs for it.
+fn protected(addr: &str, issuer: &str) -> Authorization {
+    let resource = format!("http://{addr}/mcp");
+    let verifier = JwtVerifier::new(issuer, &resource);
+    match Authorization::new(&resource, verifier) {
+        Ok(auth) => auth
+            .authorization_server(issuer)
+            .resource_name("Calculator")
+            .scopes_supported(["calculator:read"])
+            .scope_implies("calculator:write", ["calculator:read"]),
+        Err(e) => {
+            eprintln!("calculator: {e}");
             std::process::exit(2);
         }
     }

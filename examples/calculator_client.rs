@@ -8,6 +8,10 @@
 //! cargo run -p mcp-examples --bin calculator_client -- --url http://127.0.0.1:3000/mcp
 //! ```
 //!
+//! Over HTTP it signs in when the server asks (a calculator started with
+//! `--issuer`): it shows the authorization URL on stderr and waits for the
+//! browser's redirect on 127.0.0.1.
+//!
 //! Without arguments it runs the `calculator` binary next to its own
 //! executable (`target/debug/calculator`), so that binary must be built.
 //!
@@ -24,6 +28,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
 use mcp_client::{CallOptions, Chain, Client, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
@@ -205,6 +210,30 @@ fn calculator_path(arg: Option<String>) -> Result<PathBuf, String> {
     }
 }
 
+/// How the client signs in when the server asks (a protected calculator):
+/// it registers itself, shows the authorization URL on stderr (and opens a
+/// browser where `MCP_OPEN_BROWSER` names a command), and waits for the
+/// redirect on 127.0.0.1. Tokens are kept in `$MCP_TOKEN_FILE` when set.
+fn sign_in() -> OAuth {
+    let mut authorizer = LoopbackAuthorizer::new();
+    if let Ok(command) = std::env::var("MCP_OPEN_BROWSER") {
+        authorizer = authorizer.on_url(move |url| {
+            if let Err(e) = std::process::Command::new(&command).arg(url).spawn() {
+                eprintln!("calculator_client: cannot run {command}: {e}");
+            }
+        });
+    }
+    // `store` needs calculator:write: ask for it at once rather than at
+    // the first `store` (the typed client checks every tool on connect).
+    let oauth = OAuth::new("calculator_client")
+        .authorizer(authorizer)
+        .scopes(["calculator:write"]);
+    match std::env::var_os("MCP_TOKEN_FILE") {
+        Some(path) => oauth.token_store(FileTokenStore::new(path)),
+        None => oauth,
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -217,7 +246,9 @@ async fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
     let connected = match (args.next(), args.next()) {
-        (Some(flag), Some(url)) if flag == "--url" => builder.connect_http(&url).await,
+        (Some(flag), Some(url)) if flag == "--url" => {
+            builder.oauth(sign_in()).connect_http(&url).await
+        }
         (Some(flag), _) if flag.starts_with('-') => {
             eprintln!("usage: calculator_client [CALCULATOR_BINARY | --url http://HOST:PORT/mcp]");
             return ExitCode::from(2);

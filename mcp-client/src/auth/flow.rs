@@ -120,6 +120,8 @@ pub(crate) struct Authenticator {
     authorizer: Arc<dyn Authorizer>,
     flow: tokio::sync::Mutex<Flow>,
     current: RwLock<Option<Current>>,
+    /// True while an authorization waits for the user.
+    busy: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Authenticator {
@@ -152,7 +154,20 @@ impl Authenticator {
             authorizer,
             flow: tokio::sync::Mutex::new(Flow::default()),
             current: RwLock::new(None),
+            busy: tokio::sync::watch::Sender::new(false),
         })
+    }
+
+    /// While an authorization waits for the user, a future that ends when
+    /// it is over.
+    pub(crate) fn signing_in(&self) -> Option<super::BoxFuture<'_, ()>> {
+        if !*self.busy.borrow() {
+            return None;
+        }
+        let mut rx = self.busy.subscribe();
+        Some(Box::pin(async move {
+            let _ = rx.wait_for(|busy| !busy).await;
+        }))
     }
 
     /// The `Authorization` header for the next request, if signed in.
@@ -293,24 +308,13 @@ impl Authenticator {
         Self::count_authorization(&mut flow, self.oauth.max_step_ups)?;
         self.discover(&mut flow, Some(challenge)).await?;
         // The union of what was asked before and what is challenged now.
-        let mut scopes: Vec<String> = flow
-            .stored
-            .scope
-            .as_deref()
+        let challenged: Vec<String> = challenge
+            .get("scope")
             .unwrap_or_default()
             .split_whitespace()
             .map(str::to_owned)
             .collect();
-        for s in challenge
-            .get("scope")
-            .unwrap_or_default()
-            .split_whitespace()
-        {
-            if !scopes.iter().any(|have| have == s) {
-                scopes.push(s.to_owned());
-            }
-        }
-        let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
+        let scope = union(flow.stored.scope.as_deref(), &challenged);
         tracing::info!(scope = ?scope, "the server asks for more scope; authorizing again");
         self.obtain(&mut flow, scope).await
     }
@@ -454,6 +458,7 @@ impl Authenticator {
     /// Gets a new token: the client-credentials grant for a machine client,
     /// else the authorization code flow.
     async fn obtain(&self, flow: &mut Flow, scope: Option<String>) -> Result<(), AuthError> {
+        let scope = union(scope.as_deref(), &self.oauth.extra_scopes);
         let token = if self.oauth.credentials.is_some() {
             self.client_credentials(flow, scope.as_deref()).await?
         } else {
@@ -709,7 +714,18 @@ impl Authenticator {
         }
         let separator = if endpoint.contains('?') { '&' } else { '?' };
         let url = format!("{endpoint}{separator}{}", form_encode(&query));
-        let params = self.authorizer.authorize(&url).await?;
+        let params = {
+            // Cleared however the wait ends (answered, failed, dropped).
+            struct Busy<'a>(&'a tokio::sync::watch::Sender<bool>);
+            impl Drop for Busy<'_> {
+                fn drop(&mut self) {
+                    self.0.send_replace(false);
+                }
+            }
+            self.busy.send_replace(true);
+            let _busy = Busy(&self.busy);
+            self.authorizer.authorize(&url).await?
+        };
         let param = |name: &str| {
             params
                 .iter()
@@ -758,6 +774,18 @@ impl Authenticator {
         ];
         self.token_request(found, form, auth).await
     }
+}
+
+/// The scopes of `scope` and then those of `more` not already in it, each
+/// once; `None` when there are none.
+fn union(scope: Option<&str>, more: &[String]) -> Option<String> {
+    let mut all: Vec<&str> = scope.unwrap_or_default().split_whitespace().collect();
+    for s in more {
+        if !all.contains(&s.as_str()) {
+            all.push(s);
+        }
+    }
+    (!all.is_empty()).then(|| all.join(" "))
 }
 
 /// What discovery found (it runs before anything needs it).

@@ -108,6 +108,7 @@ pub struct OAuth {
     credentials: Option<Credentials>,
     pub(crate) max_step_ups: u32,
     pub(crate) http: Option<HttpClient>,
+    pub(crate) extra_scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -135,6 +136,7 @@ impl OAuth {
             credentials: None,
             max_step_ups: 3,
             http: None,
+            extra_scopes: Vec::new(),
         }
     }
 
@@ -211,6 +213,15 @@ impl OAuth {
         self.client_id = Some(id.into());
         self.credentials = Some(Credentials::PrivateKey { key, alg });
         Ok(self)
+    }
+
+    /// Scopes the application knows it will need, asked for with those the
+    /// server names (the first sign-in then covers what it will do, instead
+    /// of a step-up at the first call that needs more).
+    #[must_use]
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.extra_scopes.extend(scopes.into_iter().map(Into::into));
+        self
     }
 
     /// How many times the client authorizes for one request (the first

@@ -573,6 +573,14 @@ impl Transport for HttpTransport {
         Box::pin(self.send_message(message))
     }
 
+    fn signing_in(&self) -> Option<BoxFuture<'_, ()>> {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            return auth.signing_in();
+        }
+        None
+    }
+
     fn cancels_by_closing(&self) -> bool {
         lock(&self.state).modern
     }
