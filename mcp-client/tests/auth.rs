@@ -73,6 +73,10 @@ struct Seen {
     challenge: Option<String>,
     code_grants: usize,
     refresh_grants: usize,
+    /// Access tokens the introspection endpoint calls inactive.
+    revoked: Vec<String>,
+    /// Access tokens issued, in order.
+    issued: Vec<String>,
 }
 
 /// The scripted authorization server.
@@ -118,7 +122,8 @@ impl As {
                 "x": b64(&raw[1..33]), "y": b64(&raw[33..])}),
             seen: Mutex::new(Seen::default()),
         });
-        let (m, j, au, t) = (
+        let (m, j, au, t, i) = (
+            Arc::clone(&a),
             Arc::clone(&a),
             Arc::clone(&a),
             Arc::clone(&a),
@@ -148,6 +153,10 @@ impl As {
             .route(
                 "/token",
                 axum::routing::post(move |body: String| std::future::ready(t.token(&body))),
+            )
+            .route(
+                "/introspect",
+                axum::routing::post(move |body: String| std::future::ready(i.introspect(&body))),
             );
         tokio::spawn(async move { axum::serve(listener, app).await });
         a
@@ -236,6 +245,7 @@ impl As {
         let mut header = Header::new(Algorithm::ES256);
         header.kid = Some("k1".into());
         let token = jsonwebtoken::encode(&header, &claims, &self.key).unwrap();
+        seen.issued.push(token.clone());
         json_reply(
             200,
             &json!({"access_token": token, "token_type": "Bearer",
@@ -244,12 +254,46 @@ impl As {
     }
 }
 
+impl As {
+    /// RFC 7662: the claims of a token issued here and not revoked.
+    fn introspect(&self, body: &str) -> http::Response<String> {
+        let f = form(body);
+        let token = get(&f, "token").unwrap_or_default();
+        let seen = self.seen.lock().unwrap();
+        if !seen.issued.iter().any(|t| t == token) || seen.revoked.iter().any(|t| t == token) {
+            return json_reply(200, &json!({"active": false}));
+        }
+        let payload = token.split('.').nth(1).unwrap_or_default();
+        let mut claims: Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(payload)
+                .unwrap(),
+        )
+        .unwrap();
+        claims["active"] = json!(true);
+        json_reply(200, &claims)
+    }
+}
+
 /// The protected notes server and its authorization server.
 async fn setup(script: Script) -> (String, Arc<As>) {
+    setup_with(script, false).await
+}
+
+/// As [`setup`]; with `introspect`, the server asks the authorization
+/// server about every token (so a revoked one is refused at once).
+async fn setup_with(script: Script, introspect: bool) -> (String, Arc<As>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let a = As::start(script, &url).await;
-    let auth = Authorization::new(&url, JwtVerifier::new(a.url.clone(), &url))
+    let auth = if introspect {
+        let verifier = mcp_server::auth::Introspection::new(format!("{}/introspect", a.url), &url)
+            .cache_for(std::time::Duration::ZERO);
+        Authorization::new(&url, verifier)
+    } else {
+        Authorization::new(&url, JwtVerifier::new(a.url.clone(), &url))
+    };
+    let auth = auth
         .unwrap()
         .authorization_server(a.url.clone())
         .scopes_supported(["notes:read"])
@@ -318,6 +362,34 @@ async fn signs_in_steps_up_with_the_union_and_refreshes_without_a_second_sign_in
     }
     assert_eq!(seen.code_grants, 2);
     assert!(seen.refresh_grants >= 1, "short-lived tokens are refreshed");
+}
+
+#[tokio::test]
+async fn a_token_refused_with_401_is_refreshed_without_a_second_sign_in() {
+    let (url, a) = setup_with(Script::default(), true).await;
+    let client = Client::builder()
+        .oauth(oauth())
+        .connect_http(&url)
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&client.call_tool("read_note", json!({})).await.unwrap()),
+        "hello"
+    );
+    // The issuer revokes the access token; the refresh token still works.
+    {
+        let mut seen = a.seen.lock().unwrap();
+        let last = seen.issued.last().unwrap().clone();
+        seen.revoked.push(last);
+    }
+    assert_eq!(
+        text(&client.call_tool("read_note", json!({})).await.unwrap()),
+        "hello"
+    );
+    client.close().await;
+    let seen = a.seen.lock().unwrap();
+    assert_eq!(seen.authorizations.len(), 1, "no second sign-in");
+    assert_eq!((seen.code_grants, seen.refresh_grants), (1, 1));
 }
 
 async fn refused(script: Script, expected: &str) {
