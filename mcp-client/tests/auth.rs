@@ -122,7 +122,7 @@ impl As {
                 "x": b64(&raw[1..33]), "y": b64(&raw[33..])}),
             seen: Mutex::new(Seen::default()),
         });
-        let (m, j, au, t, i) = (
+        let (meta, keys, approve, tokens, introspect) = (
             Arc::clone(&a),
             Arc::clone(&a),
             Arc::clone(&a),
@@ -132,12 +132,12 @@ impl As {
         let app = axum::Router::new()
             .route(
                 "/.well-known/oauth-authorization-server",
-                axum::routing::get(move || std::future::ready(m.metadata())),
+                axum::routing::get(move || std::future::ready(meta.metadata())),
             )
             .route(
                 "/jwks",
                 axum::routing::get(move || {
-                    std::future::ready(json_reply(200, &json!({"keys": [j.jwk]})))
+                    std::future::ready(json_reply(200, &json!({"keys": [keys.jwk]})))
                 }),
             )
             .route(
@@ -147,16 +147,18 @@ impl As {
             .route(
                 "/authorize",
                 axum::routing::get(move |uri: http::Uri| {
-                    std::future::ready(au.authorize(uri.query().unwrap_or_default()))
+                    std::future::ready(approve.authorize(uri.query().unwrap_or_default()))
                 }),
             )
             .route(
                 "/token",
-                axum::routing::post(move |body: String| std::future::ready(t.token(&body))),
+                axum::routing::post(move |body: String| std::future::ready(tokens.token(&body))),
             )
             .route(
                 "/introspect",
-                axum::routing::post(move |body: String| std::future::ready(i.introspect(&body))),
+                axum::routing::post(move |body: String| {
+                    std::future::ready(introspect.introspect(&body))
+                }),
             );
         tokio::spawn(async move { axum::serve(listener, app).await });
         a
