@@ -714,3 +714,29 @@ async fn the_tower_layer_protects_an_axum_app() {
         (403, Some("notes:read notes:write"))
     );
 }
+
+#[tokio::test]
+async fn a_remembered_token_still_expires() {
+    let issuer = Issuer::start().await;
+    let issuer_url = issuer.url.clone();
+    let s = serve(&issuer, |resource| {
+        let verifier = JwtVerifier::new(issuer_url, resource).leeway(Duration::ZERO);
+        Authorization::new(resource, verifier).unwrap()
+    })
+    .await;
+    let mut short = claims(&issuer, &s.resource, "notes:read");
+    short["exp"] = json!(now() + 2);
+    let token = format!("Bearer {}", issuer.sign(&short, "k1"));
+    // Verified once, then remembered: served twice.
+    for _ in 0..2 {
+        let r = s.call("whoami", Some(&token)).await;
+        assert_eq!(r.status.as_u16(), 200);
+    }
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let r = s.call("whoami", Some(&token)).await;
+    assert_eq!(
+        (r.status.as_u16(), challenge(&r).get("error")),
+        (401, Some("invalid_token"))
+    );
+    let _ = s.stop.send(());
+}

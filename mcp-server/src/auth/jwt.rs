@@ -1,8 +1,9 @@
 //! [`JwtVerifier`]: JWT access tokens checked against the issuer's JWKS.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -10,6 +11,7 @@ use mcp_types::JsonObject;
 use mcp_wire::http_client::{fetch_json, FetchError, HttpClient};
 use mcp_wire::oauth::{authorization_server_metadata_urls, AuthorizationServerMetadata};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::{Identity, TokenError, TokenVerifier, VerifyFuture};
 
@@ -37,7 +39,9 @@ const ACCEPTED: &[Algorithm] = &[
 /// accepted when its signature checks with an asymmetric algorithm the key
 /// allows, `iss` is the issuer, `aud` names this server's resource URI
 /// (RFC 8707; scheme and host compared without case, a trailing `/` ignored),
-/// and `exp` and `nbf` hold within the leeway (default 30 s).
+/// and `exp` and `nbf` hold within the leeway (default 30 s). A verified
+/// token is remembered (by its SHA-256) until it expires, so its signature
+/// is checked once, not on every request.
 ///
 /// ```no_run
 /// use mcp_server::auth::JwtVerifier;
@@ -69,7 +73,13 @@ struct Inner {
     keys: RwLock<Keys>,
     /// One fetch at a time; others wait for its keys.
     fetching: tokio::sync::Mutex<()>,
+    /// Tokens already verified, by SHA-256, with their `exp`: a signature
+    /// is checked once per token, not once per request.
+    verified: std::sync::Mutex<HashMap<[u8; 32], (Identity, u64)>>,
 }
+
+/// The most verified tokens remembered; past it, the memory starts afresh.
+const MAX_VERIFIED: usize = 10_000;
 
 #[derive(Default)]
 struct Keys {
@@ -183,6 +193,7 @@ impl JwtVerifier {
                 client: mcp_wire::http_client::http_client(Duration::from_secs(5), None),
                 keys: RwLock::new(Keys::default()),
                 fetching: tokio::sync::Mutex::new(()),
+                verified: std::sync::Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -221,6 +232,32 @@ impl JwtVerifier {
     }
 
     async fn check(&self, token: &str) -> Result<Identity, TokenError> {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        if let Some((who, exp)) = mcp_wire::sync::lock(&self.inner.verified).get(&digest) {
+            if now <= exp.saturating_add(self.inner.leeway) {
+                return Ok(who.clone());
+            }
+        }
+        let who = self.verify_now(token).await?;
+        if let Some(exp) = who.expires_at() {
+            let mut verified = mcp_wire::sync::lock(&self.inner.verified);
+            if verified.len() >= MAX_VERIFIED {
+                verified.retain(|_, (_, e)| now <= e.saturating_add(self.inner.leeway));
+                if verified.len() >= MAX_VERIFIED {
+                    verified.clear();
+                }
+            }
+            verified.insert(digest, (who.clone(), exp));
+        }
+        Ok(who)
+    }
+
+    /// Checks a token's signature and claims.
+    async fn verify_now(&self, token: &str) -> Result<Identity, TokenError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| TokenError::invalid(format!("malformed token: {e}")))?;
         if !ACCEPTED.contains(&header.alg) {
