@@ -16,7 +16,8 @@
 //! union of the scopes held and those challenged, a bounded number of times.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), mcp_client::Error> {
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), mcp_client::Error> {
 //! use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
 //!
 //! let oauth = OAuth::new("my-cli")
