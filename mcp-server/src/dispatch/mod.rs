@@ -149,10 +149,13 @@ fn failed(id: RequestId, error: ErrorObject) -> Outcome {
 pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     // Most messages are small: one allocation instead of a doubling series.
     let mut out = Vec::with_capacity(256);
-    serde_json::to_writer(&mut out, value).map(|()| out).unwrap_or_else(|e| {
-        tracing::error!(error = %e, "failed to serialize a message");
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
-    })
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => out,
+        Err(e) => {
+            tracing::error!(error = %e, "failed to serialize a message");
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
+        }
+    }
 }
 
 pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
