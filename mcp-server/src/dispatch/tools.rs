@@ -7,8 +7,8 @@ use std::sync::Arc;
 use mcp_types::jsonrpc::{code, Response};
 use mcp_types::modern::{RawRequestMeta, RequestMeta, SubscriptionFilter};
 use mcp_types::{
-    method, CacheScope, ClientCapabilities, ErrorObject, ListToolsParams, ListToolsResult,
-    LoggingLevel, RequestId, ResultType,
+    method, CacheScope, ClientCapabilities, ContentBlock, ErrorObject, ListToolsParams,
+    ListToolsResult, LoggingLevel, RequestId, ResultType,
 };
 use mcp_wire::sync::lock;
 use serde_json::value::RawValue;
@@ -379,7 +379,14 @@ impl ServerCore {
         modern: bool,
     ) -> Vec<u8> {
         if !modern {
-            return encode(&Response::new(id, result));
+            return plain_text_reply(&id, &result, false)
+                .unwrap_or_else(|| encode(&Response::new(id, result)));
+        }
+        if result.meta.is_none() {
+            if let Some(mut bytes) = plain_text_reply(&id, &result, true) {
+                splice_meta(&mut bytes, &self.server_info_meta_json);
+                return bytes;
+            }
         }
         result.result_type = Some(ResultType::Complete);
         if let Some(meta) = &mut result.meta {
@@ -389,16 +396,110 @@ impl ServerCore {
             }
             return encode(&Response::new(id, result));
         }
-        // The hot path: splice the pre-serialized `_meta` into the result
-        // object instead of building and serializing it for every call.
+        // Splice the pre-serialized `_meta` into the result object instead
+        // of building and serializing it for every call.
         let mut bytes = encode(&Response::new(id, result));
-        if bytes.ends_with(b"}}") {
-            bytes.truncate(bytes.len() - 2);
-            bytes.extend_from_slice(b",\"_meta\":");
-            bytes.extend_from_slice(&self.server_info_meta_json);
-            bytes.extend_from_slice(b"}}");
-        }
+        splice_meta(&mut bytes, &self.server_info_meta_json);
         bytes
+    }
+}
+
+/// Adds `"_meta": meta` as the last member of a response's result object.
+fn splice_meta(bytes: &mut Vec<u8>, meta: &[u8]) {
+    if bytes.ends_with(b"}}") {
+        bytes.truncate(bytes.len() - 2);
+        bytes.extend_from_slice(b",\"_meta\":");
+        bytes.extend_from_slice(meta);
+        bytes.extend_from_slice(b"}}");
+    }
+}
+
+/// The response to a call whose result is one plain text block (the
+/// commonest result), written directly: the same bytes serde writes for
+/// [`Response`] of that [`mcp_types::CallToolResult`] (with `resultType:
+/// "complete"` when `modern`), without its generic machinery. `None` for any
+/// other result.
+fn plain_text_reply(
+    id: &RequestId,
+    result: &mcp_types::CallToolResult,
+    modern: bool,
+) -> Option<Vec<u8>> {
+    let [ContentBlock::Text(text)] = result.content.as_slice() else {
+        return None;
+    };
+    if text.annotations.is_some()
+        || text.meta.is_some()
+        || result.structured_content.is_some()
+        || result.result_type.is_some()
+        || result.meta.is_some()
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(96 + text.text.len());
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut out, id).ok()?;
+    out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+    serde_json::to_writer(&mut out, &text.text).ok()?;
+    out.extend_from_slice(b"}]");
+    match result.is_error {
+        Some(true) => out.extend_from_slice(br#","isError":true"#),
+        Some(false) => out.extend_from_slice(br#","isError":false"#),
+        None => {}
+    }
+    if modern {
+        out.extend_from_slice(br#","resultType":"complete""#);
+    }
+    out.extend_from_slice(b"}}");
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_types::{CallToolResult, ContentBlock, RequestId};
+
+    use super::plain_text_reply;
+    use crate::dispatch::encode;
+    use mcp_types::jsonrpc::Response;
+    use mcp_types::ResultType;
+
+    /// The direct writer and serde agree byte for byte, and it declines
+    /// every result it does not write.
+    #[test]
+    fn plain_text_replies_match_serde() {
+        let ids = [RequestId::Number(7), RequestId::String("a\"b\u{e9}".into())];
+        let texts = [
+            "3",
+            "",
+            "quote \" backslash \\ newline \n tab \t nul \u{0} é 😀",
+        ];
+        for id in &ids {
+            for text in texts {
+                for is_error in [None, Some(false), Some(true)] {
+                    for modern in [false, true] {
+                        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                        result.is_error = is_error;
+                        let direct = plain_text_reply(id, &result, modern).unwrap();
+                        if modern {
+                            result.result_type = Some(ResultType::Complete);
+                        }
+                        assert_eq!(
+                            String::from_utf8(direct).unwrap(),
+                            String::from_utf8(encode(&Response::new(id.clone(), result))).unwrap()
+                        );
+                    }
+                }
+            }
+        }
+        let id = RequestId::Number(1);
+        let two = CallToolResult::success(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
+        assert!(plain_text_reply(&id, &two, false).is_none());
+        let mut structured = CallToolResult::success(vec![ContentBlock::text("a")]);
+        structured.structured_content = Some(serde_json::json!({"x": 1}));
+        assert!(plain_text_reply(&id, &structured, false).is_none());
+        let mut meta = CallToolResult::success(vec![ContentBlock::text("a")]);
+        meta.meta = Some(mcp_types::Meta::default());
+        assert!(plain_text_reply(&id, &meta, false).is_none());
+        assert!(plain_text_reply(&id, &CallToolResult::success(vec![]), false).is_none());
     }
 }
 
