@@ -31,7 +31,9 @@
 //! # Ok(()) }
 //! ```
 
+mod discovery;
 mod flow;
+mod grants;
 mod redirect;
 mod store;
 

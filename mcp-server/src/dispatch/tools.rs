@@ -201,20 +201,8 @@ impl ServerCore {
         {
             return unknown(id);
         }
-        let (log_level, client_capabilities, progress_token) = match &mut era {
-            Era::Legacy(s) => (
-                Some(s.log_level.unwrap_or(LoggingLevel::Info)),
-                Arc::clone(&s.client_capabilities),
-                p.meta.as_ref().and_then(RawRequestMeta::progress_token),
-            ),
-            // Read once with the other protocol fields; the caller below needs
-            // only the client's name and the version.
-            Era::Modern(m) => (
-                m.log_level,
-                Arc::new(std::mem::take(&mut m.client_capabilities)),
-                m.progress_token.take(),
-            ),
-        };
+        let (log_level, client_capabilities, progress_token) =
+            call_settings(&mut era, p.meta.as_ref());
         if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
             return failed(id, missing_capability_error(&name, missing));
         }
@@ -401,6 +389,31 @@ impl ServerCore {
         let mut bytes = encode(&Response::new(id, result));
         splice_meta(&mut bytes, &self.server_info_meta_json);
         bytes
+    }
+}
+
+/// A call's log level, the client's capabilities and the progress token, as
+/// its era gives them (the modern ones are taken: the caller built from the
+/// era afterwards needs only the client's name and the version).
+fn call_settings(
+    era: &mut Era,
+    meta: Option<&RawRequestMeta>,
+) -> (
+    Option<LoggingLevel>,
+    Arc<ClientCapabilities>,
+    Option<mcp_types::notification::ProgressToken>,
+) {
+    match era {
+        Era::Legacy(s) => (
+            Some(s.log_level.unwrap_or(LoggingLevel::Info)),
+            Arc::clone(&s.client_capabilities),
+            meta.and_then(RawRequestMeta::progress_token),
+        ),
+        Era::Modern(m) => (
+            m.log_level,
+            Arc::new(std::mem::take(&mut m.client_capabilities)),
+            m.progress_token.take(),
+        ),
     }
 }
 

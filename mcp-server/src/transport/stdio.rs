@@ -94,6 +94,25 @@ impl Output {
         self.buf.len() - self.written
     }
 
+    /// Once [`EARLY_WRITE`] is pending, writes what the writer takes at
+    /// once: replies start out while the rest of a burst is served, so a
+    /// client that pipelines reads them and sends more meanwhile, instead of
+    /// the two taking turns. A writer that is not ready is left to the
+    /// connection loop. Returns whether anything was written.
+    fn write_early<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> bool {
+        if self.pending() < EARLY_WRITE {
+            return false;
+        }
+        let ready = futures_util::FutureExt::now_or_never(writer.write(&self.buf[self.written..]));
+        match ready {
+            Some(Ok(n)) => {
+                self.advance(n);
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn advance(&mut self, n: usize) {
         self.written += n;
         if self.written == self.buf.len() {
@@ -336,19 +355,7 @@ impl Server {
             if !input_open && tasks.is_empty() && output.is_empty() {
                 break;
             }
-            if output.pending() >= EARLY_WRITE {
-                // Replies start out while the rest of a burst is served: a
-                // client that pipelines reads them and sends more meanwhile,
-                // instead of the two taking turns. A writer that is not
-                // ready now is left to the select below.
-                let ready = futures_util::FutureExt::now_or_never(
-                    writer.write(&output.buf[output.written..]),
-                );
-                if let Some(Ok(n)) = ready {
-                    output.advance(n);
-                    needs_flush = true;
-                }
-            }
+            needs_flush |= output.write_early(&mut writer);
             tokio::select! {
                 biased;
                 frame = frames.next(), if input_open && output.pending() < HIGH_WATER => match frame {

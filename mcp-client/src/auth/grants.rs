@@ -1,0 +1,343 @@
+//! The grants: registration (pre-registered, metadata document URL, or
+//! Dynamic Client Registration), authentication at the token endpoint, the
+//! authorization code flow with PKCE, client credentials, refreshing.
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http::header::{self, HeaderValue};
+use http::{Method, Request};
+use http_body_util::Full;
+use mcp_wire::http_client::{form_request, send, Fetched};
+use mcp_wire::oauth::{form_encode, percent_encode, AuthorizationServerMetadata};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::flow::{
+    found_in, now, random_b64, Authenticator, ErrorResponse, Flow, Found, Registered, TokenAuth,
+    TokenResponse, TIMEOUT,
+};
+use super::{AuthError, Credentials, RedirectParams};
+
+impl Authenticator {
+    pub(super) async fn refresh(&self, flow: &mut Flow) -> Result<(), AuthError> {
+        let Some(refresh) = flow.stored.refresh_token.clone() else {
+            return Err(AuthError::Registration("no refresh token".into()));
+        };
+        let found = found_in(flow)?;
+        let (client_id, secret) = self.known_identity(flow)?;
+        let auth = self.token_auth(found, &client_id, secret.as_deref())?;
+        let form = vec![
+            ("grant_type", "refresh_token".to_owned()),
+            ("refresh_token", refresh),
+            ("resource", found.resource.clone()),
+        ];
+        let token = self.token_request(found, form, auth).await?;
+        self.keep(flow, token).await
+    }
+
+    /// The client's id and secret when already known (configured, or
+    /// registered before).
+    fn known_identity(&self, flow: &Flow) -> Result<(String, Option<String>), AuthError> {
+        if let Some(id) = &self.oauth.client_id {
+            return Ok((id.clone(), self.oauth.client_secret.clone()));
+        }
+        if let Some(id) = &flow.stored.client_id {
+            return Ok((id.clone(), flow.stored.client_secret.clone()));
+        }
+        Err(AuthError::Registration(
+            "the client is not registered".into(),
+        ))
+    }
+
+    /// The client's identity for the authorization code flow, in the spec's
+    /// order: pre-registered, a metadata document URL where the issuer
+    /// supports them, a registration made before, Dynamic Client
+    /// Registration.
+    async fn identity(
+        &self,
+        flow: &mut Flow,
+        redirect_uri: &str,
+    ) -> Result<(String, Option<String>), AuthError> {
+        if let Some(id) = &self.oauth.client_id {
+            return Ok((id.clone(), self.oauth.client_secret.clone()));
+        }
+        let found = found_in(flow)?;
+        if let (Some(url), Some(true)) = (
+            &self.oauth.metadata_url,
+            found.meta.client_id_metadata_document_supported,
+        ) {
+            return Ok((url.clone(), None));
+        }
+        if let Some(id) = &flow.stored.client_id {
+            return Ok((id.clone(), flow.stored.client_secret.clone()));
+        }
+        let Some(endpoint) = found.meta.registration_endpoint.clone() else {
+            return Err(AuthError::Registration(format!(
+                "the issuer `{}` offers no dynamic registration{}: pre-register a client and give its id",
+                found.meta.issuer,
+                if self.oauth.metadata_url.is_some() { " and no client metadata documents" } else { "" }
+            )));
+        };
+        let body = json!({
+            "client_name": self.oauth.client_name,
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        });
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(&endpoint)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json")
+            .body(Full::new(Bytes::from(body.to_string())))
+            .map_err(|_| {
+                AuthError::Registration(format!("invalid registration endpoint {endpoint}"))
+            })?;
+        let answer = send(&self.client, request, TIMEOUT).await?;
+        if !answer.status.is_success() {
+            return Err(refused(&answer));
+        }
+        let registered: Registered = answer.json(&endpoint)?;
+        tracing::info!(client_id = %registered.client_id, "registered with the authorization server");
+        flow.stored.client_id = Some(registered.client_id.clone());
+        flow.stored
+            .client_secret
+            .clone_from(&registered.client_secret);
+        Ok((registered.client_id, registered.client_secret))
+    }
+
+    /// How to authenticate at the token endpoint with this identity.
+    fn token_auth<'a>(
+        &self,
+        found: &Found,
+        client_id: &'a str,
+        secret: Option<&'a str>,
+    ) -> Result<TokenAuth<'a>, AuthError> {
+        if let Some(Credentials::PrivateKey { key, alg }) = &self.oauth.credentials {
+            let claims = json!({
+                "iss": client_id, "sub": client_id, "aud": found.meta.issuer,
+                "iat": now(), "exp": now() + 300, "jti": random_b64(16)?,
+            });
+            let assertion = jsonwebtoken::encode(&jsonwebtoken::Header::new(*alg), &claims, key)
+                .map_err(|e| {
+                    AuthError::Registration(format!("cannot sign the client assertion: {e}"))
+                })?;
+            return Ok(TokenAuth::Assertion(client_id, assertion));
+        }
+        let Some(secret) = secret else {
+            return Ok(TokenAuth::None(client_id));
+        };
+        let methods = found.meta.token_endpoint_auth_methods_supported.as_deref();
+        let offers = |m: &str| methods.is_some_and(|list| list.iter().any(|x| x == m));
+        Ok(if methods.is_none() || offers("client_secret_basic") {
+            TokenAuth::Basic(client_id, secret)
+        } else if offers("client_secret_post") {
+            TokenAuth::Post(client_id, secret)
+        } else {
+            TokenAuth::Basic(client_id, secret)
+        })
+    }
+
+    async fn token_request(
+        &self,
+        found: &Found,
+        mut form: Vec<(&'static str, String)>,
+        auth: TokenAuth<'_>,
+    ) -> Result<TokenResponse, AuthError> {
+        let endpoint = found.meta.token_endpoint.clone().ok_or_else(|| {
+            AuthError::Unsupported(format!(
+                "the issuer `{}` has no token endpoint",
+                found.meta.issuer
+            ))
+        })?;
+        let mut basic = None;
+        match auth {
+            TokenAuth::None(id) => form.push(("client_id", id.to_owned())),
+            TokenAuth::Post(id, secret) => {
+                form.push(("client_id", id.to_owned()));
+                form.push(("client_secret", secret.to_owned()));
+            }
+            TokenAuth::Basic(id, secret) => {
+                let pair = format!("{}:{}", percent_encode(id), percent_encode(secret));
+                basic = Some(format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                ));
+            }
+            TokenAuth::Assertion(id, assertion) => {
+                form.push(("client_id", id.to_owned()));
+                form.push((
+                    "client_assertion_type",
+                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
+                ));
+                form.push(("client_assertion", assertion));
+            }
+        }
+        let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut request = form_request(&endpoint, &pairs)?;
+        if let Some(value) = basic.and_then(|b| HeaderValue::from_str(&b).ok()) {
+            request.headers_mut().insert(header::AUTHORIZATION, value);
+        }
+        let answer = send(&self.client, request, TIMEOUT).await?;
+        if !answer.status.is_success() {
+            return Err(refused(&answer));
+        }
+        Ok(answer.json(&endpoint)?)
+    }
+
+    pub(super) async fn client_credentials(
+        &self,
+        flow: &mut Flow,
+        scope: Option<&str>,
+    ) -> Result<TokenResponse, AuthError> {
+        let found = found_in(flow)?;
+        let (client_id, secret) = self.known_identity(flow)?;
+        let auth = self.token_auth(found, &client_id, secret.as_deref())?;
+        let mut form = vec![
+            ("grant_type", "client_credentials".to_owned()),
+            ("resource", found.resource.clone()),
+        ];
+        if let Some(scope) = scope {
+            form.push(("scope", scope.to_owned()));
+        }
+        self.token_request(found, form, auth).await
+    }
+
+    pub(super) async fn authorization_code(
+        &self,
+        flow: &mut Flow,
+        scope: Option<&str>,
+    ) -> Result<TokenResponse, AuthError> {
+        let redirect_uri = self.authorizer.redirect_uri().await?;
+        let (client_id, secret) = self.identity(flow, &redirect_uri).await?;
+        let found = found_in(flow)?;
+        let endpoint = authorization_endpoint(found)?;
+        let verifier = random_b64(32)?;
+        let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(Sha256::digest(verifier.as_bytes()));
+        let state = random_b64(16)?;
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("state", state.as_str()),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("resource", found.resource.as_str()),
+        ];
+        if let Some(scope) = scope {
+            query.push(("scope", scope));
+        }
+        let separator = if endpoint.contains('?') { '&' } else { '?' };
+        let url = format!("{endpoint}{separator}{}", form_encode(&query));
+        let params = self.wait_for_user(&url).await?;
+        let code = code_from(&found.meta, &params, &state)?;
+        let auth = self.token_auth(found, &client_id, secret.as_deref())?;
+        let form = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code),
+            ("redirect_uri", redirect_uri.clone()),
+            ("code_verifier", verifier),
+            ("resource", found.resource.clone()),
+        ];
+        self.token_request(found, form, auth).await
+    }
+
+    /// Sends the user to `url` and waits for the redirect; meanwhile
+    /// request time limits wait too ([`Authenticator::signing_in`]).
+    async fn wait_for_user(&self, url: &str) -> Result<RedirectParams, AuthError> {
+        // Cleared however the wait ends (answered, failed, dropped).
+        struct Busy<'a>(&'a tokio::sync::watch::Sender<bool>);
+        impl Drop for Busy<'_> {
+            fn drop(&mut self) {
+                self.0.send_replace(false);
+            }
+        }
+        self.busy.send_replace(true);
+        let _busy = Busy(&self.busy);
+        self.authorizer.authorize(url).await
+    }
+}
+
+/// The authorization endpoint, once the issuer is known to do PKCE with S256.
+fn authorization_endpoint(found: &Found) -> Result<String, AuthError> {
+    let meta = &found.meta;
+    match &meta.code_challenge_methods_supported {
+        Some(methods) if methods.iter().any(|m| m == "S256") => {}
+        // The 2025-03-26 default endpoints come without metadata to say.
+        None if !found.discovered => {}
+        _ => {
+            return Err(AuthError::Unsupported(format!(
+                "the issuer `{}` does not advertise PKCE with S256",
+                meta.issuer
+            )))
+        }
+    }
+    meta.authorization_endpoint.clone().ok_or_else(|| {
+        AuthError::Unsupported(format!(
+            "the issuer `{}` has no authorization endpoint",
+            meta.issuer
+        ))
+    })
+}
+
+/// The code of an authorization response, after the RFC 9207 issuer check
+/// (before anything else is read), the `state` check and any `error`.
+fn code_from(
+    meta: &AuthorizationServerMetadata,
+    params: &RedirectParams,
+    state: &str,
+) -> Result<String, AuthError> {
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    match (
+        meta.authorization_response_iss_parameter_supported,
+        param("iss"),
+    ) {
+        (_, Some(iss)) if iss != meta.issuer => {
+            return Err(AuthError::Redirect(format!(
+                "the authorization response comes from the issuer `{iss}`, not `{}`",
+                meta.issuer
+            )))
+        }
+        (Some(true), None) => {
+            return Err(AuthError::Redirect(
+                "the authorization response lacks the `iss` its issuer promises".into(),
+            ))
+        }
+        _ => {}
+    }
+    if param("state") != Some(state) {
+        return Err(AuthError::Redirect(
+            "the authorization response's `state` does not match".into(),
+        ));
+    }
+    if let Some(error) = param("error") {
+        return Err(AuthError::Refused {
+            error: error.to_owned(),
+            description: param("error_description").map(str::to_owned),
+        });
+    }
+    param("code")
+        .map(str::to_owned)
+        .ok_or_else(|| AuthError::Redirect("the authorization response has no code".into()))
+}
+
+/// An error answer from the authorization server.
+fn refused(answer: &Fetched) -> AuthError {
+    match serde_json::from_slice::<ErrorResponse>(&answer.body) {
+        Ok(e) => AuthError::Refused {
+            error: e.error,
+            description: e.error_description,
+        },
+        Err(_) => AuthError::Refused {
+            error: format!("HTTP {}", answer.status),
+            description: None,
+        },
+    }
+}
