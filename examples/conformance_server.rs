@@ -601,7 +601,10 @@ impl ToolBox for SchemaTools {
             schema,
             None,
             |args: Args, _ctx: Context| {
-                let received = serde_json::Value::Object(args.into_object());
+                let received = match args.into_object() {
+                    Ok(args) => serde_json::Value::Object(args),
+                    Err(e) => return Box::pin(async move { e.into_result() }),
+                };
                 Box::pin(async move {
                     CallToolResult::text(format!(
                         "JSON Schema 2020-12 tool called with: {received}"

@@ -1,9 +1,14 @@
 //! Decoding a `tools/call`'s arguments into the tool's parameter types.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::ops::Range;
 
 use mcp_types::{CallToolResult, JsonObject};
-use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 /// The arguments of one call, consumed parameter by parameter.
 ///
@@ -11,25 +16,114 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 /// name every bad argument.
 #[derive(Debug, Default)]
 pub struct Args {
-    map: JsonObject,
+    source: Source,
     errors: Vec<String>,
+}
+
+/// Where the arguments are: a map (from middleware or a test), or the
+/// request's own text, each value decoded only when its parameter is taken.
+#[derive(Debug)]
+enum Source {
+    Map(JsonObject),
+    Text(TextArgs),
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Map(JsonObject::new())
+    }
+}
+
+/// The members of an `arguments` object as JSON text: every key (unescaped)
+/// and every value, side by side in one string.
+#[derive(Debug, Default)]
+struct TextArgs {
+    text: String,
+    fields: Vec<Field>,
+}
+
+#[derive(Debug)]
+struct Field {
+    key: Range<usize>,
+    value: Range<usize>,
+    taken: bool,
+}
+
+impl TextArgs {
+    fn key(&self, f: &Field) -> &str {
+        &self.text[f.key.clone()]
+    }
+
+    /// The value of the last member named `name` (as a JSON object read into a
+    /// map keeps the last), marking every member of that name taken.
+    fn take(&mut self, name: &str) -> Option<Range<usize>> {
+        let mut found = None;
+        for i in (0..self.fields.len()).rev() {
+            let f = &self.fields[i];
+            if !f.taken && self.text[f.key.clone()] == *name {
+                found.get_or_insert(f.value.clone());
+                self.fields[i].taken = true;
+            }
+        }
+        found
+    }
+
+    fn peek(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .rev()
+            .find(|f| !f.taken && self.key(f) == name)
+            .map(|f| &self.text[f.value.clone()])
+    }
 }
 
 impl Args {
     /// Wraps the `arguments` object of a call (absent means none).
     pub fn new(map: Option<JsonObject>) -> Self {
         Args {
-            map: map.unwrap_or_default(),
+            source: Source::Map(map.unwrap_or_default()),
+            errors: Vec::new(),
+        }
+    }
+
+    /// The arguments as the request carried them, copied out of it in one
+    /// string; nothing is decoded until a parameter is taken.
+    pub(crate) fn from_raw(raw: Option<RawArgs<'_>>) -> Self {
+        let Some(RawArgs(members)) = raw else {
+            return Args::default();
+        };
+        let len = members.iter().map(|(k, v)| k.len() + v.get().len()).sum();
+        let mut text = String::with_capacity(len);
+        let mut fields = Vec::with_capacity(members.len());
+        for (key, value) in members {
+            let k = text.len();
+            text.push_str(&key);
+            let v = text.len();
+            text.push_str(value.get());
+            fields.push(Field {
+                key: k..v,
+                value: v..text.len(),
+                taken: false,
+            });
+        }
+        Args {
+            source: Source::Text(TextArgs { text, fields }),
             errors: Vec::new(),
         }
     }
 
     /// Takes parameter `name`. Absent is fine when `T` accepts it (`Option<T>`).
     pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
-        let result = match self.map.remove(name) {
-            Some(value) => {
-                T::deserialize(value).map_err(|e| format!("invalid argument `{name}`: {e}"))
-            }
+        let decoded = match &mut self.source {
+            Source::Map(map) => map
+                .remove(name)
+                .map(|value| T::deserialize(value).map_err(|e| e.to_string())),
+            Source::Text(args) => args
+                .take(name)
+                .map(|range| from_text::<T>(&args.text[range])),
+        };
+        let result = match decoded {
+            Some(r) => r.map_err(|e| format!("invalid argument `{name}`: {e}")),
             None => {
                 T::deserialize(Absent).map_err(|_| format!("missing required argument `{name}`"))
             }
@@ -43,18 +137,55 @@ impl Args {
         name: &str,
         default: impl FnOnce() -> T,
     ) -> Option<T> {
-        match self.map.get(name) {
-            None | Some(serde_json::Value::Null) => {
-                self.map.remove(name);
-                Some(default())
-            }
-            Some(_) => self.take(name),
+        let absent = match &mut self.source {
+            Source::Map(map) => match map.get(name) {
+                None | Some(Value::Null) => {
+                    map.remove(name);
+                    true
+                }
+                Some(_) => false,
+            },
+            Source::Text(args) => match args.peek(name) {
+                None | Some("null") => {
+                    args.take(name);
+                    true
+                }
+                Some(_) => false,
+            },
+        };
+        if absent {
+            Some(default())
+        } else {
+            self.take(name)
         }
     }
 
-    /// Takes the whole arguments object as one value (dynamic tools).
-    pub fn into_object(self) -> JsonObject {
-        self.map
+    /// Takes the whole arguments object as one value (dynamic tools, middleware).
+    ///
+    /// # Errors
+    ///
+    /// A value that a [`Value`] cannot hold (a number beyond `f64`, nesting
+    /// deeper than `serde_json`'s limit of 128) is an input validation error,
+    /// named as [`take`](Self::take) names it: return it as the tool's result.
+    pub fn into_object(self) -> Result<JsonObject, crate::ToolError> {
+        match self.source {
+            Source::Map(map) => Ok(map),
+            Source::Text(args) => args
+                .fields
+                .iter()
+                .filter(|f| !f.taken)
+                .map(|f| {
+                    let key = args.key(f);
+                    from_text::<Value>(&args.text[f.value.clone()])
+                        .map(|value| (key.to_owned(), value))
+                        .map_err(|e| {
+                            crate::ToolError::new(format!(
+                                "invalid arguments: invalid argument `{key}`: {e}"
+                            ))
+                        })
+                })
+                .collect(),
+        }
     }
 
     /// Whether every parameter taken so far decoded.
@@ -72,6 +203,65 @@ impl Args {
             let _ = write!(text, "{e}");
         }
         CallToolResult::error(text)
+    }
+}
+
+/// Decodes one argument's JSON text. The message is serde's without the
+/// position, which in a single value says nothing the caller can use.
+fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| {
+        let message = e.to_string();
+        let at = format!(" at line {} column {}", e.line(), e.column());
+        match message.strip_suffix(&at) {
+            Some(bare) => bare.to_owned(),
+            None => message,
+        }
+    })
+}
+
+/// A call's `arguments` object as it is read from the request: its members,
+/// borrowing their text. Any other JSON value is an error.
+pub(crate) struct RawArgs<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawArgs<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Members<'a> {
+            type Value = RawArgs<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of arguments")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawArgs<'a>, M::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(key) = map.next_key::<Key<'a>>()? {
+                    members.push((key.0, map.next_value::<&'a RawValue>()?));
+                }
+                Ok(RawArgs(members))
+            }
+        }
+        d.deserialize_map(Members(std::marker::PhantomData))
+    }
+}
+
+/// An object key, borrowed unless it had escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for KeyVisitor<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'a>, E> {
+                Ok(Key(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(KeyVisitor(std::marker::PhantomData))
     }
 }
 
@@ -105,29 +295,66 @@ impl<'de> Deserializer<'de> for Absent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    /// The same arguments, from a map and from request text.
+    fn both(text: &str) -> [Args; 2] {
+        let map = serde_json::from_str::<JsonObject>(text).unwrap();
+        let raw = serde_json::from_str::<RawArgs<'_>>(text).unwrap();
+        [Args::new(Some(map)), Args::from_raw(Some(raw))]
+    }
 
     #[test]
     fn collects_every_problem() {
-        let mut args = Args::new(json!({"a": "x"}).as_object().cloned());
-        let a: Option<f64> = args.take("a");
-        let b: Option<f64> = args.take("b");
-        let c: Option<Option<f64>> = args.take("c");
-        assert!(a.is_none() && b.is_none());
-        assert_eq!(c, Some(None));
-        let r = args.error_result();
-        assert!(r.is_error());
-        let text = r.content[0].as_text().unwrap();
-        assert!(text.contains("invalid argument `a`"), "{text}");
-        assert!(text.contains("missing required argument `b`"), "{text}");
+        for mut args in both(r#"{"a": "x"}"#) {
+            let a: Option<f64> = args.take("a");
+            let b: Option<f64> = args.take("b");
+            let c: Option<Option<f64>> = args.take("c");
+            assert!(a.is_none() && b.is_none());
+            assert_eq!(c, Some(None));
+            let r = args.error_result();
+            assert!(r.is_error());
+            let text = r.content[0].as_text().unwrap();
+            assert_eq!(
+                text,
+                "invalid arguments: invalid argument `a`: invalid type: string \"x\", \
+                 expected f64; missing required argument `b`"
+            );
+        }
     }
 
     #[test]
     fn defaults_fill_absent_and_null() {
-        let mut args = Args::new(json!({"n": null}).as_object().cloned());
-        assert_eq!(args.take_or::<u32>("n", || 5), Some(5));
-        assert_eq!(args.take_or::<u32>("m", || 7), Some(7));
-        assert!(args.is_ok());
+        for mut args in both(r#"{"n": null}"#) {
+            assert_eq!(args.take_or::<u32>("n", || 5), Some(5));
+            assert_eq!(args.take_or::<u32>("m", || 7), Some(7));
+            assert!(args.is_ok());
+        }
+    }
+
+    /// Escaped keys, nested values, the last of duplicate members, and what
+    /// is left for `into_object`, read alike from either source.
+    #[test]
+    fn text_reads_as_the_map_does() {
+        let text =
+            r#"{"a\u0062": [1, {"x": "y"}], "n": 1, "n": 2, "s": "h\u00e9", "rest": {"k": null}}"#;
+        let [mut map, mut raw] = both(text);
+        for args in [&mut map, &mut raw] {
+            assert_eq!(
+                args.take::<Value>("ab"),
+                Some(serde_json::json!([1, {"x": "y"}]))
+            );
+            assert_eq!(args.take::<u8>("n"), Some(2));
+            assert_eq!(args.take::<String>("s").as_deref(), Some("h\u{e9}"));
+            assert_eq!(args.take::<Option<u8>>("n"), Some(None));
+        }
+        assert_eq!(map.into_object().unwrap(), raw.into_object().unwrap());
+        let huge = Args::from_raw(serde_json::from_str(r#"{"x": 1e400}"#).unwrap());
+        assert_eq!(
+            huge.into_object().unwrap_err().message(),
+            "invalid arguments: invalid argument `x`: number out of range"
+        );
+        assert!(serde_json::from_str::<RawArgs<'_>>("[1]").is_err());
+        assert!(serde_json::from_str::<RawArgs<'_>>("3").is_err());
     }
 
     #[test]

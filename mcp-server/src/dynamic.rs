@@ -109,7 +109,10 @@ impl ToolEntry {
             def,
             Cow::Borrowed(""),
             move |args: Args, ctx: Context| {
-                let args = args.into_object();
+                let args = match args.into_object() {
+                    Ok(args) => args,
+                    Err(e) => return Box::pin(async move { e.into_result() }),
+                };
                 #[cfg(feature = "validation")]
                 let args = {
                     let value = Value::Object(args);

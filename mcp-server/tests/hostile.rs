@@ -348,24 +348,28 @@ fn cases() -> Vec<Case> {
                 "\"arguments\":{}",
                 &format!(r#""arguments":{{"a":{}}}"#, deep_arrays(100_000)),
             ),
-            ErrorOneOf(&[-32700, -32602], json!(1)),
-            h200(ErrorOneOf(&[-32700, -32602], json!(1))),
+            // Well-formed JSON that is not what the parameter takes: an input
+            // validation error, which the spec (tools, "Error Handling") reports
+            // in the tool's result so the model can correct it.
+            ToolError(json!(1)),
+            h200(ToolError(json!(1))),
         ),
-        // ---- numbers
+        // ---- numbers: out of range for the parameter is an input
+        // validation error ("value out of range" is the spec's own example).
         case(
             "a huge float argument",
             S11,
             add_req(1, &json!({})).replace("{}", r#"{"a":1e400,"b":1}"#),
-            Error(-32602, json!(1)),
-            h200(Error(-32602, json!(1))),
+            ToolError(json!(1)),
+            h200(ToolError(json!(1))),
         ),
         case(
             "a 10k-digit integer argument",
             S11,
             add_req(1, &json!({}))
                 .replace("{}", &format!(r#"{{"a":1{},"b":1}}"#, "0".repeat(10_000))),
-            Error(-32602, json!(1)),
-            h200(Error(-32602, json!(1))),
+            ToolError(json!(1)),
+            h200(ToolError(json!(1))),
         ),
         case(
             "a huge integer argument",

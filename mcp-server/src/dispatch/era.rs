@@ -7,7 +7,7 @@ use mcp_types::modern::{MetaError, RawRequestMeta, RequestMeta, UnsupportedVersi
 use mcp_types::{ErrorObject, ProtocolVersion};
 use mcp_wire::route::is_object;
 use mcp_wire::sync::lock;
-use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -30,9 +30,9 @@ impl Era {
 
 /// Parses params and decides the era: modern when `_meta` names a protocol
 /// version, else the session's legacy state (which must exist).
-pub(super) fn era_of<P: DeserializeOwned + Default>(
+pub(super) fn era_of<'a, P: Deserialize<'a> + Default>(
     session: &Session,
-    raw: Option<&RawValue>,
+    raw: Option<&'a RawValue>,
     modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
 ) -> Result<(P, Era), ErrorObject> {
     let p: P = params(raw)?;
@@ -51,8 +51,8 @@ pub(super) fn era_of<P: DeserializeOwned + Default>(
     Ok((p, era))
 }
 
-pub(super) fn params<T: DeserializeOwned + Default>(
-    raw: Option<&RawValue>,
+pub(super) fn params<'a, T: Deserialize<'a> + Default>(
+    raw: Option<&'a RawValue>,
 ) -> Result<T, ErrorObject> {
     match raw {
         None => Ok(T::default()),
@@ -60,8 +60,8 @@ pub(super) fn params<T: DeserializeOwned + Default>(
     }
 }
 
-pub(super) fn required_params<T: DeserializeOwned>(
-    raw: Option<&RawValue>,
+pub(super) fn required_params<'a, T: Deserialize<'a>>(
+    raw: Option<&'a RawValue>,
 ) -> Result<T, ErrorObject> {
     let raw = raw.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
     // MCP names its params: JSON-RPC's by-position array is not a form of

@@ -20,7 +20,7 @@ use super::era::{era_of, raw_modern, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
-use crate::args::Args;
+use crate::args::{Args, RawArgs};
 use crate::context::{Context, ContextParts, Outbound};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
 use crate::tool::BoxFuture;
@@ -175,7 +175,7 @@ impl ServerCore {
         info: &RequestInfo,
     ) -> Outcome {
         let (p, mut era) =
-            match era_of::<CallToolParamsOpt>(session, raw, |p| raw_modern(p.meta.as_ref())) {
+            match era_of::<CallToolParamsOpt<'_>>(session, raw, |p| raw_modern(p.meta.as_ref())) {
                 Ok(v) => v,
                 Err(e) => return failed(id, e),
             };
@@ -237,17 +237,21 @@ impl ServerCore {
             identity: info.identity.clone(),
         });
         let timeout = entry.timeout.or(self.policy.call_timeout);
-        let arguments = p.arguments;
+        let arguments = Args::from_raw(p.arguments);
         match admission {
             // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
             Admission::Now(permit) if self.policy.middleware.is_empty() && timeout.is_none() => {
-                let call = AlwaysOk(entry.call(Args::new(arguments), ctx.clone()));
+                let call = AlwaysOk(entry.call(arguments, ctx.clone()));
                 self.run_call(session, id, ctx, call, permit, modern)
             }
             admission => {
+                let arguments = match arguments.into_object() {
+                    Ok(arguments) => arguments,
+                    Err(e) => return Outcome::Reply(self.call_reply(id, e.into_result(), modern)),
+                };
                 let call = ToolCall {
-                    name,
-                    arguments: arguments.unwrap_or_default(),
+                    name: name.into_owned(),
+                    arguments,
                     caller: caller.unwrap_or_else(|| Arc::new(Self::caller(session, &era, info))),
                     ctx: ctx.clone(),
                 };
@@ -551,18 +555,19 @@ fn missing_capabilities(
     (!missing.is_empty()).then_some(missing)
 }
 
-/// `tools/call` params read leniently first, so a missing `name` is a clear -32602.
+/// `tools/call` params read leniently first, so a missing `name` is a clear
+/// -32602; the arguments stay JSON text until the tool takes them.
 #[derive(serde::Deserialize, Default)]
-struct CallToolParamsOpt {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    arguments: Option<mcp_types::JsonObject>,
+struct CallToolParamsOpt<'a> {
+    #[serde(default, borrow)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    arguments: Option<RawArgs<'a>>,
     #[serde(rename = "_meta", default)]
     meta: Option<RawRequestMeta>,
     /// 2026-07-28 input rounds: the answers, and the state of earlier rounds.
     #[serde(rename = "inputResponses", default)]
     input_responses: Option<Value>,
-    #[serde(rename = "requestState", default)]
-    request_state: Option<String>,
+    #[serde(rename = "requestState", default, borrow)]
+    request_state: Option<std::borrow::Cow<'a, str>>,
 }

@@ -179,8 +179,11 @@ impl ToolBox for Probed {
                 InputSchemaBuilder::new().build(),
                 None,
                 |args: Args, _ctx| {
-                    let text = Value::Object(args.into_object()).to_string();
-                    Box::pin(async move { CallToolResult::text(text) })
+                    let result = match args.into_object() {
+                        Ok(args) => CallToolResult::text(Value::Object(args).to_string()),
+                        Err(e) => e.into_result(),
+                    };
+                    Box::pin(async move { result })
                 },
             ),
             ToolEntry::new(
@@ -549,16 +552,16 @@ pub fn calculator_bin() -> PathBuf {
             // target/<profile>/deps/<test>-<hash>
             let dir = exe.parent().and_then(|d| d.parent()).unwrap().to_owned();
             let bin = dir.join(format!("calculator{}", std::env::consts::EXE_SUFFIX));
-            if !bin.exists() {
-                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-                let mut cmd = std::process::Command::new(cargo);
-                cmd.args(["build", "-q", "-p", "mcp-examples", "--bin", "calculator"]);
-                if !cfg!(debug_assertions) {
-                    cmd.arg("--release");
-                }
-                let status = cmd.status().expect("cargo runs");
-                assert!(status.success(), "building the calculator example failed");
+            // Always asked for: cargo does nothing when it is up to date, and a
+            // binary left from an earlier build would test old code.
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let mut cmd = std::process::Command::new(cargo);
+            cmd.args(["build", "-q", "-p", "mcp-examples", "--bin", "calculator"]);
+            if !cfg!(debug_assertions) {
+                cmd.arg("--release");
             }
+            let status = cmd.status().expect("cargo runs");
+            assert!(status.success(), "building the calculator example failed");
             assert!(bin.exists(), "no calculator binary at {}", bin.display());
             bin
         })
