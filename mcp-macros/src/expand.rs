@@ -120,6 +120,13 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
         .iter()
         .filter(|tool| tool.is_tool())
         .map(|tool| tool_entry(tool, true));
+    // A lock only where some method takes `&mut self`; `&self` methods of a
+    // block without one share the toolbox as it is.
+    let wrap = if model.tools.iter().any(|t| t.access == Access::Exclusive) {
+        quote!(shared)
+    } else {
+        quote!(unlocked)
+    };
     if !crate::items::has_items(model) {
         return quote! {
             #(#cfgs)*
@@ -130,7 +137,7 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
                 const DESCRIPTION: &'static str = #description;
 
                 fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
-                    let __mcp_shared = ::mcp_server::__private::shared(self);
+                    let __mcp_shared = ::mcp_server::__private::#wrap(self);
                     let mut __mcp_tools = ::std::vec::Vec::new();
                     #(#tools)*
                     __mcp_tools
@@ -152,7 +159,7 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
             }
 
             fn into_items(self) -> ::mcp_server::__private::Items {
-                let __mcp_shared = ::mcp_server::__private::shared(self);
+                let __mcp_shared = ::mcp_server::__private::#wrap(self);
                 let mut __mcp_tools = ::std::vec::Vec::new();
                 #(#tools)*
                 let mut __mcp_items = ::mcp_server::__private::Items::default();

@@ -29,6 +29,24 @@ pub fn shared<T>(value: T) -> Shared<T> {
     Arc::new(tokio::sync::RwLock::new(value))
 }
 
+/// A toolbox none of whose methods takes `&mut self`: its tools share it
+/// without a lock. `read` has the lock's shape, so the generated calls are
+/// the same.
+#[derive(Debug)]
+pub struct Unlocked<T>(T);
+
+impl<T> Unlocked<T> {
+    /// The toolbox, at once.
+    pub fn read(&self) -> std::future::Ready<&T> {
+        std::future::ready(&self.0)
+    }
+}
+
+/// Wraps a toolbox whose methods all take `&self`.
+pub fn unlocked<T>(value: T) -> Arc<Unlocked<T>> {
+    Arc::new(Unlocked(value))
+}
+
 /// The output schema of a tool returning `R`.
 pub fn output_schema<R: IntoToolResult>() -> Option<Schema> {
     R::output_schema()

@@ -88,26 +88,9 @@ impl Args {
 
     /// The arguments as the request carried them, copied out of it in one
     /// string; nothing is decoded until a parameter is taken.
-    pub(crate) fn from_raw(raw: Option<RawArgs<'_>>) -> Self {
-        let Some(RawArgs(members)) = raw else {
-            return Args::default();
-        };
-        let len = members.iter().map(|(k, v)| k.len() + v.get().len()).sum();
-        let mut text = String::with_capacity(len);
-        let mut fields = Vec::with_capacity(members.len());
-        for (key, value) in members {
-            let k = text.len();
-            text.push_str(&key);
-            let v = text.len();
-            text.push_str(value.get());
-            fields.push(Field {
-                key: k..v,
-                value: v..text.len(),
-                taken: false,
-            });
-        }
+    pub(crate) fn from_text(text: Option<ArgsText>) -> Self {
         Args {
-            source: Source::Text(TextArgs { text, fields }),
+            source: Source::Text(text.map(|t| t.0).unwrap_or_default()),
             errors: Vec::new(),
         }
     }
@@ -219,27 +202,53 @@ fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     })
 }
 
-/// A call's `arguments` object as it is read from the request: its members,
-/// borrowing their text. Any other JSON value is an error.
-pub(crate) struct RawArgs<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+/// A call's `arguments` object as it is read from the request: its members'
+/// keys and values, copied side by side into one string. Any other JSON
+/// value is an error.
+#[derive(Debug, Default)]
+pub(crate) struct ArgsText(TextArgs);
 
-impl<'de: 'a, 'a> Deserialize<'de> for RawArgs<'a> {
+impl ArgsText {
+    /// Room for members whose text is about `len` bytes.
+    pub(crate) fn with_capacity(len: usize) -> Self {
+        ArgsText(TextArgs {
+            text: String::with_capacity(len),
+            fields: Vec::with_capacity(4),
+        })
+    }
+
+    /// Adds a member: its key (unescaped) and its value's JSON text.
+    pub(crate) fn push(&mut self, key: &str, value: &str) {
+        let args = &mut self.0;
+        let k = args.text.len();
+        args.text.push_str(key);
+        let v = args.text.len();
+        args.text.push_str(value);
+        args.fields.push(Field {
+            key: k..v,
+            value: v..args.text.len(),
+            taken: false,
+        });
+    }
+}
+
+impl<'de> Deserialize<'de> for ArgsText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Members<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Members<'a> {
-            type Value = RawArgs<'a>;
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = ArgsText;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of arguments")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawArgs<'a>, M::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(key) = map.next_key::<Key<'a>>()? {
-                    members.push((key.0, map.next_value::<&'a RawValue>()?));
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<ArgsText, M::Error> {
+                let mut args = ArgsText::default();
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    args.push(&key.0, map.next_value::<&'de RawValue>()?.get());
                 }
-                Ok(RawArgs(members))
+                Ok(args)
             }
         }
-        d.deserialize_map(Members(std::marker::PhantomData))
+        d.deserialize_map(Members)
     }
 }
 
@@ -299,8 +308,8 @@ mod tests {
     /// The same arguments, from a map and from request text.
     fn both(text: &str) -> [Args; 2] {
         let map = serde_json::from_str::<JsonObject>(text).unwrap();
-        let raw = serde_json::from_str::<RawArgs<'_>>(text).unwrap();
-        [Args::new(Some(map)), Args::from_raw(Some(raw))]
+        let raw = serde_json::from_str::<ArgsText>(text).unwrap();
+        [Args::new(Some(map)), Args::from_text(Some(raw))]
     }
 
     #[test]
@@ -348,13 +357,13 @@ mod tests {
             assert_eq!(args.take::<Option<u8>>("n"), Some(None));
         }
         assert_eq!(map.into_object().unwrap(), raw.into_object().unwrap());
-        let huge = Args::from_raw(serde_json::from_str(r#"{"x": 1e400}"#).unwrap());
+        let huge = Args::from_text(serde_json::from_str(r#"{"x": 1e400}"#).unwrap());
         assert_eq!(
             huge.into_object().unwrap_err().message(),
             "invalid arguments: invalid argument `x`: number out of range"
         );
-        assert!(serde_json::from_str::<RawArgs<'_>>("[1]").is_err());
-        assert!(serde_json::from_str::<RawArgs<'_>>("3").is_err());
+        assert!(serde_json::from_str::<ArgsText>("[1]").is_err());
+        assert!(serde_json::from_str::<ArgsText>("3").is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use mcp_types::jsonrpc::code;
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::method;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -40,8 +41,16 @@ impl NameParam {
 
 /// The fields of a request's params read before dispatch, borrowed from
 /// the body as raw JSON (nothing is allocated for them).
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Default)]
 pub struct Peek<'a> {
+    name: Option<RawJson<'a>>,
+    uri: Option<RawJson<'a>>,
+    protocol_version: Option<RawJson<'a>>,
+}
+
+/// The serde path of [`Peek::read`], for params the scanner declines.
+#[derive(Deserialize, Default)]
+struct PeekSerde<'a> {
     #[serde(borrow, default)]
     name: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -50,7 +59,7 @@ pub struct Peek<'a> {
     meta: Option<PeekMeta<'a>>,
 }
 
-#[derive(Debug, Deserialize, Default)]
+#[derive(Deserialize, Default)]
 struct PeekMeta<'a> {
     #[serde(
         borrow,
@@ -68,25 +77,58 @@ fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// The key of the `_meta` protocol version.
+const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
 impl<'a> Peek<'a> {
     /// Reads `params`; anything that is not an object (absent, an array,
     /// malformed) peeks as empty, and dispatch answers it.
-    pub fn read(params: Option<&'a RawValue>) -> Peek<'a> {
-        params
-            .filter(|p| is_object(p))
-            .and_then(|p| serde_json::from_str(p.get()).ok())
-            .unwrap_or_default()
+    pub fn read(params: Option<RawJson<'a>>) -> Peek<'a> {
+        let Some(params) = params.filter(|p| is_object(*p)) else {
+            return Peek::default();
+        };
+        Self::scan(params).unwrap_or_else(|| Self::read_with_serde(params))
+    }
+
+    /// The fast path: the members as the scanner reads them (the last of a
+    /// repeated key, as serde keeps).
+    fn scan(params: RawJson<'a>) -> Option<Peek<'a>> {
+        let mut peek = Peek::default();
+        let mut meta = None;
+        params.members(|key, value| match key {
+            "name" => peek.name = Some(value),
+            "uri" => peek.uri = Some(value),
+            "_meta" => meta = Some(value),
+            _ => {}
+        })?;
+        if let Some(meta) = meta.filter(|m| is_object(*m)) {
+            meta.members(|key, value| {
+                if key == PROTOCOL_VERSION {
+                    peek.protocol_version = Some(value);
+                }
+            })?;
+        }
+        Some(peek)
+    }
+
+    fn read_with_serde(params: RawJson<'a>) -> Peek<'a> {
+        let p: PeekSerde<'a> = serde_json::from_str(params.get()).unwrap_or_default();
+        Peek {
+            name: p.name.map(RawJson::from),
+            uri: p.uri.map(RawJson::from),
+            protocol_version: p.meta.and_then(|m| m.protocol_version).map(RawJson::from),
+        }
     }
 
     /// The `_meta` protocol version as raw JSON, even `null`.
-    pub fn protocol_version(&self) -> Option<&'a RawValue> {
-        self.meta.as_ref().and_then(|m| m.protocol_version)
+    pub fn protocol_version(&self) -> Option<RawJson<'a>> {
+        self.protocol_version
     }
 
     /// Whether the request is of the 2026-07-28 era: its `_meta` names a
     /// protocol version (a `null` one too; dispatch then answers -32602).
     pub fn is_modern(&self) -> bool {
-        self.protocol_version().is_some()
+        self.protocol_version.is_some()
     }
 
     /// The value `Mcp-Name` must carry for a request of `method_name`,
@@ -101,17 +143,19 @@ impl<'a> Peek<'a> {
 }
 
 /// Whether raw JSON is an object (raw values start at their first byte).
-pub fn is_object(raw: &RawValue) -> bool {
+pub fn is_object(raw: RawJson<'_>) -> bool {
     raw.get().starts_with('{')
 }
 
 /// A raw JSON string's text: borrowed when it has no escapes; `None` for
 /// anything that is not a string.
-pub fn json_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<&str>(raw.get())
-        .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
-        .ok()
+pub fn json_str(raw: RawJson<'_>) -> Option<Cow<'_, str>> {
+    match raw.as_plain_str() {
+        Some(text) => Some(Cow::Borrowed(text)),
+        None => serde_json::from_str::<String>(raw.get())
+            .map(Cow::Owned)
+            .ok(),
+    }
 }
 
 /// Whether `code` is an error only a 2026-07-28 server sends: what tells a
@@ -133,12 +177,16 @@ mod tests {
         RawValue::from_string(s.to_owned()).unwrap()
     }
 
+    fn read(p: &RawValue) -> Peek<'_> {
+        Peek::read(Some(RawJson::from(p)))
+    }
+
     #[test]
     fn peeks_names_and_versions_borrowed_and_escaped() {
         let p = raw(
             r#"{"name":"add","arguments":{"name":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
         );
-        let peek = Peek::read(Some(&p));
+        let peek = read(&p);
         assert!(peek.is_modern());
         assert!(matches!(
             peek.name_for(method::TOOLS_CALL),
@@ -147,7 +195,7 @@ mod tests {
         assert_eq!(peek.name_for(method::TOOLS_LIST), None);
 
         let p = raw(r#"{"uri":"file:///a\u0020b","name":"n"}"#);
-        let peek = Peek::read(Some(&p));
+        let peek = read(&p);
         assert!(!peek.is_modern());
         assert_eq!(
             peek.name_for(method::RESOURCES_READ).as_deref(),
@@ -156,13 +204,21 @@ mod tests {
         assert_eq!(peek.name_for(method::PROMPTS_GET).as_deref(), Some("n"));
 
         let p = raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":null},"name":7}"#);
-        let peek = Peek::read(Some(&p));
+        let peek = read(&p);
         assert!(peek.is_modern(), "a null version still marks the era");
         assert_eq!(peek.name_for(method::TOOLS_CALL), None, "not a string");
 
         for p in [raw(r#"["add",{"_meta":{}}]"#), raw("null"), raw("7")] {
-            assert!(!Peek::read(Some(&p)).is_modern());
+            assert!(!read(&p).is_modern());
         }
         assert!(!Peek::read(None).is_modern());
+        // Declined by the scanner (an escaped key), read by serde alike.
+        let p =
+            raw(r#"{"n\u0061me":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"v"}}"#);
+        assert!(read(&p).is_modern());
+        assert_eq!(
+            read(&p).name_for(method::TOOLS_CALL).as_deref(),
+            Some("add")
+        );
     }
 }

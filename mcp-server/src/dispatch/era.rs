@@ -3,12 +3,12 @@
 //! here), the connection's legacy session otherwise.
 
 use mcp_types::jsonrpc::code;
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::modern::{MetaError, RawRequestMeta, RequestMeta, UnsupportedVersionData};
 use mcp_types::{ErrorObject, ProtocolVersion};
 use mcp_wire::route::is_object;
 use mcp_wire::sync::lock;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::session::{LegacyState, Session};
@@ -32,10 +32,19 @@ impl Era {
 /// version, else the session's legacy state (which must exist).
 pub(super) fn era_of<'a, P: Deserialize<'a> + Default>(
     session: &Session,
-    raw: Option<&'a RawValue>,
+    raw: Option<RawJson<'a>>,
     modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
 ) -> Result<(P, Era), ErrorObject> {
-    let p: P = params(raw)?;
+    era_for(session, params(raw)?, modern)
+}
+
+/// Decides the era of a request whose params `p` are read: modern when
+/// `modern(&p)` says so, else the session's legacy state (which must exist).
+pub(super) fn era_for<P>(
+    session: &Session,
+    p: P,
+    modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
+) -> Result<(P, Era), ErrorObject> {
     let era = match modern(&p) {
         Some(read) => Era::Modern(Box::new(check_modern(read)?)),
         None => match lock(&session.legacy).clone() {
@@ -52,7 +61,7 @@ pub(super) fn era_of<'a, P: Deserialize<'a> + Default>(
 }
 
 pub(super) fn params<'a, T: Deserialize<'a> + Default>(
-    raw: Option<&'a RawValue>,
+    raw: Option<RawJson<'a>>,
 ) -> Result<T, ErrorObject> {
     match raw {
         None => Ok(T::default()),
@@ -61,7 +70,7 @@ pub(super) fn params<'a, T: Deserialize<'a> + Default>(
 }
 
 pub(super) fn required_params<'a, T: Deserialize<'a>>(
-    raw: Option<&'a RawValue>,
+    raw: Option<RawJson<'a>>,
 ) -> Result<T, ErrorObject> {
     let raw = raw.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
     // MCP names its params: JSON-RPC's by-position array is not a form of
@@ -74,7 +83,7 @@ pub(super) fn required_params<'a, T: Deserialize<'a>>(
 }
 
 /// Whether raw params carry the modern `_meta` protocol version.
-pub(super) fn is_modern_request(raw: Option<&RawValue>) -> bool {
+pub(super) fn is_modern_request(raw: Option<RawJson<'_>>) -> bool {
     mcp_wire::route::Peek::read(raw).is_modern()
 }
 

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::Response;
 use mcp_types::lifecycle::{EmptyResult, MetaParams};
 use mcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
@@ -13,7 +14,6 @@ use mcp_types::{
     ProtocolVersion, RequestId, ResultType,
 };
 use mcp_wire::sync::lock;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::era::{
@@ -53,7 +53,7 @@ impl ServerCore {
         self.server_info_meta.clone()
     }
 
-    fn initialize(&self, session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+    fn initialize(&self, session: &Session, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
         let p: InitializeParams = required_params(raw)?;
         let version = ProtocolVersion::negotiate_legacy(&p.protocol_version);
         tracing::info!(
@@ -80,7 +80,7 @@ impl ServerCore {
         )))
     }
 
-    fn discover(&self, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+    fn discover(&self, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
         let p: MetaParams = params(raw)?;
         let m = p.meta.as_ref().ok_or_else(|| {
             ErrorObject::invalid_params(format!(
@@ -107,7 +107,7 @@ impl ServerCore {
     }
 }
 
-fn set_level(session: &Session, id: &RequestId, raw: Option<&RawValue>) -> Reply {
+fn set_level(session: &Session, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
     let (p, era) = era_of::<SetLevelParamsOpt>(session, raw, |p| raw_modern(p.meta.as_ref()))?;
     if let Era::Modern(_) = era {
         return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));

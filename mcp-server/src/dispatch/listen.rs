@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::Notification;
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::modern::{
     meta as meta_key, RequestMeta, SubscriptionFilter, SubscriptionsAcknowledgedParams,
     SubscriptionsListenParams,
 };
 use mcp_types::{method, ErrorObject, Meta, ProtocolVersion, RequestId};
 use mcp_wire::sync::lock;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::changes::{Changes, Watched};
@@ -71,7 +71,7 @@ impl ServerCore {
         self: &Arc<Self>,
         session: &Arc<Session>,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         out: &Arc<dyn Outbound>,
     ) -> Outcome {
         let p: SubscriptionsListenParams = match required_params(raw) {

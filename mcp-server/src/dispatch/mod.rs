@@ -42,13 +42,13 @@ mod tools;
 
 use std::sync::Arc;
 
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::{ErrorResponse, RawMessage};
 use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
 use mcp_types::notification::CancelledParams;
 use mcp_types::{method, ErrorObject, Implementation, Meta, RequestId, ServerCapabilities};
 use mcp_wire::sync::lock;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 pub(crate) use admission::CallLimits;
@@ -254,7 +254,7 @@ impl ServerCore {
         }
     }
 
-    fn notification(session: &Session, method: &str, params: Option<&RawValue>) {
+    fn notification(session: &Session, method: &str, params: Option<RawJson<'_>>) {
         match method {
             method::INITIALIZED => {}
             method::CANCELLED => match required_params::<CancelledParams>(params) {
@@ -283,7 +283,7 @@ pub(super) struct Request<'a> {
     session: &'a Arc<Session>,
     id: RequestId,
     method: &'a str,
-    params: Option<&'a RawValue>,
+    params: Option<RawJson<'a>>,
     out: &'a Arc<dyn Outbound>,
     info: &'a RequestInfo,
 }

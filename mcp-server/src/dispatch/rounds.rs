@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::Response;
 use mcp_types::modern::InputRequiredResult;
 use mcp_types::{ErrorObject, RequestId, ResultType};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::era::Era;
@@ -25,7 +25,7 @@ pub(super) enum Bound<'a> {
     Value(&'a Value),
     /// The request's raw params (`tools/call`): their `arguments` are read
     /// only if a state is checked or signed.
-    Params(Option<&'a RawValue>),
+    Params(Option<RawJson<'a>>),
 }
 
 /// What a request brought for its input rounds.
@@ -59,7 +59,7 @@ impl ServerCore {
                     Some(state) => {
                         let digest = match args {
                             Bound::Value(v) => digest(v),
-                            Bound::Params(raw) => digest(&arguments_of(raw.map(RawValue::get))),
+                            Bound::Params(raw) => digest(&arguments_of(raw.map(RawJson::get))),
                         };
                         let answers = self
                             .signer

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::{code, Response};
 use mcp_types::modern::{RawRequestMeta, RequestMeta, SubscriptionFilter};
 use mcp_types::{
@@ -11,16 +12,15 @@ use mcp_types::{
     ListToolsResult, LoggingLevel, RequestId, ResultType,
 };
 use mcp_wire::sync::lock;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::admission::Admission;
 use super::changes::{Feed, ListKind};
-use super::era::{era_of, raw_modern, Era};
+use super::era::{era_for, era_of, raw_modern, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
-use crate::args::{Args, RawArgs};
+use crate::args::{Args, ArgsText};
 use crate::context::{Context, ContextParts, Outbound};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
 use crate::tool::BoxFuture;
@@ -75,7 +75,7 @@ impl ServerCore {
         &self,
         session: &Session,
         id: &RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         info: &RequestInfo,
     ) -> Reply {
         let (p, era) = era_of::<ListToolsParams>(session, raw, |p| {
@@ -170,15 +170,18 @@ impl ServerCore {
         self: &Arc<Self>,
         session: &Arc<Session>,
         id: RequestId,
-        raw: Option<&RawValue>,
+        raw: Option<RawJson<'_>>,
         out: &Arc<dyn Outbound>,
         info: &RequestInfo,
     ) -> Outcome {
-        let (p, mut era) =
-            match era_of::<CallToolParamsOpt<'_>>(session, raw, |p| raw_modern(p.meta.as_ref())) {
-                Ok(v) => v,
-                Err(e) => return failed(id, e),
-            };
+        let read = match raw.and_then(CallToolParamsOpt::scan) {
+            Some(p) => era_for(session, p, |p| raw_modern(p.meta.as_ref())),
+            None => era_of::<CallToolParamsOpt<'_>>(session, raw, |p| raw_modern(p.meta.as_ref())),
+        };
+        let (p, mut era) = match read {
+            Ok(v) => v,
+            Err(e) => return failed(id, e),
+        };
         let Some(name) = p.name else {
             return failed(id, ErrorObject::invalid_params("missing tool `name`"));
         };
@@ -237,7 +240,7 @@ impl ServerCore {
             identity: info.identity.clone(),
         });
         let timeout = entry.timeout.or(self.policy.call_timeout);
-        let arguments = Args::from_raw(p.arguments);
+        let arguments = Args::from_text(p.arguments);
         match admission {
             // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
             Admission::Now(permit) if self.policy.middleware.is_empty() && timeout.is_none() => {
@@ -474,8 +477,9 @@ fn plain_text_reply(
 mod tests {
     use mcp_types::{CallToolResult, ContentBlock, RequestId};
 
-    use super::plain_text_reply;
+    use super::{plain_text_reply, CallToolParamsOpt};
     use crate::dispatch::encode;
+    use mcp_types::jsonrpc::RawJson;
     use mcp_types::jsonrpc::Response;
     use mcp_types::ResultType;
 
@@ -518,6 +522,62 @@ mod tests {
         assert!(plain_text_reply(&id, &meta, false).is_none());
         assert!(plain_text_reply(&id, &CallToolResult::success(vec![]), false).is_none());
     }
+
+    /// The scanned params are what serde reads, over a corpus and every
+    /// one-byte change of it.
+    #[test]
+    fn scanned_call_params_match_serde() {
+        let corpus = [
+            r#"{"name":"add","arguments":{"a":1,"b":[2,{"c":"d"}]}}"#,
+            r#"{"arguments":null,"name":"x y","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"name":"t","requestState":"s","inputResponses":{"k":{"action":"accept"}},"other":[1]}"#,
+            r#"{"name":null,"requestState":null,"arguments":{}}"#,
+        ];
+        let mut taken = 0;
+        for text in corpus {
+            assert!(CallToolParamsOpt::scan(RawJson::from(&*raw(text))).is_some());
+            for at in 0..=text.len() {
+                for b in (0u8..=0x7f).chain([b' ']) {
+                    let mut changed = text.as_bytes().to_vec();
+                    if at == text.len() {
+                        changed.push(b);
+                    } else {
+                        changed[at] = b;
+                    }
+                    let Ok(t) = String::from_utf8(changed) else {
+                        continue;
+                    };
+                    let Ok(r) = serde_json::value::RawValue::from_string(t.clone()) else {
+                        continue;
+                    };
+                    if let Some(fast) = CallToolParamsOpt::scan(RawJson::from(&*r)) {
+                        taken += 1;
+                        let slow: CallToolParamsOpt<'_> = serde_json::from_str(&t)
+                            .unwrap_or_else(|e| panic!("{t}: scanned, but serde says {e}"));
+                        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{t}");
+                    }
+                }
+            }
+        }
+        assert!(taken > 500, "{taken}");
+        // Left to serde: a repeated member, an escaped name, arguments that
+        // are not an object.
+        for text in [
+            r#"{"name":"a","name":"b"}"#,
+            r#"{"name":"\u0061"}"#,
+            r#"{"name":"a","arguments":[1]}"#,
+            r#"{"name":7}"#,
+        ] {
+            assert!(
+                CallToolParamsOpt::scan(RawJson::from(&*raw(text))).is_none(),
+                "{text}"
+            );
+        }
+    }
+
+    fn raw(text: &str) -> Box<serde_json::value::RawValue> {
+        serde_json::value::RawValue::from_string(text.to_owned()).unwrap()
+    }
 }
 
 /// -32021 with `data.requiredCapabilities`, as 2026-07-28 defines it.
@@ -557,12 +617,12 @@ fn missing_capabilities(
 
 /// `tools/call` params read leniently first, so a missing `name` is a clear
 /// -32602; the arguments stay JSON text until the tool takes them.
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize, Default, Debug)]
 struct CallToolParamsOpt<'a> {
     #[serde(default, borrow)]
     name: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
-    arguments: Option<RawArgs<'a>>,
+    #[serde(default)]
+    arguments: Option<ArgsText>,
     #[serde(rename = "_meta", default)]
     meta: Option<RawRequestMeta>,
     /// 2026-07-28 input rounds: the answers, and the state of earlier rounds.
@@ -570,4 +630,64 @@ struct CallToolParamsOpt<'a> {
     input_responses: Option<Value>,
     #[serde(rename = "requestState", default, borrow)]
     request_state: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl<'a> CallToolParamsOpt<'a> {
+    /// The fast path: params whose members the scanner reads and that are
+    /// plainly what serde would make of them. `None` leaves them to serde,
+    /// which reads the same params and names every error.
+    fn scan(raw: RawJson<'a>) -> Option<Self> {
+        let mut p = CallToolParamsOpt::default();
+        let mut seen = [false; 5];
+        let mut plain = true;
+        raw.members(|key, value| {
+            let (slot, ok) = match key {
+                "name" => (0, set_str(&mut p.name, value)),
+                "arguments" => (1, set_arguments(&mut p.arguments, value)),
+                "_meta" => (2, set_parsed(&mut p.meta, value)),
+                "inputResponses" => (3, set_parsed(&mut p.input_responses, value)),
+                "requestState" => (4, set_str(&mut p.request_state, value)),
+                _ => return,
+            };
+            // A repeated member is an error serde names.
+            plain &= ok && !std::mem::replace(&mut seen[slot], true);
+        })?;
+        plain.then_some(p)
+    }
+}
+
+/// A string member without escapes (or `null`); `false` for anything else.
+fn set_str<'a>(slot: &mut Option<std::borrow::Cow<'a, str>>, value: RawJson<'a>) -> bool {
+    if value.get() == "null" {
+        return true;
+    }
+    match value.as_plain_str() {
+        Some(text) => {
+            *slot = Some(std::borrow::Cow::Borrowed(text));
+            true
+        }
+        None => false,
+    }
+}
+
+/// The `arguments` object (or `null`), its members copied as text.
+fn set_arguments(slot: &mut Option<ArgsText>, value: RawJson<'_>) -> bool {
+    if value.get() == "null" {
+        return true;
+    }
+    let mut args = ArgsText::with_capacity(value.get().len());
+    let read = value.members(|key, value| args.push(key, value.get()));
+    *slot = Some(args);
+    read.is_some()
+}
+
+/// A member serde reads by itself; `false` when it cannot.
+fn set_parsed<'a, T: serde::Deserialize<'a>>(slot: &mut Option<T>, value: RawJson<'a>) -> bool {
+    match serde_json::from_str(value.get()) {
+        Ok(v) => {
+            *slot = v;
+            true
+        }
+        Err(_) => false,
+    }
 }

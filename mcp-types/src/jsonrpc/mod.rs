@@ -2,8 +2,8 @@
 //!
 //! Two views of an incoming message are offered:
 //! - [`RawMessage`] borrows from the input line and leaves `params` / `result`
-//!   as unparsed [`RawValue`](serde_json::value::RawValue)s, so a server
-//!   parses each payload exactly once, into the type its method needs;
+//!   as unparsed [`RawJson`] text, so a server parses each payload exactly
+//!   once, into the type its method needs;
 //! - [`Message`] owns everything, for clients and tests.
 //!
 //! Both are produced by one classifier, so they agree on what is a request,
@@ -13,6 +13,7 @@
 //! [`split_batch`]) is in `parse`.
 
 mod parse;
+mod scan;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 pub use parse::{split_batch, DecodeError, Message, RawMessage};
+pub use scan::RawJson;
 
 /// JSON-RPC and MCP error codes.
 pub mod code {

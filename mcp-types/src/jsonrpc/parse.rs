@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::scan::RawJson;
 use super::{ErrorObject, ErrorResponse, Notification, Request, RequestId, Response, V2};
 
 /// Why an input could not be read as a JSON-RPC message.
@@ -67,21 +68,21 @@ pub enum RawMessage<'a> {
         /// The method.
         method: Cow<'a, str>,
         /// The unparsed params.
-        params: Option<&'a RawValue>,
+        params: Option<RawJson<'a>>,
     },
     /// A notification: never answered.
     Notification {
         /// The method.
         method: Cow<'a, str>,
         /// The unparsed params.
-        params: Option<&'a RawValue>,
+        params: Option<RawJson<'a>>,
     },
     /// A successful response to a request we sent.
     Response {
         /// The id of our request.
         id: RequestId,
         /// The unparsed result.
-        result: &'a RawValue,
+        result: RawJson<'a>,
     },
     /// An error response to a request we sent (or to something we sent that was unreadable).
     Error {
@@ -121,6 +122,14 @@ impl<'a> RawMessage<'a> {
     /// [`DecodeError::Parse`] when `input` is not JSON, [`DecodeError::Invalid`]
     /// when it is JSON but not an object that is a valid JSON-RPC 2.0 message.
     pub fn parse(input: &'a str) -> Result<RawMessage<'a>, DecodeError> {
+        match Self::scan(input) {
+            Some(message) => Ok(message),
+            None => Self::parse_with_serde(input),
+        }
+    }
+
+    /// The general path: serde reads the envelope, and every error is named.
+    pub(super) fn parse_with_serde(input: &'a str) -> Result<RawMessage<'a>, DecodeError> {
         // Valid JSON of the wrong shape is an invalid request; anything else a parse error.
         let refuse = |reason: String| match serde_json::from_str::<&RawValue>(input) {
             Ok(_) => DecodeError::Invalid { id: None, reason },
@@ -143,6 +152,51 @@ impl<'a> RawMessage<'a> {
             Err(e) => return Err(DecodeError::Parse(e.to_string())),
         };
         Self::classify(env)
+    }
+
+    /// The fast path, for the requests and notifications that make up a
+    /// session's traffic: the envelope as the scanner reads it, when it reads
+    /// it and the message is plainly valid. `None` sends the input down the
+    /// serde path, which accepts the same messages and names every error.
+    pub(super) fn scan(input: &'a str) -> Option<RawMessage<'a>> {
+        let (mut jsonrpc, mut id, mut method, mut params) = (None, None, None, None);
+        let mut declined = false;
+        super::scan::members(input, |key, value| {
+            let slot = match key {
+                "jsonrpc" => &mut jsonrpc,
+                "id" => &mut id,
+                "method" => &mut method,
+                "params" => &mut params,
+                // A response, or a message with both: the serde path's.
+                "result" | "error" => {
+                    declined = true;
+                    return;
+                }
+                _ => return,
+            };
+            // A repeated member is an error the serde path names.
+            declined |= slot.replace(value).is_some();
+        })?;
+        if declined || jsonrpc.map(RawJson::get) != Some("\"2.0\"") {
+            return None;
+        }
+        let method = Cow::Borrowed(method?.as_plain_str()?);
+        let params = match params {
+            Some(p) if p.get() == "null" => None,
+            Some(p) if p.get().starts_with(['{', '[']) => Some(p),
+            Some(_) => return None,
+            None => None,
+        };
+        let Some(id) = id else {
+            return Some(RawMessage::Notification { method, params });
+        };
+        let id = match id.as_plain_str() {
+            Some(s) => RequestId::String(s.to_owned()),
+            // A non-negative integer; anything else (null, negative, a
+            // fraction) goes down the serde path.
+            None => RequestId::Number(i64::try_from(id.get().parse::<u64>().ok()?).ok()?),
+        };
+        Some(RawMessage::Request { id, method, params })
     }
 
     fn classify(mut env: Envelope<'a>) -> Result<RawMessage<'a>, DecodeError> {
@@ -179,7 +233,7 @@ impl<'a> RawMessage<'a> {
                     "`params` must be an object or an array",
                 ))
             }
-            other => other,
+            other => other.map(RawJson::from),
         };
         match (env.id, id) {
             (None, _) => Ok(RawMessage::Notification { method, params }),
@@ -192,7 +246,10 @@ impl<'a> RawMessage<'a> {
     fn reply(env: &Envelope<'a>, id: Option<RequestId>) -> Result<RawMessage<'a>, DecodeError> {
         match (env.result, env.error) {
             (Some(result), None) => match id {
-                Some(id) => Ok(RawMessage::Response { id, result }),
+                Some(id) => Ok(RawMessage::Response {
+                    id,
+                    result: result.into(),
+                }),
                 None => Err(invalid(id.as_ref(), "a response needs an `id`")),
             },
             (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
@@ -221,7 +278,7 @@ impl<'a> RawMessage<'a> {
 
     /// Copies the message out of its input.
     pub fn to_owned(&self) -> Message {
-        let value = |raw: Option<&RawValue>| {
+        let value = |raw: Option<RawJson<'_>>| {
             raw.map(|r| serde_json::from_str::<Value>(r.get()).unwrap_or(Value::Null))
         };
         match self {
@@ -239,7 +296,7 @@ impl<'a> RawMessage<'a> {
             RawMessage::Response { id, result } => Message::Response(Response {
                 jsonrpc: V2,
                 id: id.clone(),
-                result: value(Some(result)).unwrap_or(Value::Null),
+                result: value(Some(*result)).unwrap_or(Value::Null),
             }),
             RawMessage::Error { id, error } => {
                 Message::Error(ErrorResponse::new(id.clone(), error.clone()))

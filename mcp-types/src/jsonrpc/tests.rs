@@ -77,3 +77,55 @@ fn owned_round_trip() {
     let json = serde_json::to_value(&err).unwrap();
     assert_eq!(json["id"], Value::Null);
 }
+
+/// The fast path reads every message it takes as the serde path does, over
+/// a corpus and every one-byte change of it.
+#[test]
+fn the_fast_path_agrees_with_serde() {
+    let corpus = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+        r#"{"method":"ping","id":"a b","jsonrpc":"2.0","x":[null]}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m","params":null}"#,
+        r#" {"jsonrpc" : "2.0", "id" : 0, "method" : "m", "params" : [1, "x"]} "#,
+    ];
+    let mut taken = 0;
+    for text in corpus {
+        assert!(RawMessage::scan(text).is_some(), "{text}");
+        let mut variants = vec![text.to_owned()];
+        for at in 0..text.len() {
+            for b in 0u8..=0x7f {
+                let mut changed = text.as_bytes().to_vec();
+                changed[at] = b;
+                if let Ok(t) = String::from_utf8(changed) {
+                    variants.push(t);
+                }
+            }
+        }
+        for v in &variants {
+            if let Some(fast) = RawMessage::scan(v) {
+                taken += 1;
+                let slow = RawMessage::parse_with_serde(v)
+                    .unwrap_or_else(|e| panic!("{v:?}: fast path took it, serde says {e}"));
+                assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{v:?}");
+            }
+        }
+    }
+    // Not vacuous: many variants (other ids, methods, values) take the fast path.
+    assert!(taken > 1000, "{taken}");
+    // Left to serde: responses, a repeated member, escapes in the method or
+    // the id, ids that are not plain non-negative integers or strings.
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m\/x"}"#,
+        r#"{"jsonrpc":"2.0","id":"\"","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":-1,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#,
+    ] {
+        assert!(RawMessage::scan(text).is_none(), "{text}");
+    }
+}

@@ -167,7 +167,7 @@ impl Inner {
         &self,
         extensions: &http::Extensions,
         method_name: &str,
-        params: Option<&serde_json::value::RawValue>,
+        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
     ) -> Option<Response<McpBody>> {
         if method_name != mcp_types::method::TOOLS_CALL {
             return None;
