@@ -326,7 +326,13 @@ impl ServerCore {
         F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
     {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if let std::task::Poll::Ready(outcome) = std::pin::Pin::new(&mut call).poll(&mut cx) {
+        // Outside tokio's cooperative budget, which a connection serving a
+        // burst of lines in one go would otherwise exhaust: a tool that can
+        // finish at once (an uncontended lock) then does, and its reply
+        // keeps its place in the output.
+        let mut unconstrained = tokio::task::unconstrained(&mut call);
+        let first = std::future::Future::poll(std::pin::Pin::new(&mut unconstrained), &mut cx);
+        if let std::task::Poll::Ready(outcome) = first {
             return self.call_outcome(id, outcome, modern);
         }
         // Waiting for input it asked for: the answer is an input round.

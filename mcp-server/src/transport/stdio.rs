@@ -8,13 +8,11 @@
 use std::io;
 use std::sync::Arc;
 
-use futures_util::StreamExt;
 use mcp_types::jsonrpc::{split_batch, DecodeError, RawMessage};
 use mcp_types::ErrorObject;
-use mcp_wire::lines::{Frame, JsonLines};
+use mcp_wire::lines::{LineFrame, LineReader};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio_util::codec::FramedRead;
 use tokio_util::task::TaskTracker;
 
 use crate::context::Outbound;
@@ -316,7 +314,7 @@ impl Server {
     /// current one).
     async fn serve_lines<R, W>(
         self,
-        reader: R,
+        mut reader: R,
         mut writer: W,
         runtime: Option<tokio::runtime::Handle>,
     ) -> Result<(), Error>
@@ -333,7 +331,7 @@ impl Server {
             buf: Vec::with_capacity(16 * 1024),
             written: 0,
         };
-        let mut frames = FramedRead::new(reader, JsonLines::new(self.max_message));
+        let mut lines = LineReader::new(self.max_message);
         let calls = Calls {
             tasks: TaskTracker::new(),
             runtime,
@@ -352,32 +350,34 @@ impl Server {
         // cannot deadlock the server; input pauses only above HIGH_WATER.
         loop {
             output.drain();
+            // Every line read so far is served in place, up to HIGH_WATER.
+            while input_open && output.pending() < HIGH_WATER {
+                let Some(frame) = lines.next_frame() else {
+                    break;
+                };
+                self.on_frame(frame, &session, &sink, &mut output, &calls);
+                needs_flush |= output.write_early(&mut writer);
+            }
+            if input_open && lines.is_done() {
+                tracing::debug!("input closed; finishing calls in flight");
+                // Listen streams never finish on their own: end them now.
+                session.end_listens();
+                input_open = false;
+                tasks.close();
+                grace
+                    .as_mut()
+                    .reset(tokio::time::Instant::now() + self.shutdown_grace);
+            }
             if !input_open && tasks.is_empty() && output.is_empty() {
                 break;
             }
             needs_flush |= output.write_early(&mut writer);
             tokio::select! {
                 biased;
-                frame = frames.next(), if input_open && output.pending() < HIGH_WATER => match frame {
-                    Some(Ok(Frame::Line(line))) => {
-                        let _runtime = calls.enter();
-                        self.on_line(&line, &session, &sink, &mut output, &calls);
-                    }
-                    Some(Ok(Frame::TooLong)) => output.reply(&self.too_long()),
-                    Some(Ok(Frame::NotUtf8)) => output.reply(&error_reply(
-                        None,
-                        ErrorObject::parse_error("parse error: the line is not valid UTF-8"),
-                    )),
-                    end => {
-                        if let Some(Err(e)) = end {
-                            read_error = Some(e);
-                        }
-                        tracing::debug!("input closed; finishing calls in flight");
-                        // Listen streams never finish on their own: end them now.
-                        session.end_listens();
-                        input_open = false;
-                        tasks.close();
-                        grace.as_mut().reset(tokio::time::Instant::now() + self.shutdown_grace);
+                read = lines.fill(&mut reader), if input_open && !lines.at_eof() && output.pending() < HIGH_WATER => {
+                    if let Err(e) = read {
+                        read_error = Some(e);
+                        lines.end();
                     }
                 },
                 Some(message) = output.rx.recv(), if output.pending() < HIGH_WATER => output.push(&message),
@@ -409,6 +409,28 @@ impl Server {
         }
         writer.flush().await?;
         read_error.map_or(Ok(()), |e| Err(Error::Io(e)))
+    }
+
+    /// Serves one frame of input.
+    fn on_frame(
+        &self,
+        frame: LineFrame<'_>,
+        session: &Arc<Session>,
+        sink: &Arc<LineSink>,
+        output: &mut Output,
+        calls: &Calls,
+    ) {
+        match frame {
+            LineFrame::Line(line) => {
+                let _runtime = calls.enter();
+                self.on_line(line, session, sink, output, calls);
+            }
+            LineFrame::TooLong => output.reply(&self.too_long()),
+            LineFrame::NotUtf8 => output.reply(&error_reply(
+                None,
+                ErrorObject::parse_error("parse error: the line is not valid UTF-8"),
+            )),
+        }
     }
 
     /// List changes reach this connection once it has a legacy session
