@@ -32,6 +32,7 @@ pub struct HttpConfig {
     pub(super) retry: Duration,
     pub(super) keep_alive: Duration,
     pub(super) shutdown_grace: Duration,
+    pub(super) connection_threads: Option<usize>,
     #[cfg(feature = "auth")]
     pub(super) authorization: Option<crate::auth::Authorization>,
 }
@@ -53,6 +54,7 @@ impl Default for HttpConfig {
             retry: Duration::from_secs(1),
             keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
+            connection_threads: None,
             #[cfg(feature = "auth")]
             authorization: None,
         }
@@ -156,6 +158,28 @@ impl HttpConfig {
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
         self
+    }
+
+    /// How many threads serve connections when [`Server::serve_http_on`]
+    /// runs on a multi-threaded runtime (default: half the cores, at least
+    /// one; the runtime's own threads keep the rest, for the tools' spawned
+    /// work and the rest of the application). Each thread runs a
+    /// current-thread runtime and keeps the connections handed to it, so a
+    /// request is answered without waking another thread. `0` serves the
+    /// connections as tasks of the calling runtime instead.
+    ///
+    /// [`Server::serve_http_on`]: crate::Server::serve_http_on
+    #[must_use]
+    pub fn connection_threads(mut self, threads: usize) -> Self {
+        self.connection_threads = Some(threads);
+        self
+    }
+
+    /// The threads that serve connections on a multi-threaded runtime (0: none).
+    pub(super) fn threads(&self) -> usize {
+        self.connection_threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+        })
     }
 
     /// Serves the endpoints as an OAuth protected resource: the metadata at

@@ -11,16 +11,15 @@ mod legacy_sse;
 mod modern;
 mod reply;
 mod security;
+mod serve;
 mod session;
 mod sse;
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{self, HeaderMap};
@@ -36,7 +35,6 @@ use body::ReadError;
 pub use config::HttpConfig;
 
 use crate::dispatch::{encode, RequestInfo, ServerCore};
-use crate::error::Error;
 use crate::server::Server;
 use reply::{accepts, header_str, is_json_content, json, method_not_allowed, transport_error};
 use session::Sessions;
@@ -361,80 +359,5 @@ impl Server {
                 shutdown: CancellationToken::new(),
             }),
         }
-    }
-
-    /// Serves MCP over HTTP on `addr` (use `127.0.0.1:PORT` to stay local)
-    /// until Ctrl-C: Streamable HTTP at `/mcp` in both eras and, unless turned
-    /// off in `config`, the legacy HTTP+SSE transport at `/sse`.
-    pub async fn serve_http(
-        self,
-        addr: impl tokio::net::ToSocketAddrs,
-        config: HttpConfig,
-    ) -> Result<(), Error> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        let ctrl_c = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
-        self.serve_http_on(listener, config, ctrl_c).await
-    }
-
-    /// Serves MCP over HTTP on a bound listener until `shutdown` completes,
-    /// then lets in-flight requests finish (up to the config's grace period).
-    pub async fn serve_http_on(
-        self,
-        listener: tokio::net::TcpListener,
-        config: HttpConfig,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<(), Error> {
-        use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-        use hyper_util::server::conn::auto;
-
-        let grace = config.shutdown_grace;
-        let service = self.http_service(config);
-        let local: Option<SocketAddr> = listener.local_addr().ok();
-        tracing::info!(addr = ?local, "serving MCP over HTTP");
-        let mut builder = auto::Builder::new(TokioExecutor::new());
-        builder
-            .http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(Duration::from_secs(30));
-        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let (stream, peer) = match accepted {
-                        Ok(v) => v,
-                        Err(e) => {
-                            // Out of file descriptors and the like: back off, keep serving.
-                            tracing::warn!(error = %e, "accept failed");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            continue;
-                        }
-                    };
-                    // Small SSE events must not wait for Nagle's algorithm.
-                    let _ = stream.set_nodelay(true);
-                    let hyper_service = hyper_util::service::TowerToHyperService::new(service.clone());
-                    let conn = builder.serve_connection(TokioIo::new(stream), hyper_service).into_owned();
-                    let conn = graceful.watch(conn);
-                    tokio::spawn(async move {
-                        if let Err(e) = conn.await {
-                            tracing::debug!(%peer, error = %e, "connection ended with an error");
-                        }
-                    });
-                }
-                () = &mut shutdown => break,
-            }
-        }
-        drop(listener);
-        tracing::info!("shutting down: finishing requests in flight");
-        service.shutdown();
-        if tokio::time::timeout(grace, graceful.shutdown())
-            .await
-            .is_err()
-        {
-            tracing::warn!("requests still running after the grace period were dropped");
-        }
-        Ok(())
     }
 }
