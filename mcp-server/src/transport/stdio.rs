@@ -270,30 +270,14 @@ impl Server {
         // its own (see `Calls`): otherwise each message wakes an idle worker.
         let stop = tokio_util::sync::CancellationToken::new();
         let _stop_on_drop = stop.clone().drop_guard();
-        let (done, result) = tokio::sync::oneshot::channel();
-        std::thread::Builder::new()
-            .name("mcp-stdio".to_owned())
-            .spawn(move || {
-                let result = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(Error::Io)
-                    .and_then(|own| {
-                        own.block_on(async {
-                            let (reader, writer) = fds.into_streams();
-                            tokio::select! {
-                                r = self.serve_lines(reader, writer, Some(runtime)) => r,
-                                () = stop.cancelled() => Ok(()),
-                            }
-                        })
-                    });
-                let _ = done.send(result);
-            })?;
-        result.await.unwrap_or_else(|_| {
-            Err(Error::Io(io::Error::other(
-                "the stdio connection thread ended without a result",
-            )))
-        })
+        let served = super::on_own_thread("mcp-stdio".to_owned(), move || async move {
+            let (reader, writer) = fds.into_streams();
+            tokio::select! {
+                r = self.serve_lines(reader, writer, Some(runtime)) => r,
+                () = stop.cancelled() => Ok(()),
+            }
+        })?;
+        served.await
     }
 
     /// Serves MCP as newline-delimited JSON over any byte streams (a pipe, a

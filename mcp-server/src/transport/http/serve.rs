@@ -86,27 +86,16 @@ async fn serve_on_threads(
     for i in 0..threads {
         let (handoff, incoming) = mpsc::unbounded_channel();
         let service = service.clone();
-        let (tx, rx) = tokio::sync::oneshot::channel::<Result<(), Error>>();
-        std::thread::Builder::new()
-            .name(format!("mcp-http-{i}"))
-            .spawn(move || {
-                let served = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(Error::Io)
-                    .map(|runtime| {
-                        runtime.block_on(async {
-                            let incoming = Incoming::Handed(incoming);
-                            let graceful =
-                                accept_loop(incoming, &service, std::future::pending()).await;
-                            // Requests in flight on this thread finish here.
-                            finish(&service, graceful, grace).await;
-                        });
-                    });
-                let _ = tx.send(served);
+        let served =
+            crate::transport::on_own_thread(format!("mcp-http-{i}"), move || async move {
+                let incoming = Incoming::Handed(incoming);
+                let graceful = accept_loop(incoming, &service, std::future::pending()).await;
+                // Requests in flight on this thread finish here.
+                finish(&service, graceful, grace).await;
+                Ok(())
             })?;
         handoffs.push(handoff);
-        done.push(rx);
+        done.push(served);
     }
     tokio::pin!(shutdown);
     let mut turn = 0;
@@ -127,12 +116,8 @@ async fn serve_on_threads(
     // The threads' loops end when their hand-off channels close.
     drop(handoffs);
     drop(listener);
-    for rx in done {
-        rx.await.unwrap_or_else(|_| {
-            Err(Error::Io(std::io::Error::other(
-                "an HTTP thread ended without a result",
-            )))
-        })?;
+    for served in done {
+        served.await?;
     }
     Ok(())
 }
