@@ -115,14 +115,15 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
     let description = &model.description;
     let cfgs = &model.cfgs;
     let allow = allow_lints();
+    // A lock only where some method takes `&mut self`; `&self` methods of a
+    // block without one share the toolbox as it is.
+    let locked = model.tools.iter().any(|t| t.access == Access::Exclusive);
     let tools = model
         .tools
         .iter()
         .filter(|tool| tool.is_tool())
-        .map(|tool| tool_entry(tool, true));
-    // A lock only where some method takes `&mut self`; `&self` methods of a
-    // block without one share the toolbox as it is.
-    let wrap = if model.tools.iter().any(|t| t.access == Access::Exclusive) {
+        .map(|tool| tool_entry(tool, true, locked));
+    let wrap = if locked {
         quote!(shared)
     } else {
         quote!(unlocked)
@@ -181,7 +182,7 @@ fn fn_toolbox(model: &ToolFn) -> TokenStream {
     let description = &tool.description;
     let cfgs = &tool.cfgs;
     let allow = allow_lints();
-    let entry = tool_entry(tool, false);
+    let entry = tool_entry(tool, false, false);
     quote! {
         #unit
 
@@ -388,9 +389,12 @@ impl Call {
 
 /// `__mcp_tools.push(ToolEntry::new(..));` for one tool.
 ///
+/// A `fn` tool that takes no lock (`locked`: the toolbox is behind one)
+/// gets a handler that returns its result at once, without a future.
+///
 /// The output conversion is spanned on the return type, so that a type
 /// lacking `IntoToolResult` is reported there.
-fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
+fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
     let spec = spec(tool);
     let ArgsCode {
         schema,
@@ -423,6 +427,32 @@ fn tool_entry(tool: &Tool, with_cfgs: bool) -> TokenStream {
         quote_spanned!(output_span=> ::mcp_server::__private::output_schema::<#output>());
     let into_result = quote_spanned!(output_span=> ::mcp_server::__private::into_result::<#output>);
     let cfgs = if with_cfgs { &tool.cfgs[..] } else { &[] };
+    if !tool.is_async && !locked {
+        let this = capture
+            .is_some()
+            .then(|| quote!(let __mcp_this = __mcp_shared.get();));
+        return quote! {
+            #(#cfgs)*
+            __mcp_tools.push({
+                #schema_binding = ::mcp_server::__private::InputSchemaBuilder::new();
+                #(#schema)*
+                #capture
+                ::mcp_server::__private::sync_tool(
+                    &#spec,
+                    __mcp_schema.build(),
+                    #output_schema,
+                    move |#args_binding: ::mcp_server::__private::Args,
+                          __mcp_ctx: ::mcp_server::__private::Context|
+                          -> ::mcp_server::__private::CallToolResult {
+                        #(#decode)*
+                        #bind
+                        #this
+                        #into_result(#call)
+                    },
+                )
+            });
+        };
+    }
     // Spanned on the function's name: "future cannot be sent between threads
     // safely" then points at the tool, not at the #[tool] attribute.
     let future = quote_spanned! {tool.ident.span()=>

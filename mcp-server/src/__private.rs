@@ -40,11 +40,31 @@ impl<T> Unlocked<T> {
     pub fn read(&self) -> std::future::Ready<&T> {
         std::future::ready(&self.0)
     }
+
+    /// The toolbox, for tools that do not await.
+    pub fn get(&self) -> &T {
+        &self.0
+    }
 }
 
 /// Wraps a toolbox whose methods all take `&self`.
 pub fn unlocked<T>(value: T) -> Arc<Unlocked<T>> {
     Arc::new(Unlocked(value))
+}
+
+/// A tool whose handler computes its result at once: a `fn` (not `async`)
+/// tool that takes no lock.
+pub fn sync_tool<F>(
+    spec: &ToolSpec,
+    input_schema: mcp_types::JsonObject,
+    output_schema: Option<Schema>,
+    handler: F,
+) -> ToolEntry
+where
+    F: Fn(Args, Context) -> CallToolResult + Send + Sync + 'static,
+{
+    let handler = crate::tool::Handler::Sync(Arc::new(handler));
+    ToolEntry::from_spec(spec, input_schema, output_schema, handler)
 }
 
 /// The output schema of a tool returning `R`.

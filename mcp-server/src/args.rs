@@ -44,14 +44,26 @@ struct TextArgs {
 
 #[derive(Debug)]
 struct Field {
-    key: Range<usize>,
-    value: Range<usize>,
+    /// The key is `text[key..value]`, the value `text[value..end]`.
+    key: usize,
+    value: usize,
+    end: usize,
     taken: bool,
+}
+
+impl Field {
+    fn key(&self) -> Range<usize> {
+        self.key..self.value
+    }
+
+    fn value(&self) -> Range<usize> {
+        self.value..self.end
+    }
 }
 
 impl TextArgs {
     fn key(&self, f: &Field) -> &str {
-        &self.text[f.key.clone()]
+        &self.text[f.key()]
     }
 
     /// The value of the last member named `name` (as a JSON object read into a
@@ -60,8 +72,8 @@ impl TextArgs {
         let mut found = None;
         for i in (0..self.fields.len()).rev() {
             let f = &self.fields[i];
-            if !f.taken && self.text[f.key.clone()] == *name {
-                found.get_or_insert(f.value.clone());
+            if !f.taken && self.text[f.key()] == *name {
+                found.get_or_insert(f.value());
                 self.fields[i].taken = true;
             }
         }
@@ -73,7 +85,7 @@ impl TextArgs {
             .iter()
             .rev()
             .find(|f| !f.taken && self.key(f) == name)
-            .map(|f| &self.text[f.value.clone()])
+            .map(|f| &self.text[f.value()])
     }
 }
 
@@ -159,7 +171,7 @@ impl Args {
                 .filter(|f| !f.taken)
                 .map(|f| {
                     let key = args.key(f);
-                    from_text::<Value>(&args.text[f.value.clone()])
+                    from_text::<Value>(&args.text[f.value()])
                         .map(|value| (key.to_owned(), value))
                         .map_err(|e| {
                             crate::ToolError::new(format!(
@@ -225,8 +237,9 @@ impl ArgsText {
         let v = args.text.len();
         args.text.push_str(value);
         args.fields.push(Field {
-            key: k..v,
-            value: v..args.text.len(),
+            key: k,
+            value: v,
+            end: args.text.len(),
             taken: false,
         });
     }

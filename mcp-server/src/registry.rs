@@ -3,7 +3,6 @@
 //! and the live sets that run-time changes update.
 
 use mcp_wire::sync::lock;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -32,19 +31,16 @@ pub(crate) trait Offered {
 }
 
 /// An immutable set of entries, sorted by key (so a list is deterministic
-/// and the same for every client). Changes build a new one.
+/// and the same for every client, and a name is found by binary search).
+/// Changes build a new one.
 #[derive(Debug)]
 pub(crate) struct Registry<E> {
     tools: Vec<E>,
-    index: HashMap<String, usize>,
 }
 
 impl<E> Default for Registry<E> {
     fn default() -> Self {
-        Registry {
-            tools: Vec::new(),
-            index: HashMap::new(),
-        }
+        Registry { tools: Vec::new() }
     }
 }
 
@@ -68,12 +64,7 @@ impl<E: Entry> Registry<E> {
                 kind = E::KIND,
             )));
         }
-        let index = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.key().to_owned(), i))
-            .collect();
-        Ok(Registry { tools, index })
+        Ok(Registry { tools })
     }
 
     /// Every entry, in key order.
@@ -82,7 +73,8 @@ impl<E: Entry> Registry<E> {
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&E> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        let i = self.tools.binary_search_by(|t| t.key().cmp(name)).ok()?;
+        Some(&self.tools[i])
     }
 
     /// One page of at most `page_size` tools after `cursor`, and the next cursor.

@@ -17,8 +17,20 @@ use crate::error::ToolError;
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// The erased form of every tool handler: arguments and context in, a result out.
-pub(crate) type Handler = dyn Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync;
+/// A tool handler whose result may have to wait: arguments and context in,
+/// a future of the result out.
+pub(crate) type AsyncHandler = dyn Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync;
+
+/// A tool handler that computes its result at once (a plain `fn` tool).
+pub(crate) type SyncHandler = dyn Fn(Args, Context) -> CallToolResult + Send + Sync;
+
+/// The erased form of every tool handler.
+#[derive(Clone)]
+pub(crate) enum Handler {
+    Async(Arc<AsyncHandler>),
+    /// Called in place: no future to box and poll.
+    Sync(Arc<SyncHandler>),
+}
 
 /// A set of tools: what `#[tool]` generates for an impl block (or a free function).
 ///
@@ -134,7 +146,7 @@ pub struct ToolSpec {
 #[derive(Clone)]
 pub struct ToolEntry {
     pub(crate) def: Arc<Tool>,
-    pub(crate) handler: Arc<Handler>,
+    pub(crate) handler: Handler,
     /// The output schema's root was not an object, so `structuredContent` is
     /// wrapped as `{"result": value}` (legacy revisions require an object).
     pub(crate) wrap_structured: bool,
@@ -181,6 +193,21 @@ impl ToolEntry {
     where
         F: Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
     {
+        Self::from_spec(
+            spec,
+            input_schema,
+            output_schema,
+            Handler::Async(Arc::new(handler)),
+        )
+    }
+
+    /// A tool from its parts and its erased handler.
+    pub(crate) fn from_spec(
+        spec: &ToolSpec,
+        input_schema: JsonObject,
+        output_schema: Option<schemars::Schema>,
+        handler: Handler,
+    ) -> ToolEntry {
         let annotations = ToolAnnotations {
             title: None,
             read_only_hint: spec.read_only,
@@ -195,7 +222,7 @@ impl ToolEntry {
             }
             None => (None, false),
         };
-        let mut entry = ToolEntry::from_parts(
+        let mut entry = ToolEntry::with_handler(
             Tool {
                 name: spec.name.to_owned(),
                 title: spec.title.map(str::to_owned),
@@ -221,9 +248,13 @@ impl ToolEntry {
     where
         F: Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
     {
+        Self::with_handler(def, toolbox, Handler::Async(Arc::new(handler)))
+    }
+
+    fn with_handler(def: Tool, toolbox: Cow<'static, str>, handler: Handler) -> ToolEntry {
         ToolEntry {
             def: Arc::new(def),
-            handler: Arc::new(handler),
+            handler,
             wrap_structured: false,
             toolbox,
             requires_client: &[],
@@ -309,49 +340,92 @@ impl ToolEntry {
         self.call(Args::new(Some(arguments)), ctx)
     }
 
-    /// Runs the handler; a panic becomes an `isError` result.
+    /// Runs the handler; a panic becomes an `isError` result. A sync
+    /// handler has run when this returns.
     pub(crate) fn call(&self, args: Args, ctx: Context) -> CallFuture {
-        CallFuture {
-            inner: crate::panic::CatchUnwind::new((self.handler)(args, ctx)),
-            def: Arc::clone(&self.def),
-            wrap_structured: self.wrap_structured,
+        let started = match &self.handler {
+            Handler::Sync(handler) => {
+                return CallFuture::Done(Some(self.finish(catch_panic(|| handler(args, ctx)))))
+            }
+            // Decoding the arguments happens here too, before any future.
+            Handler::Async(handler) => catch_panic(|| handler(args, ctx)),
+        };
+        match started {
+            Ok(future) => CallFuture::Running {
+                inner: crate::panic::CatchUnwind::new(future),
+                def: Arc::clone(&self.def),
+                wrap_structured: self.wrap_structured,
+            },
+            Err(panic) => CallFuture::Done(Some(self.finish(Err(panic)))),
+        }
+    }
+
+    /// The result as the client sees it: structured content wrapped where
+    /// the output schema says so, a panic as an `isError` result.
+    fn finish(&self, outcome: Result<CallToolResult, String>) -> CallToolResult {
+        finish(&self.def, self.wrap_structured, outcome)
+    }
+}
+
+fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|payload| crate::panic::panic_message(&*payload))
+}
+
+fn finish(
+    def: &Tool,
+    wrap_structured: bool,
+    outcome: Result<CallToolResult, String>,
+) -> CallToolResult {
+    match outcome {
+        Ok(mut result) => {
+            if wrap_structured {
+                if let Some(v) = result.structured_content.take() {
+                    result.structured_content = Some(mcp_types::structured::wrap_value(v));
+                }
+            }
+            result
+        }
+        Err(panic) => {
+            tracing::error!(tool = %def.name, panic = %panic, "tool panicked");
+            CallToolResult::error(format!("tool `{}` failed: it panicked ({panic})", def.name))
         }
     }
 }
 
 /// A tool call in progress. `Unpin`, so dispatch can poll it in place first
 /// and box it only if it has to wait.
-pub(crate) struct CallFuture {
-    inner: crate::panic::CatchUnwind<BoxFuture<CallToolResult>>,
-    def: Arc<Tool>,
-    wrap_structured: bool,
+pub(crate) enum CallFuture {
+    /// Finished when it was called (`None` once taken).
+    Done(Option<CallToolResult>),
+    Running {
+        inner: crate::panic::CatchUnwind<BoxFuture<CallToolResult>>,
+        def: Arc<Tool>,
+        wrap_structured: bool,
+    },
 }
 
 impl Future for CallFuture {
     type Output = CallToolResult;
 
     fn poll(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<CallToolResult> {
-        let polled = Pin::new(&mut self.inner).poll(cx);
-        polled.map(|outcome| match outcome {
-            Ok(mut result) => {
-                if self.wrap_structured {
-                    if let Some(v) = result.structured_content.take() {
-                        result.structured_content = Some(mcp_types::structured::wrap_value(v));
-                    }
-                }
+        match self.get_mut() {
+            CallFuture::Done(result) => std::task::Poll::Ready(
                 result
-            }
-            Err(panic) => {
-                tracing::error!(tool = %self.def.name, panic = %panic, "tool panicked");
-                CallToolResult::error(format!(
-                    "tool `{}` failed: it panicked ({panic})",
-                    self.def.name
-                ))
-            }
-        })
+                    .take()
+                    .unwrap_or_else(|| CallToolResult::error("the call was already answered")),
+            ),
+            CallFuture::Running {
+                inner,
+                def,
+                wrap_structured,
+            } => Pin::new(inner)
+                .poll(cx)
+                .map(|outcome| finish(def, *wrap_structured, outcome)),
+        }
     }
 }
 
@@ -402,10 +476,36 @@ display_as_text!(
     u32,
     u64,
     u128,
-    usize,
-    f32,
-    f64
+    usize
 );
+
+macro_rules! float_as_text {
+    ($($t:ty),*) => {$(
+        impl IntoToolResult for $t {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::text(float_text(self))
+            }
+        }
+    )*};
+}
+
+float_as_text!(f32, f64);
+
+/// A float's text: the shortest digits that read back as the same number,
+/// as `serde_json` writes it in JSON (zmij, in a fraction of `Display`'s
+/// time), but written as `Display` writes it: no `.0` on a whole number,
+/// and no exponent (those few numbers are left to `Display`). Where two
+/// shortest texts are equally close, the last digit may differ from
+/// `Display`'s; both read back as the same number.
+fn float_text<F: zmij::Float + fmt::Display>(x: F) -> String {
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format(x);
+    if text.contains(['e', 'N', 'i']) {
+        // An exponent, NaN or inf.
+        return x.to_string();
+    }
+    text.strip_suffix(".0").unwrap_or(text).to_owned()
+}
 
 impl IntoToolResult for () {
     fn into_tool_result(self) -> CallToolResult {
@@ -481,5 +581,86 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
 
     fn output_schema() -> Option<schemars::Schema> {
         Some(crate::schema::root_schema_for::<T>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float_text;
+
+    /// A stream of varied numbers (xorshift, so the test is the same each run).
+    fn numbers() -> impl Iterator<Item = u64> {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        std::iter::repeat_with(move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        })
+    }
+
+    #[test]
+    fn floats_read_as_display_writes_them() {
+        let mut samples: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            3.0,
+            0.1,
+            0.2 + 0.1,
+            1.5,
+            1e15,
+            1e16,
+            1e17,
+            1e21,
+            1e22,
+            1e-5,
+            1e-6,
+            1e-7,
+            123_456.789,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            f64::EPSILON,
+            5e-324,
+            9_007_199_254_740_993.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for bits in numbers().take(50_000) {
+            // Every bit pattern; whole numbers; and decimals of every scale.
+            samples.push(f64::from_bits(bits));
+            #[allow(clippy::cast_precision_loss, reason = "any value will do")]
+            let n = (bits >> 11) as f64;
+            let scale = 10f64.powi(i32::try_from(bits % 40).unwrap() - 20);
+            let cents = f64::from(u32::try_from(bits % 100_000).unwrap()) / 1000.0;
+            samples.extend([n, -n, n * scale, n / 1e6, cents]);
+        }
+        for x in samples {
+            let (ours, display) = (float_text(x), x.to_string());
+            if x.is_nan() {
+                assert_eq!(ours, "NaN");
+                continue;
+            }
+            assert_eq!(
+                ours.parse::<f64>().unwrap().to_bits(),
+                x.to_bits(),
+                "{x:e}: {ours}"
+            );
+            assert_eq!(ours.len(), display.len(), "{x:e}: {ours} {display}");
+            let stem = |t: &str| t[..t.len() - 1].to_owned();
+            assert_eq!(stem(&ours), stem(&display), "{x:e}: {ours} {display}");
+            #[allow(clippy::cast_possible_truncation, reason = "f32 samples")]
+            let y = x as f32;
+            let ours = float_text(y);
+            assert_eq!(
+                ours.parse::<f32>().unwrap().to_bits(),
+                y.to_bits(),
+                "{y:e}: {ours}"
+            );
+            assert_eq!(ours.len(), y.to_string().len(), "{y:e}: {ours}");
+        }
     }
 }

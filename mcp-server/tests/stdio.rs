@@ -428,3 +428,83 @@ async fn a_listen_request_reusing_an_open_id_is_refused_and_exit_stays_prompt() 
         "exit waited for a listen stream"
     );
 }
+
+/// A parameter whose decoding panics (a user's `Deserialize` with a bug).
+#[derive(Debug, schemars::JsonSchema)]
+struct Fragile;
+
+impl<'de> serde::Deserialize<'de> for Fragile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = <u32 as serde::Deserialize>::deserialize(d)?;
+        panic!("the decoder broke on {n}")
+    }
+}
+
+/// Tools that panic, each a different way.
+#[derive(Debug)]
+struct Panicky;
+
+#[mcp_server::tool(description = "Tools that panic")]
+#[allow(
+    unreachable_pub,
+    clippy::unused_self,
+    clippy::unused_async,
+    reason = "tools as users write them: `pub`, on a toolbox, some async"
+)]
+impl Panicky {
+    #[describe("Panics in a plain fn")]
+    #[param(n, "A number")]
+    pub fn sync_boom(&self, n: u32) -> u32 {
+        assert!(n < 10, "sync boom {n}");
+        n
+    }
+
+    #[describe("Panics in an async fn")]
+    #[param(n, "A number")]
+    pub async fn async_boom(&self, n: u32) -> u32 {
+        tokio::task::yield_now().await;
+        assert!(n < 10, "async boom {n}");
+        n
+    }
+
+    #[describe("Its argument's decoding panics")]
+    #[param(f, "Anything")]
+    pub async fn decode_boom(&self, f: Fragile) -> String {
+        format!("{f:?}")
+    }
+}
+
+#[tokio::test]
+async fn a_panic_in_a_tool_or_its_decoding_is_an_error_result_and_serving_goes_on() {
+    let server = mcp_server::Server::builder("panicky", "1.0.0")
+        .toolbox(Panicky)
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    let call = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments});
+    for (id, name, expected) in [
+        (1, "sync_boom", "sync boom 11"),
+        (2, "async_boom", "async boom 12"),
+        (3, "decode_boom", "the decoder broke on 1"),
+    ] {
+        let r = c
+            .request(id, "tools/call", call(name, json!({"n": 10 + id, "f": 1})))
+            .await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("tool `{name}` failed: it panicked")) && text.contains(expected),
+            "{text}"
+        );
+    }
+    // Each still answers, and a sync tool's result is unchanged.
+    let r = c
+        .request(4, "tools/call", call("sync_boom", json!({"n": 4})))
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "4", "{r}");
+    let r = c
+        .request(5, "tools/call", call("async_boom", json!({"n": 5})))
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "5", "{r}");
+    c.close().await.unwrap();
+}

@@ -35,17 +35,19 @@ pub(super) fn era_of<'a, P: Deserialize<'a> + Default>(
     raw: Option<RawJson<'a>>,
     modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
 ) -> Result<(P, Era), ErrorObject> {
-    era_for(session, params(raw)?, modern)
+    let p = params(raw)?;
+    let era = era_for(session, &p, modern)?;
+    Ok((p, era))
 }
 
 /// Decides the era of a request whose params `p` are read: modern when
 /// `modern(&p)` says so, else the session's legacy state (which must exist).
 pub(super) fn era_for<P>(
     session: &Session,
-    p: P,
+    p: &P,
     modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
-) -> Result<(P, Era), ErrorObject> {
-    let era = match modern(&p) {
+) -> Result<Era, ErrorObject> {
+    let era = match modern(p) {
         Some(read) => Era::Modern(Box::new(check_modern(read)?)),
         None => match lock(&session.legacy).clone() {
             Some(state) => Era::Legacy(state),
@@ -57,7 +59,7 @@ pub(super) fn era_for<P>(
             }
         },
     };
-    Ok((p, era))
+    Ok(era)
 }
 
 pub(super) fn params<'a, T: Deserialize<'a> + Default>(

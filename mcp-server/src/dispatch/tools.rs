@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::admission::Admission;
 use super::changes::{Feed, ListKind};
-use super::era::{era_for, era_of, raw_modern, Era};
+use super::era::{era_for, era_of, params, raw_modern, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
@@ -175,11 +175,15 @@ impl ServerCore {
         info: &RequestInfo,
     ) -> Outcome {
         let read = match raw.and_then(CallToolParamsOpt::scan) {
-            Some(p) => era_for(session, p, |p| raw_modern(p.meta.as_ref())),
-            None => era_of::<CallToolParamsOpt<'_>>(session, raw, |p| raw_modern(p.meta.as_ref())),
+            Some(p) => Ok(p),
+            None => params::<CallToolParamsOpt<'_>>(raw),
         };
-        let (p, mut era) = match read {
-            Ok(v) => v,
+        let p = match read {
+            Ok(p) => p,
+            Err(e) => return failed(id, e),
+        };
+        let mut era = match era_for(session, &p, |p| raw_modern(p.meta.as_ref())) {
+            Ok(era) => era,
             Err(e) => return failed(id, e),
         };
         let Some(name) = p.name else {
