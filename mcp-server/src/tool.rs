@@ -340,6 +340,12 @@ impl ToolEntry {
         self.call(Args::new(Some(arguments)), ctx)
     }
 
+    /// Whether the handler returns its result at once: such a call never
+    /// waits, so it never asks the client for input mid-call.
+    pub(crate) fn is_sync(&self) -> bool {
+        matches!(self.handler, Handler::Sync(_))
+    }
+
     /// Runs the handler; a panic becomes an `isError` result. A sync
     /// handler has run when this returns.
     pub(crate) fn call(&self, args: Args, ctx: Context) -> CallFuture {

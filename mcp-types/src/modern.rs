@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::jsonrpc::RawJson;
 use crate::lifecycle::{ClientCapabilities, Implementation};
 use crate::notification::{LoggingLevel, ProgressToken};
 use crate::{JsonObject, Meta};
@@ -159,46 +160,77 @@ impl Fields for Meta {
 /// A request's `_meta` read on arrival without building a map: the protocol
 /// fields are kept as raw JSON text and read once by [`RawRequestMeta::read`];
 /// every other key is skipped. For servers, on the hot path of each call.
-#[derive(Debug, Default, Deserialize)]
-pub struct RawRequestMeta {
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        default,
-        deserialize_with = "present"
-    )]
-    protocol_version: Option<Box<RawValue>>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        default,
-        deserialize_with = "present"
-    )]
-    client_capabilities: Option<Box<RawValue>>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientInfo",
-        default,
-        deserialize_with = "present"
-    )]
-    client_info: Option<Box<RawValue>>,
-    #[serde(
-        rename = "io.modelcontextprotocol/logLevel",
-        default,
-        deserialize_with = "present"
-    )]
-    log_level: Option<Box<RawValue>>,
-    #[serde(rename = "progressToken", default, deserialize_with = "present")]
-    progress_token: Option<Box<RawValue>>,
+#[derive(Debug, Default)]
+pub struct RawRequestMeta<'a> {
+    /// The text of each of [`RAW_FIELDS`], when present (even as `null`).
+    fields: [Option<RawJson<'a>>; RAW_FIELDS.len()],
 }
 
-/// A field that is there, even as `null` (a plain `Option` would read `null` as absent).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
-    Box::<RawValue>::deserialize(d).map(Some)
+/// The protocol fields [`RawRequestMeta`] keeps.
+const RAW_FIELDS: [&str; 5] = [
+    meta::PROTOCOL_VERSION,
+    meta::CLIENT_CAPABILITIES,
+    meta::CLIENT_INFO,
+    meta::LOG_LEVEL,
+    meta::PROGRESS_TOKEN,
+];
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawRequestMeta<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Fields<'a> {
+            type Value = RawRequestMeta<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a `_meta` object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut m = RawRequestMeta::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    if let Some(slot) = m.slot(&key) {
+                        // A field that is there even as `null`, unlike a plain `Option`.
+                        if slot.replace(RawJson::from(value)).is_some() {
+                            return Err(serde::de::Error::custom(format_args!(
+                                "duplicate field `{key}`"
+                            )));
+                        }
+                    }
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(Fields(std::marker::PhantomData))
+    }
 }
 
-impl RawRequestMeta {
+impl<'a> RawRequestMeta<'a> {
+    /// Reads `_meta` with the scanner: `None` when it declines, or when a
+    /// protocol field is repeated (serde names both errors).
+    pub fn scan(raw: RawJson<'a>) -> Option<Self> {
+        let mut m = RawRequestMeta::default();
+        let mut repeated = false;
+        raw.members(|key, value| {
+            if let Some(slot) = m.slot(key) {
+                repeated |= slot.replace(value).is_some();
+            }
+        })?;
+        (!repeated).then_some(m)
+    }
+
+    /// Where the protocol field `key` goes; `None` for other keys.
+    fn slot(&mut self, key: &str) -> Option<&mut Option<RawJson<'a>>> {
+        let i = RAW_FIELDS.iter().position(|k| *k == key)?;
+        Some(&mut self.fields[i])
+    }
+
     /// Whether this marks a modern-era request (it names a protocol version),
     /// as [`RequestMeta::is_modern`].
     pub fn is_modern(&self) -> bool {
-        self.protocol_version.is_some()
+        // `RAW_FIELDS[0]` is the protocol version.
+        self.fields[0].is_some()
     }
 
     /// Reads the protocol fields of a modern request, as [`RequestMeta::from_meta`].
@@ -216,17 +248,10 @@ impl RawRequestMeta {
     }
 }
 
-impl Fields for RawRequestMeta {
+impl Fields for RawRequestMeta<'_> {
     fn field<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, String>> {
-        let raw = match key {
-            meta::PROTOCOL_VERSION => &self.protocol_version,
-            meta::CLIENT_CAPABILITIES => &self.client_capabilities,
-            meta::CLIENT_INFO => &self.client_info,
-            meta::LOG_LEVEL => &self.log_level,
-            meta::PROGRESS_TOKEN => &self.progress_token,
-            _ => return None,
-        };
-        raw.as_deref()
+        let i = RAW_FIELDS.iter().position(|k| *k == key)?;
+        self.fields[i]
             .filter(|r| r.get() != "null")
             .map(|r| serde_json::from_str(r.get()).map_err(|e| e.to_string()))
     }
@@ -386,7 +411,8 @@ mod tests {
         ];
         for case in cases {
             let map: Meta = serde_json::from_value(case.clone()).unwrap();
-            let raw: RawRequestMeta = serde_json::from_str(&case.to_string()).unwrap();
+            let text = case.to_string();
+            let raw: RawRequestMeta<'_> = serde_json::from_str(&text).unwrap();
             assert_eq!(
                 raw.is_modern(),
                 RequestMeta::is_modern(Some(&map)),
@@ -403,7 +429,34 @@ mod tests {
                 _ => panic!("{case}: raw {from_raw:?}, map {from_map:?}"),
             }
         }
-        let raw: RawRequestMeta = serde_json::from_str(r#"{"progressToken": 3}"#).unwrap();
+        let raw: RawRequestMeta<'_> = serde_json::from_str(r#"{"progressToken": 3}"#).unwrap();
         assert_eq!(raw.progress_token(), Some(ProgressToken::Number(3.into())));
+    }
+
+    #[test]
+    fn the_scanned_meta_is_what_serde_reads() {
+        let corpus = [
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{"progressToken":7,"other":[1,{"x":null}],"io.modelcontextprotocol/logLevel":"debug"}"#,
+            r#"{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":null}"#,
+            "{}",
+            r#" { "progressToken" : "t" } "#,
+            // Declined by the scanner: serde reads them (or names the error).
+            r#"{"progressToken":1,"progressToken":2}"#,
+            r#"{"progress\u0054oken":1}"#,
+            r#""not an object""#,
+            "[]",
+        ];
+        let mut scanned = 0;
+        for text in corpus {
+            let raw: &RawValue = serde_json::from_str(text).unwrap();
+            let serde = serde_json::from_str::<RawRequestMeta<'_>>(raw.get());
+            if let Some(ours) = RawRequestMeta::scan(RawJson::from(raw)) {
+                scanned += 1;
+                let serde = serde.unwrap_or_else(|e| panic!("{text}: scanned, but serde says {e}"));
+                assert_eq!(format!("{ours:?}"), format!("{serde:?}"), "{text}");
+            }
+        }
+        assert_eq!(scanned, 5);
     }
 }

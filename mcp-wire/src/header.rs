@@ -42,13 +42,15 @@ pub fn encode_value(value: &str) -> String {
 /// The value a header carries: decoded when it uses the `=?base64?…?=`
 /// sentinel, as it is otherwise; `None` when the sentinel holds no valid
 /// Base64 of UTF-8 text.
-pub fn decode_value(value: &str) -> Option<String> {
+pub fn decode_value(value: &str) -> Option<std::borrow::Cow<'_, str>> {
     match value
         .strip_prefix(SENTINEL_START)
         .and_then(|v| v.strip_suffix(SENTINEL_END))
     {
-        Some(b64) => String::from_utf8(base64::decode(b64)?).ok(),
-        None => Some(value.to_owned()),
+        Some(b64) => String::from_utf8(base64::decode(b64)?)
+            .ok()
+            .map(std::borrow::Cow::Owned),
+        None => Some(std::borrow::Cow::Borrowed(value)),
     }
 }
 

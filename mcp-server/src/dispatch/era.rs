@@ -90,7 +90,9 @@ pub(super) fn is_modern_request(raw: Option<RawJson<'_>>) -> bool {
 }
 
 /// The modern protocol fields of a raw `_meta`, if it names a version.
-pub(super) fn raw_modern(meta: Option<&RawRequestMeta>) -> Option<Result<RequestMeta, MetaError>> {
+pub(super) fn raw_modern(
+    meta: Option<&RawRequestMeta<'_>>,
+) -> Option<Result<RequestMeta, MetaError>> {
     meta.filter(|m| m.is_modern()).map(RawRequestMeta::read)
 }
 

@@ -108,7 +108,7 @@ impl ServerCore {
 }
 
 fn set_level(session: &Session, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
-    let (p, era) = era_of::<SetLevelParamsOpt>(session, raw, |p| raw_modern(p.meta.as_ref()))?;
+    let (p, era) = era_of::<SetLevelParamsOpt<'_>>(session, raw, |p| raw_modern(p.meta.as_ref()))?;
     if let Era::Modern(_) = era {
         return Err(ErrorObject::method_not_found(method::LOGGING_SET_LEVEL));
     }
@@ -124,9 +124,9 @@ fn set_level(session: &Session, id: &RequestId, raw: Option<RawJson<'_>>) -> Rep
 
 /// `logging/setLevel` params read leniently first, to route by era before validating.
 #[derive(serde::Deserialize, Default)]
-struct SetLevelParamsOpt {
+struct SetLevelParamsOpt<'a> {
     #[serde(default)]
     level: Option<Value>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<RawRequestMeta>,
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<RawRequestMeta<'a>>,
 }

@@ -222,13 +222,10 @@ impl ServerCore {
             input_responses: p.input_responses.as_ref(),
             request_state: p.request_state.as_deref(),
         };
-        let asker = match self.asker(
-            session,
-            &era,
-            out,
-            Some((method::TOOLS_CALL, &name, Bound::Params(raw))),
-            &retry,
-        ) {
+        // A call that finishes at once cannot wait for input: it needs no
+        // input rounds (2026-07-28).
+        let bound = (!entry.is_sync()).then_some((method::TOOLS_CALL, &*name, Bound::Params(raw)));
+        let asker = match self.asker(session, &era, out, bound, &retry) {
             Ok(a) => a,
             Err(e) => return failed(id, e),
         };
@@ -414,7 +411,7 @@ impl ServerCore {
 /// era afterwards needs only the client's name and the version).
 fn call_settings(
     era: &mut Era,
-    meta: Option<&RawRequestMeta>,
+    meta: Option<&RawRequestMeta<'_>>,
 ) -> (
     Option<LoggingLevel>,
     Arc<ClientCapabilities>,
@@ -633,8 +630,8 @@ struct CallToolParamsOpt<'a> {
     name: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
     arguments: Option<ArgsText>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<RawRequestMeta>,
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<RawRequestMeta<'a>>,
     /// 2026-07-28 input rounds: the answers, and the state of earlier rounds.
     #[serde(rename = "inputResponses", default)]
     input_responses: Option<Value>,
@@ -654,7 +651,7 @@ impl<'a> CallToolParamsOpt<'a> {
             let (slot, ok) = match key {
                 "name" => (0, set_str(&mut p.name, value)),
                 "arguments" => (1, set_arguments(&mut p.arguments, value)),
-                "_meta" => (2, set_parsed(&mut p.meta, value)),
+                "_meta" => (2, set_meta(&mut p.meta, value)),
                 "inputResponses" => (3, set_parsed(&mut p.input_responses, value)),
                 "requestState" => (4, set_str(&mut p.request_state, value)),
                 _ => return,
@@ -689,6 +686,15 @@ fn set_arguments(slot: &mut Option<ArgsText>, value: RawJson<'_>) -> bool {
     let read = value.members(|key, value| args.push(key, value.get()));
     *slot = Some(args);
     read.is_some()
+}
+
+/// `_meta` (or `null`), its protocol fields kept as text.
+fn set_meta<'a>(slot: &mut Option<RawRequestMeta<'a>>, value: RawJson<'a>) -> bool {
+    if value.get() == "null" {
+        return true;
+    }
+    *slot = RawRequestMeta::scan(value);
+    slot.is_some()
 }
 
 /// A member serde reads by itself; `false` when it cannot.

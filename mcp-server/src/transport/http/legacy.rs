@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
+use super::reply::names::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use http::header::{self, HeaderMap};
 use http::{Response, StatusCode};
 use mcp_types::jsonrpc::{code, RawMessage};
 use mcp_types::{method, ProtocolVersion};
-use mcp_wire::header::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 
 use super::reply::{
     accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
@@ -236,7 +236,7 @@ impl Inner {
             Outcome::Reply(bytes) => {
                 tracing::debug!(session = %http_session.id, "session created");
                 let b = base(StatusCode::OK)
-                    .header(header::CONTENT_TYPE, "application/json")
+                    .header(header::CONTENT_TYPE, super::reply::JSON)
                     .header(SESSION_ID, http_session.id.as_ref());
                 respond(b, McpBody::full(bytes))
             }

@@ -157,7 +157,7 @@ where
             out.send(bytes.clone());
             return respond(
                 super::reply::base(StatusCode::BAD_REQUEST)
-                    .header(header::CONTENT_TYPE, "application/json"),
+                    .header(header::CONTENT_TYPE, super::reply::JSON),
                 McpBody::full(bytes),
             );
         }

@@ -26,8 +26,8 @@ use http::header::{self, HeaderMap};
 use http::{Method, Request, Response, StatusCode};
 use mcp_types::jsonrpc::{code, split_batch, RawMessage};
 use mcp_types::ProtocolVersion;
-use mcp_wire::header::PROTOCOL_VERSION;
 use mcp_wire::route::Peek;
+use reply::names::PROTOCOL_VERSION;
 use tokio_util::sync::CancellationToken;
 
 pub use body::McpBody;

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use super::reply::names::{MCP_METHOD, MCP_NAME, PROTOCOL_VERSION};
 use http::header::HeaderMap;
 use http::{Response, StatusCode};
 use mcp_types::jsonrpc::{code, RawMessage};
-use mcp_wire::header::{MCP_METHOD, MCP_NAME, PROTOCOL_VERSION};
 use mcp_wire::route::{json_str, Peek};
 
 use super::body::OnDrop;

@@ -1,10 +1,28 @@
 //! Building responses, and reading request headers.
 
-use http::header::{self, HeaderMap, HeaderValue};
+use http::header::{self, AsHeaderName, HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
 use mcp_types::jsonrpc::code;
 
 use super::McpBody;
+
+/// The MCP header names, made once: a lookup by `&str` parses the name
+/// each time.
+pub(super) mod names {
+    use http::header::HeaderName;
+    use mcp_wire::header as wire;
+
+    pub(in super::super) const SESSION_ID: HeaderName = HeaderName::from_static(wire::SESSION_ID);
+    pub(in super::super) const PROTOCOL_VERSION: HeaderName =
+        HeaderName::from_static(wire::PROTOCOL_VERSION);
+    pub(in super::super) const MCP_METHOD: HeaderName = HeaderName::from_static(wire::MCP_METHOD);
+    pub(in super::super) const MCP_NAME: HeaderName = HeaderName::from_static(wire::MCP_NAME);
+    pub(in super::super) const LAST_EVENT_ID: HeaderName =
+        HeaderName::from_static(wire::LAST_EVENT_ID);
+}
+
+/// `application/json`, as a header value made once.
+pub(super) const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 pub(super) fn base(status: StatusCode) -> http::response::Builder {
     Response::builder().status(status)
@@ -30,16 +48,22 @@ pub(super) fn transport_error(status: StatusCode, code: i32, message: &str) -> R
 
 pub(super) fn json(status: StatusCode, bytes: Vec<u8>) -> Response<McpBody> {
     respond(
-        base(status).header(header::CONTENT_TYPE, "application/json"),
+        base(status).header(header::CONTENT_TYPE, JSON),
         McpBody::full(bytes),
     )
 }
 
 pub(super) fn sse_builder() -> http::response::Builder {
     base(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .header("x-accel-buffering", "no")
+        .header(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        )
+        .header(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))
+        .header(
+            HeaderName::from_static("x-accel-buffering"),
+            HeaderValue::from_static("no"),
+        )
 }
 
 pub(super) fn method_not_allowed(allow: &'static str) -> Response<McpBody> {
@@ -62,24 +86,28 @@ pub(super) fn modern_status(code: i32) -> StatusCode {
     }
 }
 
-pub(super) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub(super) fn header_str<K: AsHeaderName>(headers: &HeaderMap, name: K) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Whether an `Accept` header takes `mime` (or `*/*`).
 pub(super) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|part| part.split(';').next().unwrap_or("").trim())
-        .any(|m| m.eq_ignore_ascii_case(mime) || m == "*/*")
+    headers.get_all(header::ACCEPT).iter().any(|v| {
+        v.as_bytes()
+            .split(|&b| b == b',')
+            .any(|range| media_type_is(range, mime) || media_type_is(range, "*/*"))
+    })
+}
+
+/// Whether a header's media type (before any `;` parameters, without the
+/// spaces around it) is `mime`, compared as media types are: ignoring case.
+fn media_type_is(value: &[u8], mime: &str) -> bool {
+    let media = value.split(|&b| b == b';').next().unwrap_or_default();
+    media.trim_ascii().eq_ignore_ascii_case(mime.as_bytes())
 }
 
 pub(super) fn is_json_content(headers: &HeaderMap) -> bool {
-    header_str(headers, header::CONTENT_TYPE.as_str()).is_some_and(|ct| {
-        ct.split(';')
-            .next()
-            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-    })
+    headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|ct| media_type_is(ct.as_bytes(), "application/json"))
 }
