@@ -381,11 +381,12 @@ impl ServerCore {
         modern: bool,
     ) -> Vec<u8> {
         if !modern {
-            return plain_text_reply(&id, &result, false)
+            return plain_text_reply(&id, &result, false, 0)
                 .unwrap_or_else(|| encode(&Response::new(id, result)));
         }
         if result.meta.is_none() {
-            if let Some(mut bytes) = plain_text_reply(&id, &result, true) {
+            let meta = &self.server_info_meta_json;
+            if let Some(mut bytes) = plain_text_reply(&id, &result, true, meta.len() + 16) {
                 splice_meta(&mut bytes, &self.server_info_meta_json);
                 return bytes;
             }
@@ -445,11 +446,12 @@ fn splice_meta(bytes: &mut Vec<u8>, meta: &[u8]) {
 /// commonest result), written directly: the same bytes serde writes for
 /// [`Response`] of that [`mcp_types::CallToolResult`] (with `resultType:
 /// "complete"` when `modern`), without its generic machinery. `None` for any
-/// other result.
+/// other result. `room` is what the caller will add.
 fn plain_text_reply(
     id: &RequestId,
     result: &mcp_types::CallToolResult,
     modern: bool,
+    room: usize,
 ) -> Option<Vec<u8>> {
     let [ContentBlock::Text(text)] = result.content.as_slice() else {
         return None;
@@ -462,7 +464,7 @@ fn plain_text_reply(
     {
         return None;
     }
-    let mut out = Vec::with_capacity(96 + text.text.len());
+    let mut out = Vec::with_capacity(96 + text.text.len() + room);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     serde_json::to_writer(&mut out, id).ok()?;
     out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
@@ -506,7 +508,7 @@ mod tests {
                     for modern in [false, true] {
                         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
                         result.is_error = is_error;
-                        let direct = plain_text_reply(id, &result, modern).unwrap();
+                        let direct = plain_text_reply(id, &result, modern, 0).unwrap();
                         if modern {
                             result.result_type = Some(ResultType::Complete);
                         }
@@ -520,14 +522,14 @@ mod tests {
         }
         let id = RequestId::Number(1);
         let two = CallToolResult::success(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
-        assert!(plain_text_reply(&id, &two, false).is_none());
+        assert!(plain_text_reply(&id, &two, false, 0).is_none());
         let mut structured = CallToolResult::success(vec![ContentBlock::text("a")]);
         structured.structured_content = Some(serde_json::json!({"x": 1}));
-        assert!(plain_text_reply(&id, &structured, false).is_none());
+        assert!(plain_text_reply(&id, &structured, false, 0).is_none());
         let mut meta = CallToolResult::success(vec![ContentBlock::text("a")]);
         meta.meta = Some(mcp_types::Meta::default());
-        assert!(plain_text_reply(&id, &meta, false).is_none());
-        assert!(plain_text_reply(&id, &CallToolResult::success(vec![]), false).is_none());
+        assert!(plain_text_reply(&id, &meta, false, 0).is_none());
+        assert!(plain_text_reply(&id, &CallToolResult::success(vec![]), false, 0).is_none());
     }
 
     /// The scanned params are what serde reads, over a corpus and every

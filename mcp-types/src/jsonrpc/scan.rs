@@ -181,12 +181,34 @@ const STOPS_STRING: [bool; 256] = {
     stops
 };
 
+/// The first byte at or after `i` that a string's text stops at
+/// ([`STOPS_STRING`]), or the end of `b`: eight bytes at a time while they
+/// last (the bit tricks flag a byte below 0x20 or equal to `"` or `\`; a
+/// false flag can only follow a true one, so the lowest flag is right).
+fn string_stop(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    while let Some(&word) = b.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+        let x = u64::from_le_bytes(word);
+        let zero_byte = |y: u64| y.wrapping_sub(ONES) & !y;
+        let control = x.wrapping_sub(ONES * 0x20) & !x;
+        let hits = (control | zero_byte(x ^ QUOTES) | zero_byte(x ^ BACKSLASHES)) & HIGHS;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b.get(i).is_some_and(|&c| !STOPS_STRING[usize::from(c)]) {
+        i += 1;
+    }
+    i
+}
+
 /// The end of the string that starts at `i`, when it has no escapes.
 fn plain_string(b: &[u8], i: usize) -> Option<usize> {
-    let mut end = i + 1;
-    while b.get(end).is_some_and(|&c| !STOPS_STRING[usize::from(c)]) {
-        end += 1;
-    }
+    let end = string_stop(b, i + 1);
     (b.get(end) == Some(&b'"')).then_some(end + 1)
 }
 
@@ -194,10 +216,8 @@ fn plain_string(b: &[u8], i: usize) -> Option<usize> {
 fn string(b: &[u8], i: usize) -> Option<usize> {
     let mut i = i + 1;
     loop {
-        // Most bytes need no attention: skip them in one tight loop.
-        while b.get(i).is_some_and(|&c| !STOPS_STRING[usize::from(c)]) {
-            i += 1;
-        }
+        // Most bytes need no attention: skip them eight at a time.
+        i = string_stop(b, i);
         match *b.get(i)? {
             b'"' => return Some(i + 1),
             b'\\' => {
@@ -345,6 +365,40 @@ mod tests {
                 .unwrap();
             assert_eq!(ours, trusted, "{text:?}");
             assert_eq!(Some(ours), serde(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn string_stops_where_the_byte_loop_stops() {
+        let slow = |b: &[u8], mut i: usize| {
+            while b.get(i).is_some_and(|&c| !STOPS_STRING[usize::from(c)]) {
+                i += 1;
+            }
+            i
+        };
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..20_000 {
+            let len = usize::try_from(next() % 40).unwrap();
+            // Mostly plain text, with a stop byte (or any byte) here and there.
+            let text: Vec<u8> = (0..len)
+                .map(|_| match next() % 16 {
+                    0 => [b'"', b'\\', 0x1f, 0x00, b'\n'][usize::try_from(next() % 5).unwrap()],
+                    1 => next().to_le_bytes()[0],
+                    _ => b'a' + u8::try_from(next() % 26).unwrap(),
+                })
+                .collect();
+            let start = if len == 0 { 0 } else { round % len };
+            assert_eq!(
+                string_stop(&text, start),
+                slow(&text, start),
+                "{text:?} from {start}"
+            );
         }
     }
 
