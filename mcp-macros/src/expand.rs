@@ -431,6 +431,12 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
         let this = capture
             .is_some()
             .then(|| quote!(let __mcp_this = __mcp_shared.get();));
+        // The context is made only for a tool that takes it.
+        let ctx = tool
+            .args
+            .iter()
+            .any(|arg| matches!(arg.kind, ArgKind::Injected))
+            .then(|| quote!(let __mcp_ctx = __mcp_lazy.get();));
         return quote! {
             #(#cfgs)*
             __mcp_tools.push({
@@ -442,10 +448,11 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
                     __mcp_schema.build(),
                     #output_schema,
                     move |#args_binding: ::mcp_server::__private::Args,
-                          __mcp_ctx: ::mcp_server::__private::Context|
+                          __mcp_lazy: ::mcp_server::__private::LazyContext<'_>|
                           -> ::mcp_server::__private::CallToolResult {
                         #(#decode)*
                         #bind
+                        #ctx
                         #this
                         #into_result(#call)
                     },

@@ -14,7 +14,9 @@ pub use crate::prompt::{PromptEntry, PromptSpec};
 pub use crate::resource::{Reading, ResourceEntry, ResourceSpec, TemplateEntry};
 pub use crate::schema::InputSchemaBuilder;
 pub use crate::text_args::{ArgKind, Probe, ProbeOptional, ProbeRequired, StringArgs};
-pub use crate::tool::{BoxFuture, IntoToolResult, Items, ToolBox, ToolEntry, ToolSpec};
+pub use crate::tool::{
+    BoxFuture, IntoToolResult, Items, LazyContext, ToolBox, ToolEntry, ToolSpec,
+};
 pub use mcp_types::completion::Completion;
 pub use mcp_types::CallToolResult;
 pub use mcp_types::{GetPromptResult, ReadResourceResult};
@@ -61,7 +63,7 @@ pub fn sync_tool<F>(
     handler: F,
 ) -> ToolEntry
 where
-    F: Fn(Args, Context) -> CallToolResult + Send + Sync + 'static,
+    F: Fn(Args, LazyContext<'_>) -> CallToolResult + Send + Sync + 'static,
 {
     let handler = crate::tool::Handler::Sync(Arc::new(handler));
     ToolEntry::from_spec(spec, input_schema, output_schema, handler)

@@ -21,8 +21,27 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 /// a future of the result out.
 pub(crate) type AsyncHandler = dyn Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync;
 
-/// A tool handler that computes its result at once (a plain `fn` tool).
-pub(crate) type SyncHandler = dyn Fn(Args, Context) -> CallToolResult + Send + Sync;
+/// A tool handler that computes its result at once (a plain `fn` tool). Its
+/// context is made only if the tool takes one.
+pub(crate) type SyncHandler = dyn Fn(Args, LazyContext<'_>) -> CallToolResult + Send + Sync;
+
+/// The context of a call that runs at once, made when the tool asks for it:
+/// most plain `fn` tools take none, and their calls then build none.
+#[derive(Clone, Copy)]
+pub struct LazyContext<'a>(&'a dyn Fn() -> Context);
+
+impl LazyContext<'_> {
+    /// The call's context.
+    pub fn get(self) -> Context {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for LazyContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LazyContext")
+    }
+}
 
 /// The erased form of every tool handler.
 #[derive(Clone)]
@@ -351,7 +370,9 @@ impl ToolEntry {
     pub(crate) fn call(&self, args: Args, ctx: Context) -> CallFuture {
         let started = match &self.handler {
             Handler::Sync(handler) => {
-                return CallFuture::Done(Some(self.finish(catch_panic(|| handler(args, ctx)))))
+                let make = || ctx.clone();
+                let outcome = catch_panic(|| handler(args, LazyContext(&make)));
+                return CallFuture::Done(Some(self.finish(outcome)));
             }
             // Decoding the arguments happens here too, before any future.
             Handler::Async(handler) => catch_panic(|| handler(args, ctx)),
@@ -363,6 +384,22 @@ impl ToolEntry {
                 wrap_structured: self.wrap_structured,
             },
             Err(panic) => CallFuture::Done(Some(self.finish(Err(panic)))),
+        }
+    }
+
+    /// Runs a handler that returns at once, making its context with `ctx`
+    /// only if it takes one; a panic becomes an `isError` result. The
+    /// arguments come back untouched when the handler may wait.
+    pub(crate) fn call_now(
+        &self,
+        args: Args,
+        ctx: &dyn Fn() -> Context,
+    ) -> Result<CallToolResult, Args> {
+        match &self.handler {
+            Handler::Sync(handler) => {
+                Ok(self.finish(catch_panic(|| handler(args, LazyContext(ctx)))))
+            }
+            Handler::Async(_) => Err(args),
         }
     }
 

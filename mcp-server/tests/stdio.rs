@@ -508,3 +508,66 @@ async fn a_panic_in_a_tool_or_its_decoding_is_an_error_result_and_serving_goes_o
     assert_eq!(r["result"]["content"][0]["text"], "5", "{r}");
     c.close().await.unwrap();
 }
+
+/// A plain `fn` tool that takes the call's context.
+#[derive(Debug)]
+struct Chatty;
+
+#[mcp_server::tool(description = "A plain fn tool that uses its context")]
+#[allow(
+    unreachable_pub,
+    clippy::unused_self,
+    reason = "tools as users write them: `pub`, on a toolbox"
+)]
+impl Chatty {
+    #[describe("Reports progress and logs, then names its request")]
+    #[param(n, "Steps")]
+    pub fn steps(&self, n: u32, ctx: &mcp_server::Context) -> String {
+        for i in 1..=n {
+            ctx.progress(f64::from(i), Some(f64::from(n)));
+        }
+        ctx.info(json!({"steps": n}));
+        format!("{} {}", ctx.request_id(), ctx.protocol_version())
+    }
+}
+
+#[tokio::test]
+async fn a_plain_fn_tool_gets_its_calls_context_and_its_notices_come_first() {
+    let server = mcp_server::Server::builder("chatty", "1.0.0")
+        .toolbox(Chatty)
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    c.send(
+        json!({"jsonrpc":"2.0","id":"s1","method":"logging/setLevel","params":{"level":"info"}}),
+    )
+    .await;
+    c.recv_response(json!("s1")).await;
+    c.send(
+        json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{
+        "name":"steps","arguments":{"n":3},"_meta":{"progressToken":"p"}}}),
+    )
+    .await;
+    let (r, notes) = c.recv_response(json!(7)).await;
+    assert_eq!(r["result"]["content"][0]["text"], "7 2025-11-25", "{r}");
+    let methods: Vec<&str> = notes.iter().filter_map(|n| n["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/message"
+        ],
+        "{notes:?}"
+    );
+    assert_eq!(notes[2]["params"]["progressToken"], "p");
+    assert_eq!(notes[2]["params"]["progress"], 3.0);
+    assert_eq!(notes[3]["params"]["data"]["steps"], 3);
+    // Without a progress token, no progress is sent; the call still answers.
+    let r = c
+        .request(8, "tools/call", json!({"name":"steps","arguments":{"n":2}}))
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "8 2025-11-25", "{r}");
+    c.close().await.unwrap();
+}

@@ -53,6 +53,11 @@ impl CallLimits {
         }
     }
 
+    /// Whether a slot is free now.
+    pub(super) fn has_room(&self) -> bool {
+        self.running.available_permits() > 0
+    }
+
     pub(super) fn admit(&self) -> Result<Admission, ErrorObject> {
         if let Ok(permit) = Arc::clone(&self.running).try_acquire_owned() {
             return Ok(Admission::Now(Some(permit)));

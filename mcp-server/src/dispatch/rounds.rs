@@ -39,6 +39,22 @@ impl ServerCore {
     /// stream, or (2026-07-28) input rounds bound to `method`, `target` and
     /// `args`, resumed from what the retry brought (a tampered, foreign,
     /// expired or replayed state is -32602).
+    /// How a request that cannot wait for input asks the client: its legacy
+    /// session's stream, or nobody (2026-07-28 asks through input rounds).
+    pub(super) fn session_asker(
+        session: &Arc<Session>,
+        era: &Era,
+        out: &Arc<dyn Outbound>,
+    ) -> Asker {
+        match era {
+            Era::Legacy(_) => Asker::Session {
+                out: Arc::clone(out),
+                pending: Arc::clone(&session.pending),
+            },
+            Era::Modern(_) => Asker::Nobody,
+        }
+    }
+
     pub(super) fn asker(
         &self,
         session: &Arc<Session>,
@@ -48,11 +64,9 @@ impl ServerCore {
         retry: &Retry<'_>,
     ) -> Result<Asker, ErrorObject> {
         match (era, bound) {
-            (Era::Legacy(_), _) => Ok(Asker::Session {
-                out: Arc::clone(out),
-                pending: Arc::clone(&session.pending),
-            }),
-            (Era::Modern(_), None) => Ok(Asker::Nobody),
+            (Era::Legacy(_), _) | (Era::Modern(_), None) => {
+                Ok(Self::session_asker(session, era, out))
+            }
             (Era::Modern(_), Some((method, target, args))) => {
                 let (args, mut answers) = match retry.request_state {
                     // A retry: its arguments must be those the state was signed for.

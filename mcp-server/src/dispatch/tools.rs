@@ -213,38 +213,51 @@ impl ServerCore {
         if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
             return failed(id, missing_capability_error(&name, missing));
         }
+        let modern = matches!(era, Era::Modern(_));
+        let timeout = entry.timeout.or(self.policy.call_timeout);
+        let plain = self.policy.middleware.is_empty() && timeout.is_none();
+        let mut arguments = Args::from_text(p.arguments);
+        // A tool that returns at once runs here, while a slot is free: it
+        // holds none (it is done before anything else could take one), and
+        // its context is made only if it takes one. It cannot wait for
+        // input, so it needs no input rounds (2026-07-28).
+        let new_context = |asker| {
+            Context::new(ContextParts {
+                request_id: id.clone(),
+                progress_token: progress_token.clone(),
+                log_level,
+                out: Arc::clone(out),
+                protocol_version: era.version(),
+                client_capabilities: Arc::clone(&client_capabilities),
+                server: Arc::clone(&self.handle) as _,
+                asker,
+                identity: info.identity.clone(),
+            })
+        };
+        if plain && entry.is_sync() && self.policy.limits.has_room() {
+            let make = || new_context(Self::session_asker(session, &era, out));
+            match entry.call_now(arguments, &make) {
+                Ok(result) => return Outcome::Reply(self.call_reply(id, result, modern)),
+                Err(args) => arguments = args,
+            }
+        }
         let admission = match self.policy.limits.admit() {
             Ok(a) => a,
             Err(busy) => return failed(id, busy),
         };
-        let modern = matches!(era, Era::Modern(_));
         let retry = Retry {
             input_responses: p.input_responses.as_ref(),
             request_state: p.request_state.as_deref(),
         };
-        // A call that finishes at once cannot wait for input: it needs no
-        // input rounds (2026-07-28).
         let bound = (!entry.is_sync()).then_some((method::TOOLS_CALL, &*name, Bound::Params(raw)));
         let asker = match self.asker(session, &era, out, bound, &retry) {
             Ok(a) => a,
             Err(e) => return failed(id, e),
         };
-        let ctx = Context::new(ContextParts {
-            request_id: id.clone(),
-            progress_token,
-            log_level,
-            out: Arc::clone(out),
-            protocol_version: era.version(),
-            client_capabilities,
-            server: Arc::clone(&self.handle) as _,
-            asker,
-            identity: info.identity.clone(),
-        });
-        let timeout = entry.timeout.or(self.policy.call_timeout);
-        let arguments = Args::from_text(p.arguments);
+        let ctx = new_context(asker);
         match admission {
             // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
-            Admission::Now(permit) if self.policy.middleware.is_empty() && timeout.is_none() => {
+            Admission::Now(permit) if plain => {
                 let call = AlwaysOk(entry.call(arguments, ctx.clone()));
                 self.run_call(session, id, ctx, call, permit, modern)
             }
