@@ -517,7 +517,7 @@ impl Fixture {
             },
             mcp_server::InputSchemaBuilder::new().build(),
             None,
-            |_args: Args, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
+            |_args: Args<'_>, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
         ))?;
         Ok("added test_dynamic_tool".into())
     }
@@ -600,7 +600,7 @@ impl ToolBox for SchemaTools {
             },
             schema,
             None,
-            |args: Args, _ctx: Context| {
+            |args: Args<'_>, _ctx: Context| {
                 let received = match args.into_object() {
                     Ok(args) => serde_json::Value::Object(args),
                     Err(e) => return Box::pin(async move { e.into_result() }),

@@ -491,7 +491,7 @@ impl ToolBox for SchemaTools {
             "additionalProperties": false
         }))
         .unwrap();
-        let handler = |_args: Args, _ctx: Context| -> mcp_server::BoxFuture<CallToolResult> {
+        let handler = |_args: Args<'_>, _ctx: Context| -> mcp_server::BoxFuture<CallToolResult> {
             Box::pin(async { CallToolResult::text("ok") })
         };
         vec![

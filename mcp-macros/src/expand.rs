@@ -447,7 +447,7 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
                     &#spec,
                     __mcp_schema.build(),
                     #output_schema,
-                    move |#args_binding: ::mcp_server::__private::Args,
+                    move |#args_binding: ::mcp_server::__private::Args<'_>,
                           __mcp_lazy: ::mcp_server::__private::LazyContext<'_>|
                           -> ::mcp_server::__private::CallToolResult {
                         #(#decode)*
@@ -480,7 +480,7 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
                 &#spec,
                 __mcp_schema.build(),
                 #output_schema,
-                move |#args_binding: ::mcp_server::__private::Args,
+                move |#args_binding: ::mcp_server::__private::Args<'static>,
                       __mcp_ctx: ::mcp_server::__private::Context|
                       -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
                     #capture

@@ -63,7 +63,7 @@ pub fn sync_tool<F>(
     handler: F,
 ) -> ToolEntry
 where
-    F: Fn(Args, LazyContext<'_>) -> CallToolResult + Send + Sync + 'static,
+    F: Fn(Args<'_>, LazyContext<'_>) -> CallToolResult + Send + Sync + 'static,
 {
     let handler = crate::tool::Handler::Sync(Arc::new(handler));
     ToolEntry::from_spec(spec, input_schema, output_schema, handler)

@@ -4,77 +4,149 @@ use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 use std::ops::Range;
 
+use mcp_types::jsonrpc::RawJson;
 use mcp_types::{CallToolResult, JsonObject};
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use smallvec::SmallVec;
 
 /// The arguments of one call, consumed parameter by parameter.
 ///
 /// Every problem is recorded rather than returned at once, so one result can
-/// name every bad argument.
+/// name every bad argument. A call that runs at once reads its arguments
+/// where the request holds them (`'a`); one that may wait owns them
+/// (`Args<'static>`).
 #[derive(Debug, Default)]
-pub struct Args {
-    source: Source,
+pub struct Args<'a> {
+    source: Source<'a>,
     errors: Vec<String>,
 }
 
 /// Where the arguments are: a map (from middleware or a test), or the
 /// request's own text, each value decoded only when its parameter is taken.
 #[derive(Debug)]
-enum Source {
+enum Source<'a> {
     Map(JsonObject),
-    Text(TextArgs),
+    Text(TextArgs<'a>),
 }
 
-impl Default for Source {
+impl Default for Source<'_> {
     fn default() -> Self {
         Source::Map(JsonObject::new())
     }
 }
 
-/// The members of an `arguments` object as JSON text: every key (unescaped)
-/// and every value, side by side in one string.
-#[derive(Debug, Default)]
-struct TextArgs {
-    text: String,
-    fields: Vec<Field>,
+/// The members of an `arguments` object as JSON text: where each key (as it
+/// reads, without escapes) and each value lie in `text`.
+#[derive(Default)]
+pub(crate) struct TextArgs<'a> {
+    text: Cow<'a, str>,
+    /// Most tools take a few parameters: kept inline, no allocation.
+    fields: SmallVec<[Field; 4]>,
 }
 
 #[derive(Debug)]
 struct Field {
-    /// The key is `text[key..value]`, the value `text[value..end]`.
-    key: usize,
-    value: usize,
-    end: usize,
+    key: Range<u32>,
+    value: Range<u32>,
     taken: bool,
 }
 
 impl Field {
     fn key(&self) -> Range<usize> {
-        self.key..self.value
+        self.key.start as usize..self.key.end as usize
     }
 
     fn value(&self) -> Range<usize> {
-        self.value..self.end
+        self.value.start as usize..self.value.end as usize
     }
 }
 
-impl TextArgs {
+/// The members as they read (key, value text, taken), however they are held.
+impl fmt::Debug for TextArgs<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(
+                self.fields
+                    .iter()
+                    .map(|m| (self.key(m), &self.text[m.value()], m.taken)),
+            )
+            .finish()
+    }
+}
+
+impl<'a> TextArgs<'a> {
     fn key(&self, f: &Field) -> &str {
         &self.text[f.key()]
+    }
+
+    /// The members of `object`, read in place: `None` when the scanner
+    /// declines it (a key with escapes, for one) or it is over 4 GiB, and
+    /// serde reads it instead.
+    pub(crate) fn scan(object: RawJson<'a>) -> Option<Self> {
+        let text = object.get();
+        let len = u32::try_from(text.len()).ok()?;
+        let base = text.as_ptr() as usize;
+        // Members are slices of `text`: their offsets are where they lie in
+        // it, which fits in a `u32` as `text`'s length does.
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "offsets within `text`, whose length fits in a u32"
+        )]
+        let range = |part: &str| {
+            let start = (part.as_ptr() as usize - base) as u32;
+            start..start + part.len() as u32
+        };
+        let mut fields = SmallVec::new();
+        object.members(|key, value| {
+            fields.push(Field {
+                key: range(key),
+                value: range(value.get()),
+                taken: false,
+            });
+        })?;
+        debug_assert!(fields.iter().all(|f: &Field| f.value.end <= len));
+        Some(TextArgs {
+            text: Cow::Borrowed(text),
+            fields,
+        })
+    }
+
+    /// Adds a member: its key (unescaped) and its value's JSON text,
+    /// copied to the end of `text`.
+    fn push(&mut self, key: &str, value: &str) -> Option<()> {
+        let text = self.text.to_mut();
+        let mut append = |part: &str| {
+            let start = u32::try_from(text.len()).ok()?;
+            text.push_str(part);
+            Some(start..u32::try_from(text.len()).ok()?)
+        };
+        let field = Field {
+            key: append(key)?,
+            value: append(value)?,
+            taken: false,
+        };
+        self.fields.push(field);
+        Some(())
+    }
+
+    fn into_owned(self) -> TextArgs<'static> {
+        TextArgs {
+            text: Cow::Owned(self.text.into_owned()),
+            fields: self.fields,
+        }
     }
 
     /// The value of the last member named `name` (as a JSON object read into a
     /// map keeps the last), marking every member of that name taken.
     fn take(&mut self, name: &str) -> Option<Range<usize>> {
         let mut found = None;
-        for i in (0..self.fields.len()).rev() {
-            let f = &self.fields[i];
+        for f in self.fields.iter_mut().rev() {
             if !f.taken && self.text[f.key()] == *name {
                 found.get_or_insert(f.value());
-                self.fields[i].taken = true;
+                f.taken = true;
             }
         }
         found
@@ -89,7 +161,7 @@ impl TextArgs {
     }
 }
 
-impl Args {
+impl<'a> Args<'a> {
     /// Wraps the `arguments` object of a call (absent means none).
     pub fn new(map: Option<JsonObject>) -> Self {
         Args {
@@ -98,12 +170,24 @@ impl Args {
         }
     }
 
-    /// The arguments as the request carried them, copied out of it in one
-    /// string; nothing is decoded until a parameter is taken.
-    pub(crate) fn from_text(text: Option<ArgsText>) -> Self {
+    /// The arguments as the request carried them; nothing is decoded
+    /// until a parameter is taken.
+    pub(crate) fn from_text(text: Option<TextArgs<'a>>) -> Self {
         Args {
-            source: Source::Text(text.map(|t| t.0).unwrap_or_default()),
+            source: Source::Text(text.unwrap_or_default()),
             errors: Vec::new(),
+        }
+    }
+
+    /// The same arguments, no longer borrowed from the request (for a call
+    /// that may wait).
+    pub(crate) fn into_owned(self) -> Args<'static> {
+        Args {
+            source: match self.source {
+                Source::Map(map) => Source::Map(map),
+                Source::Text(text) => Source::Text(text.into_owned()),
+            },
+            errors: self.errors,
         }
     }
 
@@ -214,49 +298,26 @@ fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     })
 }
 
-/// A call's `arguments` object as it is read from the request: its members'
-/// keys and values, copied side by side into one string. Any other JSON
-/// value is an error.
-#[derive(Debug, Default)]
-pub(crate) struct ArgsText(TextArgs);
-
-impl ArgsText {
-    /// Room for members whose text is about `len` bytes.
-    pub(crate) fn with_capacity(len: usize) -> Self {
-        ArgsText(TextArgs {
-            text: String::with_capacity(len),
-            fields: Vec::with_capacity(4),
-        })
-    }
-
-    /// Adds a member: its key (unescaped) and its value's JSON text.
-    pub(crate) fn push(&mut self, key: &str, value: &str) {
-        let args = &mut self.0;
-        let k = args.text.len();
-        args.text.push_str(key);
-        let v = args.text.len();
-        args.text.push_str(value);
-        args.fields.push(Field {
-            key: k,
-            value: v,
-            end: args.text.len(),
-            taken: false,
-        });
-    }
-}
-
-impl<'de> Deserialize<'de> for ArgsText {
+/// A call's `arguments` object as serde reads it: its members' keys
+/// (unescaped) and values copied side by side into one string. Any other
+/// JSON value is an error.
+impl<'de> Deserialize<'de> for TextArgs<'_> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Members;
         impl<'de> Visitor<'de> for Members {
-            type Value = ArgsText;
+            type Value = TextArgs<'static>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of arguments")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<ArgsText, M::Error> {
-                let mut args = ArgsText::default();
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<TextArgs<'static>, M::Error> {
+                let mut args = TextArgs::default();
                 while let Some(key) = map.next_key::<Key<'de>>()? {
-                    args.push(&key.0, map.next_value::<&'de RawValue>()?.get());
+                    let value = map.next_value::<&'de RawValue>()?.get();
+                    args.push(&key.0, value)
+                        .ok_or_else(|| de::Error::custom("arguments over 4 GiB"))?;
                 }
                 Ok(args)
             }
@@ -319,9 +380,9 @@ mod tests {
     use super::*;
 
     /// The same arguments, from a map and from request text.
-    fn both(text: &str) -> [Args; 2] {
+    fn both(text: &str) -> [Args<'static>; 2] {
         let map = serde_json::from_str::<JsonObject>(text).unwrap();
-        let raw = serde_json::from_str::<ArgsText>(text).unwrap();
+        let raw = serde_json::from_str::<TextArgs<'static>>(text).unwrap();
         [Args::new(Some(map)), Args::from_text(Some(raw))]
     }
 
@@ -375,8 +436,37 @@ mod tests {
             huge.into_object().unwrap_err().message(),
             "invalid arguments: invalid argument `x`: number out of range"
         );
-        assert!(serde_json::from_str::<ArgsText>("[1]").is_err());
-        assert!(serde_json::from_str::<ArgsText>("3").is_err());
+        assert!(serde_json::from_str::<TextArgs<'static>>("[1]").is_err());
+        assert!(serde_json::from_str::<TextArgs<'static>>("3").is_err());
+    }
+
+    /// Arguments read in place (more of them than are kept inline) take as
+    /// the map's do, and keep doing so once owned.
+    #[test]
+    fn scanned_text_reads_as_the_map_does() {
+        let text =
+            r#"{"a": 1, "b": [true], "c": {"d": "e"}, "a": 2, "s": "x\"y", "n": null, "z": 0.5}"#;
+        let raw: &RawValue = serde_json::from_str(text).unwrap();
+        let scanned = TextArgs::scan(RawJson::from(raw)).unwrap();
+        assert!(scanned.fields.spilled());
+        let map = serde_json::from_str::<JsonObject>(text).unwrap();
+        let borrowed = Args::from_text(Some(scanned));
+        let owned = Args::from_text(TextArgs::scan(RawJson::from(raw))).into_owned();
+        for mut args in [Args::new(Some(map)), borrowed, owned] {
+            assert_eq!(args.take::<u8>("a"), Some(2));
+            assert_eq!(args.take::<Vec<bool>>("b"), Some(vec![true]));
+            assert_eq!(args.take::<String>("s").as_deref(), Some("x\"y"));
+            assert_eq!(args.take_or::<u8>("n", || 9), Some(9));
+            assert_eq!(args.take::<Option<u8>>("a"), Some(None));
+            assert!(args.is_ok());
+            assert_eq!(
+                Value::Object(args.into_object().unwrap()),
+                serde_json::json!({"c": {"d": "e"}, "z": 0.5})
+            );
+        }
+        // An escaped key is left to serde.
+        let raw: &RawValue = serde_json::from_str(r#"{"\u0061": 1}"#).unwrap();
+        assert!(TextArgs::scan(RawJson::from(raw)).is_none());
     }
 
     #[test]

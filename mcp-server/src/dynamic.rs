@@ -108,7 +108,7 @@ impl ToolEntry {
         Ok(ToolEntry::from_parts(
             def,
             Cow::Borrowed(""),
-            move |args: Args, ctx: Context| {
+            move |args: Args<'static>, ctx: Context| {
                 let args = match args.into_object() {
                     Ok(args) => args,
                     Err(e) => return Box::pin(async move { e.into_result() }),

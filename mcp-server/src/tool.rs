@@ -19,11 +19,12 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A tool handler whose result may have to wait: arguments and context in,
 /// a future of the result out.
-pub(crate) type AsyncHandler = dyn Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync;
+pub(crate) type AsyncHandler =
+    dyn Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync;
 
 /// A tool handler that computes its result at once (a plain `fn` tool). Its
 /// context is made only if the tool takes one.
-pub(crate) type SyncHandler = dyn Fn(Args, LazyContext<'_>) -> CallToolResult + Send + Sync;
+pub(crate) type SyncHandler = dyn Fn(Args<'_>, LazyContext<'_>) -> CallToolResult + Send + Sync;
 
 /// The context of a call that runs at once, made when the tool asks for it:
 /// most plain `fn` tools take none, and their calls then build none.
@@ -210,7 +211,7 @@ impl ToolEntry {
         handler: F,
     ) -> ToolEntry
     where
-        F: Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+        F: Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
     {
         Self::from_spec(
             spec,
@@ -265,7 +266,7 @@ impl ToolEntry {
 
     pub(crate) fn from_parts<F>(def: Tool, toolbox: Cow<'static, str>, handler: F) -> ToolEntry
     where
-        F: Fn(Args, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+        F: Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
     {
         Self::with_handler(def, toolbox, Handler::Async(Arc::new(handler)))
     }
@@ -367,7 +368,7 @@ impl ToolEntry {
 
     /// Runs the handler; a panic becomes an `isError` result. A sync
     /// handler has run when this returns.
-    pub(crate) fn call(&self, args: Args, ctx: Context) -> CallFuture {
+    pub(crate) fn call(&self, args: Args<'static>, ctx: Context) -> CallFuture {
         let started = match &self.handler {
             Handler::Sync(handler) => {
                 let make = || ctx.clone();
@@ -390,11 +391,15 @@ impl ToolEntry {
     /// Runs a handler that returns at once, making its context with `ctx`
     /// only if it takes one; a panic becomes an `isError` result. The
     /// arguments come back untouched when the handler may wait.
-    pub(crate) fn call_now(
+    #[allow(
+        clippy::result_large_err,
+        reason = "the arguments come back only from a handler that may wait; boxing them would allocate on every call"
+    )]
+    pub(crate) fn call_now<'a>(
         &self,
-        args: Args,
+        args: Args<'a>,
         ctx: &dyn Fn() -> Context,
-    ) -> Result<CallToolResult, Args> {
+    ) -> Result<CallToolResult, Args<'a>> {
         match &self.handler {
             Handler::Sync(handler) => {
                 Ok(self.finish(catch_panic(|| handler(args, LazyContext(ctx)))))

@@ -71,7 +71,7 @@ impl ToolBox for TestTools {
                 &spec("add", "Add two numbers"),
                 number_schema(&["a", "b"]),
                 None,
-                |mut args: Args, _ctx: Context| {
+                |mut args: Args<'_>, _ctx: Context| {
                     let a = args.take::<f64>("a");
                     let b = args.take::<f64>("b");
                     Box::pin(async move {
@@ -148,7 +148,7 @@ impl ToolBox for TestTools {
                 &spec("sum_good", "A structured sum that matches its schema"),
                 number_schema(&["a", "b"]),
                 Some(sum_schema()),
-                |mut args: Args, _ctx: Context| {
+                |mut args: Args<'_>, _ctx: Context| {
                     let a = args.take::<f64>("a").unwrap_or_default();
                     let b = args.take::<f64>("b").unwrap_or_default();
                     Box::pin(async move {

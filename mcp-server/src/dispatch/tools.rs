@@ -20,7 +20,7 @@ use super::era::{era_for, era_of, params, raw_modern, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
-use crate::args::{Args, ArgsText};
+use crate::args::{Args, TextArgs};
 use crate::context::{Context, ContextParts, Outbound};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
 use crate::tool::BoxFuture;
@@ -258,7 +258,7 @@ impl ServerCore {
         match admission {
             // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
             Admission::Now(permit) if plain => {
-                let call = AlwaysOk(entry.call(arguments, ctx.clone()));
+                let call = AlwaysOk(entry.call(arguments.into_owned(), ctx.clone()));
                 self.run_call(session, id, ctx, call, permit, modern)
             }
             admission => {
@@ -644,7 +644,7 @@ struct CallToolParamsOpt<'a> {
     #[serde(default, borrow)]
     name: Option<std::borrow::Cow<'a, str>>,
     #[serde(default)]
-    arguments: Option<ArgsText>,
+    arguments: Option<TextArgs<'a>>,
     #[serde(rename = "_meta", default, borrow)]
     meta: Option<RawRequestMeta<'a>>,
     /// 2026-07-28 input rounds: the answers, and the state of earlier rounds.
@@ -692,15 +692,13 @@ fn set_str<'a>(slot: &mut Option<std::borrow::Cow<'a, str>>, value: RawJson<'a>)
     }
 }
 
-/// The `arguments` object (or `null`), its members copied as text.
-fn set_arguments(slot: &mut Option<ArgsText>, value: RawJson<'_>) -> bool {
+/// The `arguments` object (or `null`), its members read in place.
+fn set_arguments<'a>(slot: &mut Option<TextArgs<'a>>, value: RawJson<'a>) -> bool {
     if value.get() == "null" {
         return true;
     }
-    let mut args = ArgsText::with_capacity(value.get().len());
-    let read = value.members(|key, value| args.push(key, value.get()));
-    *slot = Some(args);
-    read.is_some()
+    *slot = TextArgs::scan(value);
+    slot.is_some()
 }
 
 /// `_meta` (or `null`), its protocol fields kept as text.

@@ -144,7 +144,7 @@ impl ToolBox for Probed {
                 &spec("add", "Add two numbers (answers at once)"),
                 numbers(&[("a", "first"), ("b", "second")]),
                 None,
-                |mut args: Args, _ctx| {
+                |mut args: Args<'_>, _ctx| {
                     let a = args.take::<f64>("a");
                     let b = args.take::<f64>("b");
                     Box::pin(async move {
@@ -162,7 +162,7 @@ impl ToolBox for Probed {
                 ),
                 numbers(&[("a", "first"), ("b", "second")]),
                 None,
-                |mut args: Args, _ctx| {
+                |mut args: Args<'_>, _ctx| {
                     let a = args.take::<f64>("a");
                     let b = args.take::<f64>("b");
                     Box::pin(async move {
@@ -178,7 +178,7 @@ impl ToolBox for Probed {
                 &spec("echo", "Return the arguments as JSON text"),
                 InputSchemaBuilder::new().build(),
                 None,
-                |args: Args, _ctx| {
+                |args: Args<'_>, _ctx| {
                     let result = match args.into_object() {
                         Ok(args) => CallToolResult::text(Value::Object(args).to_string()),
                         Err(e) => e.into_result(),
@@ -190,7 +190,7 @@ impl ToolBox for Probed {
                 &spec("count_to", "Count to n, reporting progress"),
                 numbers(&[("n", "how far")]),
                 None,
-                |mut args: Args, ctx: Context| {
+                |mut args: Args<'_>, ctx: Context| {
                     let n = args.take::<u32>("n");
                     Box::pin(async move {
                         let Some(n) = n else {
@@ -225,7 +225,7 @@ impl ToolBox for Probed {
                 &spec("sleep", "Sleep for `ms` milliseconds, then answer"),
                 numbers(&[("ms", "how long")]),
                 None,
-                move |mut args: Args, ctx: Context| {
+                move |mut args: Args<'_>, ctx: Context| {
                     let ms = args.take::<u64>("ms").unwrap_or(0);
                     let guard = CallGuard::new(&p2, &ctx);
                     Box::pin(async move {
@@ -242,7 +242,7 @@ impl ToolBox for Probed {
                 ),
                 numbers(&[("n", "how many"), ("size", "bytes of message each")]),
                 None,
-                move |mut args: Args, ctx: Context| {
+                move |mut args: Args<'_>, ctx: Context| {
                     let n = args.take::<u32>("n").unwrap_or(0);
                     let size = args.take::<usize>("size").unwrap_or(0);
                     let guard = CallGuard::new(&p3, &ctx);

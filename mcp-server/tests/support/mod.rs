@@ -49,7 +49,7 @@ impl ToolBox for TestTools {
                 },
                 schema(&[("a", "first"), ("b", "second")]),
                 None,
-                |mut args: Args, _ctx: Context| {
+                |mut args: Args<'_>, _ctx: Context| {
                     let a = args.take::<f64>("a");
                     let b = args.take::<f64>("b");
                     Box::pin(async move {
