@@ -95,15 +95,19 @@ impl Output {
     /// Once [`EARLY_WRITE`] is pending, writes what the writer takes at
     /// once: replies start out while the rest of a burst is served, so a
     /// client that pipelines reads them and sends more meanwhile, instead of
-    /// the two taking turns. A writer that is not ready is left to the
-    /// connection loop. Returns whether anything was written.
+    /// the two taking turns. Returns whether anything was written.
     fn write_early<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> bool {
-        if self.pending() < EARLY_WRITE {
+        self.pending() >= EARLY_WRITE && self.write_ready(writer)
+    }
+
+    /// Writes what the writer takes at once; whether anything was written.
+    fn write_ready<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> bool {
+        if self.is_empty() {
             return false;
         }
         let ready = futures_util::FutureExt::now_or_never(writer.write(&self.buf[self.written..]));
         match ready {
-            Some(Ok(n)) => {
+            Some(Ok(n)) if n > 0 => {
                 self.advance(n);
                 true
             }
@@ -355,7 +359,18 @@ impl Server {
             if !input_open && tasks.is_empty() && output.is_empty() {
                 break;
             }
-            needs_flush |= output.write_early(&mut writer);
+            // All input at hand is served: what it produced goes out now,
+            // before waiting for more (one wake-up per request when a
+            // client sends one at a time).
+            if output.write_ready(&mut writer) {
+                // Flushed too when that was all (a pipe's flush does nothing).
+                let flushed = output.is_empty()
+                    && matches!(
+                        futures_util::FutureExt::now_or_never(writer.flush()),
+                        Some(Ok(()))
+                    );
+                needs_flush = !flushed;
+            }
             tokio::select! {
                 biased;
                 read = lines.fill(&mut reader), if input_open && !lines.at_eof() && output.pending() < HIGH_WATER => {
