@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
 use crate::context::Outbound;
-use crate::dispatch::{error_reply, Outcome, RequestInfo, ServerCore, Session};
+use crate::dispatch::{error_reply, Outcome, RequestInfo, Session};
 use crate::error::Error;
 use crate::server::Server;
 
@@ -246,6 +246,15 @@ impl Calls {
     }
 }
 
+/// What serving one connection's messages takes, besides its output.
+struct Conn {
+    session: Arc<Session>,
+    sink: Arc<LineSink>,
+    /// `sink`, as dispatch takes it.
+    out: Arc<dyn Outbound>,
+    calls: Calls,
+}
+
 impl Server {
     /// Serves MCP over this process's stdin and stdout until stdin closes.
     ///
@@ -312,20 +321,24 @@ impl Server {
     {
         let (tx, rx) = mpsc::channel(SINK_CAPACITY);
         let sink = Arc::new(LineSink { tx });
-        let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
-        let session = Session::new(crate::policy::TransportKind::Stdio, None);
+        let conn = Conn {
+            session: Session::new(crate::policy::TransportKind::Stdio, None),
+            out: Arc::clone(&sink) as Arc<dyn Outbound>,
+            sink,
+            calls: Calls {
+                tasks: TaskTracker::new(),
+                runtime,
+            },
+        };
+        let session = &conn.session;
         let mut output = Output {
             rx,
             buf: Vec::with_capacity(16 * 1024),
             written: 0,
         };
         let mut lines = LineReader::new(self.max_message);
-        let calls = Calls {
-            tasks: TaskTracker::new(),
-            runtime,
-        };
-        let tasks = &calls.tasks;
-        let _stop_watching = self.watch_list_changes(&session, &out, &calls);
+        let tasks = &conn.calls.tasks;
+        let _stop_watching = self.watch_list_changes(&conn);
         let mut input_open = true;
         let mut needs_flush = false;
         let mut read_error = None;
@@ -338,13 +351,17 @@ impl Server {
         // cannot deadlock the server; input pauses only above HIGH_WATER.
         loop {
             output.drain();
-            // Every line read so far is served in place, up to HIGH_WATER.
-            while input_open && output.pending() < HIGH_WATER {
-                let Some(frame) = lines.next_frame() else {
-                    break;
-                };
-                self.on_frame(frame, &session, &sink, &mut output, &calls);
-                needs_flush |= output.write_early(&mut writer);
+            // Every line read so far is served in place, up to HIGH_WATER,
+            // with the serving runtime current.
+            if input_open {
+                let _runtime = conn.calls.enter();
+                while output.pending() < HIGH_WATER {
+                    let Some(frame) = lines.next_frame() else {
+                        break;
+                    };
+                    self.on_frame(frame, &conn, &mut output);
+                    needs_flush |= output.write_early(&mut writer);
+                }
             }
             if input_open && lines.is_done() {
                 tracing::debug!("input closed; finishing calls in flight");
@@ -411,19 +428,9 @@ impl Server {
     }
 
     /// Serves one frame of input.
-    fn on_frame(
-        &self,
-        frame: LineFrame<'_>,
-        session: &Arc<Session>,
-        sink: &Arc<LineSink>,
-        output: &mut Output,
-        calls: &Calls,
-    ) {
+    fn on_frame(&self, frame: LineFrame<'_>, conn: &Conn, output: &mut Output) {
         match frame {
-            LineFrame::Line(line) => {
-                let _runtime = calls.enter();
-                self.on_line(line, session, sink, output, calls);
-            }
+            LineFrame::Line(line) => self.on_line(line, conn, output),
             LineFrame::TooLong => output.reply(&self.too_long()),
             LineFrame::NotUtf8 => output.reply(&error_reply(
                 None,
@@ -434,16 +441,11 @@ impl Server {
 
     /// List changes reach this connection once it has a legacy session
     /// (modern clients hear of them on a `subscriptions/listen` stream).
-    fn watch_list_changes(
-        &self,
-        session: &Arc<Session>,
-        out: &Arc<dyn Outbound>,
-        calls: &Calls,
-    ) -> AbortOnDrop {
-        let _runtime = calls.enter();
-        let mut changes = self.core.changes(session);
-        let session = Arc::clone(session);
-        let out = Arc::clone(out);
+    fn watch_list_changes(&self, conn: &Conn) -> AbortOnDrop {
+        let _runtime = conn.calls.enter();
+        let mut changes = self.core.changes(&conn.session);
+        let session = Arc::clone(&conn.session);
+        let out = Arc::clone(&conn.out);
         AbortOnDrop(tokio::spawn(async move {
             while let Some(notices) = changes.next_notices().await {
                 if session.legacy_version().is_some() {
@@ -466,24 +468,17 @@ impl Server {
         )
     }
 
-    fn on_line(
-        &self,
-        line: &str,
-        session: &Arc<Session>,
-        sink: &Arc<LineSink>,
-        output: &mut Output,
-        calls: &Calls,
-    ) {
+    fn on_line(&self, line: &str, conn: &Conn, output: &mut Output) {
         let text = line.trim();
         if text.is_empty() {
             return;
         }
         if let Some(batch) = split_batch(text) {
-            self.on_batch(batch, session, sink, output, calls);
+            self.on_batch(batch, conn, output);
             return;
         }
         match RawMessage::parse(text) {
-            Ok(msg) => run(&self.core, session, msg, sink, output, calls),
+            Ok(msg) => self.run(msg, conn, output),
             Err(e) => output.reply(&crate::dispatch::encode(&e.to_response())),
         }
     }
@@ -491,15 +486,12 @@ impl Server {
     fn on_batch(
         &self,
         batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
-        session: &Arc<Session>,
-        sink: &Arc<LineSink>,
+        conn: &Conn,
         output: &mut Output,
-        calls: &Calls,
     ) {
         let batch = crate::dispatch::batch_items(batch).and_then(|items| {
-            let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
             self.core
-                .batch(session, &items, &out, &RequestInfo::default())
+                .batch(&conn.session, &items, &conn.out, &RequestInfo::default())
         });
         let batch = match batch {
             Ok(batch) => batch,
@@ -508,34 +500,31 @@ impl Server {
         if batch.is_silent() {
             return;
         }
-        let sink = Arc::clone(sink);
-        calls.spawn(async move {
+        let sink = Arc::clone(&conn.sink);
+        conn.calls.spawn(async move {
             if let Some(joined) = batch.finish().await {
                 sink.reply(joined).await;
             }
         });
     }
-}
 
-fn run(
-    core: &Arc<ServerCore>,
-    session: &Arc<Session>,
-    msg: RawMessage<'_>,
-    sink: &Arc<LineSink>,
-    output: &mut Output,
-    calls: &Calls,
-) {
-    let out: Arc<dyn Outbound> = Arc::clone(sink) as Arc<dyn Outbound>;
-    match core.handle(session, msg, &out, &RequestInfo::default()) {
-        Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => output.reply(&bytes),
-        Outcome::Spawn(fut) => {
-            let sink = Arc::clone(sink);
-            calls.spawn(async move {
-                if let Some(bytes) = fut.await {
-                    sink.reply(bytes).await;
-                }
-            });
+    /// Dispatches one message: a reply ready now goes to the output, a call
+    /// that waits runs on its own and replies through the sink.
+    fn run(&self, msg: RawMessage<'_>, conn: &Conn, output: &mut Output) {
+        match self
+            .core
+            .handle(&conn.session, msg, &conn.out, &RequestInfo::default())
+        {
+            Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => output.reply(&bytes),
+            Outcome::Spawn(fut) => {
+                let sink = Arc::clone(&conn.sink);
+                conn.calls.spawn(async move {
+                    if let Some(bytes) = fut.await {
+                        sink.reply(bytes).await;
+                    }
+                });
+            }
+            Outcome::Nothing => {}
         }
-        Outcome::Nothing => {}
     }
 }
