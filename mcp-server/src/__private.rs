@@ -8,15 +8,13 @@ use serde::{Serialize, Serializer};
 
 pub use crate::args::Args;
 pub use crate::complete::{Completing, FromCompleting};
-pub use crate::context::Context;
+pub use crate::context::{Context, LazyContext};
 pub use crate::error::RequestError;
 pub use crate::prompt::{PromptEntry, PromptSpec};
 pub use crate::resource::{Reading, ResourceEntry, ResourceSpec, TemplateEntry};
 pub use crate::schema::InputSchemaBuilder;
 pub use crate::text_args::{ArgKind, Probe, ProbeOptional, ProbeRequired, StringArgs};
-pub use crate::tool::{
-    BoxFuture, IntoToolResult, Items, LazyContext, ToolBox, ToolEntry, ToolSpec,
-};
+pub use crate::tool::{BoxFuture, IntoToolResult, Items, ToolBox, ToolEntry, ToolSpec};
 pub use mcp_types::completion::Completion;
 pub use mcp_types::CallToolResult;
 pub use mcp_types::{GetPromptResult, ReadResourceResult};

@@ -328,3 +328,21 @@ impl Context {
         }
     }
 }
+
+/// The context of a call that runs at once, made when the tool asks for it:
+/// most plain `fn` tools take none, and their calls then build none.
+#[derive(Clone, Copy)]
+pub struct LazyContext<'a>(pub(crate) &'a dyn Fn() -> Context);
+
+impl LazyContext<'_> {
+    /// The call's context.
+    pub fn get(self) -> Context {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for LazyContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LazyContext")
+    }
+}

@@ -11,7 +11,7 @@ use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations}
 use serde::Serialize;
 
 use crate::args::Args;
-use crate::context::Context;
+use crate::context::{Context, LazyContext};
 use crate::error::ToolError;
 
 /// A boxed, `Send`, `'static` future.
@@ -25,24 +25,6 @@ pub(crate) type AsyncHandler =
 /// A tool handler that computes its result at once (a plain `fn` tool). Its
 /// context is made only if the tool takes one.
 pub(crate) type SyncHandler = dyn Fn(Args<'_>, LazyContext<'_>) -> CallToolResult + Send + Sync;
-
-/// The context of a call that runs at once, made when the tool asks for it:
-/// most plain `fn` tools take none, and their calls then build none.
-#[derive(Clone, Copy)]
-pub struct LazyContext<'a>(&'a dyn Fn() -> Context);
-
-impl LazyContext<'_> {
-    /// The call's context.
-    pub fn get(self) -> Context {
-        (self.0)()
-    }
-}
-
-impl fmt::Debug for LazyContext<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("LazyContext")
-    }
-}
 
 /// The erased form of every tool handler.
 #[derive(Clone)]

@@ -571,3 +571,45 @@ async fn a_plain_fn_tool_gets_its_calls_context_and_its_notices_come_first() {
     assert_eq!(r["result"]["content"][0]["text"], "8 2025-11-25", "{r}");
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn replies_still_owed_when_the_input_ends_are_written_and_serving_ends_at_once() {
+    // With a grace period far beyond the 10 s allowed here, the server exits
+    // in time only if it ends as soon as its last replies are out.
+    let server = mcp_server::Server::builder("t", "1")
+        .toolbox(support::TestTools)
+        .shutdown_grace(std::time::Duration::from_secs(600))
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    let call = |id: i32| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"add","arguments":{"a":id,"b":1}}}).to_string()
+    };
+    c.send_raw(&call(1)).await;
+    c.send_raw(&call(2)).await;
+    // The last line has no newline: it is served only once the input has
+    // ended, so its reply is still owed then.
+    let Client {
+        mut lines,
+        mut write,
+        server,
+    } = c;
+    write.write_all(call(3).as_bytes()).await.unwrap();
+    drop(write);
+    tokio::time::timeout(std::time::Duration::from_secs(10), server)
+        .await
+        .expect("the server waited for its grace period with nothing left to do")
+        .unwrap()
+        .unwrap();
+    let mut texts = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let v: Value = serde_json::from_str(&line).unwrap();
+        texts.push(
+            v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    assert_eq!(texts, ["2", "3", "4"]);
+}

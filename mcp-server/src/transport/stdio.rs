@@ -373,9 +373,6 @@ impl Server {
                     .as_mut()
                     .reset(tokio::time::Instant::now() + self.shutdown_grace);
             }
-            if !input_open && tasks.is_empty() && output.is_empty() {
-                break;
-            }
             // All input at hand is served: what it produced goes out now,
             // before waiting for more (one wake-up per request when a
             // client sends one at a time).
@@ -387,6 +384,11 @@ impl Server {
                         Some(Ok(()))
                     );
                 needs_flush = !flushed;
+            }
+            // Done once the input has closed and everything is written (the
+            // final flush follows the loop).
+            if !input_open && tasks.is_empty() && output.is_empty() {
+                break;
             }
             tokio::select! {
                 biased;
