@@ -382,15 +382,20 @@ async fn calls_that_wait_run_concurrently() {
     assert_eq!(a["result"]["content"][0]["text"], "met");
 }
 
+/// A server whose calls may run on for 600 s after the input ends: one that
+/// exits within a test's limits did not wait for them.
+fn patient_server() -> mcp_server::Server {
+    mcp_server::Server::builder("t", "1")
+        .toolbox(support::TestTools)
+        .shutdown_grace(std::time::Duration::from_secs(600))
+        .build()
+}
+
 #[tokio::test]
 async fn open_listen_streams_do_not_hold_up_exit() {
     // With a grace period far beyond `close`'s 10 s limit, the server exits in
     // time only if it ends the listen stream itself.
-    let server = mcp_server::Server::builder("t", "1")
-        .toolbox(support::TestTools)
-        .shutdown_grace(std::time::Duration::from_secs(600))
-        .build();
-    let mut c = Client::start(server);
+    let mut c = Client::start(patient_server());
     c.send(json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": modern_meta()}})).await;
     let ack = c.recv().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
@@ -408,11 +413,7 @@ async fn a_listen_request_reusing_an_open_id_is_refused_and_exit_stays_prompt() 
     // under the id of an open one is refused (it would otherwise take the
     // first one's place in the session's table, and nothing could end the
     // first one: the server would never exit).
-    let server = mcp_server::Server::builder("t", "1")
-        .toolbox(support::TestTools)
-        .shutdown_grace(std::time::Duration::from_secs(600))
-        .build();
-    let mut c = Client::start(server);
+    let mut c = Client::start(patient_server());
     let listen = json!({"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta": modern_meta()}});
     c.send(listen.clone()).await;
     let ack = c.recv().await;
@@ -576,11 +577,7 @@ async fn a_plain_fn_tool_gets_its_calls_context_and_its_notices_come_first() {
 async fn replies_still_owed_when_the_input_ends_are_written_and_serving_ends_at_once() {
     // With a grace period far beyond the 10 s allowed here, the server exits
     // in time only if it ends as soon as its last replies are out.
-    let server = mcp_server::Server::builder("t", "1")
-        .toolbox(support::TestTools)
-        .shutdown_grace(std::time::Duration::from_secs(600))
-        .build();
-    let mut c = Client::start(server);
+    let mut c = Client::start(patient_server());
     c.initialize("2025-11-25").await;
     let call = |id: i32| {
         json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"add","arguments":{"a":id,"b":1}}}).to_string()
