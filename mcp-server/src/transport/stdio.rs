@@ -385,10 +385,15 @@ impl Server {
                     );
                 needs_flush = !flushed;
             }
-            // Done once the input has closed and everything is written (the
-            // final flush follows the loop).
-            if !input_open && tasks.is_empty() && output.is_empty() {
-                break;
+            // Done once the input has closed, every call has ended and
+            // everything is written (the final flush follows the loop). A
+            // call that ended since the drain above sent its reply before
+            // ending: take it now, or it would be lost.
+            if !input_open && tasks.is_empty() {
+                output.drain();
+                if output.is_empty() {
+                    break;
+                }
             }
             tokio::select! {
                 biased;
