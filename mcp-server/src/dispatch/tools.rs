@@ -25,6 +25,9 @@ use crate::context::{Context, ContextParts, Outbound};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
 use crate::tool::BoxFuture;
 
+/// A tool its caller may not see.
+struct Hidden;
+
 /// `tools/list`, `tools/call`, and the tool list's changes.
 pub(super) struct Tools;
 
@@ -166,6 +169,23 @@ impl ServerCore {
         }
     }
 
+    /// Who calls, when the policy or an access token makes it matter
+    /// (`Ok(None)` otherwise); `Err` when the tool is hidden from them.
+    fn visible_to(
+        &self,
+        session: &Session,
+        era: &Era,
+        info: &RequestInfo,
+        entry: &crate::tool::ToolEntry,
+    ) -> Result<Option<Arc<Caller>>, Hidden> {
+        let caller = (self.policy.wants_caller() || info.identity.is_some())
+            .then(|| Arc::new(Self::caller(session, era, info)));
+        match &caller {
+            Some(c) if !self.tool_visible(c, entry) => Err(Hidden),
+            _ => Ok(caller),
+        }
+    }
+
     fn tools_call(
         self: &Arc<Self>,
         session: &Arc<Session>,
@@ -174,16 +194,10 @@ impl ServerCore {
         out: &Arc<dyn Outbound>,
         info: &RequestInfo,
     ) -> Outcome {
-        let read = match raw.and_then(CallToolParamsOpt::scan) {
-            Some(p) => Ok(p),
-            None => params::<CallToolParamsOpt<'_>>(raw),
-        };
-        let p = match read {
-            Ok(p) => p,
-            Err(e) => return failed(id, e),
-        };
-        let mut era = match era_for(session, &p, |p| raw_modern(p.meta.as_ref())) {
-            Ok(era) => era,
+        let read = CallToolParamsOpt::read(raw)
+            .and_then(|p| Ok((era_for(session, &p, |p| raw_modern(p.meta.as_ref()))?, p)));
+        let (mut era, p) = match read {
+            Ok(read) => read,
             Err(e) => return failed(id, e),
         };
         let Some(name) = p.name else {
@@ -199,15 +213,10 @@ impl ServerCore {
         let Some(entry) = registry.get(&name) else {
             return unknown(id);
         };
-        let caller = (self.policy.wants_caller() || info.identity.is_some())
-            .then(|| Arc::new(Self::caller(session, &era, info)));
         // A tool the caller may not see does not exist for it.
-        if caller
-            .as_ref()
-            .is_some_and(|c| !self.tool_visible(c, entry))
-        {
+        let Ok(caller) = self.visible_to(session, &era, info, entry) else {
             return unknown(id);
-        }
+        };
         let (log_level, client_capabilities, progress_token) =
             call_settings(&mut era, p.meta.as_ref());
         if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
@@ -655,6 +664,14 @@ struct CallToolParamsOpt<'a> {
 }
 
 impl<'a> CallToolParamsOpt<'a> {
+    /// The params, by the scanner when it reads them, else by serde.
+    fn read(raw: Option<RawJson<'a>>) -> Result<Self, ErrorObject> {
+        match raw.and_then(Self::scan) {
+            Some(p) => Ok(p),
+            None => params::<CallToolParamsOpt<'_>>(raw),
+        }
+    }
+
     /// The fast path: params whose members the scanner reads and that are
     /// plainly what serde would make of them. `None` leaves them to serde,
     /// which reads the same params and names every error.

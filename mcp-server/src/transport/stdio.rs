@@ -100,6 +100,21 @@ impl Output {
         self.pending() >= EARLY_WRITE && self.write_ready(writer)
     }
 
+    /// Writes what the writer takes at once, and flushes when that was all
+    /// (a pipe's flush does nothing). `None` when nothing was written, else
+    /// whether a flush is still owed.
+    fn write_now<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> Option<bool> {
+        if !self.write_ready(writer) {
+            return None;
+        }
+        let flushed = self.is_empty()
+            && matches!(
+                futures_util::FutureExt::now_or_never(writer.flush()),
+                Some(Ok(()))
+            );
+        Some(!flushed)
+    }
+
     /// Writes what the writer takes at once; whether anything was written.
     fn write_ready<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> bool {
         if self.is_empty() {
@@ -255,6 +270,30 @@ struct Conn {
     calls: Calls,
 }
 
+impl Conn {
+    /// A new connection, and its output; calls that wait run on `runtime`
+    /// (default: the current one).
+    fn new(runtime: Option<tokio::runtime::Handle>) -> (Conn, Output) {
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        let sink = Arc::new(LineSink { tx });
+        let conn = Conn {
+            session: Session::new(crate::policy::TransportKind::Stdio, None),
+            out: Arc::clone(&sink) as Arc<dyn Outbound>,
+            sink,
+            calls: Calls {
+                tasks: TaskTracker::new(),
+                runtime,
+            },
+        };
+        let output = Output {
+            rx,
+            buf: Vec::with_capacity(16 * 1024),
+            written: 0,
+        };
+        (conn, output)
+    }
+}
+
 impl Server {
     /// Serves MCP over this process's stdin and stdout until stdin closes.
     ///
@@ -319,23 +358,8 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-        let sink = Arc::new(LineSink { tx });
-        let conn = Conn {
-            session: Session::new(crate::policy::TransportKind::Stdio, None),
-            out: Arc::clone(&sink) as Arc<dyn Outbound>,
-            sink,
-            calls: Calls {
-                tasks: TaskTracker::new(),
-                runtime,
-            },
-        };
+        let (conn, mut output) = Conn::new(runtime);
         let session = &conn.session;
-        let mut output = Output {
-            rx,
-            buf: Vec::with_capacity(16 * 1024),
-            written: 0,
-        };
         let mut lines = LineReader::new(self.max_message);
         let tasks = &conn.calls.tasks;
         let _stop_watching = self.watch_list_changes(&conn);
@@ -354,14 +378,7 @@ impl Server {
             // Every line read so far is served in place, up to HIGH_WATER,
             // with the serving runtime current.
             if input_open {
-                let _runtime = conn.calls.enter();
-                while output.pending() < HIGH_WATER {
-                    let Some(frame) = lines.next_frame() else {
-                        break;
-                    };
-                    self.on_frame(frame, &conn, &mut output);
-                    needs_flush |= output.write_early(&mut writer);
-                }
+                needs_flush |= self.serve_frames(&mut lines, &conn, &mut output, &mut writer);
             }
             if input_open && lines.is_done() {
                 tracing::debug!("input closed; finishing calls in flight");
@@ -376,14 +393,8 @@ impl Server {
             // All input at hand is served: what it produced goes out now,
             // before waiting for more (one wake-up per request when a
             // client sends one at a time).
-            if output.write_ready(&mut writer) {
-                // Flushed too when that was all (a pipe's flush does nothing).
-                let flushed = output.is_empty()
-                    && matches!(
-                        futures_util::FutureExt::now_or_never(writer.flush()),
-                        Some(Ok(()))
-                    );
-                needs_flush = !flushed;
+            if let Some(owed) = output.write_now(&mut writer) {
+                needs_flush = owed;
             }
             // Done once the input has closed, every call has ended and
             // everything is written (the final flush follows the loop). A
@@ -432,6 +443,27 @@ impl Server {
         }
         writer.flush().await?;
         read_error.map_or(Ok(()), |e| Err(Error::Io(e)))
+    }
+
+    /// Serves the lines read so far, up to [`HIGH_WATER`] of output, with the
+    /// serving runtime current; whether an early write left a flush owed.
+    fn serve_frames<W: AsyncWrite + Unpin>(
+        &self,
+        lines: &mut LineReader,
+        conn: &Conn,
+        output: &mut Output,
+        writer: &mut W,
+    ) -> bool {
+        let _runtime = conn.calls.enter();
+        let mut wrote = false;
+        while output.pending() < HIGH_WATER {
+            let Some(frame) = lines.next_frame() else {
+                break;
+            };
+            self.on_frame(frame, conn, output);
+            wrote |= output.write_early(writer);
+        }
+        wrote
     }
 
     /// Serves one frame of input.
