@@ -102,6 +102,37 @@ pub fn split_url(url: &str) -> Option<(&str, &str)> {
     Some((origin, path))
 }
 
+/// Whether credentials may be sent to `url`: an `https` URL, or a plain
+/// `http` one whose host is a loopback address (`127.0.0.0/8`, `[::1]`, or
+/// the name `localhost`), where nothing crosses a network. OAuth 2.1 and the
+/// MCP authorization spec require TLS for every authorization server
+/// endpoint; loopback is the exception for local development and tests.
+pub fn is_secure_or_loopback(url: &str) -> bool {
+    let Some((origin, _)) = split_url(url) else {
+        return false;
+    };
+    let (scheme, authority) = origin.split_once("://").unwrap_or(("", origin));
+    if scheme.eq_ignore_ascii_case("https") {
+        return true;
+    }
+    // No userinfo: `http://127.0.0.1@evil.example` goes to evil.example.
+    if authority.contains('@') {
+        return false;
+    }
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((v6, _)) => return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|a| a.is_loopback()),
+            None => return false,
+        }
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback())
+}
+
 /// The path of a resource's metadata under the well-known prefix:
 /// `/.well-known/oauth-protected-resource/mcp` for the path `/mcp`, the
 /// bare prefix for the root.
@@ -261,10 +292,18 @@ impl Challenge {
             out.push_str(name);
             out.push_str("=\"");
             for c in value.chars() {
-                if c == '"' || c == '\\' {
-                    out.push('\\');
+                match c {
+                    '"' | '\\' => {
+                        out.push('\\');
+                        out.push(c);
+                    }
+                    // A header value is visible ASCII (RFC 6750 §3 limits
+                    // `error_description` to it): anything else, a non-ASCII
+                    // `kid` quoted in a reason say, would make the whole
+                    // challenge unsendable.
+                    ' '..='~' => out.push(c),
+                    _ => out.push('?'),
                 }
-                out.push(c);
             }
             out.push('"');
         }
@@ -517,5 +556,46 @@ mod tests {
         );
         assert_eq!(split_url("http://h"), Some(("http://h", "")));
         assert_eq!(split_url("http:///x"), None);
+    }
+
+    #[test]
+    fn a_challenge_with_non_ascii_text_is_still_a_header_value() {
+        let c = Challenge::bearer()
+            .param("error", "invalid_token")
+            .param("error_description", "no key `ключ\u{7f}\n` from the issuer");
+        let value = c.to_header_value();
+        assert!(value.bytes().all(|b| (b' '..=b'~').contains(&b)), "{value}");
+        assert_eq!(
+            Challenge::parse_all(&value)[0].get("error_description"),
+            Some("no key `??????` from the issuer")
+        );
+    }
+
+    #[test]
+    fn credentials_go_over_https_or_to_loopback_only() {
+        for ok in [
+            "https://as.example/token",
+            "HTTPS://as.example",
+            "http://127.0.0.1:8080/token",
+            "http://127.9.9.9/x",
+            "http://[::1]:9/jwks",
+            "http://localhost/x",
+            "http://LOCALHOST:1",
+        ] {
+            assert!(is_secure_or_loopback(ok), "{ok}");
+        }
+        for bad in [
+            "http://as.example/token",
+            "http://10.0.0.1/token",
+            "http://127.0.0.1.evil.example/x",
+            "http://localhost.evil.example/x",
+            "http://127.0.0.1@evil.example/x",
+            "http://[::2]/x",
+            "http://[::1/x",
+            "ftp://127.0.0.1/x",
+            "127.0.0.1/x",
+        ] {
+            assert!(!is_secure_or_loopback(bad), "{bad}");
+        }
     }
 }
