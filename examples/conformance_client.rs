@@ -18,7 +18,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_client::auth::{Algorithm, HeadlessAuthorizer, OAuth};
+use mcp_client::auth::{Algorithm, HeadlessAuthorizer, Issuer, OAuth};
 use mcp_client::types::{ErrorObject, JsonObject};
 use mcp_client::{Chain, Client, Era};
 
@@ -44,7 +44,8 @@ async fn accept_defaults(params: Value) -> Result<Value, ErrorObject> {
 /// authorization server approves at once, so the authorization request is
 /// made here and its redirect read (no browser). Pre-registered
 /// credentials and client-credentials keys come from
-/// `MCP_CONFORMANCE_CONTEXT`.
+/// `MCP_CONFORMANCE_CONTEXT`, which does not say for which issuer: they go
+/// to the one the harness's server names (the harness runs both).
 fn oauth(scenario: &str) -> Result<OAuth, String> {
     let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
         Ok(text) => {
@@ -64,16 +65,16 @@ fn oauth(scenario: &str) -> Result<OAuth, String> {
             Some(other) => return Err(format!("unknown signing algorithm {other}")),
         };
         oauth = oauth
-            .client_credentials_key(id, pem.as_bytes(), alg)
+            .client_credentials_key(Issuer::danger_named_by_server(), id, pem.as_bytes(), alg)
             .map_err(|e| e.to_string())?;
     } else if let (Some(id), Some(secret), true) = (
         text("client_id"),
         text("client_secret"),
         scenario.starts_with("auth/client-credentials"),
     ) {
-        oauth = oauth.client_credentials(id, secret);
+        oauth = oauth.client_credentials(Issuer::danger_named_by_server(), id, secret);
     } else if let Some(id) = text("client_id") {
-        oauth = oauth.client(id, text("client_secret"));
+        oauth = oauth.client(Issuer::danger_named_by_server(), id, text("client_secret"));
     }
     Ok(oauth)
 }

@@ -1,12 +1,13 @@
 //! Discovery: the server's Protected Resource Metadata (from the
 //! challenge, else the well-known URLs), its authorization server's
 //! metadata (the spec's OAuth/OpenID order, `issuer` checked), and the
-//! 2025-03-26 fallbacks.
+//! 2025-03-26 fallbacks. Every URL read or used here must be https, or
+//! http to a loopback address.
 
 use mcp_wire::http_client::fetch_json;
 use mcp_wire::oauth::{
-    authorization_server_metadata_urls, protected_resource_metadata_urls, split_url,
-    AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata,
+    authorization_server_metadata_urls, is_secure_or_loopback, protected_resource_metadata_urls,
+    split_url, AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata,
 };
 
 use super::flow::{Authenticator, Flow, Found, TIMEOUT};
@@ -29,6 +30,12 @@ impl Authenticator {
             Some(url) => vec![url.to_owned()],
             None => protected_resource_metadata_urls(&self.server_url),
         };
+        // The resource metadata carries no credential, but it names the
+        // issuer the user signs in with and the client's credentials go to:
+        // read over plain http, anyone on the path could name another.
+        for url in &candidates {
+            secure(url)?;
+        }
         let mut prm = None;
         for url in candidates {
             match fetch_json::<ProtectedResourceMetadata>(&self.client, &url, TIMEOUT).await {
@@ -89,10 +96,18 @@ impl Authenticator {
         &self,
         issuer: &str,
     ) -> Result<AuthorizationServerMetadata, AuthError> {
+        secure(issuer)?;
+        let urls = authorization_server_metadata_urls(issuer);
+        for url in &urls {
+            secure(url)?;
+        }
         let mut last = None;
-        for url in authorization_server_metadata_urls(issuer) {
+        for url in urls {
             match fetch_json::<AuthorizationServerMetadata>(&self.client, &url, TIMEOUT).await {
-                Ok(meta) if meta.issuer == issuer => return Ok(meta),
+                Ok(meta) if meta.issuer == issuer => {
+                    secure_endpoints(&meta)?;
+                    return Ok(meta);
+                }
                 Ok(meta) => {
                     return Err(AuthError::Discovery(format!(
                         "the metadata at {url} is for the issuer `{}`, not `{issuer}`",
@@ -119,6 +134,7 @@ impl Authenticator {
         })?;
         let origin = origin.to_owned();
         let url = format!("{origin}/.well-known/oauth-authorization-server");
+        secure(&url)?;
         let (meta, discovered) = match fetch_json::<AuthorizationServerMetadata>(
             &self.client,
             &url,
@@ -139,6 +155,7 @@ impl Authenticator {
                 (meta, false)
             }
         };
+        secure_endpoints(&meta)?;
         Ok(Found {
             store_key: format!("{} {}", meta.issuer, self.server_url),
             resource: self.server_url.clone(),
@@ -148,6 +165,28 @@ impl Authenticator {
             discovered,
         })
     }
+}
+
+/// `url` if it is https, or http to a loopback address.
+fn secure(url: &str) -> Result<(), AuthError> {
+    if is_secure_or_loopback(url) {
+        Ok(())
+    } else {
+        Err(AuthError::Insecure(url.to_owned()))
+    }
+}
+
+/// The endpoints the client sends the user or its credentials to, each
+/// checked by [`secure`].
+fn secure_endpoints(meta: &AuthorizationServerMetadata) -> Result<(), AuthError> {
+    [
+        &meta.authorization_endpoint,
+        &meta.token_endpoint,
+        &meta.registration_endpoint,
+    ]
+    .into_iter()
+    .flatten()
+    .try_for_each(|url| secure(url))
 }
 
 /// Whether the resource identifier `resource` covers the endpoint `url`:

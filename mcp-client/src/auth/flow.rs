@@ -170,12 +170,16 @@ impl Authenticator {
             .map(|c| c.header.clone())
     }
 
+    /// Uses `token` from now on; its header value is marked sensitive (kept
+    /// out of `Debug` and HTTP/2 header compression tables), and every
+    /// request's `Authorization` is a clone of it.
     fn set_token(&self, token: &str, expires_at: Option<u64>) -> Result<(), AuthError> {
-        let header =
+        let mut header =
             HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| AuthError::Refused {
                 error: "invalid_token".into(),
                 description: Some("the access token is not a valid header value".into()),
             })?;
+        header.set_sensitive(true);
         *mcp_wire::sync::write(&self.current) = Some(Current { header, expires_at });
         Ok(())
     }
@@ -185,7 +189,7 @@ impl Authenticator {
         let expiring = mcp_wire::sync::read(&self.current)
             .as_ref()
             .and_then(|c| c.expires_at)
-            .is_some_and(|at| at <= now() + EARLY_REFRESH);
+            .is_some_and(|at| at <= now().saturating_add(EARLY_REFRESH));
         if !expiring {
             return;
         }
@@ -193,7 +197,7 @@ impl Authenticator {
         let still = mcp_wire::sync::read(&self.current)
             .as_ref()
             .and_then(|c| c.expires_at)
-            .is_some_and(|at| at <= now() + EARLY_REFRESH);
+            .is_some_and(|at| at <= now().saturating_add(EARLY_REFRESH));
         if still && flow.stored.refresh_token.is_some() {
             if let Err(e) = self.refresh(&mut flow).await {
                 tracing::debug!(error = %mcp_types::error::Chain(&e), "refreshing the token failed; the server will say if it is still good");
@@ -259,7 +263,7 @@ impl Authenticator {
         if let Some(token) = &stored.access_token {
             let fresh = stored
                 .expires_at
-                .is_none_or(|at| at > now() + EARLY_REFRESH);
+                .is_none_or(|at| at > now().saturating_add(EARLY_REFRESH));
             let failed = used.is_some_and(|u| u.as_bytes().ends_with(token.as_bytes()));
             if fresh && !failed {
                 return self.set_token(token, stored.expires_at);
@@ -330,7 +334,8 @@ impl Authenticator {
         flow: &mut Flow,
         token: TokenResponse,
     ) -> Result<(), AuthError> {
-        let expires_at = token.expires_in.map(|s| now() + s);
+        // `expires_in` is the server's: any number, u64::MAX included.
+        let expires_at = token.expires_in.map(|s| now().saturating_add(s));
         self.set_token(&token.access_token, expires_at)?;
         flow.stored.access_token = Some(token.access_token);
         flow.stored.expires_at = expires_at;
@@ -364,4 +369,18 @@ pub(super) fn found_in(flow: &Flow) -> Result<&Found, AuthError> {
     flow.found
         .as_ref()
         .ok_or_else(|| AuthError::Discovery("the server's metadata was not read yet".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Authenticator, OAuth};
+
+    #[test]
+    fn the_bearer_header_is_marked_sensitive() {
+        let auth = Authenticator::new(OAuth::new("test"), "http://127.0.0.1:1/mcp");
+        auth.set_token("the-access-token", None).unwrap();
+        let header = auth.bearer().unwrap();
+        assert!(header.is_sensitive());
+        assert!(!format!("{header:?}").contains("the-access-token"));
+    }
 }

@@ -35,11 +35,27 @@ impl Authenticator {
         self.keep(flow, token).await
     }
 
-    /// The client's id and secret when already known (configured, or
-    /// registered before).
+    /// The pre-registered id and secret, if any, once the issuer found is
+    /// the one they are registered with (else nothing carrying them is sent).
+    fn pre_registered(&self, found: &Found) -> Result<Option<(String, Option<String>)>, AuthError> {
+        let Some(client) = &self.oauth.pre_registered else {
+            return Ok(None);
+        };
+        if !client.issuer.admits(&found.meta.issuer) {
+            return Err(AuthError::WrongIssuer {
+                registered: client.issuer.to_string(),
+                named: found.meta.issuer.clone(),
+            });
+        }
+        Ok(Some((client.id.clone(), client.secret.clone())))
+    }
+
+    /// The client's id and secret when already known (pre-registered with
+    /// this issuer, or registered with it before: the store keeps
+    /// registrations per issuer).
     fn known_identity(&self, flow: &Flow) -> Result<(String, Option<String>), AuthError> {
-        if let Some(id) = &self.oauth.client_id {
-            return Ok((id.clone(), self.oauth.client_secret.clone()));
+        if let Some(identity) = self.pre_registered(found_in(flow)?)? {
+            return Ok(identity);
         }
         if let Some(id) = &flow.stored.client_id {
             return Ok((id.clone(), flow.stored.client_secret.clone()));
@@ -58,10 +74,10 @@ impl Authenticator {
         flow: &mut Flow,
         redirect_uri: &str,
     ) -> Result<(String, Option<String>), AuthError> {
-        if let Some(id) = &self.oauth.client_id {
-            return Ok((id.clone(), self.oauth.client_secret.clone()));
-        }
         let found = found_in(flow)?;
+        if let Some(identity) = self.pre_registered(found)? {
+            return Ok(identity);
+        }
         if let (Some(url), Some(true)) = (
             &self.oauth.metadata_url,
             found.meta.client_id_metadata_document_supported,
@@ -117,7 +133,7 @@ impl Authenticator {
         if let Some(Credentials::PrivateKey { key, alg }) = &self.oauth.credentials {
             let claims = json!({
                 "iss": client_id, "sub": client_id, "aud": found.meta.issuer,
-                "iat": now(), "exp": now() + 300, "jti": random_b64(16)?,
+                "iat": now(), "exp": now().saturating_add(300), "jti": random_b64(16)?,
             });
             let assertion = jsonwebtoken::encode(&jsonwebtoken::Header::new(*alg), &claims, key)
                 .map_err(|e| {
@@ -158,13 +174,7 @@ impl Authenticator {
                 form.push(("client_id", id.to_owned()));
                 form.push(("client_secret", secret.to_owned()));
             }
-            TokenAuth::Basic(id, secret) => {
-                let pair = format!("{}:{}", percent_encode(id), percent_encode(secret));
-                basic = Some(format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(pair)
-                ));
-            }
+            TokenAuth::Basic(id, secret) => basic = basic_authorization(id, secret),
             TokenAuth::Assertion(id, assertion) => {
                 form.push(("client_id", id.to_owned()));
                 form.push((
@@ -176,7 +186,7 @@ impl Authenticator {
         }
         let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let mut request = form_request(&endpoint, &pairs)?;
-        if let Some(value) = basic.and_then(|b| HeaderValue::from_str(&b).ok()) {
+        if let Some(value) = basic {
             request.headers_mut().insert(header::AUTHORIZATION, value);
         }
         let answer = send(&self.client, request, TIMEOUT).await?;
@@ -260,6 +270,16 @@ impl Authenticator {
     }
 }
 
+/// The `Authorization` value of `client_secret_basic` (RFC 6749 §2.3.1),
+/// marked sensitive; `None` if it cannot be a header value.
+fn basic_authorization(id: &str, secret: &str) -> Option<HeaderValue> {
+    let pair = format!("{}:{}", percent_encode(id), percent_encode(secret));
+    let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
+    let mut value = HeaderValue::from_str(&format!("Basic {encoded}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
 /// The authorization endpoint, once the issuer is known to do PKCE with S256.
 fn authorization_endpoint(found: &Found) -> Result<String, AuthError> {
     let meta = &found.meta;
@@ -339,5 +359,17 @@ fn refused(answer: &Fetched) -> AuthError {
             error: format!("HTTP {}", answer.status),
             description: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::basic_authorization;
+
+    #[test]
+    fn the_basic_authorization_header_is_marked_sensitive() {
+        let value = basic_authorization("client", "the-client-secret").unwrap();
+        assert!(value.is_sensitive());
+        assert!(value.to_str().unwrap().starts_with("Basic "));
     }
 }

@@ -15,6 +15,28 @@
 //! before they expire or on a 401; a 403 `insufficient_scope` asks for the
 //! union of the scopes held and those challenged, a bounded number of times.
 //!
+//! # What the client refuses
+//!
+//! - **Plain `http` to the authorization server.** The resource metadata
+//!   URL, the issuer and its metadata URLs, and the authorization, token
+//!   and registration endpoints must be `https`, except on a loopback
+//!   address (`127.0.0.0/8`, `[::1]`, `localhost`): they decide where the
+//!   user signs in and where the client's credentials go. Anything else
+//!   fails with [`AuthError::Insecure`] before any request is sent there.
+//! - **A pre-registered credential at another issuer.** A client id,
+//!   secret or key registered beforehand ([`OAuth::client`],
+//!   [`OAuth::client_credentials`], [`OAuth::client_credentials_key`]) is
+//!   given with the [`Issuer`] it was registered with, and only ever sent
+//!   there: a server whose metadata names another authorization server
+//!   gets [`AuthError::WrongIssuer`], before any request carrying the
+//!   credential ([`Issuer::danger_named_by_server`] opts out, for test
+//!   harnesses). A registration made by the client itself (Dynamic Client
+//!   Registration) is kept per issuer and used with that issuer only.
+//!
+//! Secrets stay out of `Debug` ([`Stored`], [`OAuth`]) and the
+//! `Authorization` values the client builds are marked sensitive;
+//! [`FileTokenStore`] writes a fresh 0600 file each time.
+//!
 //! ```no_run
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), mcp_client::Error> {
@@ -78,12 +100,106 @@ pub enum AuthError {
         /// Its description.
         description: Option<String>,
     },
+    /// A pre-registered credential would go to an authorization server
+    /// other than the one it was registered with: it is not sent.
+    #[error("the client's credentials are registered with the issuer `{registered}`, but the server names the issuer `{named}`: they are not sent there")]
+    WrongIssuer {
+        /// The issuer the credentials were registered with.
+        registered: String,
+        /// The issuer the server's metadata names.
+        named: String,
+    },
+    /// An authorization server URL that is not `https` (plain `http` is
+    /// accepted on loopback addresses only): nothing is sent to it.
+    #[error("`{0}` is not https: the authorization server's URLs must use https (plain http only to a loopback address)")]
+    Insecure(String),
     /// The server kept refusing the tokens it got.
     #[error("the server still refuses after {0} authorizations")]
     StepUpLimit(u32),
     /// An HTTP exchange with the authorization server failed.
     #[error("talking to the authorization server failed")]
     Fetch(#[from] mcp_wire::http_client::FetchError),
+}
+
+/// The authorization server a pre-registered credential belongs to (and
+/// is only ever sent to): its issuer identifier, spelled exactly as the
+/// server's metadata spells its `issuer` (RFC 8414 compares them as
+/// strings). Made from a `&str` or `String`:
+///
+/// ```
+/// use mcp_client::auth::OAuth;
+///
+/// let oauth = OAuth::new("my-cli").client("https://auth.example.com", "my-cli-id", None);
+/// # let _ = oauth;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issuer(Pinned);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pinned {
+    Exactly(String),
+    NamedByServer,
+}
+
+impl Issuer {
+    /// The authorization server whose issuer identifier is `issuer`.
+    pub fn new(issuer: impl Into<String>) -> Self {
+        Issuer(Pinned::Exactly(issuer.into()))
+    }
+
+    /// **Dangerous**: whichever authorization server the MCP server's
+    /// metadata names, so the credential goes wherever the server says.
+    /// Only for a server trusted as much as the credential itself, such as
+    /// a test harness that runs both servers and hands out credentials
+    /// without saying for which issuer. (Plain `http` stays refused off
+    /// loopback.)
+    pub fn danger_named_by_server() -> Self {
+        Issuer(Pinned::NamedByServer)
+    }
+
+    /// Whether a credential pinned here may go to `issuer`.
+    pub(crate) fn admits(&self, issuer: &str) -> bool {
+        match &self.0 {
+            Pinned::Exactly(pinned) => pinned == issuer,
+            Pinned::NamedByServer => true,
+        }
+    }
+}
+
+impl std::fmt::Display for Issuer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Pinned::Exactly(issuer) => f.write_str(issuer),
+            Pinned::NamedByServer => f.write_str("(any issuer the server names)"),
+        }
+    }
+}
+
+impl From<&str> for Issuer {
+    fn from(issuer: &str) -> Self {
+        Issuer::new(issuer)
+    }
+}
+
+impl From<String> for Issuer {
+    fn from(issuer: String) -> Self {
+        Issuer::new(issuer)
+    }
+}
+
+impl From<&String> for Issuer {
+    fn from(issuer: &String) -> Self {
+        Issuer::new(issuer.as_str())
+    }
+}
+
+/// A client registered beforehand with one authorization server.
+#[derive(Clone)]
+pub(crate) struct PreRegistered {
+    /// The issuer it is registered with: its credentials go there only.
+    pub(crate) issuer: Issuer,
+    pub(crate) id: String,
+    pub(crate) secret: Option<String>,
 }
 
 /// How a machine client proves who it is with the client-credentials grant.
@@ -100,11 +216,14 @@ enum Credentials {
 
 /// How the client signs in: its identity, how the user is sent to the
 /// authorization server, where tokens are kept.
+///
+/// The authorization server's URLs must be `https` (plain `http` only on
+/// a loopback address), and pre-registered credentials are pinned to
+/// their issuer: see [the module documentation](self#what-the-client-refuses).
 #[derive(Clone)]
 pub struct OAuth {
     pub(crate) client_name: String,
-    pub(crate) client_id: Option<String>,
-    pub(crate) client_secret: Option<String>,
+    pub(crate) pre_registered: Option<PreRegistered>,
     pub(crate) metadata_url: Option<String>,
     pub(crate) authorizer: Option<Arc<dyn Authorizer>>,
     pub(crate) store: Arc<dyn TokenStore>,
@@ -118,7 +237,15 @@ impl std::fmt::Debug for OAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuth")
             .field("client_name", &self.client_name)
-            .field("client_id", &self.client_id)
+            .field("issuer", &self.pre_registered.as_ref().map(|p| &p.issuer))
+            .field(
+                "client_id",
+                &self.pre_registered.as_ref().map(|p| p.id.as_str()),
+            )
+            .field(
+                "client_secret",
+                &store::redacted(self.pre_registered.as_ref().and_then(|p| p.secret.as_ref())),
+            )
             .field("metadata_url", &self.metadata_url)
             .finish_non_exhaustive()
     }
@@ -131,8 +258,7 @@ impl OAuth {
     pub fn new(client_name: impl Into<String>) -> Self {
         OAuth {
             client_name: client_name.into(),
-            client_id: None,
-            client_secret: None,
+            pre_registered: None,
             metadata_url: None,
             authorizer: None,
             store: Arc::new(MemoryTokenStore::default()),
@@ -143,13 +269,27 @@ impl OAuth {
         }
     }
 
-    /// A pre-registered client: its id, and its secret for a confidential
-    /// client (`client_secret_basic` or `client_secret_post`, as the server
-    /// supports).
+    /// A client pre-registered with the authorization server `issuer`: its
+    /// id, and its secret for a confidential client (`client_secret_basic`
+    /// or `client_secret_post`, as the server supports).
+    ///
+    /// `issuer` (an [`Issuer`], or the issuer identifier as a string,
+    /// spelled exactly as the authorization server's metadata spells it)
+    /// is where the id and secret may go: a server naming another
+    /// authorization server fails with [`AuthError::WrongIssuer`] before
+    /// anything carrying them is sent.
     #[must_use]
-    pub fn client(mut self, id: impl Into<String>, secret: Option<String>) -> Self {
-        self.client_id = Some(id.into());
-        self.client_secret = secret;
+    pub fn client(
+        mut self,
+        issuer: impl Into<Issuer>,
+        id: impl Into<String>,
+        secret: Option<String>,
+    ) -> Self {
+        self.pre_registered = Some(PreRegistered {
+            issuer: issuer.into(),
+            id: id.into(),
+            secret,
+        });
         self
     }
 
@@ -176,21 +316,34 @@ impl OAuth {
         self
     }
 
-    /// A machine client: the client-credentials grant with this id and
-    /// secret, no user involved.
+    /// A machine client registered with the authorization server
+    /// `issuer`: the client-credentials grant with this id and secret, no
+    /// user involved. The secret is sent to that issuer only (see
+    /// [`OAuth::client`]).
     #[must_use]
-    pub fn client_credentials(mut self, id: impl Into<String>, secret: impl Into<String>) -> Self {
-        self.client_id = Some(id.into());
-        self.client_secret = Some(secret.into());
+    pub fn client_credentials(
+        mut self,
+        issuer: impl Into<Issuer>,
+        id: impl Into<String>,
+        secret: impl Into<String>,
+    ) -> Self {
+        self.pre_registered = Some(PreRegistered {
+            issuer: issuer.into(),
+            id: id.into(),
+            secret: Some(secret.into()),
+        });
         self.credentials = Some(Credentials::Secret);
         self
     }
 
-    /// A machine client authenticating with a signed assertion
-    /// (`private_key_jwt`, RFC 7523): `pem` is its private key (PKCS#8, EC
-    /// P-256 for `ES256` or RSA for `RS256`).
+    /// A machine client registered with the authorization server `issuer`,
+    /// authenticating with a signed assertion (`private_key_jwt`, RFC
+    /// 7523): `pem` is its private key (PKCS#8, EC P-256 for `ES256` or RSA
+    /// for `RS256`). Assertions go to that issuer only (see
+    /// [`OAuth::client`]).
     pub fn client_credentials_key(
         mut self,
+        issuer: impl Into<Issuer>,
         id: impl Into<String>,
         pem: &[u8],
         alg: Algorithm,
@@ -213,7 +366,11 @@ impl OAuth {
             }
         }
         .map_err(|e| AuthError::Registration(format!("the private key does not load: {e}")))?;
-        self.client_id = Some(id.into());
+        self.pre_registered = Some(PreRegistered {
+            issuer: issuer.into(),
+            id: id.into(),
+            secret: None,
+        });
         self.credentials = Some(Credentials::PrivateKey { key, alg });
         Ok(self)
     }

@@ -27,14 +27,30 @@ pub trait Authorizer: Send + Sync + 'static {
 /// What is called with the authorization URL.
 type OpenUrl = Box<dyn Fn(&str) + Send + Sync>;
 
+/// How long a connection to the redirect listener gets to send its request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+/// The longest request head the redirect listener reads.
+const MAX_HEAD: usize = 8192;
+/// How many connections the redirect listener serves at once (more wait
+/// to be accepted).
+const MAX_CONNECTIONS: usize = 32;
+
 /// For desktop and command-line programs: listens on `127.0.0.1` for the
 /// redirect, and shows the user the URL to open (on stderr, and through
 /// the callback if one is set, to open a browser say).
+///
+/// Only the redirect carrying the authorization request's `state` ends the
+/// wait (others get 400); each connection has a few seconds to send its
+/// request and none holds up the others. The port is bound from
+/// [`Authorizer::redirect_uri`] until the wait ends, however it ends; a
+/// later sign-in binds the same port again when it can.
 pub struct LoopbackAuthorizer {
     port: u16,
     path: String,
     timeout: Duration,
     listener: tokio::sync::Mutex<Option<tokio::net::TcpListener>>,
+    /// The port bound last (0: none yet), bound again first.
+    last_port: std::sync::atomic::AtomicU16,
     open: Option<OpenUrl>,
 }
 
@@ -61,6 +77,7 @@ impl LoopbackAuthorizer {
             path: "/callback".into(),
             timeout: Duration::from_secs(300),
             listener: tokio::sync::Mutex::new(None),
+            last_port: std::sync::atomic::AtomicU16::new(0),
             open: None,
         }
     }
@@ -86,86 +103,175 @@ impl LoopbackAuthorizer {
         self
     }
 
-    async fn bound_port(&self) -> Result<u16, AuthError> {
-        let mut listener = self.listener.lock().await;
+    /// The listener, bound if it is not: on the configured port, else the
+    /// one bound last (so the redirect URI registered still matches), else
+    /// any free one.
+    async fn bind(&self, listener: &mut Option<tokio::net::TcpListener>) -> Result<u16, AuthError> {
+        use std::sync::atomic::Ordering;
         if listener.is_none() {
-            let bound = tokio::net::TcpListener::bind(("127.0.0.1", self.port))
-                .await
-                .map_err(|e| AuthError::Redirect(format!("cannot listen on 127.0.0.1: {e}")))?;
+            let last = self.last_port.load(Ordering::Relaxed);
+            let bound = match (self.port, last) {
+                (0, 0) => tokio::net::TcpListener::bind(("127.0.0.1", 0)).await,
+                (0, last) => match tokio::net::TcpListener::bind(("127.0.0.1", last)).await {
+                    Ok(bound) => Ok(bound),
+                    Err(_) => tokio::net::TcpListener::bind(("127.0.0.1", 0)).await,
+                },
+                (port, _) => tokio::net::TcpListener::bind(("127.0.0.1", port)).await,
+            }
+            .map_err(|e| AuthError::Redirect(format!("cannot listen on 127.0.0.1: {e}")))?;
             *listener = Some(bound);
         }
-        listener
+        let port = listener
             .as_ref()
             .and_then(|l| l.local_addr().ok())
             .map(|a| a.port())
-            .ok_or_else(|| AuthError::Redirect("no loopback listener".into()))
+            .ok_or_else(|| AuthError::Redirect("no loopback listener".into()))?;
+        self.last_port.store(port, Ordering::Relaxed);
+        Ok(port)
     }
 
-    async fn wait(&self) -> Result<RedirectParams, AuthError> {
-        let listener = self.listener.lock().await;
-        let listener = listener
-            .as_ref()
-            .ok_or_else(|| AuthError::Redirect("no loopback listener".into()))?;
+    /// Serves connections until one brings the redirect with `state`
+    /// (any redirect when `state` is `None`): each is read concurrently,
+    /// within [`HEAD_TIMEOUT`].
+    async fn wait(
+        &self,
+        listener: &tokio::net::TcpListener,
+        state: Option<&str>,
+    ) -> Result<RedirectParams, AuthError> {
+        use futures_util::stream::{FuturesUnordered, StreamExt as _};
+        let mut connections = FuturesUnordered::new();
         loop {
-            let (mut stream, _) = listener
-                .accept()
-                .await
-                .map_err(|e| AuthError::Redirect(format!("the redirect listener failed: {e}")))?;
-            let mut buf = vec![0u8; 8192];
-            let mut len = 0;
-            while len < buf.len() {
-                match stream.read(&mut buf[len..]).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => len += n,
+            let accepted = if connections.len() < MAX_CONNECTIONS {
+                tokio::select! {
+                    accepted = listener.accept() => Some(accepted),
+                    Some(done) = connections.next() => {
+                        if let Some(params) = done {
+                            return Ok(params);
+                        }
+                        None
+                    }
                 }
-                if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
-                    break;
+            } else {
+                if let Some(Some(params)) = connections.next().await {
+                    return Ok(params);
                 }
+                None
+            };
+            if let Some(accepted) = accepted {
+                let (stream, _) = accepted.map_err(|e| {
+                    AuthError::Redirect(format!("the redirect listener failed: {e}"))
+                })?;
+                connections.push(self.callback(stream, state));
             }
-            let head = String::from_utf8_lossy(&buf[..len]);
-            let target = head
-                .lines()
-                .next()
-                .and_then(|l| l.strip_prefix("GET "))
-                .and_then(|l| l.split(' ').next())
-                .unwrap_or_default()
-                .to_owned();
-            let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-            if path != self.path {
-                let _ = stream
-                    .write_all(
-                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                    )
-                    .await;
-                continue;
-            }
-            let page = "You can close this window and return to the application.";
-            let response = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                page.len()
-            );
-            let _ = stream.write_all(response.as_bytes()).await;
-            return Ok(mcp_wire::oauth::form_decode(query));
         }
     }
+
+    /// Reads one request and answers it: the redirect's parameters if it
+    /// is the one awaited, else `None` (404 elsewhere, 400 with another
+    /// `state`, nothing if the head does not come in time).
+    async fn callback(
+        &self,
+        mut stream: tokio::net::TcpStream,
+        state: Option<&str>,
+    ) -> Option<RedirectParams> {
+        let head = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream))
+            .await
+            .ok()?;
+        let target = head
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("GET "))
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_default();
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        if path != self.path {
+            reply(&mut stream, "404 Not Found", "").await;
+            return None;
+        }
+        let params = mcp_wire::oauth::form_decode(query);
+        let found = params
+            .iter()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.as_str());
+        if state.is_some() && found != state {
+            reply(
+                &mut stream,
+                "400 Bad Request",
+                "This is not the authorization this application is waiting for.",
+            )
+            .await;
+            return None;
+        }
+        reply(
+            &mut stream,
+            "200 OK",
+            "You can close this window and return to the application.",
+        )
+        .await;
+        Some(params)
+    }
+}
+
+/// A request head, up to the blank line (at most [`MAX_HEAD`] bytes).
+async fn read_head(stream: &mut tokio::net::TcpStream) -> String {
+    let mut buf = vec![0u8; MAX_HEAD];
+    let mut len = 0;
+    while len < buf.len() {
+        match stream.read(&mut buf[len..]).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => len += n,
+        }
+        if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&buf[..len]).into_owned()
+}
+
+async fn reply(stream: &mut tokio::net::TcpStream, status: &str, page: &str) {
+    let response = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+        page.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+/// The `state` of an authorization URL's query.
+fn state_of(url: &str) -> Option<String> {
+    let query = url.split_once('?')?.1;
+    let query = query.split('#').next().unwrap_or_default();
+    mcp_wire::oauth::form_decode(query)
+        .into_iter()
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| v)
 }
 
 impl Authorizer for LoopbackAuthorizer {
     fn redirect_uri(&self) -> BoxFuture<'_, Result<String, AuthError>> {
         Box::pin(async move {
-            let port = self.bound_port().await?;
+            let port = self.bind(&mut *self.listener.lock().await).await?;
             Ok(format!("http://127.0.0.1:{port}{}", self.path))
         })
     }
 
     fn authorize<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<RedirectParams, AuthError>> {
         Box::pin(async move {
-            self.bound_port().await?;
+            // Held while waiting: one authorization at a time on this port.
+            let mut slot = self.listener.lock().await;
+            self.bind(&mut slot).await?;
+            // Taken out: it is dropped, and the port closed, when the wait
+            // ends (answered, failed, timed out, or this future dropped).
+            let listener = slot.take();
+            let listener = listener
+                .as_ref()
+                .ok_or_else(|| AuthError::Redirect("no loopback listener".into()))?;
+            let state = state_of(url);
             eprintln!("To authorize this client, open:\n  {url}");
             if let Some(open) = &self.open {
                 open(url);
             }
-            tokio::time::timeout(self.timeout, self.wait())
+            tokio::time::timeout(self.timeout, self.wait(listener, state.as_deref()))
                 .await
                 .map_err(|_| AuthError::Redirect("no redirect came back in time".into()))?
         })
@@ -220,8 +326,10 @@ impl Authorizer for HeadlessAuthorizer {
                     ))
                 })?;
             if !location.starts_with(&self.redirect_uri) {
+                // Without its query: it may carry a code.
+                let shown = location.split(['?', '#']).next().unwrap_or_default();
                 return Err(AuthError::Redirect(format!(
-                    "the authorization server redirected to {location}, not to the redirect URI"
+                    "the authorization server redirected to {shown}, not to the redirect URI"
                 )));
             }
             let query = location.split_once('?').map_or("", |(_, q)| q);

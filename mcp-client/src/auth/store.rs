@@ -4,13 +4,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
 use super::BoxFuture;
 
 /// What a client keeps for one authorization server and resource: its
-/// registration and its tokens.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// registration and its tokens. Its `Debug` shows whether each secret is
+/// there, never the secret.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stored {
     /// The client id the issuer gave (or the pre-registered / metadata URL one).
     pub client_id: Option<String>,
@@ -29,6 +31,24 @@ pub struct Stored {
     /// The scopes asked for, space-separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+}
+
+impl std::fmt::Debug for Stored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stored")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &redacted(self.client_secret.as_ref()))
+            .field("access_token", &redacted(self.access_token.as_ref()))
+            .field("refresh_token", &redacted(self.refresh_token.as_ref()))
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+/// A secret as `Debug` shows it: `Some("<redacted>")` or `None`.
+pub(super) fn redacted<T>(secret: Option<&T>) -> Option<&'static str> {
+    secret.map(|_| "<redacted>")
 }
 
 /// Keeps registrations and tokens, keyed by issuer and resource (a client
@@ -61,8 +81,12 @@ impl TokenStore for MemoryTokenStore {
     }
 }
 
-/// Keeps everything in one JSON file (created with mode 0600 on Unix),
-/// keyed by issuer and resource: a command-line tool signs in once.
+/// Keeps everything in one JSON file, keyed by issuer and resource: a
+/// command-line tool signs in once.
+///
+/// Each save writes a new file of mode 0600 on Unix (under a fresh random
+/// name beside `path`, created exclusively, so nothing planted there is
+/// written through), syncs it and renames it over `path`.
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -87,6 +111,52 @@ impl FileTokenStore {
             Err(_) => HashMap::new(),
         }
     }
+
+    /// Replaces the file with `bytes`: written to a new temporary file
+    /// beside it, then renamed over it; the temporary file is removed if
+    /// anything fails.
+    async fn replace(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let dir = match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        tokio::fs::create_dir_all(&dir).await?;
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(|| "tokens".into(), |n| n.to_string_lossy().into_owned());
+        let mut random = [0u8; 12];
+        getrandom::fill(&mut random).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let suffix = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random);
+        let tmp = dir.join(format!(".{name}.{suffix}.tmp"));
+        let mut options = tokio::fs::OpenOptions::new();
+        // `create_new` is O_CREAT|O_EXCL: it fails on any existing path,
+        // a symbolic link included (never followed), so the file is ours.
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        options.mode(0o600);
+        let mut file = options.open(&tmp).await?;
+        let written = async {
+            use tokio::io::AsyncWriteExt as _;
+            // The umask may have narrowed the mode given at creation:
+            // set it outright.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt as _;
+                file.set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .await?;
+            }
+            file.write_all(bytes).await?;
+            file.sync_all().await?;
+            drop(file);
+            tokio::fs::rename(&tmp, &self.path).await
+        };
+        let result = written.await;
+        if result.is_err() {
+            let _ = tokio::fs::remove_file(&tmp).await;
+        }
+        result
+    }
 }
 
 impl TokenStore for FileTokenStore {
@@ -105,22 +175,7 @@ impl TokenStore for FileTokenStore {
             let Ok(bytes) = serde_json::to_vec_pretty(&all) else {
                 return;
             };
-            if let Some(dir) = self.path.parent() {
-                let _ = tokio::fs::create_dir_all(dir).await;
-            }
-            let tmp = self.path.with_extension("tmp");
-            let mut options = tokio::fs::OpenOptions::new();
-            options.write(true).create(true).truncate(true);
-            #[cfg(unix)]
-            options.mode(0o600);
-            let written = async {
-                use tokio::io::AsyncWriteExt as _;
-                let mut file = options.open(&tmp).await?;
-                file.write_all(&bytes).await?;
-                file.sync_all().await?;
-                tokio::fs::rename(&tmp, &self.path).await
-            };
-            if let Err(e) = written.await {
+            if let Err(e) = self.replace(&bytes).await {
                 tracing::warn!(path = %self.path.display(), error = %e, "could not save tokens");
             }
         })
