@@ -2,277 +2,26 @@
 #![cfg(feature = "auth")]
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
+mod oauth_server;
+
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine as _;
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_client::auth::{
-    AuthError, Authorizer, HeadlessAuthorizer, LoopbackAuthorizer, OAuth, Stored, TokenStore,
+use mcp_client::auth::{AuthError, Authorizer, LoopbackAuthorizer, OAuth, Stored, TokenStore};
+use oauth_server::{
+    connect, get, json_reply, protected_notes, read_note, refusal, signing_in, As, Script,
 };
-use mcp_client::{Chain, Client};
-use mcp_server::auth::{Authorization, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server};
-use serde_json::{json, Value};
-use sha2::Digest;
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-struct Notes;
-
-#[tool(description = "A note behind OAuth")]
-impl Notes {
-    #[describe("Read the note")]
-    pub fn read_note(&self) -> String {
-        "hello".into()
+/// The scratch authorization server issuing a client secret at
+/// registration and tokens living `expires_in` seconds.
+fn confidential(expires_in: u64) -> Script {
+    Script {
+        expires_in,
+        client_secret: true,
+        ..Script::default()
     }
-}
-
-fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// A fresh random string (unique per call).
-fn random(prefix: &str) -> String {
-    let mut bytes = [0u8; 12];
-    getrandom::fill(&mut bytes).unwrap();
-    format!("{prefix}-{}", b64(&bytes))
-}
-
-fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
-
-fn json_reply(status: u16, v: &Value) -> http::Response<String> {
-    http::Response::builder()
-        .status(status)
-        .header("content-type", "application/json")
-        .body(v.to_string())
-        .unwrap()
-}
-
-/// What the scratch authorization server saw and handed out.
-#[derive(Default)]
-struct Seen {
-    /// Every request, as `METHOD /path`.
-    requests: Vec<String>,
-    /// Every secret issued or received: client secrets, codes, PKCE
-    /// verifiers, access and refresh tokens.
-    secrets: Vec<String>,
-    /// The registered client's secret.
-    client_secret: Option<String>,
-    /// PKCE challenges by code.
-    codes: Vec<(String, String)>,
-    code_grants: usize,
-    refresh_grants: usize,
-    client_credentials_grants: usize,
-}
-
-impl Seen {
-    fn count(&self, request: &str) -> usize {
-        self.requests.iter().filter(|r| *r == request).count()
-    }
-}
-
-/// A scratch authorization server on 127.0.0.1: metadata, JWKS, Dynamic
-/// Client Registration issuing a secret, an authorization endpoint that
-/// approves at once, and a token endpoint (code with PKCE, refresh, client
-/// credentials) issuing ES256 JWTs for `resource`.
-struct As {
-    url: String,
-    resource: String,
-    /// `expires_in` of every token response.
-    expires_in: u64,
-    /// Fields that replace the metadata's own.
-    meta_override: Value,
-    key: EncodingKey,
-    jwk: Value,
-    seen: Mutex<Seen>,
-}
-
-impl As {
-    async fn start(resource: &str, expires_in: u64, meta_override: Value) -> Arc<As> {
-        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let raw = pair.public_key_raw().to_vec();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let a = Arc::new(As {
-            url: format!("http://{}", listener.local_addr().unwrap()),
-            resource: resource.to_owned(),
-            expires_in,
-            meta_override,
-            key: EncodingKey::from_ec_der(&pair.serialize_der()),
-            jwk: json!({"kty":"EC","crv":"P-256","alg":"ES256","kid":"k1","use":"sig",
-                "x": b64(&raw[1..33]), "y": b64(&raw[33..])}),
-            seen: Mutex::new(Seen::default()),
-        });
-        let handler = Arc::clone(&a);
-        let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
-            let a = Arc::clone(&handler);
-            async move { a.handle(request).await }
-        });
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        a
-    }
-
-    async fn handle(&self, request: axum::extract::Request) -> http::Response<String> {
-        let (parts, body) = request.into_parts();
-        let body = axum::body::to_bytes(body, 1 << 20).await.unwrap();
-        let body = String::from_utf8_lossy(&body).into_owned();
-        let path = parts.uri.path().to_owned();
-        let query = mcp_wire::oauth::form_decode(parts.uri.query().unwrap_or_default());
-        self.seen
-            .lock()
-            .unwrap()
-            .requests
-            .push(format!("{} {path}", parts.method));
-        match path.as_str() {
-            "/.well-known/oauth-authorization-server" => self.metadata(),
-            "/jwks" => json_reply(200, &json!({"keys": [self.jwk]})),
-            "/register" => self.register(),
-            "/authorize" => self.authorize(&query),
-            "/token" => self.token(&parts.headers, &mcp_wire::oauth::form_decode(&body)),
-            _ => json_reply(404, &json!({"error": "not_found"})),
-        }
-    }
-
-    fn metadata(&self) -> http::Response<String> {
-        let url = &self.url;
-        let mut m = json!({
-            "issuer": url,
-            "authorization_endpoint": format!("{url}/authorize"),
-            "token_endpoint": format!("{url}/token"),
-            "registration_endpoint": format!("{url}/register"),
-            "jwks_uri": format!("{url}/jwks"),
-            "response_types_supported": ["code"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
-            "authorization_response_iss_parameter_supported": true,
-        });
-        if let Some(fields) = self.meta_override.as_object() {
-            for (k, v) in fields {
-                m[k] = v.clone();
-            }
-        }
-        json_reply(200, &m)
-    }
-
-    fn register(&self) -> http::Response<String> {
-        let secret = random("client-secret");
-        let mut seen = self.seen.lock().unwrap();
-        seen.client_secret = Some(secret.clone());
-        seen.secrets.push(secret.clone());
-        json_reply(
-            201,
-            &json!({"client_id": "registered-client", "client_secret": secret}),
-        )
-    }
-
-    /// Approves at once with a fresh code.
-    fn authorize(&self, q: &[(String, String)]) -> http::Response<String> {
-        let code = random("code");
-        let mut seen = self.seen.lock().unwrap();
-        seen.secrets.push(code.clone());
-        let challenge = get(q, "code_challenge").unwrap_or_default().to_owned();
-        seen.codes.push((code.clone(), challenge));
-        let location = format!(
-            "{}?{}",
-            get(q, "redirect_uri").unwrap(),
-            mcp_wire::oauth::form_encode(&[
-                ("code", &code),
-                ("state", get(q, "state").unwrap_or_default()),
-                ("iss", &self.url)
-            ])
-        );
-        http::Response::builder()
-            .status(302)
-            .header("location", location)
-            .body(String::new())
-            .unwrap()
-    }
-
-    fn token(&self, headers: &http::HeaderMap, f: &[(String, String)]) -> http::Response<String> {
-        let mut seen = self.seen.lock().unwrap();
-        if let Some(secret) = &seen.client_secret {
-            let expected = format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD
-                    .encode(format!("registered-client:{secret}"))
-            );
-            if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(&expected) {
-                return json_reply(401, &json!({"error": "invalid_client"}));
-            }
-        }
-        match get(f, "grant_type") {
-            Some("authorization_code") => {
-                let code = get(f, "code").unwrap_or_default();
-                let verifier = get(f, "code_verifier").unwrap_or_default().to_owned();
-                let hashed = b64(&sha2::Sha256::digest(verifier.as_bytes()));
-                if !seen.codes.iter().any(|(c, h)| c == code && *h == hashed) {
-                    return json_reply(400, &json!({"error": "invalid_grant"}));
-                }
-                seen.secrets.push(verifier);
-                seen.code_grants += 1;
-            }
-            Some("refresh_token") => {
-                let refresh = get(f, "refresh_token").unwrap_or_default();
-                if !seen.secrets.iter().any(|s| s == refresh) {
-                    return json_reply(400, &json!({"error": "invalid_grant"}));
-                }
-                seen.refresh_grants += 1;
-            }
-            Some("client_credentials") => seen.client_credentials_grants += 1,
-            _ => return json_reply(400, &json!({"error": "unsupported_grant_type"})),
-        }
-        let claims = json!({"iss": self.url, "aud": self.resource, "sub": "alice",
-            "exp": now() + self.expires_in.min(3600), "iat": now()});
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some("k1".into());
-        let token = jsonwebtoken::encode(&header, &claims, &self.key).unwrap();
-        let refresh = random("refresh");
-        seen.secrets.push(token.clone());
-        seen.secrets.push(refresh.clone());
-        json_reply(
-            200,
-            &json!({"access_token": token, "token_type": "Bearer",
-                "expires_in": self.expires_in, "refresh_token": refresh}),
-        )
-    }
-}
-
-/// The notes server on 127.0.0.1 protected by the scratch authorization
-/// server, which issues tokens living `expires_in` seconds.
-async fn protected_notes(expires_in: u64) -> (String, Arc<As>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let a = As::start(&url, expires_in, json!({})).await;
-    let auth = Authorization::new(&url, JwtVerifier::new(a.url.clone(), &url))
-        .unwrap()
-        .authorization_server(a.url.clone());
-    let server = Server::builder("notes", "1").toolbox(Notes).build();
-    tokio::spawn(server.serve_http_on(
-        listener,
-        HttpConfig::default().authorization(auth),
-        std::future::pending(),
-    ));
-    (url, a)
-}
-
-fn signing_in() -> OAuth {
-    OAuth::new("hardening-client").authorizer(HeadlessAuthorizer::new("http://127.0.0.1:9/cb"))
-}
-
-fn text(r: &mcp_client::types::CallToolResult) -> String {
-    r.content.iter().filter_map(|c| c.as_text()).collect()
 }
 
 /// A directory of its own under the system's temporary directory.
@@ -425,17 +174,10 @@ async fn a_whole_sign_in_logged_at_trace_shows_no_token_secret_code_or_verifier(
     let captured = capture_logs();
 
     // Tokens live 10 s: under the client's 30 s margin, so it refreshes.
-    let (url, a) = protected_notes(10).await;
-    let client = Client::builder()
-        .oauth(signing_in())
-        .connect_http(&url)
-        .await
-        .unwrap();
+    let (url, a) = protected_notes(confidential(10)).await;
+    let client = connect(signing_in(), &url).await;
     for _ in 0..2 {
-        assert_eq!(
-            text(&client.call_tool("read_note", json!({})).await.unwrap()),
-            "hello"
-        );
+        assert_eq!(read_note(&client).await, "hello");
     }
     client.close().await;
 
@@ -538,16 +280,9 @@ async fn the_loopback_listener_ignores_stray_and_stalled_callbacks_and_closes_wh
 
 #[tokio::test]
 async fn a_token_lifetime_of_u64_max_is_taken_without_overflow_and_the_token_used() {
-    let (url, a) = protected_notes(u64::MAX).await;
-    let client = Client::builder()
-        .oauth(signing_in())
-        .connect_http(&url)
-        .await
-        .unwrap();
-    assert_eq!(
-        text(&client.call_tool("read_note", json!({})).await.unwrap()),
-        "hello"
-    );
+    let (url, a) = protected_notes(confidential(u64::MAX)).await;
+    let client = connect(signing_in(), &url).await;
+    assert_eq!(read_note(&client).await, "hello");
     client.close().await;
     let seen = a.seen.lock().unwrap();
     assert_eq!(seen.code_grants, 1);
@@ -587,19 +322,10 @@ async fn resource_naming(issuer: &str, prm_url: Option<&str>) -> String {
     url
 }
 
-async fn refused(oauth: OAuth, url: &str) -> String {
-    let err = Client::builder()
-        .oauth(oauth)
-        .connect_http(url)
-        .await
-        .expect_err("the sign-in must fail");
-    Chain(&err).to_string()
-}
-
 #[tokio::test]
 async fn pre_registered_credentials_are_never_sent_to_an_issuer_other_than_their_own() {
-    let honest = As::start("http://127.0.0.1:1/mcp", 600, json!({})).await;
-    let attacker = As::start("http://127.0.0.1:1/mcp", 600, json!({})).await;
+    let honest = As::start(confidential(600), "http://127.0.0.1:1/mcp").await;
+    let attacker = As::start(confidential(600), "http://127.0.0.1:1/mcp").await;
     // The server's metadata names the attacker's authorization server.
     let url = resource_naming(&attacker.url, None).await;
     let pem = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
@@ -619,7 +345,7 @@ async fn pre_registered_credentials_are_never_sent_to_an_issuer_other_than_their
         signing_in().client(&honest.url, "public-app-id", None),
     ];
     for oauth in pinned {
-        let message = refused(oauth, &url).await;
+        let message = refusal(oauth, &url).await;
         assert!(
             message.contains(&format!("registered with the issuer `{}`", honest.url))
                 && message.contains(&format!("names the issuer `{}`", attacker.url)),
@@ -640,21 +366,14 @@ async fn pre_registered_credentials_are_never_sent_to_an_issuer_other_than_their
 
 #[tokio::test]
 async fn a_machine_client_signs_in_with_its_own_issuer_or_one_it_lets_the_server_name() {
-    let (url, a) = protected_notes(600).await;
+    let (url, a) = protected_notes(confidential(600)).await;
     for issuer in [
         mcp_client::auth::Issuer::new(&a.url),
         mcp_client::auth::Issuer::danger_named_by_server(),
     ] {
         let oauth = OAuth::new("machine").client_credentials(issuer, "machine-id", "the-secret");
-        let client = Client::builder()
-            .oauth(oauth)
-            .connect_http(&url)
-            .await
-            .unwrap();
-        assert_eq!(
-            text(&client.call_tool("read_note", json!({})).await.unwrap()),
-            "hello"
-        );
+        let client = connect(oauth, &url).await;
+        assert_eq!(read_note(&client).await, "hello");
         client.close().await;
     }
     assert_eq!(a.seen.lock().unwrap().client_credentials_grants, 2);
@@ -681,9 +400,13 @@ async fn plain_http_authorization_server_urls_are_refused_before_any_request() {
         ("authorization_endpoint", "http://as.example/authorize"),
         ("registration_endpoint", "http://as.example/register"),
     ] {
-        let a = As::start("http://127.0.0.1:1/mcp", 600, json!({ field: bad })).await;
+        let script = Script {
+            meta: json!({ field: bad }),
+            ..confidential(600)
+        };
+        let a = As::start(script, "http://127.0.0.1:1/mcp").await;
         let url = resource_naming(&a.url, None).await;
-        let message = refused(signing_in(), &url).await;
+        let message = refusal(signing_in(), &url).await;
         assert!(
             message.contains(&format!("`{bad}` is not https"))
                 && message.contains("must use https"),
@@ -697,7 +420,7 @@ async fn plain_http_authorization_server_urls_are_refused_before_any_request() {
     }
     // An issuer, and resource metadata, at plain http URLs.
     let url = resource_naming("http://as.example", None).await;
-    let message = refused(signing_in(), &url).await;
+    let message = refusal(signing_in(), &url).await;
     assert!(
         message.contains("`http://as.example` is not https"),
         "{message}"
@@ -707,7 +430,7 @@ async fn plain_http_authorization_server_urls_are_refused_before_any_request() {
         Some("http://as.example/.well-known/oauth-protected-resource"),
     )
     .await;
-    let message = refused(signing_in(), &url).await;
+    let message = refusal(signing_in(), &url).await;
     assert!(
         message.contains("`http://as.example/.well-known/oauth-protected-resource` is not https"),
         "{message}"
