@@ -83,6 +83,20 @@ ensure_npm_pkg() { # <dir> <package> <version> <label>
     log "installed: $label $pkg@$ver"
 }
 
+# ---------------------------------------------------------------- network namespaces
+# Tests that must show nothing is sent to a non-loopback address run inside
+# a network namespace of their own (unshare -rn, from util-linux; ip, from
+# iproute2, to give its loopback a second address).
+if ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
+    command -v apt-get >/dev/null || die "unshare and ip are missing, and there is no apt-get to install util-linux and iproute2"
+    log "apt-get install util-linux iproute2"
+    apt-get update -qq >/dev/null && apt-get install -y -qq util-linux iproute2 >/dev/null \
+        || die "apt-get install util-linux iproute2 failed"
+fi
+unshare -rn sh -c 'ip link set lo up && ip addr add 10.9.9.9/32 dev lo' \
+    || die "cannot make a network namespace (unshare -rn, then ip inside it)"
+log "ok: network namespaces (unshare, ip)"
+
 # ---------------------------------------------------------------- Node 22
 node22_version() {
     if [ -x "$NODE_BIN_DIR/node" ]; then "$NODE_BIN_DIR/node" --version 2>/dev/null || true; fi

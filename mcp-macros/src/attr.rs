@@ -104,7 +104,7 @@ pub(crate) struct ToolOptions {
     pub(crate) description_attempted: bool,
 }
 
-/// `scopes("a", "b")` on a tool or a toolbox.
+/// `scopes("a", "b")` on a tool, a prompt, a resource or a toolbox.
 #[derive(Clone)]
 pub(crate) struct Scopes {
     /// The key, for errors about it as a whole.

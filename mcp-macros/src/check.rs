@@ -335,10 +335,11 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
     }
 
     check_name_and_title(cx, tool);
-    if let (Some(scopes), false) = (&tool.options.scopes, tool.is_tool()) {
+    if let (Some(scopes), ItemKind::Complete(c)) = (&tool.options.scopes, &tool.kind) {
+        let target = &c.target;
         cx.error_spanned_by(
             &scopes.key,
-            format!("`scopes` says which OAuth scopes a tool call needs; a {noun} cannot declare it: remove it, and read `ctx.identity()` in the {noun} to check a scope yourself"),
+            format!("a completion function cannot declare `scopes`: a completion needs the scopes of the prompt or resource template it completes; remove it here, and put #[tool(scopes(\"...\"))] on `{target}` instead"),
         );
     }
     if let (Some(requires), false) = (&tool.options.requires_client, tool.is_tool()) {

@@ -216,16 +216,7 @@ fn spec(tool: &Tool) -> TokenStream {
         let names = r.names.iter().map(ToString::to_string);
         quote!(requires_client: &[#(#names),*],)
     });
-    // `scopes("...")`: the block's, then the tool's own, each once.
-    let mut scopes: Vec<String> = Vec::new();
-    let own = tool.options.scopes.iter().flat_map(|s| s.values.iter());
-    for lit in tool.block_scopes.iter().chain(own) {
-        let value = lit.value();
-        if !scopes.contains(&value) {
-            scopes.push(value);
-        }
-    }
-    let scopes = (!scopes.is_empty()).then(|| quote!(scopes: &[#(#scopes),*],));
+    let scopes = scopes_field(tool);
     quote! {
         ::mcp_server::__private::ToolSpec {
             name: #name,
@@ -240,6 +231,20 @@ fn spec(tool: &Tool) -> TokenStream {
             ..::core::default::Default::default()
         }
     }
+}
+
+/// `scopes: &[...],` of a spec (tool, prompt, resource): the block's
+/// `scopes("...")`, then the item's own, each once; nothing without any.
+pub(crate) fn scopes_field(item: &Tool) -> Option<TokenStream> {
+    let mut scopes: Vec<String> = Vec::new();
+    let own = item.options.scopes.iter().flat_map(|s| s.values.iter());
+    for lit in item.block_scopes.iter().chain(own) {
+        let value = lit.value();
+        if !scopes.contains(&value) {
+            scopes.push(value);
+        }
+    }
+    (!scopes.is_empty()).then(|| quote!(scopes: &[#(#scopes),*],))
 }
 
 /// `Option::Some(value)` or `Option::None`, as an expression.

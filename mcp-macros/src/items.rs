@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::Ident;
 
 use crate::ast::{ArgKind, ItemKind, Tool, ToolImpl};
-use crate::expand::{default_value, option, Call};
+use crate::expand::{default_value, option, scopes_field, Call};
 use crate::glue::{erase_lifetimes, inject};
 
 /// Whether the block has anything besides tools.
@@ -138,6 +138,7 @@ fn prompt_entry(item: &Tool, model: &ToolImpl) -> TokenStream {
         quote_spanned!(item.output_span=> ::mcp_server::__private::into_prompt_result::<#output>);
     let probes = probe_traits();
     let completions = completions_of(item, model);
+    let scopes = scopes_field(item);
     quote! {{
         #probes
         let mut __mcp_entry = {
@@ -147,6 +148,8 @@ fn prompt_entry(item: &Tool, model: &ToolImpl) -> TokenStream {
                 name: #name,
                 title: #title,
                 description: #description,
+                #scopes
+                ..::core::default::Default::default()
             },
             ::std::vec![#(#listed),*],
             move |mut __mcp_args: ::mcp_server::__private::StringArgs,
@@ -200,6 +203,7 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
     } else {
         (quote!(ResourceEntry), Vec::new())
     };
+    let scopes = scopes_field(item);
     quote! {{
         #probes
         let mut __mcp_entry = {
@@ -211,6 +215,8 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
                 title: #title,
                 description: #description,
                 mime_type: #mime_type,
+                #scopes
+                ..::core::default::Default::default()
             },
             move |__mcp_reading: ::mcp_server::__private::Reading,
                   __mcp_ctx: ::mcp_server::__private::Context|

@@ -124,6 +124,15 @@ use proc_macro::TokenStream;
 ///       }
 ///   }
 ///   ```
+/// - `#[tool(scopes("notes:write"))]`: the OAuth scopes a caller's token
+///   needs, each a string once (on an HTTP server with authorization,
+///   `mcp_server::auth`). A caller whose token lacks one does not see the
+///   tool in `tools/list`, and calling it is answered with the step-up
+///   challenge (HTTP 403, `error="insufficient_scope"`, the scopes named)
+///   before the tool runs. `scopes(...)` in the impl block's `#[tool(...)]`
+///   applies to every tool, prompt, resource and template of the block,
+///   added to each one's own. Without authorization (stdio, or no token
+///   verified) scopes change nothing.
 /// - `sync` or `async`; an `async` tool's future must be `Send`.
 /// - `#[cfg(...)]` on a method applies to the tool: a method compiled out is
 ///   not a tool. Other attributes (doc comments, `#[allow]`, `#[inline]`,
@@ -284,6 +293,14 @@ use proc_macro::TokenStream;
 ///   prompt (or a variable of the template) defined by method `target`; it may
 ///   be private and takes `&str`/`String` (what was typed), `&Completing`,
 ///   `Context`.
+/// - `#[tool(scopes("..."))]` on a prompt, a resource or a template, as on
+///   a tool (and the block's `scopes`): a caller whose token lacks one does
+///   not see it in `prompts/list`, `resources/list` or
+///   `resources/templates/list`, and `prompts/get`, `resources/read` (a
+///   template's scopes guard every URI it matches), `resources/subscribe`,
+///   `subscriptions/listen` for its updates and `completion/complete` of its
+///   arguments are answered with the step-up challenge (403). A `#[complete]`
+///   function takes no `scopes`: it needs those of what it completes.
 ///
 /// ```
 /// use mcp_server::{tool, RequestError};
@@ -306,6 +323,7 @@ use proc_macro::TokenStream;
 ///
 ///     #[resource(template = "books://{isbn}", mime_type = "text/plain")]
 ///     #[describe("One book, by ISBN")]
+///     #[tool(scopes("books:read"))] // with authorization, only for such tokens
 ///     pub fn book(&self, isbn: u64) -> Result<String, RequestError> {
 ///         if isbn == 0 {
 ///             return Err(RequestError::not_found());

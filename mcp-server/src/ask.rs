@@ -135,6 +135,8 @@ pub(crate) struct Binding {
     pub(crate) method: &'static str,
     pub(crate) target: String,
     pub(crate) args: BoundArgs,
+    /// Who the request's token speaks for (see `request_state::caller_of`).
+    pub(crate) caller: String,
 }
 
 /// The arguments a `requestState` is bound to: their digest, or the raw

@@ -66,6 +66,9 @@
 //! - [`ServerHandle`]: tools, prompts and resources added, removed, enabled
 //!   and disabled at run time; resource updates to subscribers.
 //! - [`policy`]: visibility per caller, middleware, audit log, rate limits.
+//! - [`auth`] (feature `auth`): the HTTP server as an OAuth protected
+//!   resource, and the scopes a token needs per tool, prompt, resource and
+//!   template (`#[tool(scopes("..."))]`, `with_scopes` on an entry).
 //! - `http` (feature `http`): [`HttpConfig`](http::HttpConfig) and the
 //!   `tower::Service` that mounts the server in an existing router.
 //!

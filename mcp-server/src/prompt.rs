@@ -12,6 +12,7 @@ use mcp_types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMes
 use crate::complete::{CompleteHandler, Completions};
 use crate::context::Context;
 use crate::error::{Error, RequestError};
+use crate::registry::Scopes;
 use crate::text_args::StringArgs;
 use crate::tool::BoxFuture;
 
@@ -28,6 +29,11 @@ pub struct PromptSpec {
     pub title: Option<&'static str>,
     /// What the prompt is for.
     pub description: &'static str,
+    /// OAuth scopes a caller's token needs (HTTP with
+    /// [`Authorization`](crate::auth)): a caller without them does not see
+    /// the prompt, and getting it (or completing its arguments) is answered
+    /// with the step-up challenge (403).
+    pub scopes: &'static [&'static str],
 }
 
 /// One prompt ready to serve.
@@ -37,6 +43,7 @@ pub struct PromptEntry {
     pub(crate) handler: Arc<PromptHandler>,
     pub(crate) completions: Completions,
     pub(crate) toolbox: Cow<'static, str>,
+    pub(crate) scopes: Scopes,
 }
 
 impl fmt::Debug for PromptEntry {
@@ -62,6 +69,10 @@ impl crate::registry::Entry for PromptEntry {
 
     fn def(&self) -> &Arc<Prompt> {
         &self.def
+    }
+
+    fn scopes(&self) -> &Scopes {
+        &self.scopes
     }
 }
 
@@ -95,6 +106,7 @@ impl PromptEntry {
             handler: Arc::new(handler),
             completions: Completions::default(),
             toolbox: Cow::Borrowed(""),
+            scopes: Scopes::of(spec.scopes),
         }
     }
 
@@ -178,6 +190,7 @@ impl PromptEntry {
             }),
             completions: Completions::default(),
             toolbox: Cow::Borrowed(""),
+            scopes: Scopes::default(),
         })
     }
 
@@ -187,6 +200,20 @@ impl PromptEntry {
     pub fn with_completion(mut self, argument: &str, handler: Arc<CompleteHandler>) -> Self {
         self.completions.insert(argument, handler);
         self
+    }
+
+    /// Needs these OAuth scopes (added to any it has): a caller whose token
+    /// lacks one does not see the prompt, and getting it or completing its
+    /// arguments gets the step-up challenge (HTTP 403 naming the scopes).
+    #[must_use]
+    pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = self.scopes.with(scopes);
+        self
+    }
+
+    /// The OAuth scopes a caller's token needs for this prompt.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter()
     }
 
     /// The wire definition.

@@ -22,6 +22,51 @@ pub(crate) trait Entry: Clone + Send + Sync + 'static {
     fn group(&self) -> &str;
     /// The definition.
     fn def(&self) -> &Arc<Self::Def>;
+    /// The OAuth scopes a caller's token needs to see and use it.
+    fn scopes(&self) -> &Scopes;
+}
+
+/// The OAuth scopes a caller's token needs for one entry (HTTP with
+/// [`Authorization`](crate::auth)): without them it is left out of its
+/// list, and a request for it gets the step-up challenge. Empty: anyone may.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scopes(Arc<[Box<str>]>);
+
+impl Scopes {
+    /// The scopes a spec names (the macros list each once).
+    pub(crate) fn of(scopes: &[&str]) -> Scopes {
+        Scopes(scopes.iter().map(|s| Box::from(*s)).collect())
+    }
+
+    /// These and `more`, each once, in order.
+    pub(crate) fn with<S: AsRef<str>>(&self, more: impl IntoIterator<Item = S>) -> Scopes {
+        let mut all: Vec<Box<str>> = self.0.to_vec();
+        for s in more {
+            if !all.iter().any(|have| **have == *s.as_ref()) {
+                all.push(Box::from(s.as_ref()));
+            }
+        }
+        Scopes(all.into())
+    }
+
+    /// Each scope, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|s| &**s)
+    }
+
+    /// Whether `who` may reach the entry: no token was verified (nothing to
+    /// check: stdio, or HTTP without authorization), or its token has every
+    /// scope.
+    pub(crate) fn allow(&self, who: Option<&crate::auth::Identity>) -> bool {
+        who.is_none_or(|who| self.iter().all(|s| who.has_scope(s)))
+    }
+
+    /// What a step-up challenge names when `who`'s token lacks one of these
+    /// scopes: all of them. `None` when it lacks none.
+    #[cfg(feature = "auth")]
+    pub(crate) fn lacked_by(&self, who: &crate::auth::Identity) -> Option<&Scopes> {
+        (!self.allow(Some(who))).then_some(self)
+    }
 }
 
 /// An entry a visibility hook decides on (prompts, resources, templates).
@@ -448,6 +493,24 @@ mod tests {
             }
         }
         assert_eq!(seen, ["a", "b", "c", "d", "e"]);
+    }
+
+    #[test]
+    fn scopes_are_named_once_and_allow_only_a_token_with_all_of_them() {
+        let scopes = Scopes::of(&["a"]).with(["b", "a", "c"]);
+        assert_eq!(scopes.iter().collect::<Vec<_>>(), ["a", "b", "c"]);
+        let some = crate::auth::Identity::new().with_scopes(["a", "b"]);
+        let all = crate::auth::Identity::new().with_scopes(["c", "b", "a"]);
+        assert!(scopes.allow(None), "no token: nothing to check");
+        assert!(!scopes.allow(Some(&some)));
+        assert!(scopes.allow(Some(&all)));
+        assert!(Scopes::default().allow(Some(&crate::auth::Identity::new())));
+        #[cfg(feature = "auth")]
+        {
+            let named: Vec<&str> = scopes.lacked_by(&some).unwrap().iter().collect();
+            assert_eq!(named, ["a", "b", "c"], "the challenge names them all");
+            assert!(scopes.lacked_by(&all).is_none());
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The 2026-07-28 `requestState` of an input round: what the server needs
-//! to resume a request (the inputs answered so far), bound to that request,
-//! signed with HMAC-SHA256 so the client can neither forge nor alter it,
-//! valid for a while, and accepted once (a replayed state is refused).
+//! to resume a request (the inputs answered so far), bound to that request
+//! and to the caller it was issued to (with authorization), signed with
+//! HMAC-SHA256 so the client can neither forge nor alter it, valid for a
+//! while, and accepted once (a replayed state is refused; when too many
+//! unexpired states are on record to remember one more, it is refused too).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -28,6 +30,10 @@ pub(crate) struct State {
     pub(crate) method: String,
     pub(crate) target: String,
     pub(crate) args: String,
+    /// Who it was issued to: a digest of the caller's identity (empty
+    /// without authorization).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub(crate) caller: String,
     /// The inputs answered so far, by key.
     pub(crate) answers: BTreeMap<String, Value>,
     /// When it expires (ms since the Unix epoch).
@@ -46,12 +52,28 @@ pub(crate) struct Signer {
     ttl: Duration,
     /// Nonces of states already accepted, with their expiry.
     used: Mutex<HashMap<String, u64>>,
+    /// The most unexpired nonces kept.
+    max_used: usize,
 }
 
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// What binds a state to its caller: a digest of whom the request's token
+/// speaks for (its subject or client, else all its claims), empty without
+/// authorization.
+pub(crate) fn caller_of(identity: Option<&crate::auth::Identity>) -> String {
+    let Some(who) = identity else {
+        return String::new();
+    };
+    let key = match who.principal() {
+        Some(principal) => principal.key(),
+        None => format!("claims:{}", serde_json::Value::Object(who.claims().clone())),
+    };
+    base64::encode(&Sha256::digest(key.as_bytes()))
 }
 
 /// A digest of a request's arguments (canonical: `serde_json` maps are sorted).
@@ -78,6 +100,7 @@ impl Signer {
             key,
             ttl,
             used: Mutex::new(HashMap::new()),
+            max_used: MAX_USED,
         }
     }
 
@@ -87,12 +110,14 @@ impl Signer {
         mac
     }
 
-    /// A signed state for `method`/`target`/`args` carrying `answers`.
+    /// A signed state for `method`/`target`/`args`, issued to `caller`
+    /// (see [`caller_of`]), carrying `answers`.
     pub(crate) fn sign(
         &self,
         method: &str,
         target: &str,
         args: &str,
+        caller: &str,
         answers: BTreeMap<String, Value>,
     ) -> String {
         let mut nonce = [0u8; 16];
@@ -101,6 +126,7 @@ impl Signer {
             method: method.to_owned(),
             target: target.to_owned(),
             args: args.to_owned(),
+            caller: caller.to_owned(),
             answers,
             expires: now_ms()
                 .saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)),
@@ -111,15 +137,16 @@ impl Signer {
         format!("{payload}.{tag}")
     }
 
-    /// Checks a state presented with a retry of `method`/`target`/`args`:
-    /// its signature, its binding, its expiry, and that it was not used
-    /// before; then remembers it as used.
+    /// Checks a state presented by `caller` with a retry of
+    /// `method`/`target`/`args`: its signature, its binding, its expiry,
+    /// and that it was not used before; then remembers it as used.
     pub(crate) fn accept(
         &self,
         token: &str,
         method: &str,
         target: &str,
         args: &str,
+        caller: &str,
     ) -> Result<BTreeMap<String, Value>, Refused> {
         const TAMPERED: Refused =
             Refused("invalid requestState: it was not issued by this server or was altered");
@@ -136,6 +163,11 @@ impl Signer {
                 "invalid requestState: it belongs to another request",
             ));
         }
+        if state.caller != caller {
+            return Err(Refused(
+                "invalid requestState: it was issued to another caller",
+            ));
+        }
         let now = now_ms();
         if state.expires < now {
             return Err(Refused(
@@ -148,12 +180,16 @@ impl Signer {
                 "requestState already used: each state is accepted once",
             ));
         }
-        if used.len() >= MAX_USED {
+        if used.len() >= self.max_used {
             used.retain(|_, &mut expires| expires >= now);
         }
-        if used.len() < MAX_USED {
-            used.insert(state.nonce, state.expires);
+        if used.len() >= self.max_used {
+            // Accepting a state not on record would let it be replayed.
+            return Err(Refused(
+                "too many input rounds in progress to accept this requestState now: start the request again later",
+            ));
         }
+        used.insert(state.nonce, state.expires);
         Ok(state.answers)
     }
 }
@@ -170,10 +206,10 @@ mod tests {
             "user_name".to_owned(),
             serde_json::json!({"action": "accept"}),
         );
-        let token = s.sign("tools/call", "t", "d", answers.clone());
-        assert_eq!(s.accept(&token, "tools/call", "t", "d"), Ok(answers));
+        let token = s.sign("tools/call", "t", "d", "", answers.clone());
+        assert_eq!(s.accept(&token, "tools/call", "t", "d", ""), Ok(answers));
         assert_eq!(
-            s.accept(&token, "tools/call", "t", "d"),
+            s.accept(&token, "tools/call", "t", "d", ""),
             Err(Refused(
                 "requestState already used: each state is accepted once"
             ))
@@ -183,30 +219,67 @@ mod tests {
     #[test]
     fn altered_foreign_or_misbound_states_are_refused() {
         let s = Signer::new(None, DEFAULT_STATE_TTL);
-        let token = s.sign("tools/call", "t", "d", BTreeMap::new());
+        let token = s.sign("tools/call", "t", "d", "", BTreeMap::new());
         let mut altered = token.clone().into_bytes();
         altered[3] ^= 1;
         let altered = String::from_utf8(altered).unwrap();
         assert!(s
-            .accept(&altered, "tools/call", "t", "d")
+            .accept(&altered, "tools/call", "t", "d", "")
             .unwrap_err()
             .0
             .contains("altered"));
         let other = Signer::new(None, DEFAULT_STATE_TTL);
-        assert!(other.accept(&token, "tools/call", "t", "d").is_err());
+        assert!(other.accept(&token, "tools/call", "t", "d", "").is_err());
         assert!(s
-            .accept(&token, "tools/call", "other", "d")
+            .accept(&token, "tools/call", "other", "d", "")
             .unwrap_err()
             .0
             .contains("another request"));
-        assert!(s.accept("garbage", "tools/call", "t", "d").is_err());
+        assert!(s.accept("garbage", "tools/call", "t", "d", "").is_err());
         let quick = Signer::new(Some(vec![7; 32]), Duration::ZERO);
-        let expired = quick.sign("m", "t", "d", BTreeMap::new());
+        let expired = quick.sign("m", "t", "d", "", BTreeMap::new());
         std::thread::sleep(Duration::from_millis(2));
         assert!(quick
-            .accept(&expired, "m", "t", "d")
+            .accept(&expired, "m", "t", "d", "")
             .unwrap_err()
             .0
             .contains("expired"));
+    }
+
+    #[test]
+    fn a_state_is_accepted_from_the_caller_it_was_issued_to_only() {
+        let s = Signer::new(None, DEFAULT_STATE_TTL);
+        let alice = crate::auth::Identity::new().with_subject("alice");
+        let bob = crate::auth::Identity::new().with_subject("bob");
+        let (a, b) = (caller_of(Some(&alice)), caller_of(Some(&bob)));
+        assert_ne!(a, b);
+        assert_ne!(a, caller_of(None));
+        let token = s.sign("tools/call", "t", "d", &a, BTreeMap::new());
+        for other in [b.as_str(), ""] {
+            assert!(s
+                .accept(&token, "tools/call", "t", "d", other)
+                .unwrap_err()
+                .0
+                .contains("another caller"));
+        }
+        assert!(s.accept(&token, "tools/call", "t", "d", &a).is_ok());
+    }
+
+    #[test]
+    fn a_full_replay_record_refuses_instead_of_forgetting() {
+        let mut s = Signer::new(None, DEFAULT_STATE_TTL);
+        s.max_used = 2;
+        let states: Vec<String> = (0..3)
+            .map(|_| s.sign("m", "t", "d", "", BTreeMap::new()))
+            .collect();
+        assert!(s.accept(&states[0], "m", "t", "d", "").is_ok());
+        assert!(s.accept(&states[1], "m", "t", "d", "").is_ok());
+        assert!(s
+            .accept(&states[2], "m", "t", "d", "")
+            .unwrap_err()
+            .0
+            .contains("too many"));
+        // Still refused as used: nothing was forgotten to make room.
+        assert!(s.accept(&states[0], "m", "t", "d", "").is_err());
     }
 }

@@ -13,6 +13,7 @@ use mcp_uri_template::UriTemplate;
 use crate::complete::{CompleteHandler, Completions};
 use crate::context::Context;
 use crate::error::{Error, RequestError};
+use crate::registry::Scopes;
 use crate::text_args::StringArgs;
 use crate::tool::BoxFuture;
 
@@ -43,6 +44,12 @@ pub struct ResourceSpec {
     pub description: &'static str,
     /// Its MIME type.
     pub mime_type: Option<&'static str>,
+    /// OAuth scopes a caller's token needs (HTTP with
+    /// [`Authorization`](crate::auth)): a caller without them does not see
+    /// the resource or template, and reading it (subscribing to it,
+    /// completing a template's variables) is answered with the step-up
+    /// challenge (403).
+    pub scopes: &'static [&'static str],
 }
 
 /// A static resource ready to serve.
@@ -51,6 +58,7 @@ pub struct ResourceEntry {
     pub(crate) def: Arc<Resource>,
     pub(crate) handler: Arc<ReadHandler>,
     pub(crate) toolbox: Cow<'static, str>,
+    pub(crate) scopes: Scopes,
 }
 
 /// A resource template ready to serve.
@@ -61,6 +69,7 @@ pub struct TemplateEntry {
     pub(crate) handler: Arc<ReadHandler>,
     pub(crate) completions: Completions,
     pub(crate) toolbox: Cow<'static, str>,
+    pub(crate) scopes: Scopes,
 }
 
 impl fmt::Debug for ResourceEntry {
@@ -94,6 +103,10 @@ impl crate::registry::Entry for ResourceEntry {
     fn def(&self) -> &Arc<Resource> {
         &self.def
     }
+
+    fn scopes(&self) -> &Scopes {
+        &self.scopes
+    }
 }
 
 impl crate::registry::Entry for TemplateEntry {
@@ -110,6 +123,10 @@ impl crate::registry::Entry for TemplateEntry {
 
     fn def(&self) -> &Arc<ResourceTemplate> {
         &self.def
+    }
+
+    fn scopes(&self) -> &Scopes {
+        &self.scopes
     }
 }
 
@@ -171,6 +188,7 @@ impl ResourceEntry {
             }),
             handler: Arc::new(handler),
             toolbox: Cow::Borrowed(""),
+            scopes: Scopes::of(spec.scopes),
         }
     }
 
@@ -204,7 +222,22 @@ impl ResourceEntry {
             handler: erase(def.mime_type.clone(), read),
             def: Arc::new(def),
             toolbox: Cow::Borrowed(""),
+            scopes: Scopes::default(),
         })
+    }
+
+    /// Needs these OAuth scopes (added to any it has): a caller whose token
+    /// lacks one does not see the resource, and reading or subscribing to
+    /// it gets the step-up challenge (HTTP 403 naming the scopes).
+    #[must_use]
+    pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = self.scopes.with(scopes);
+        self
+    }
+
+    /// The OAuth scopes a caller's token needs for this resource.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter()
     }
 
     /// The wire definition.
@@ -256,6 +289,7 @@ impl TemplateEntry {
             handler: Arc::new(handler),
             completions: Completions::default(),
             toolbox: Cow::Borrowed(""),
+            scopes: Scopes::of(spec.scopes),
         }
     }
 
@@ -296,6 +330,7 @@ impl TemplateEntry {
             template: Arc::new(template),
             completions: Completions::default(),
             toolbox: Cow::Borrowed(""),
+            scopes: Scopes::default(),
         })
     }
 
@@ -304,6 +339,21 @@ impl TemplateEntry {
     pub fn with_completion(mut self, variable: &str, handler: Arc<CompleteHandler>) -> Self {
         self.completions.insert(variable, handler);
         self
+    }
+
+    /// Needs these OAuth scopes (added to any it has): a caller whose token
+    /// lacks one does not see the template, and reading one of its URIs,
+    /// subscribing to one, or completing its variables gets the step-up
+    /// challenge (HTTP 403 naming the scopes).
+    #[must_use]
+    pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = self.scopes.with(scopes);
+        self
+    }
+
+    /// The OAuth scopes a caller's token needs for this template and its URIs.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scopes.iter()
     }
 
     /// The wire definition.

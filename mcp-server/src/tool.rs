@@ -154,7 +154,7 @@ pub struct ToolEntry {
     pub(crate) wrap_structured: bool,
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) requires_client: &'static [&'static str],
-    pub(crate) scopes: Arc<[Box<str>]>,
+    pub(crate) scopes: crate::registry::Scopes,
     pub(crate) timeout: Option<std::time::Duration>,
 }
 
@@ -181,6 +181,10 @@ impl crate::registry::Entry for ToolEntry {
 
     fn def(&self) -> &Arc<Tool> {
         &self.def
+    }
+
+    fn scopes(&self) -> &crate::registry::Scopes {
+        &self.scopes
     }
 }
 
@@ -241,7 +245,7 @@ impl ToolEntry {
         );
         entry.wrap_structured = wrap_structured;
         entry.requires_client = spec.requires_client;
-        entry.scopes = spec.scopes.iter().map(|s| Box::from(*s)).collect();
+        entry.scopes = crate::registry::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
         entry
     }
@@ -260,7 +264,7 @@ impl ToolEntry {
             wrap_structured: false,
             toolbox,
             requires_client: &[],
-            scopes: Arc::from([]),
+            scopes: crate::registry::Scopes::default(),
             timeout: None,
         }
     }
@@ -270,19 +274,13 @@ impl ToolEntry {
     /// challenge (HTTP 403 naming the scopes).
     #[must_use]
     pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        let mut all: Vec<Box<str>> = self.scopes.to_vec();
-        for s in scopes {
-            if !all.iter().any(|have| **have == *s.as_ref()) {
-                all.push(Box::from(s.as_ref()));
-            }
-        }
-        self.scopes = all.into();
+        self.scopes = self.scopes.with(scopes);
         self
     }
 
     /// The OAuth scopes a caller's token needs for this tool.
     pub fn scopes(&self) -> impl Iterator<Item = &str> {
-        self.scopes.iter().map(|s| &**s)
+        self.scopes.iter()
     }
 
     /// Limits how long one call may run (overrides the server's `call_timeout`).

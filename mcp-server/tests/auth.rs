@@ -6,16 +6,16 @@
 //! and with introspection.
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
+mod issuer;
 mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use base64::Engine as _;
 use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
+use issuer::{b64, now, Issuer};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_server::auth::{Authorization, Introspection, JwtVerifier};
 use mcp_server::http::HttpConfig;
@@ -54,126 +54,6 @@ impl Notes {
     }
 }
 
-fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// An issuer on 127.0.0.1: its metadata, its JWKS (counting fetches), an
-/// introspection endpoint, and a signing key.
-struct Issuer {
-    url: String,
-    key: EncodingKey,
-    /// The public key as the JWKS gives it (x || y), for the HMAC attack.
-    public: Vec<u8>,
-    jwks_fetches: Arc<AtomicUsize>,
-    introspections: Arc<AtomicUsize>,
-}
-
-impl Issuer {
-    async fn start() -> Issuer {
-        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let raw = pair.public_key_raw().to_vec();
-        assert_eq!((raw.len(), raw[0]), (65, 4), "an uncompressed P-256 point");
-        let jwk = json!({
-            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": "k1",
-            "x": b64(&raw[1..33]), "y": b64(&raw[33..])
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let jwks_fetches = Arc::new(AtomicUsize::new(0));
-        let introspections = Arc::new(AtomicUsize::new(0));
-        let metadata = json!({
-            "issuer": url,
-            "authorization_endpoint": format!("{url}/authorize"),
-            "token_endpoint": format!("{url}/token"),
-            "jwks_uri": format!("{url}/jwks"),
-            "introspection_endpoint": format!("{url}/introspect"),
-            "response_types_supported": ["code"],
-            "code_challenge_methods_supported": ["S256"]
-        });
-        let fetches = Arc::clone(&jwks_fetches);
-        let asked = Arc::clone(&introspections);
-        let app = axum::Router::new()
-            .route(
-                "/.well-known/oauth-authorization-server",
-                axum::routing::get(move || async move { json_reply(&metadata) }),
-            )
-            .route(
-                "/jwks",
-                axum::routing::get(move || {
-                    fetches.fetch_add(1, Ordering::SeqCst);
-                    let keys = json!({ "keys": [jwk] });
-                    async move { json_reply(&keys) }
-                }),
-            )
-            .route(
-                "/introspect",
-                axum::routing::post(move |headers: http::HeaderMap, body: String| {
-                    asked.fetch_add(1, Ordering::SeqCst);
-                    async move { json_reply(&introspect(&headers, &body)) }
-                }),
-            );
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        Issuer {
-            url,
-            key: EncodingKey::from_ec_der(&pair.serialize_der()),
-            public: raw[1..].to_vec(),
-            jwks_fetches,
-            introspections,
-        }
-    }
-
-    fn sign(&self, claims: &Value, kid: &str) -> String {
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some(kid.into());
-        jsonwebtoken::encode(&header, claims, &self.key).unwrap()
-    }
-}
-
-fn json_reply(v: &Value) -> ([(http::HeaderName, &'static str); 1], String) {
-    (
-        [(http::header::CONTENT_TYPE, "application/json")],
-        v.to_string(),
-    )
-}
-
-/// The issuer's introspection: `good.<base64url of an audience>` is active
-/// for that audience, anything else inactive; the caller must
-/// authenticate as `mcp`:`secret`.
-fn introspect(headers: &http::HeaderMap, body: &str) -> Value {
-    let expected = format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode("mcp:secret")
-    );
-    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
-        return json!({"active": false});
-    }
-    let form = mcp_wire::oauth::form_decode(body);
-    let token = form
-        .iter()
-        .find(|(k, _)| k == "token")
-        .map(|(_, v)| v.as_str());
-    match token {
-        Some(t) if t.starts_with("good.") => {
-            let aud = base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .decode(t.trim_start_matches("good."))
-                .unwrap();
-            json!({
-                "active": true, "sub": "ivan", "scope": "notes:read", "client_id": "cli",
-                "aud": String::from_utf8(aud).unwrap(), "exp": now() + 600
-            })
-        }
-        _ => json!({"active": false}),
-    }
-}
-
 struct Protected {
     base: String,
     resource: String,
@@ -204,10 +84,7 @@ async fn serve(issuer: &Issuer, verifier: impl FnOnce(&str) -> Authorization) ->
 }
 
 fn claims(issuer: &Issuer, aud: &str, scope: &str) -> Value {
-    json!({
-        "iss": issuer.url, "aud": aud, "sub": "alice", "client_id": "cli",
-        "scope": scope, "iat": now(), "exp": now() + 600
-    })
+    issuer.claims(aud, scope)
 }
 
 impl Protected {
@@ -367,12 +244,9 @@ async fn hostile_requests_never_reach_a_tool_and_valid_ones_are_served() {
             400,
             Some("invalid_request"),
         ),
-        (
-            "empty bearer",
-            Some("Bearer ".into()),
-            400,
-            Some("invalid_request"),
-        ),
+        // A client without a token yet: the challenge starts its sign-in.
+        ("empty bearer", Some("Bearer ".into()), 401, None),
+        ("bare bearer", Some("Bearer".into()), 401, None),
         (
             "not a JWT",
             Some(bearer("abc.def")),
@@ -481,6 +355,20 @@ async fn hostile_requests_never_reach_a_tool_and_valid_ones_are_served() {
         issuer.jwks_fetches.load(Ordering::SeqCst),
         2,
         "refreshes are bounded"
+    );
+    // A `kid` that is not ASCII is quoted in the reason; the challenge still
+    // goes out (it went without WWW-Authenticate, as no header value).
+    let r = s
+        .call(
+            "read_note",
+            Some(&bearer(
+                &issuer.sign(&claims(&issuer, &s.resource, "notes:read"), "ключ"),
+            )),
+        )
+        .await;
+    assert_eq!(
+        (r.status.as_u16(), challenge(&r).get("error")),
+        (401, Some("invalid_token"))
     );
 
     // A token in the query string.

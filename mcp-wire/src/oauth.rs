@@ -121,7 +121,11 @@ pub fn is_secure_or_loopback(url: &str) -> bool {
     }
     let host = if let Some(rest) = authority.strip_prefix('[') {
         match rest.split_once(']') {
-            Some((v6, _)) => return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|a| a.is_loopback()),
+            Some((v6, _)) => {
+                return v6
+                    .parse::<std::net::Ipv6Addr>()
+                    .is_ok_and(|a| a.is_loopback())
+            }
             None => return false,
         }
     } else {

@@ -81,6 +81,9 @@ impl ItemKind {
 
 const KINDS: [&str; 3] = ["prompt", "resource", "complete"];
 
+/// `scopes` written in `#[prompt(...)]` or `#[resource(...)]`.
+const SCOPES_HERE: &str = "`scopes` goes in the method's own #[tool(...)], as on a tool: write #[tool(scopes(\"notes:read\"))] above the method";
+
 /// Whether `attr` is one of `#[prompt]`, `#[resource]`, `#[complete]`.
 pub(crate) fn is_kind_attr(attr: &Attribute) -> bool {
     KINDS.iter().any(|k| attr.path().is_ident(k))
@@ -131,6 +134,8 @@ fn prompt(attr: &Attribute) -> syn::Result<Named> {
             named.name = Some(meta.value()?.parse()?);
         } else if meta.path.is_ident("title") {
             named.title = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("scopes") {
+            return Err(meta.error(SCOPES_HERE));
         } else {
             return Err(
                 meta.error("unknown key: #[prompt] takes `name = \"...\"` and `title = \"...\"`")
@@ -166,6 +171,8 @@ fn resource(attr: &Attribute) -> syn::Result<ResourceAttr> {
             &mut r.named.name
         } else if meta.path.is_ident("title") {
             &mut r.named.title
+        } else if meta.path.is_ident("scopes") {
+            return Err(meta.error(SCOPES_HERE));
         } else {
             return Err(meta.error(
                 "unknown key: #[resource] takes `uri` or `template`, and `mime_type`, `name`, `title`",

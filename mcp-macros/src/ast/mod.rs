@@ -119,7 +119,8 @@ pub(crate) struct Tool {
     pub(crate) declared: Option<DeclaredSig>,
     /// A tool, or what else the method is (a prompt, a resource, ...).
     pub(crate) kind: ItemKind,
-    /// The `scopes("...")` of its `#[tool]` impl block (tools only).
+    /// The `scopes("...")` of its `#[tool]` impl block (tools, prompts,
+    /// resources and templates; not completion functions).
     pub(crate) block_scopes: Vec<syn::LitStr>,
 }
 

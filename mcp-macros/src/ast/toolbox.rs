@@ -44,7 +44,10 @@ impl ToolImpl {
             cx.section(index + 1);
             if let Some(mut tool) = model.method(cx, method) {
                 tool.section = index + 1;
-                if let (Some(block), true) = (&block_scopes, tool.is_tool()) {
+                // A completion function is asked for with the scopes of
+                // what it completes, which get the block's too.
+                let completes = matches!(tool.kind, ItemKind::Complete(_));
+                if let (Some(block), false) = (&block_scopes, completes) {
                     tool.block_scopes.clone_from(&block.values);
                 }
                 model.tools.push(tool);

@@ -138,6 +138,25 @@ impl Identity {
         self.expires_at
     }
 
+    /// Who the identity is, for binding what it opened (a session, an
+    /// input round) to it: the subject at its issuer, else the client the
+    /// token was issued to; `None` when the token names neither.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn principal(&self) -> Option<Principal> {
+        let issuer = self.issuer.as_deref().map(Box::from);
+        match (&self.subject, &self.client_id) {
+            (Some(subject), _) => Some(Principal::Subject {
+                issuer,
+                subject: subject.as_str().into(),
+            }),
+            (None, Some(client)) => Some(Principal::Client {
+                issuer,
+                client: client.as_str().into(),
+            }),
+            (None, None) => None,
+        }
+    }
+
     /// Adds the scopes implied by those granted (`(broad, narrower)` pairs,
     /// followed until nothing new is implied).
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
@@ -153,6 +172,35 @@ impl Identity {
                 break;
             }
         }
+    }
+}
+
+/// Who a token speaks for: see [`Identity::principal`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Principal {
+    /// The token's subject (`sub`), at its issuer (`iss`).
+    Subject {
+        issuer: Option<Box<str>>,
+        subject: Box<str>,
+    },
+    /// No subject: the client (`client_id`, else `azp`), at its issuer.
+    Client {
+        issuer: Option<Box<str>>,
+        client: Box<str>,
+    },
+}
+
+impl Principal {
+    /// A text naming the principal and nothing else (its parts cannot run
+    /// into each other: each is length-prefixed).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn key(&self) -> String {
+        let (kind, issuer, name) = match self {
+            Principal::Subject { issuer, subject } => ("sub", issuer, subject),
+            Principal::Client { issuer, client } => ("client", issuer, client),
+        };
+        let issuer = issuer.as_deref().unwrap_or_default();
+        format!("{kind}:{}:{issuer}{}:{name}", issuer.len(), name.len())
     }
 }
 

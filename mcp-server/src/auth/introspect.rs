@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use mcp_types::JsonObject;
 use mcp_wire::http_client::{form_request, send, HttpClient};
-use mcp_wire::oauth::percent_encode;
+use mcp_wire::oauth::{is_secure_or_loopback, percent_encode};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -18,7 +18,8 @@ use super::{Identity, TokenError, TokenVerifier, VerifyFuture};
 const MAX_CACHED: usize = 10_000;
 
 /// Verifies tokens by asking the issuer's introspection endpoint (RFC 7662),
-/// authenticating as a confidential client (`client_secret_basic`).
+/// authenticating as a confidential client (`client_secret_basic`). The
+/// endpoint must be `https` (plain `http` only on a loopback address).
 ///
 /// A token is accepted when the answer says `active`, its `exp` (if given)
 /// is in the future, its `aud` names this server's resource URI, and (when
@@ -116,18 +117,27 @@ impl Introspection {
         if let Some(who) = self.cached(&key) {
             return Ok(who);
         }
+        if !is_secure_or_loopback(&self.endpoint) {
+            // The token and the server's own credentials would cross the
+            // network in the clear.
+            return Err(TokenError::unavailable(format!(
+                "the introspection endpoint {} is not https (plain http is accepted on loopback addresses only)",
+                self.endpoint
+            )));
+        }
         let mut request = form_request(
             &self.endpoint,
             &[("token", token), ("token_type_hint", "access_token")],
         )
-        .map_err(|e| TokenError::Unavailable(Box::new(e)))?;
+        .map_err(TokenError::unavailable)?;
         if let Some((id, secret)) = &self.credentials {
             let pair = format!("{}:{}", percent_encode(id), percent_encode(secret));
             let value = format!(
                 "Basic {}",
                 base64::engine::general_purpose::STANDARD.encode(pair)
             );
-            if let Ok(value) = http::HeaderValue::from_str(&value) {
+            if let Ok(mut value) = http::HeaderValue::from_str(&value) {
+                value.set_sensitive(true);
                 request
                     .headers_mut()
                     .insert(http::header::AUTHORIZATION, value);
@@ -136,15 +146,15 @@ impl Introspection {
         let answer: JsonObject = send(&self.client, request, self.timeout)
             .await
             .and_then(|r| r.json(&self.endpoint))
-            .map_err(|e| TokenError::Unavailable(Box::new(e)))?;
+            .map_err(TokenError::unavailable)?;
         let who = self.judge(answer)?;
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
-        let life = who
-            .expires_at()
-            .map_or(self.ttl, |exp| self.ttl.min(Duration::from_secs(exp - now)));
+        let life = who.expires_at().map_or(self.ttl, |exp| {
+            self.ttl.min(Duration::from_secs(exp.saturating_sub(now)))
+        });
         if !life.is_zero() {
             let mut cache = mcp_wire::sync::lock(&self.cache);
             if cache.len() >= MAX_CACHED {

@@ -1,15 +1,18 @@
 //! [`JwtVerifier`]: JWT access tokens checked against the issuer's JWKS.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use mcp_types::JsonObject;
-use mcp_wire::http_client::{fetch_json, FetchError, HttpClient};
-use mcp_wire::oauth::{authorization_server_metadata_urls, AuthorizationServerMetadata};
+use mcp_wire::http_client::{fetch_json, get_json_request, send, HttpClient};
+use mcp_wire::oauth::{
+    authorization_server_metadata_urls, is_secure_or_loopback, AuthorizationServerMetadata,
+};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -32,16 +35,33 @@ const ACCEPTED: &[Algorithm] = &[
 /// Verifies JWT access tokens (RFC 9068) with the issuer's published keys.
 ///
 /// The keys come from the issuer's `jwks_uri`, found in its metadata (RFC
-/// 8414, then OpenID discovery, as MCP clients look) unless given; they are
-/// cached, and fetched again when a token names an unknown `kid` (the
-/// issuer rotated its keys), at most once per
-/// [`min_refresh_interval`](Self::min_refresh_interval). A token is
-/// accepted when its signature checks with an asymmetric algorithm the key
-/// allows, `iss` is the issuer, `aud` names this server's resource URI
-/// (RFC 8707; scheme and host compared without case, a trailing `/` ignored),
-/// and `exp` and `nbf` hold within the leeway (default 30 s). A verified
-/// token is remembered (by its SHA-256) until it expires, so its signature
-/// is checked once, not on every request.
+/// 8414, then OpenID discovery, as MCP clients look) unless given. Both must
+/// be `https` (plain `http` only to a loopback address). The key set is kept
+/// for as long as the issuer's `Cache-Control: max-age` says (default 10
+/// minutes without one, never longer than an hour: see
+/// [`key_set_max_age`](Self::key_set_max_age)); then it is fetched again,
+/// and tokens remembered as verified with a key no longer published are
+/// forgotten (a key rotated out after a compromise stops being trusted). A
+/// token naming an unknown `kid` fetches the keys again too (the issuer
+/// rotated them), at most once per
+/// [`min_refresh_interval`](Self::min_refresh_interval).
+///
+/// One fetch runs at a time and every request waiting for keys shares its
+/// outcome. A failed fetch is retried after a back-off (1 s, doubling up to
+/// a minute); meanwhile, and while a retry is in flight, a request that
+/// needs the keys is answered at once with 503 and `Retry-After`, so an
+/// issuer that is down or slow never makes requests queue behind each
+/// other's timeouts. Tokens already verified stay served through such an
+/// outage until they expire.
+///
+/// A token is accepted when its signature checks with an asymmetric
+/// algorithm the key allows, `iss` is the issuer, `aud` names this server's
+/// resource URI (RFC 8707; scheme and host compared without case, a trailing
+/// `/` ignored), `exp` and `nbf` hold within the leeway (default 30 s), and
+/// (when [`require_access_token_type`](Self::require_access_token_type) is
+/// set) its `typ` header is `at+jwt`. A verified token is remembered (by its
+/// SHA-256) until it expires, so its signature is checked once, not on
+/// every request.
 ///
 /// ```no_run
 /// use mcp_server::auth::JwtVerifier;
@@ -68,29 +88,78 @@ struct Inner {
     audience: String,
     leeway: u64,
     min_refresh: Duration,
+    max_age: Duration,
+    max_age_ceiling: Duration,
+    require_typ: bool,
     timeout: Duration,
     client: HttpClient,
     keys: RwLock<Keys>,
-    /// One fetch at a time; others wait for its keys.
-    fetching: tokio::sync::Mutex<()>,
-    /// Tokens already verified, by SHA-256, with their `exp`: a signature
-    /// is checked once per token, not once per request.
-    verified: std::sync::Mutex<HashMap<[u8; 32], (Identity, u64)>>,
+    /// One fetch at a time; those waiting for it take its outcome.
+    fetching: tokio::sync::Mutex<Attempt>,
+    /// The last fetch failed: while another runs, requests do not wait.
+    failing: AtomicBool,
+    /// Tokens already verified, by SHA-256: a signature is checked once
+    /// per token, not once per request.
+    verified: std::sync::Mutex<HashMap<[u8; 32], Remembered>>,
+}
+
+/// A verified token: whom it speaks for, its `exp`, and the key that
+/// verified it (forgotten with the key).
+struct Remembered {
+    identity: Identity,
+    exp: u64,
+    key: [u8; 32],
 }
 
 /// The most verified tokens remembered; past it, the memory starts afresh.
 const MAX_VERIFIED: usize = 10_000;
+/// The shortest a key set is kept, whatever the issuer says (`no-cache`
+/// would otherwise mean a fetch per request).
+const MIN_KEY_SET_AGE: Duration = Duration::from_secs(1);
+/// The first wait after a failed fetch; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 #[derive(Default)]
 struct Keys {
     jwks_uri: Option<String>,
     set: Vec<Key>,
+    /// When the set was fetched, and how long it may be used.
     fetched: Option<Instant>,
-    /// The last fetch after the first (for an unknown `kid`).
+    max_age: Duration,
+    /// The last fetch for an unknown `kid` (throttled by `min_refresh`).
     refreshed: Option<Instant>,
 }
 
+impl Keys {
+    fn is_fresh(&self) -> bool {
+        self.fetched.is_some_and(|at| at.elapsed() < self.max_age)
+    }
+}
+
+/// The last fetch of the keys.
+#[derive(Default)]
+struct Attempt {
+    /// When it ended, and how.
+    ended: Option<(Instant, Result<(), Arc<str>>)>,
+    /// Failed fetches in a row.
+    failures: u32,
+    /// No new fetch before this (after a failure).
+    retry_at: Option<Instant>,
+}
+
+/// Why the keys are fetched.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// None yet, or the set is older than its max age.
+    Stale,
+    /// A token names a key the set does not have.
+    UnknownKid,
+}
+
 struct Key {
+    /// The SHA-256 of the JWK as published: what remembered tokens name.
+    fingerprint: [u8; 32],
     kid: Option<String>,
     /// The JWK's `alg`, when it names one.
     alg: Option<Algorithm>,
@@ -121,6 +190,7 @@ fn family_of(alg: Algorithm) -> Option<Family> {
 
 impl Key {
     fn from_jwk(value: Value) -> Option<Key> {
+        let fingerprint = Sha256::digest(serde_json::to_vec(&value).ok()?).into();
         let jwk: Jwk = serde_json::from_value(value).ok()?;
         if matches!(&jwk.common.public_key_use, Some(u) if *u != PublicKeyUse::Signature) {
             return None;
@@ -140,6 +210,7 @@ impl Key {
             }
         };
         Some(Key {
+            fingerprint,
             kid: jwk.common.key_id.clone(),
             alg,
             family,
@@ -183,16 +254,24 @@ impl JwtVerifier {
     /// Verifies tokens from `issuer` for the resource `audience` (this
     /// server's canonical URI, the `resource` of its metadata).
     pub fn new(issuer: impl Into<String>, audience: impl Into<String>) -> Self {
+        let issuer = issuer.into();
+        if !is_secure_or_loopback(&issuer) {
+            tracing::error!(%issuer, "the issuer must be an https URL (http only on a loopback address): its keys will not be fetched");
+        }
         JwtVerifier {
             inner: Arc::new(Inner {
-                issuer: issuer.into(),
+                issuer,
                 audience: audience.into(),
                 leeway: 30,
                 min_refresh: Duration::from_secs(60),
+                max_age: Duration::from_secs(600),
+                max_age_ceiling: Duration::from_secs(3600),
+                require_typ: false,
                 timeout: Duration::from_secs(10),
                 client: mcp_wire::http_client::http_client(Duration::from_secs(5), None),
                 keys: RwLock::new(Keys::default()),
-                fetching: tokio::sync::Mutex::new(()),
+                fetching: tokio::sync::Mutex::new(Attempt::default()),
+                failing: AtomicBool::new(false),
                 verified: std::sync::Mutex::new(HashMap::new()),
             }),
         }
@@ -224,6 +303,28 @@ impl JwtVerifier {
         self
     }
 
+    /// How long the key set is used before it is fetched again: `default`
+    /// when the issuer's answer has no `Cache-Control: max-age` (10 minutes
+    /// unless set), and never longer than `ceiling` (an hour unless set),
+    /// whatever the issuer says.
+    #[must_use]
+    pub fn key_set_max_age(mut self, default: Duration, ceiling: Duration) -> Self {
+        let inner = self.inner_mut();
+        inner.max_age_ceiling = ceiling.max(MIN_KEY_SET_AGE);
+        inner.max_age = default.clamp(MIN_KEY_SET_AGE, inner.max_age_ceiling);
+        self
+    }
+
+    /// Accepts only tokens whose `typ` header is `at+jwt` (or
+    /// `application/at+jwt`), as RFC 9068 asks of access tokens. Off by
+    /// default: the audience check already refuses ID tokens, and issuers
+    /// that still write `JWT` there are common.
+    #[must_use]
+    pub fn require_access_token_type(mut self) -> Self {
+        self.inner_mut().require_typ = true;
+        self
+    }
+
     /// The HTTP client used to reach the issuer (for a custom TLS setup).
     #[must_use]
     pub fn http_client(mut self, client: HttpClient) -> Self {
@@ -233,31 +334,43 @@ impl JwtVerifier {
 
     async fn check(&self, token: &str) -> Result<Identity, TokenError> {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
-        if let Some((who, exp)) = mcp_wire::sync::lock(&self.inner.verified).get(&digest) {
-            if now <= exp.saturating_add(self.inner.leeway) {
-                return Ok(who.clone());
-            }
+        let inner = &*self.inner;
+        // A stale set is fetched again first, so that a token remembered
+        // with a key the issuer has since removed is forgotten.
+        let stale = if mcp_wire::sync::read(&inner.keys).is_fresh() {
+            Ok(())
+        } else {
+            inner.refresh(Why::Stale).await
+        };
+        if let Some(who) = inner.remembered(&digest) {
+            // Served through an outage: the key was valid when last seen.
+            return Ok(who);
         }
-        let who = self.verify_now(token).await?;
+        stale?;
+        let (who, key) = self.verify_now(token).await?;
         if let Some(exp) = who.expires_at() {
-            let mut verified = mcp_wire::sync::lock(&self.inner.verified);
+            let now = unix_now();
+            let mut verified = mcp_wire::sync::lock(&inner.verified);
             if verified.len() >= MAX_VERIFIED {
-                verified.retain(|_, (_, e)| now <= e.saturating_add(self.inner.leeway));
+                verified.retain(|_, r| now <= r.exp.saturating_add(inner.leeway));
                 if verified.len() >= MAX_VERIFIED {
                     verified.clear();
                 }
             }
-            verified.insert(digest, (who.clone(), exp));
+            verified.insert(
+                digest,
+                Remembered {
+                    identity: who.clone(),
+                    exp,
+                    key,
+                },
+            );
         }
         Ok(who)
     }
 
-    /// Checks a token's signature and claims.
-    async fn verify_now(&self, token: &str) -> Result<Identity, TokenError> {
+    /// Checks a token's signature and claims; also says which key verified it.
+    async fn verify_now(&self, token: &str) -> Result<(Identity, [u8; 32]), TokenError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| TokenError::invalid(format!("malformed token: {e}")))?;
         if !ACCEPTED.contains(&header.alg) {
@@ -266,11 +379,20 @@ impl JwtVerifier {
                 header.alg
             )));
         }
+        if self.inner.require_typ
+            && !header.typ.as_deref().is_some_and(|t| {
+                t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt")
+            })
+        {
+            return Err(TokenError::invalid(
+                "not an access token: its `typ` header is not `at+jwt`",
+            ));
+        }
         let kid = header.kid.as_deref();
-        let key = if let Some(key) = self.inner.find(kid, header.alg) {
-            key
+        let (key, fingerprint) = if let Some(found) = self.inner.find(kid, header.alg) {
+            found
         } else {
-            self.inner.refresh().await?;
+            self.inner.refresh(Why::UnknownKid).await?;
             self.inner.find(kid, header.alg).ok_or_else(|| {
                 TokenError::invalid(match kid {
                     Some(kid) => format!("no key `{kid}` for {:?} from the issuer", header.alg),
@@ -291,8 +413,35 @@ impl JwtVerifier {
                 "the token was issued for another resource",
             ));
         }
-        Ok(Identity::from_claims(data.claims))
+        Ok((Identity::from_claims(data.claims), fingerprint))
     }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
+/// The `max-age` of a `Cache-Control` value (`no-cache` and `no-store`
+/// count as zero), if it says.
+fn max_age_of(cache_control: &str) -> Option<Duration> {
+    let mut age = None;
+    for directive in cache_control.split(',').map(str::trim) {
+        let (name, value) = directive.split_once('=').unwrap_or((directive, ""));
+        if name.eq_ignore_ascii_case("no-cache") || name.eq_ignore_ascii_case("no-store") {
+            return Some(Duration::ZERO);
+        }
+        if name.eq_ignore_ascii_case("max-age") {
+            age = value
+                .trim_matches('"')
+                .parse::<u64>()
+                .ok()
+                .map(Duration::from_secs);
+        }
+    }
+    age
 }
 
 fn describe(e: &jsonwebtoken::errors::Error) -> String {
@@ -308,38 +457,131 @@ fn describe(e: &jsonwebtoken::errors::Error) -> String {
 }
 
 impl Inner {
-    fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<DecodingKey> {
+    fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<(DecodingKey, [u8; 32])> {
         let keys = mcp_wire::sync::read(&self.keys);
         let mut fitting = keys.set.iter().filter(|k| k.fits(kid, alg));
         let first = fitting.next()?;
         // Without a `kid`, only an unambiguous key will do.
-        (kid.is_some() || fitting.next().is_none()).then(|| first.decoding.clone())
+        (kid.is_some() || fitting.next().is_none())
+            .then(|| (first.decoding.clone(), first.fingerprint))
     }
 
-    /// Fetches the keys: the first time, and again for an unknown `kid`
-    /// unless the last such refresh was less than `min_refresh` ago (then
-    /// the cached keys stand).
-    async fn refresh(&self) -> Result<(), TokenError> {
+    /// A token verified before, still within its `exp`.
+    fn remembered(&self, digest: &[u8; 32]) -> Option<Identity> {
+        let verified = mcp_wire::sync::lock(&self.verified);
+        let r = verified.get(digest)?;
+        (unix_now() <= r.exp.saturating_add(self.leeway)).then(|| r.identity.clone())
+    }
+
+    /// Fetches the keys, once for all who need them at the same time.
+    ///
+    /// After a failure nothing is fetched until the back-off has passed,
+    /// and while a fetch runs after a failure others do not wait for it:
+    /// both answer at once, with when to try again. A fetch for an unknown
+    /// `kid` less than `min_refresh` after the last one keeps the keys held.
+    async fn refresh(&self, why: Why) -> Result<(), TokenError> {
         let started = Instant::now();
-        let _one = self.fetching.lock().await;
-        let (jwks_uri, fetched, refreshed) = {
-            let keys = mcp_wire::sync::read(&self.keys);
-            (keys.jwks_uri.clone(), keys.fetched, keys.refreshed)
+        let mut attempt = if self.failing.load(Ordering::Acquire) {
+            match self.fetching.try_lock() {
+                Ok(attempt) => attempt,
+                Err(_) => return Err(backing_off("a fetch of the keys is failing", FIRST_BACKOFF)),
+            }
+        } else {
+            self.fetching.lock().await
         };
-        if fetched.is_some_and(|at| at >= started) {
-            // Fetched while this one waited.
-            return Ok(());
+        match &attempt.ended {
+            // Ended while this one waited: its outcome is this one's.
+            Some((at, outcome)) if *at >= started => {
+                return outcome.clone().map_err(|e| {
+                    let left = attempt
+                        .retry_at
+                        .map_or(FIRST_BACKOFF, |t| t - Instant::now().min(t));
+                    backing_off(&e, left)
+                });
+            }
+            _ => {}
         }
-        if refreshed.is_some_and(|at| at.elapsed() < self.min_refresh) {
-            return Ok(());
+        if let Some(at) = attempt.retry_at {
+            let now = Instant::now();
+            if now < at {
+                let last = match &attempt.ended {
+                    Some((_, Err(e))) => Arc::clone(e),
+                    _ => Arc::from("fetching the keys failed"),
+                };
+                return Err(backing_off(&last, at - now));
+            }
         }
+        {
+            let keys = mcp_wire::sync::read(&self.keys);
+            match why {
+                Why::Stale if keys.is_fresh() => return Ok(()),
+                Why::UnknownKid
+                    if keys
+                        .refreshed
+                        .is_some_and(|at| at.elapsed() < self.min_refresh) =>
+                {
+                    return Ok(())
+                }
+                _ => {}
+            }
+        }
+        let outcome = self.fetch(why).await;
+        let now = Instant::now();
+        match &outcome {
+            Ok(()) => {
+                attempt.failures = 0;
+                attempt.retry_at = None;
+                self.failing.store(false, Ordering::Release);
+            }
+            Err(e) => {
+                attempt.failures = attempt.failures.saturating_add(1);
+                let backoff = FIRST_BACKOFF
+                    .saturating_mul(1 << (attempt.failures - 1).min(16))
+                    .min(MAX_BACKOFF);
+                attempt.retry_at = Some(now + backoff);
+                self.failing.store(true, Ordering::Release);
+                tracing::warn!(issuer = %self.issuer, error = %e, retry_in = ?backoff, "fetching the issuer's keys failed");
+            }
+        }
+        attempt.ended = Some((now, outcome.clone()));
+        outcome.map_err(|e| {
+            let left = attempt.retry_at.map_or(FIRST_BACKOFF, |t| t - now.min(t));
+            backing_off(&e, left)
+        })
+    }
+
+    /// One fetch: the metadata when the `jwks_uri` is not known yet, then
+    /// the keys; on success, remembered tokens whose key is gone are dropped.
+    async fn fetch(&self, why: Why) -> Result<(), Arc<str>> {
+        let jwks_uri = mcp_wire::sync::read(&self.keys).jwks_uri.clone();
         let jwks_uri = match jwks_uri {
             Some(uri) => uri,
             None => self.discover().await?,
         };
-        let set: Value = fetch_json(&self.client, &jwks_uri, self.timeout)
-            .await
-            .map_err(unavailable)?;
+        if !is_secure_or_loopback(&jwks_uri) {
+            return Err(format!(
+                "the key set URL {jwks_uri} is not https (plain http is accepted on loopback addresses only)"
+            )
+            .into());
+        }
+        let fetched =
+            get_json_request(&jwks_uri).map(|request| send(&self.client, request, self.timeout));
+        let answer = match fetched {
+            Ok(sent) => sent.await,
+            Err(e) => Err(e),
+        }
+        .map_err(|e| Arc::from(mcp_types::error::Chain(&e).to_string()))?;
+        let set: Value = answer
+            .json(&jwks_uri)
+            .map_err(|e| Arc::from(mcp_types::error::Chain(&e).to_string()))?;
+        let max_age = answer
+            .headers
+            .get_all(http::header::CACHE_CONTROL)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find_map(max_age_of)
+            .unwrap_or(self.max_age)
+            .clamp(MIN_KEY_SET_AGE, self.max_age_ceiling);
         let keys: Vec<Key> = set
             .get("keys")
             .and_then(Value::as_array)
@@ -348,52 +590,70 @@ impl Inner {
             .cloned()
             .filter_map(Key::from_jwk)
             .collect();
-        tracing::debug!(%jwks_uri, keys = keys.len(), "fetched the issuer's keys");
-        let mut held = mcp_wire::sync::write(&self.keys);
-        held.jwks_uri = Some(jwks_uri);
-        held.set = keys;
-        let now = Instant::now();
-        if held.fetched.is_some() {
-            held.refreshed = Some(now);
+        tracing::debug!(%jwks_uri, keys = keys.len(), ?max_age, "fetched the issuer's keys");
+        let published: HashSet<[u8; 32]> = keys.iter().map(|k| k.fingerprint).collect();
+        {
+            let mut held = mcp_wire::sync::write(&self.keys);
+            held.jwks_uri = Some(jwks_uri);
+            held.set = keys;
+            held.max_age = max_age;
+            let now = Instant::now();
+            if why == Why::UnknownKid {
+                held.refreshed = Some(now);
+            }
+            held.fetched = Some(now);
         }
-        held.fetched = Some(now);
+        let mut verified = mcp_wire::sync::lock(&self.verified);
+        let before = verified.len();
+        verified.retain(|_, r| published.contains(&r.key));
+        if verified.len() < before {
+            tracing::info!(
+                forgotten = before - verified.len(),
+                "tokens verified with keys the issuer no longer publishes are checked again"
+            );
+        }
         Ok(())
     }
 
     /// The issuer's `jwks_uri`, from its metadata.
-    async fn discover(&self) -> Result<String, TokenError> {
+    async fn discover(&self) -> Result<String, Arc<str>> {
         let mut last = None;
         for url in authorization_server_metadata_urls(&self.issuer) {
+            if !is_secure_or_loopback(&url) {
+                return Err(format!(
+                    "the issuer {} is not https (plain http is accepted on loopback addresses only)",
+                    self.issuer
+                )
+                .into());
+            }
             match fetch_json::<AuthorizationServerMetadata>(&self.client, &url, self.timeout).await
             {
                 Ok(meta) if meta.issuer != self.issuer => {
-                    return Err(TokenError::Unavailable(
-                        format!(
-                            "the metadata at {url} names the issuer `{}`, not `{}`",
-                            meta.issuer, self.issuer
-                        )
-                        .into(),
-                    ))
+                    return Err(format!(
+                        "the metadata at {url} names the issuer `{}`, not `{}`",
+                        meta.issuer, self.issuer
+                    )
+                    .into())
                 }
                 Ok(meta) => {
-                    return meta.jwks_uri.ok_or_else(|| {
-                        TokenError::Unavailable(
-                            format!("the metadata at {url} names no jwks_uri").into(),
-                        )
-                    })
+                    return meta
+                        .jwks_uri
+                        .ok_or_else(|| format!("the metadata at {url} names no jwks_uri").into())
                 }
                 Err(e) => last = Some(e),
             }
         }
-        Err(last.map_or_else(
-            || TokenError::Unavailable(format!("`{}` is not an issuer URL", self.issuer).into()),
-            unavailable,
-        ))
+        Err(match last {
+            Some(e) => mcp_types::error::Chain(&e).to_string().into(),
+            None => format!("`{}` is not an issuer URL", self.issuer).into(),
+        })
     }
 }
 
-fn unavailable(e: FetchError) -> TokenError {
-    TokenError::Unavailable(Box::new(e))
+/// A 503 for a request that needs keys while fetching them fails.
+fn backing_off(reason: &str, left: Duration) -> TokenError {
+    TokenError::unavailable(format!("the issuer's keys cannot be fetched: {reason}"))
+        .retry_after(left.max(Duration::from_secs(1)))
 }
 
 impl TokenVerifier for JwtVerifier {
@@ -423,5 +683,16 @@ mod tests {
         let list = serde_json::json!(["x", "http://h/mcp"]);
         assert!(audience_names(Some(&list), "http://h/mcp"));
         assert!(!audience_names(None, "http://h/mcp"));
+    }
+
+    #[test]
+    fn cache_control_gives_the_key_set_its_age() {
+        let secs = |s: &str| max_age_of(s).map(|d| d.as_secs());
+        assert_eq!(secs("public, max-age=300"), Some(300));
+        assert_eq!(secs("Max-Age=\"60\", must-revalidate"), Some(60));
+        assert_eq!(secs("no-cache"), Some(0));
+        assert_eq!(secs("max-age=600, no-store"), Some(0));
+        assert_eq!(secs("public"), None);
+        assert_eq!(secs("max-age=soon"), None);
     }
 }

@@ -17,6 +17,9 @@ use super::{Authorization, Denied, Identity};
 pub(crate) struct Verified {
     pub(crate) identity: Arc<Identity>,
     pub(crate) authorization: Authorization,
+    /// The token's SHA-256: what owns a session opened by a token that
+    /// names neither a subject nor a client.
+    pub(crate) token: [u8; 32],
 }
 
 impl Authorization {
@@ -149,11 +152,12 @@ where
                 let (status, headers, body) = auth.metadata_response(req.method());
                 return Ok(full(status, &headers, body));
             }
-            match auth.authenticate(req.uri(), req.headers()).await {
-                Ok(identity) => {
+            match auth.verify_request(req.uri(), req.headers()).await {
+                Ok((identity, token)) => {
                     req.extensions_mut().insert(Verified {
                         identity: Arc::new(identity),
                         authorization: auth,
+                        token,
                     });
                     let response = inner.call(req).await?;
                     Ok(response.map(Either::Right))

@@ -5,10 +5,20 @@
 //! tokens checked by a [`TokenVerifier`]: [`JwtVerifier`] or
 //! [`Introspection`].
 //!
-//! Scopes per tool come from `#[tool(scopes("..."))]` (on a tool, or on a
-//! whole `#[tool]` impl block): a caller whose token lacks them does not see
-//! the tool, and calling it is answered with the spec's step-up challenge
-//! (HTTP 403, `error="insufficient_scope"`, the scopes named).
+//! Scopes come from `#[tool(scopes("..."))]` on a tool, a prompt, a
+//! resource or a resource template (or on a whole `#[tool]` impl block, for
+//! all of its items), and from `with_scopes` on entries built by hand
+//! ([`ToolEntry`](crate::ToolEntry), [`PromptEntry`](crate::PromptEntry),
+//! [`ResourceEntry`](crate::ResourceEntry),
+//! [`TemplateEntry`](crate::TemplateEntry)). A caller whose token lacks
+//! them does not see the item in its list, and a request that reaches it
+//! (`tools/call`, `prompts/get`, `resources/read` of the resource or of a
+//! URI the template matches, `resources/subscribe`, `subscriptions/listen`
+//! for its updates, `completion/complete` of the prompt's or template's
+//! arguments) is answered with the spec's step-up challenge (HTTP 403,
+//! `error="insufficient_scope"`, the scopes named) before any handler runs.
+//! Something that does not exist is not a scope question: it gets the
+//! ordinary not-found answer.
 //!
 //! Authorization applies to the HTTP transports only; a stdio server takes
 //! its credentials from its environment, as the spec says.
@@ -26,6 +36,8 @@ mod resource;
 mod verify;
 
 pub use identity::Identity;
+#[cfg(feature = "http")]
+pub(crate) use identity::Principal;
 #[cfg(feature = "auth")]
 pub use introspect::Introspection;
 #[cfg(feature = "auth")]

@@ -8,6 +8,7 @@ use mcp_wire::oauth::{
     protected_resource_path, split_url, Challenge, ProtectedResourceMetadata,
     PROTECTED_RESOURCE_WELL_KNOWN,
 };
+use sha2::Digest as _;
 
 use super::{Identity, TokenError, TokenVerifier};
 
@@ -16,12 +17,15 @@ use super::{Identity, TokenError, TokenVerifier};
 /// Metadata (RFC 9728) at the well-known URLs, and a bearer token checked
 /// on every request to the MCP endpoints.
 ///
-/// A request without a token is answered 401 with a `WWW-Authenticate`
-/// challenge naming the metadata and the scopes to ask for; an invalid one
+/// A request without a token (or with `Bearer` and nothing after it) is
+/// answered 401 with a `WWW-Authenticate` challenge naming the metadata and
+/// the scopes to ask for; an invalid one
 /// 401 with `error="invalid_token"`; a token without a scope the request
 /// needs 403 with `error="insufficient_scope"` and the scopes needed. A
-/// token in the query string is refused (400). The verified [`Identity`]
-/// reaches hooks, middleware and tools.
+/// token in the query string is refused (400). A token that cannot be
+/// checked now (the issuer unreachable) is answered 503, with `Retry-After`
+/// when the verifier is backing off. The verified [`Identity`] reaches
+/// hooks, middleware and tools.
 ///
 /// ```no_run
 /// use mcp_server::auth::{Authorization, JwtVerifier};
@@ -199,6 +203,16 @@ impl Authorization {
     /// Checks a request's credentials: the `Authorization: Bearer` header,
     /// and no token in the query.
     pub async fn authenticate(&self, uri: &Uri, headers: &HeaderMap) -> Result<Identity, Denied> {
+        self.verify_request(uri, headers).await.map(|(who, _)| who)
+    }
+
+    /// [`authenticate`](Self::authenticate), also giving the token's SHA-256
+    /// (what owns a session opened by a token that names nobody).
+    pub(crate) async fn verify_request(
+        &self,
+        uri: &Uri,
+        headers: &HeaderMap,
+    ) -> Result<(Identity, [u8; 32]), Denied> {
         if uri.query().is_some_and(|q| {
             mcp_wire::oauth::form_decode(q)
                 .iter()
@@ -221,23 +235,33 @@ impl Authorization {
             return Err(self.unauthorized(None));
         }
         let token = token.trim();
-        let well_formed = !token.is_empty()
-            && token
-                .trim_end_matches('=')
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+        if token.is_empty() {
+            // `Bearer` and nothing: a client without a token yet. The
+            // challenge (no error code, RFC 6750 §3.1) is what starts its
+            // sign-in; the TypeScript and Python SDKs answer the same.
+            return Err(self.unauthorized(None));
+        }
+        let well_formed = token
+            .trim_end_matches('=')
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
         if !well_formed {
             return Err(self.bad_request("the bearer token is malformed"));
         }
         let mut identity = match self.inner.verifier.verify(token).await {
             Ok(identity) => identity,
             Err(TokenError::Invalid(reason)) => return Err(self.unauthorized(Some(reason))),
-            Err(e @ TokenError::Unavailable(_)) => {
+            Err(e @ TokenError::Unavailable { .. }) => {
                 tracing::warn!(error = %mcp_types::error::Chain(&e), "a token could not be checked");
+                let retry_after = match &e {
+                    TokenError::Unavailable { retry_after, .. } => *retry_after,
+                    TokenError::Invalid(_) => None,
+                };
                 return Err(Denied {
                     status: StatusCode::SERVICE_UNAVAILABLE,
                     challenge: None,
                     message: "the token cannot be checked now; try again later".into(),
+                    retry_after,
                 });
             }
         };
@@ -247,7 +271,8 @@ impl Authorization {
         if !missing.is_empty() {
             return Err(self.insufficient_scope(&required));
         }
-        Ok(identity)
+        let digest = sha2::Sha256::digest(token.as_bytes()).into();
+        Ok((identity, digest))
     }
 
     fn unauthorized(&self, invalid: Option<String>) -> Denied {
@@ -268,6 +293,7 @@ impl Authorization {
             status: StatusCode::UNAUTHORIZED,
             challenge: Some(challenge),
             message,
+            retry_after: None,
         }
     }
 
@@ -280,6 +306,7 @@ impl Authorization {
                     .param("error_description", reason),
             ),
             message: reason.into(),
+            retry_after: None,
         }
     }
 
@@ -306,6 +333,7 @@ impl Authorization {
                     ),
             ),
             message: format!("insufficient scope: this needs {scope}"),
+            retry_after: None,
         }
     }
 }
@@ -320,6 +348,9 @@ pub struct Denied {
     pub challenge: Option<Challenge>,
     /// What went wrong, for people.
     pub message: String,
+    /// When to try again (a 503 while the issuer cannot be reached), sent
+    /// as `Retry-After` in whole seconds.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl Denied {
@@ -335,6 +366,11 @@ impl Denied {
             .and_then(|c| http::HeaderValue::from_str(&c.to_header_value()).ok())
         {
             headers.insert(header::WWW_AUTHENTICATE, value);
+        }
+        if let Some(after) = self.retry_after {
+            // Rounded up: "0" would invite an immediate retry.
+            let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+            headers.insert(header::RETRY_AFTER, http::HeaderValue::from(secs.max(1)));
         }
         let body = serde_json::to_vec(&serde_json::json!({
             "jsonrpc": "2.0",

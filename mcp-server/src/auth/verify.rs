@@ -54,14 +54,42 @@ pub enum TokenError {
     #[error("{0}")]
     Invalid(String),
     /// The token could not be checked now (the issuer's keys or its
-    /// introspection endpoint could not be reached): HTTP 503.
+    /// introspection endpoint could not be reached): HTTP 503, with
+    /// `Retry-After` when the verifier knows when to try again.
     #[error("the token cannot be checked now")]
-    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    Unavailable {
+        /// What failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+        /// When a new attempt makes sense (a verifier backing off after a
+        /// failed fetch says so; the client is told in `Retry-After`).
+        retry_after: Option<std::time::Duration>,
+    },
 }
 
 impl TokenError {
     /// An invalid token, with the reason given to the client.
     pub fn invalid(reason: impl Into<String>) -> Self {
         TokenError::Invalid(reason.into())
+    }
+
+    /// A token that cannot be checked now, because of `source`.
+    pub fn unavailable(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        TokenError::Unavailable {
+            source: source.into(),
+            retry_after: None,
+        }
+    }
+
+    /// The same error, telling the client when to try again.
+    #[must_use]
+    pub fn retry_after(self, after: std::time::Duration) -> Self {
+        match self {
+            TokenError::Unavailable { source, .. } => TokenError::Unavailable {
+                source,
+                retry_after: Some(after),
+            },
+            invalid @ TokenError::Invalid(_) => invalid,
+        }
     }
 }

@@ -40,6 +40,12 @@ struct CompleteParamsOpt {
     meta: Option<Meta>,
 }
 
+/// Who asks for a completion: what the offer hook is shown, and the token's identity.
+struct AskedBy<'a> {
+    caller: Option<&'a crate::policy::Caller>,
+    identity: Option<&'a crate::auth::Identity>,
+}
+
 impl UserParams for CompleteParamsOpt {
     fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
@@ -62,7 +68,11 @@ impl ServerCore {
             );
         };
         let caller = self.offer_caller(&req, &era);
-        let handler = match self.completion_handler(&reference, &argument.name, caller.as_ref()) {
+        let asked_by = AskedBy {
+            caller: caller.as_ref(),
+            identity: req.info.identity.as_deref(),
+        };
+        let handler = match self.completion_handler(&reference, &argument.name, &asked_by) {
             Ok(h) => h,
             Err(e) => return failed(req.id, e),
         };
@@ -108,19 +118,23 @@ impl ServerCore {
 
     /// The completion function of an argument, `None` when the argument
     /// exists but nothing completes it; an error when the prompt, template or
-    /// argument does not exist.
+    /// argument does not exist, or `asked_by` may not see the prompt or
+    /// template (or its token lacks their scopes: HTTP answers that with the
+    /// step-up challenge before dispatch).
     fn completion_handler(
         &self,
         reference: &CompletionRef,
         argument: &str,
-        caller: Option<&crate::policy::Caller>,
+        asked_by: &AskedBy<'_>,
     ) -> Result<Option<Arc<CompleteHandler>>, ErrorObject> {
         match reference {
             CompletionRef::Prompt { name, .. } => {
                 let prompts = self.catalog.prompts.snapshot();
                 let prompt = prompts
                     .get(name)
-                    .filter(|p| self.offered_to(caller, *p))
+                    .filter(|p| {
+                        p.scopes.allow(asked_by.identity) && self.offered_to(asked_by.caller, *p)
+                    })
                     .ok_or_else(|| {
                         ErrorObject::invalid_params(format!("unknown prompt: {name}"))
                     })?;
@@ -141,7 +155,9 @@ impl ServerCore {
                 let templates = self.catalog.templates.snapshot();
                 let template = templates
                     .get(uri)
-                    .filter(|t| self.offered_to(caller, *t))
+                    .filter(|t| {
+                        t.scopes.allow(asked_by.identity) && self.offered_to(asked_by.caller, *t)
+                    })
                     .ok_or_else(|| {
                         ErrorObject::invalid_params(format!("unknown resource template: {uri}"))
                     })?;

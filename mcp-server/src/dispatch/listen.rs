@@ -28,7 +28,8 @@ impl Capability for Listen {
         if req.method != method::SUBSCRIPTIONS_LISTEN {
             return Err(req);
         }
-        Ok(core.listen(req.session, req.id, req.params, req.out))
+        let identity = req.info.identity.as_deref();
+        Ok(core.listen(req.session, req.id, req.params, req.out, identity))
     }
 }
 
@@ -73,6 +74,7 @@ impl ServerCore {
         id: RequestId,
         raw: Option<RawJson<'_>>,
         out: &Arc<dyn Outbound>,
+        identity: Option<&crate::auth::Identity>,
     ) -> Outcome {
         let p: SubscriptionsListenParams = match required_params(raw) {
             Ok(p) => p,
@@ -112,7 +114,15 @@ impl ServerCore {
             listens.insert(id.clone(), ctx.clone());
         }
         // Each capability agrees to its own lists, and to nothing it does not have.
-        let agreed = self.agree(&p.notifications);
+        let mut agreed = self.agree(&p.notifications);
+        // Nor to resources whose scopes the token lacks (HTTP answers a
+        // request for them with the step-up challenge before dispatch).
+        if let (Some(_), Some(uris)) = (identity, agreed.resource_subscriptions.as_mut()) {
+            uris.retain(|uri| {
+                self.resource_scopes(uri)
+                    .is_none_or(|scopes| scopes.allow(identity))
+            });
+        }
         let mut sub_meta = Meta::new();
         sub_meta.insert(
             meta_key::SUBSCRIPTION_ID.to_owned(),

@@ -22,6 +22,7 @@
 //! | [`rounds`] | 2026-07-28 input rounds: `inputResponses`, signed `requestState`, `input_required` |
 //! | [`serve`] | what those three share: lists, the context of a request, running user code |
 //! | [`listen`] | `subscriptions/listen` |
+//! | this module | the table, and the OAuth scopes of what a request reaches ([`ServerCore::missing_scopes`]) |
 //! | [`changes`] | list-changed feeds and notices |
 //! | [`admission`] | bounds on running and waiting calls |
 //! | [`batch`] | JSON-RPC batches |
@@ -42,6 +43,8 @@ mod tools;
 
 use std::sync::Arc;
 
+#[cfg(feature = "auth")]
+use mcp_types::completion::CompletionRef;
 use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::{ErrorResponse, RawMessage};
 use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
@@ -346,4 +349,98 @@ impl ServerCore {
         }
         failed(req.id, ErrorObject::method_not_found(req.method))
     }
+}
+
+// ---------------------------------------------------------------- scopes
+
+impl ServerCore {
+    /// The scopes a step-up challenge names when `who`'s token lacks some
+    /// that the request needs: those of the tool called (`tools/call`), the
+    /// prompt got (`prompts/get`), the resource read or subscribed to
+    /// (`resources/read`, the legacy `resources/subscribe`: a static
+    /// resource, else the template that matches the URI), the prompt or
+    /// template whose argument is completed (`completion/complete`), and
+    /// every resource whose updates `subscriptions/listen` asks for (each
+    /// named once). `None` when it lacks none, and when the request names
+    /// nothing that exists: that is dispatch's not-found answer, not a
+    /// scope question.
+    #[cfg(feature = "auth")]
+    pub(crate) fn missing_scopes(
+        &self,
+        method_name: &str,
+        params: Option<RawJson<'_>>,
+        who: &crate::auth::Identity,
+    ) -> Option<Vec<String>> {
+        use crate::registry::Scopes;
+        let peek = mcp_wire::route::Peek::read(params);
+        // `params.name`, and `params.uri` (as `resources/read` names it).
+        let name = || peek.name_for(method::TOOLS_CALL);
+        let uri = || peek.name_for(method::RESOURCES_READ);
+        let targets: Vec<Scopes> = match method_name {
+            method::TOOLS_CALL => vec![self.registry().get(&name()?)?.scopes.clone()],
+            method::PROMPTS_GET => vec![self.prompt_scopes(&name()?)?],
+            method::RESOURCES_READ => vec![self.resource_scopes(&uri()?)?],
+            // Legacy only: a 2026-07-28 one is -32601, not a scope question.
+            method::RESOURCES_SUBSCRIBE if !peek.is_modern() => {
+                vec![self.resource_scopes(&uri()?)?]
+            }
+            method::COMPLETION_COMPLETE if self.capabilities.completions.is_some() => {
+                let asked: Targets = serde_json::from_str(params?.get()).unwrap_or_default();
+                vec![match asked.reference? {
+                    CompletionRef::Prompt { name, .. } => self.prompt_scopes(&name)?,
+                    CompletionRef::Resource { uri } => {
+                        self.catalog.templates.snapshot().get(&uri)?.scopes.clone()
+                    }
+                    _ => return None,
+                }]
+            }
+            method::SUBSCRIPTIONS_LISTEN => {
+                let asked: Targets = serde_json::from_str(params?.get()).unwrap_or_default();
+                asked
+                    .notifications?
+                    .resource_subscriptions?
+                    .iter()
+                    .filter_map(|uri| self.resource_scopes(uri))
+                    .collect()
+            }
+            _ => return None,
+        };
+        let mut needed: Vec<String> = Vec::new();
+        let lacked = targets.iter().filter_map(|t| t.lacked_by(who));
+        for scope in lacked.flat_map(Scopes::iter) {
+            if !needed.iter().any(|n| n == scope) {
+                needed.push(scope.to_owned());
+            }
+        }
+        (!needed.is_empty()).then_some(needed)
+    }
+
+    /// The scopes of prompt `name`, if it exists.
+    #[cfg(feature = "auth")]
+    fn prompt_scopes(&self, name: &str) -> Option<crate::registry::Scopes> {
+        Some(self.catalog.prompts.snapshot().get(name)?.scopes.clone())
+    }
+
+    /// The scopes of what reading `uri` reaches, if anything: the static
+    /// resource of that URI, else the first template (in list order) that
+    /// matches it, as `resources/read` looks.
+    fn resource_scopes(&self, uri: &str) -> Option<crate::registry::Scopes> {
+        if let Some(resource) = self.catalog.resources.snapshot().get(uri) {
+            return Some(resource.scopes.clone());
+        }
+        let templates = self.catalog.templates.snapshot();
+        let template = templates.entries().iter().find(|t| t.bind(uri).is_some())?;
+        Some(template.scopes.clone())
+    }
+}
+
+/// What a `completion/complete` or `subscriptions/listen` request names,
+/// read leniently (dispatch answers malformed params).
+#[cfg(feature = "auth")]
+#[derive(serde::Deserialize, Default)]
+struct Targets {
+    #[serde(rename = "ref", default)]
+    reference: Option<CompletionRef>,
+    #[serde(default)]
+    notifications: Option<SubscriptionFilter>,
 }

@@ -107,8 +107,12 @@ impl ServerCore {
         };
         let caller = self.offer_caller(&req, &era);
         let found = self.catalog.prompts.snapshot().get(&name).cloned();
-        // A prompt the caller may not see does not exist for it.
-        let Some(entry) = found.filter(|e| self.offered_to(caller.as_ref(), e)) else {
+        // A prompt the caller may not see (or whose scopes its token lacks:
+        // HTTP answers that with the step-up challenge before dispatch)
+        // does not exist for it.
+        let who = req.info.identity.as_deref();
+        let found = found.filter(|e| e.scopes.allow(who) && self.offered_to(caller.as_ref(), e));
+        let Some(entry) = found else {
             return failed(
                 req.id,
                 ErrorObject::invalid_params(format!("unknown prompt: {name}")),

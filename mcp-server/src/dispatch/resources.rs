@@ -167,14 +167,17 @@ impl ServerCore {
             );
         };
         // A static resource first, else the first template (in list order)
-        // that matches; what the caller may not see does not exist for it.
+        // that matches; what the caller may not see (or whose scopes its
+        // token lacks: HTTP answers that with the step-up challenge before
+        // dispatch) does not exist for it.
         let caller = self.offer_caller(&req, &era);
+        let who = req.info.identity.as_deref();
         let found = match self
             .catalog
             .resources
             .snapshot()
             .get(&uri)
-            .filter(|r| self.offered_to(caller.as_ref(), *r))
+            .filter(|r| r.scopes.allow(who) && self.offered_to(caller.as_ref(), *r))
         {
             Some(r) => Some((Arc::clone(&r.handler), StringArgs::default())),
             None => self
@@ -183,13 +186,14 @@ impl ServerCore {
                 .snapshot()
                 .entries()
                 .iter()
-                .filter(|t| self.offered_to(caller.as_ref(), *t))
+                .filter(|t| t.scopes.allow(who) && self.offered_to(caller.as_ref(), *t))
                 .find_map(|t| Some((Arc::clone(&t.handler), t.bind(&uri)?))),
         };
         let Some((handler, variables)) = found else {
             return failed(req.id, resource_not_found(&uri));
         };
-        let modern = self.modern_fields(&era, self.offers_shared());
+        // What a token was needed for is no one else's: not for shared caches.
+        let modern = self.modern_fields(&era, self.offers_shared() && who.is_none());
         let reading = Reading {
             uri: uri.clone(),
             variables,
@@ -237,19 +241,18 @@ impl ServerCore {
         };
         if on {
             let caller = self.offer_caller(req, &era);
+            let who = req.info.identity.as_deref();
             let visible = self
                 .catalog
                 .resources
                 .snapshot()
                 .get(&uri)
-                .is_some_and(|r| self.offered_to(caller.as_ref(), r))
-                || self
-                    .catalog
-                    .templates
-                    .snapshot()
-                    .entries()
-                    .iter()
-                    .any(|t| self.offered_to(caller.as_ref(), t) && t.bind(&uri).is_some());
+                .is_some_and(|r| r.scopes.allow(who) && self.offered_to(caller.as_ref(), r))
+                || self.catalog.templates.snapshot().entries().iter().any(|t| {
+                    t.scopes.allow(who)
+                        && self.offered_to(caller.as_ref(), t)
+                        && t.bind(&uri).is_some()
+                });
             if !visible {
                 return failed(id, resource_not_found(&uri));
             }

@@ -16,8 +16,9 @@ use super::era::Era;
 use super::session::Session;
 use super::{encode, ServerCore};
 use crate::ask::{arguments_of, Asker, Binding, BoundArgs, Rounds};
+use crate::auth::Identity;
 use crate::context::Outbound;
-use crate::request_state::digest;
+use crate::request_state::{caller_of, digest};
 
 /// The arguments a request's input rounds are bound to.
 pub(super) enum Bound<'a> {
@@ -37,8 +38,9 @@ pub(super) struct Retry<'a> {
 impl ServerCore {
     /// How the code serving a request asks the client: its legacy session's
     /// stream, or (2026-07-28) input rounds bound to `method`, `target` and
-    /// `args`, resumed from what the retry brought (a tampered, foreign,
-    /// expired or replayed state is -32602).
+    /// `args` and to the caller `identity` speaks for, resumed from what the
+    /// retry brought (a tampered, foreign, expired or replayed state, or one
+    /// issued to another caller, is -32602).
     /// How a request that cannot wait for input asks the client: its legacy
     /// session's stream, or nobody (2026-07-28 asks through input rounds).
     pub(super) fn session_asker(
@@ -62,12 +64,14 @@ impl ServerCore {
         out: &Arc<dyn Outbound>,
         bound: Option<(&'static str, &str, Bound<'_>)>,
         retry: &Retry<'_>,
+        identity: Option<&Identity>,
     ) -> Result<Asker, ErrorObject> {
         match (era, bound) {
             (Era::Legacy(_), _) | (Era::Modern(_), None) => {
                 Ok(Self::session_asker(session, era, out))
             }
             (Era::Modern(_), Some((method, target, args))) => {
+                let caller = caller_of(identity);
                 let (args, mut answers) = match retry.request_state {
                     // A retry: its arguments must be those the state was signed for.
                     Some(state) => {
@@ -77,7 +81,7 @@ impl ServerCore {
                         };
                         let answers = self
                             .signer
-                            .accept(state, method, target, &digest)
+                            .accept(state, method, target, &digest, &caller)
                             .map_err(|r| ErrorObject::invalid_params(r.0))?;
                         (BoundArgs::Digest(digest), answers)
                     }
@@ -95,6 +99,7 @@ impl ServerCore {
                     method,
                     target: target.to_owned(),
                     args,
+                    caller,
                 };
                 let resumed = retry.request_state.is_some();
                 match retry.input_responses {
@@ -128,7 +133,7 @@ impl ServerCore {
         let b = &rounds.binding;
         let state = self
             .signer
-            .sign(b.method, &b.target, &b.args.digest(), answers);
+            .sign(b.method, &b.target, &b.args.digest(), &b.caller, answers);
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: Some(requests),

@@ -77,17 +77,20 @@ impl ServerCore {
         let (p, era) =
             era_of::<PaginatedParams>(req.session, req.params, |p| modern_meta(p.meta.as_ref()))?;
         let caller = self.offer_caller(req, &era);
+        let who = req.info.identity.as_deref();
         let (items, next) = live
             .snapshot()
             .page_filtered(p.cursor.as_deref(), self.page_size, |e| {
-                self.offered_to(caller.as_ref(), e)
+                e.scopes().allow(who) && self.offered_to(caller.as_ref(), e)
             })
             .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
         Ok((items, next, era))
     }
 
     /// Answers a `*/list` request with one page of `live`'s entries the
-    /// caller may see.
+    /// caller may see: those whose scopes its token has (with a verified
+    /// token; the list is then private to the caller) and the offer hook
+    /// allows.
     pub(super) fn list_reply<E, R>(&self, req: &Request<'_>, live: &Live<E>) -> Outcome
     where
         E: Entry + Offered,
@@ -95,7 +98,8 @@ impl ServerCore {
     {
         match self.list_page(req, live) {
             Ok((items, next_cursor, era)) => {
-                let modern = self.modern_fields(&era, self.offers_shared());
+                let shared = self.offers_shared() && req.info.identity.is_none();
+                let modern = self.modern_fields(&era, shared);
                 let result = R::from_page(items, next_cursor, modern);
                 Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
             }
@@ -140,6 +144,7 @@ impl ServerCore {
                 .as_ref()
                 .map(|(m, t, a)| (*m, t.as_str(), Bound::Value(a))),
             &p.retry(),
+            req.info.identity.as_deref(),
         )?;
         let (log_level, client_capabilities, progress_token) = match &era {
             Era::Legacy(s) => (

@@ -121,10 +121,7 @@ impl ServerCore {
     /// Whether `caller` may see (and so call) a tool: its token has the
     /// tool's scopes, and the visibility hook agrees.
     fn tool_visible(&self, caller: &Caller, entry: &crate::tool::ToolEntry) -> bool {
-        let scoped = caller
-            .identity()
-            .is_none_or(|who| entry.scopes().all(|s| who.has_scope(s)));
-        scoped
+        entry.scopes.allow(caller.identity())
             && self.policy.visibility.as_ref().is_none_or(|hook| {
                 hook(
                     caller,
@@ -134,24 +131,6 @@ impl ServerCore {
                     },
                 )
             })
-    }
-
-    /// The scopes a call to tool `name` needs that `who` lacks (none for a
-    /// tool that does not exist).
-    #[cfg(feature = "auth")]
-    pub(crate) fn missing_tool_scopes(
-        &self,
-        name: &str,
-        who: &crate::auth::Identity,
-    ) -> Option<Vec<String>> {
-        let registry = self.registry();
-        let entry = registry.get(name)?;
-        let missing: Vec<String> = entry
-            .scopes()
-            .filter(|s| !who.has_scope(s))
-            .map(str::to_owned)
-            .collect();
-        (!missing.is_empty()).then(|| entry.scopes().map(str::to_owned).collect())
     }
 
     /// Who is calling, for hooks and middleware.
@@ -259,7 +238,7 @@ impl ServerCore {
             request_state: p.request_state.as_deref(),
         };
         let bound = (!entry.is_sync()).then_some((method::TOOLS_CALL, &*name, Bound::Params(raw)));
-        let asker = match self.asker(session, &era, out, bound, &retry) {
+        let asker = match self.asker(session, &era, out, bound, &retry, info.identity.as_deref()) {
             Ok(a) => a,
             Err(e) => return failed(id, e),
         };

@@ -6,8 +6,25 @@ pub struct Notes;
 impl Notes {
     #[prompt]
     #[describe("A prompt")]
+    pub fn greet(&self, #[param("Whom")] name: String) -> String {
+        name
+    }
+
+    #[complete(greet, name)]
     #[tool(scopes("notes:read"))]
-    pub fn greet(&self) -> String {
+    fn names(&self, typed: &str) -> Vec<String> {
+        vec![typed.to_owned()]
+    }
+
+    #[prompt(scopes("notes:read"))]
+    #[describe("Scopes in the wrong attribute")]
+    pub fn farewell(&self) -> String {
+        String::new()
+    }
+
+    #[resource(uri = "notes://index", scopes("notes:read"))]
+    #[describe("Scopes in the wrong attribute")]
+    pub fn index(&self) -> String {
         String::new()
     }
 }

@@ -3,6 +3,7 @@
 
 use std::convert::Infallible;
 use std::fmt;
+use std::future::Future as _;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -37,6 +38,9 @@ enum Kind {
     Stream {
         rx: mpsc::Receiver<Bytes>,
         _guard: Option<OnDrop>,
+        /// When the stream ends, whatever is still to come (the token that
+        /// opened it expires).
+        until: Option<Pin<Box<tokio::time::Sleep>>>,
     },
 }
 
@@ -73,7 +77,19 @@ impl McpBody {
     /// disconnected, or the stream ended and hyper let go of it).
     pub(crate) fn stream(rx: mpsc::Receiver<Bytes>, guard: Option<OnDrop>) -> Self {
         McpBody {
-            kind: Kind::Stream { rx, _guard: guard },
+            kind: Kind::Stream {
+                rx,
+                _guard: guard,
+                until: None,
+            },
+        }
+    }
+
+    /// Ends a streaming body after `left` (a full body is left as it is).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn end_after(&mut self, left: std::time::Duration) {
+        if let Kind::Stream { until, .. } = &mut self.kind {
+            *until = Some(Box::pin(tokio::time::sleep(left)));
         }
     }
 }
@@ -88,9 +104,17 @@ impl http_body::Body for McpBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match &mut self.get_mut().kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream { rx, .. } => rx
-                .poll_recv(cx)
-                .map(|item| item.map(|b| Ok(Frame::data(b)))),
+            Kind::Stream { rx, until, .. } => {
+                if until
+                    .as_mut()
+                    .is_some_and(|t| t.as_mut().poll(cx).is_ready())
+                {
+                    rx.close();
+                    return Poll::Ready(None);
+                }
+                rx.poll_recv(cx)
+                    .map(|item| item.map(|b| Ok(Frame::data(b))))
+            }
         }
     }
 

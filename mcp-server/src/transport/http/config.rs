@@ -27,6 +27,7 @@ pub struct HttpConfig {
     pub(super) max_body: usize,
     pub(super) body_timeout: Duration,
     pub(super) max_sessions: usize,
+    pub(super) max_sessions_per_owner: usize,
     pub(super) session_idle: Duration,
     pub(super) replay: ReplayLimits,
     pub(super) retry: Duration,
@@ -46,6 +47,7 @@ impl Default for HttpConfig {
             max_body: crate::server::DEFAULT_MAX_MESSAGE,
             body_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
+            max_sessions_per_owner: 100,
             session_idle: Duration::from_secs(30 * 60),
             replay: ReplayLimits {
                 max_events: 256,
@@ -100,7 +102,10 @@ impl HttpConfig {
     }
 
     /// Accepts any `Host` (for a server behind a proxy that validates it).
-    /// `Origin` is then still checked against the allowed origins and hosts.
+    /// `Origin`, when a request has one, is still checked: it must be one of
+    /// the origins given to [`allow_origin`](Self::allow_origin) or name one
+    /// of the hosts listed (by default and with
+    /// [`allow_host`](Self::allow_host)); "any host" never widens it.
     #[must_use]
     pub fn allow_any_host(mut self) -> Self {
         self.hosts.any_host = true;
@@ -125,6 +130,15 @@ impl HttpConfig {
     #[must_use]
     pub fn max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n;
+        self
+    }
+
+    /// The most legacy sessions one identity may hold at once, when the
+    /// server checks tokens (default 100); then 429. An identity is the
+    /// token's subject at its issuer, else its client, else the token.
+    #[must_use]
+    pub fn max_sessions_per_owner(mut self, n: usize) -> Self {
+        self.max_sessions_per_owner = n;
         self
     }
 

@@ -13,7 +13,7 @@ use mcp_types::{method, ProtocolVersion};
 use super::reply::{
     accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
 };
-use super::session::HttpSession;
+use super::session::{HttpSession, Owner, Refused};
 use super::sse;
 use super::sse::{EventStream, RequestSink};
 use super::{Inner, McpBody};
@@ -43,37 +43,6 @@ impl Outbound for BatchOut {
     }
 }
 
-/// The subject the request's token speaks for (with authorization).
-pub(super) fn subject_of(extensions: &http::Extensions) -> Option<&str> {
-    #[cfg(feature = "auth")]
-    {
-        extensions
-            .get::<crate::auth::Verified>()
-            .and_then(|v| v.identity.subject())
-    }
-    #[cfg(not(feature = "auth"))]
-    {
-        let _ = extensions;
-        None
-    }
-}
-
-impl HttpSession {
-    /// Binds the session to the subject of the request that opened it.
-    pub(super) fn own(&self, extensions: &http::Extensions) {
-        if let Some(subject) = subject_of(extensions) {
-            let _ = self.owner.set(Some(subject.into()));
-        }
-    }
-
-    /// Whether a request with these extensions may use the session.
-    pub(super) fn owned_by(&self, extensions: &http::Extensions) -> bool {
-        self.owner
-            .get()
-            .is_none_or(|owner| owner.as_deref() == subject_of(extensions))
-    }
-}
-
 impl Inner {
     /// Checks `MCP-Protocol-Version` on a legacy request: any supported value
     /// is accepted, a missing one means 2025-03-26, anything else is a 400.
@@ -92,7 +61,7 @@ impl Inner {
     }
 
     /// The session a request names, if it exists and (with authorization)
-    /// the request's token speaks for the subject that opened it.
+    /// the request's token speaks for whoever opened it.
     pub(super) fn session_of(
         &self,
         headers: &HeaderMap,
@@ -100,7 +69,7 @@ impl Inner {
     ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
         let found = self.any_session_of(headers)?;
         if !found.owned_by(extensions) {
-            tracing::warn!(session = %found.id, "a session was used with another subject's token");
+            tracing::warn!(session = %found.id, "a session was used with another identity's token");
             return Err(Box::new(transport_error(
                 StatusCode::NOT_FOUND,
                 code::INVALID_REQUEST,
@@ -192,20 +161,27 @@ impl Inner {
         }
     }
 
-    /// A new legacy session, or the answer when none can be opened (the
-    /// session cap is reached, or no randomness for its id).
+    /// A new legacy session for whoever the request speaks for, or the
+    /// answer when none can be opened (the server's or the owner's session
+    /// cap is reached, or no randomness for its id).
     pub(super) fn new_session(
         &self,
         kind: TransportKind,
+        extensions: &http::Extensions,
     ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
-        match self.sessions.create(kind) {
-            Ok(Some(s)) => Ok(s),
-            Ok(None) => Err(Box::new(transport_error(
+        match self.sessions.create(kind, Owner::of(extensions)) {
+            Ok(s) => Ok(s),
+            Err(Refused::Full) => Err(Box::new(transport_error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 code::INTERNAL_ERROR,
                 "too many sessions; try again later",
             ))),
-            Err(e) => {
+            Err(Refused::OwnerFull) => Err(Box::new(transport_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                code::INTERNAL_ERROR,
+                "too many sessions for this identity: end one (DELETE) or let one expire",
+            ))),
+            Err(Refused::Random(e)) => {
                 tracing::error!(error = %e, "no randomness for a session id");
                 Err(Box::new(transport_error(
                     StatusCode::INTERNAL_SERVER_ERROR,
@@ -221,11 +197,11 @@ impl Inner {
         msg: RawMessage<'_>,
         parts: &http::request::Parts,
     ) -> Response<McpBody> {
-        let http_session = match self.new_session(TransportKind::StreamableHttp) {
+        let http_session = match self.new_session(TransportKind::StreamableHttp, &parts.extensions)
+        {
             Ok(s) => s,
             Err(refused) => return *refused,
         };
-        http_session.own(&parts.extensions);
         let sink: Arc<dyn Outbound> = RequestSink::new();
         match self.core.handle(
             &http_session.session,
@@ -373,6 +349,7 @@ impl Inner {
         let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
         let rx = stream.attach(None);
         http_session.prime(&stream);
+        http_session.replace_standalone(&stream);
         self.keep_alive(&stream, &http_session);
         respond(sse_builder(), McpBody::stream(rx, None))
     }
@@ -401,6 +378,10 @@ impl Inner {
                         let (Some(notices), Some(_)) = (notices, session.upgrade()) else {
                             break;
                         };
+                        if stream.is_done() {
+                            // Replaced by a newer GET.
+                            break;
+                        }
                         for notice in notices {
                             stream.push(&notice);
                         }

@@ -33,11 +33,11 @@ pub(super) fn open(
     let Some((_, messages)) = &inner.config.legacy_sse else {
         return transport_error(StatusCode::NOT_FOUND, code::INVALID_REQUEST, "not found");
     };
-    let http_session = match inner.new_session(crate::policy::TransportKind::LegacySse) {
+    let http_session = match inner.new_session(crate::policy::TransportKind::LegacySse, extensions)
+    {
         Ok(s) => s,
         Err(refused) => return *refused,
     };
-    http_session.own(extensions);
     let (tx, rx) = mpsc::channel(super::sse::SINK_CAPACITY);
     let _ = tx.try_send(Bytes::from(format!(
         "event: endpoint\ndata: {messages}?session_id={}\n\n",

@@ -146,11 +146,12 @@ impl Inner {
             }
             return Err(reply::respond(builder, McpBody::full(body)));
         }
-        match auth.authenticate(req.uri(), req.headers()).await {
-            Ok(identity) => {
+        match auth.verify_request(req.uri(), req.headers()).await {
+            Ok((identity, token)) => {
                 req.extensions_mut().insert(crate::auth::Verified {
                     identity: Arc::new(identity),
                     authorization: auth.clone(),
+                    token,
                 });
                 Ok(())
             }
@@ -158,8 +159,13 @@ impl Inner {
         }
     }
 
-    /// The step-up answer (403) when a request calls a tool whose scopes
-    /// its token lacks.
+    /// The step-up answer (403) when a request reaches something whose
+    /// scopes its token lacks: a tool it calls, a prompt it gets, a resource
+    /// it reads or subscribes to (or a template's URI), the prompt or
+    /// template whose argument it completes, resources whose updates
+    /// `subscriptions/listen` asks for
+    /// ([`ServerCore::missing_scopes`](crate::dispatch::ServerCore::missing_scopes)).
+    /// What does not exist is left to dispatch's not-found answer.
     #[cfg(feature = "auth")]
     pub(super) fn step_up(
         &self,
@@ -167,12 +173,10 @@ impl Inner {
         method_name: &str,
         params: Option<mcp_types::jsonrpc::RawJson<'_>>,
     ) -> Option<Response<McpBody>> {
-        if method_name != mcp_types::method::TOOLS_CALL {
-            return None;
-        }
         let verified = extensions.get::<crate::auth::Verified>()?;
-        let name = Peek::read(params).name_for(method_name)?;
-        let needed = self.core.missing_tool_scopes(&name, &verified.identity)?;
+        let needed = self
+            .core
+            .missing_scopes(method_name, params, &verified.identity)?;
         let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
         Some(denied_response(
             verified.authorization.insufficient_scope(&needed),
@@ -199,6 +203,35 @@ impl Inner {
         if let Err(response) = self.authorize(&mut req).await {
             return response;
         }
+        #[cfg(feature = "auth")]
+        let expires = req
+            .extensions()
+            .get::<crate::auth::Verified>()
+            .and_then(|v| v.identity.expires_at());
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let mut response = self.route(req).await;
+        // A stream opened with a token lasts no longer than the token: the
+        // client comes back (resuming, where the stream is resumable) with
+        // a fresh one, which is checked again.
+        #[cfg(feature = "auth")]
+        if let Some(exp) = expires {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs();
+            let left = std::time::Duration::from_secs(exp.saturating_sub(now));
+            response.body_mut().end_after(left);
+        }
+        response
+    }
+
+    /// Serves a request that passed the Host, Origin and token checks.
+    async fn route<B>(self: Arc<Self>, req: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
         let path = req.uri().path();
         if path == self.config.endpoint {
             return match *req.method() {
@@ -354,7 +387,11 @@ impl Server {
         HttpService {
             inner: Arc::new(Inner {
                 core: Arc::clone(&self.core),
-                sessions: Sessions::new(config.max_sessions, config.session_idle),
+                sessions: Sessions::new(
+                    config.max_sessions,
+                    config.max_sessions_per_owner,
+                    config.session_idle,
+                ),
                 config,
                 shutdown: CancellationToken::new(),
             }),

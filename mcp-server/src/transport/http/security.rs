@@ -1,4 +1,5 @@
-//! DNS-rebinding protection: `Host` and `Origin` must name an allowed host.
+//! DNS-rebinding protection: `Host` and `Origin` must name an allowed host
+//! (`Origin` from the explicit lists only).
 
 use http::{HeaderMap, StatusCode, Uri, Version};
 
@@ -38,8 +39,14 @@ fn host_of(authority: &str) -> &str {
 }
 
 impl HostPolicy {
+    /// Whether `Host` (or the request's authority) may name `host`.
     fn host_allowed(&self, host: &str) -> bool {
-        self.any_host || self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
+        self.any_host || self.listed(host)
+    }
+
+    /// Whether `host` is one of the hosts listed (never "any").
+    fn listed(&self, host: &str) -> bool {
+        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
     }
 
     /// Checks where a request says it is going. `Err` carries the status
@@ -94,8 +101,12 @@ impl HostPolicy {
             let authority = origin
                 .strip_prefix("http://")
                 .or_else(|| origin.strip_prefix("https://"));
+            // An Origin is what a browser says the page came from: the
+            // explicit lists decide, never `any_host` (which only says that
+            // a proxy in front checks Host). A DNS-rebinding page sends
+            // both Host and Origin with the attacker's name.
             match authority {
-                Some(a) if self.host_allowed(host_of(a)) => {}
+                Some(a) if self.listed(host_of(a)) => {}
                 _ => return forbidden(format!("invalid Origin header: {origin}")),
             }
         }
@@ -163,6 +174,35 @@ mod tests {
                 ("origin", "https://app.example.com")
             ]))
             .is_ok());
+    }
+
+    #[test]
+    fn any_host_never_widens_origin() {
+        let p = HostPolicy {
+            any_host: true,
+            ..HostPolicy::default()
+        };
+        let status = |r: Result<(), (StatusCode, String)>| r.map_err(|(s, _)| s);
+        assert_eq!(
+            status(p.check_headers(&headers(&[("host", "evil.example")]))),
+            Ok(()),
+            "any Host passes"
+        );
+        assert_eq!(
+            status(p.check_headers(&headers(&[
+                ("host", "evil.example"),
+                ("origin", "http://evil.example")
+            ]))),
+            Err(StatusCode::FORBIDDEN),
+            "a rebinding page's Origin does not"
+        );
+        assert_eq!(
+            status(p.check_headers(&headers(&[
+                ("host", "evil.example"),
+                ("origin", "http://localhost:5173")
+            ]))),
+            Ok(())
+        );
     }
 
     #[test]

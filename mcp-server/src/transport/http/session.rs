@@ -39,9 +39,45 @@ pub(crate) struct HttpSession {
     /// Cancelled when the session ends (deleted, expired, its stream gone):
     /// the tasks that serve its streams stop with it.
     pub(crate) ended: tokio_util::sync::CancellationToken,
-    /// The subject of the token that opened it (with authorization): no
-    /// other subject may use it.
-    pub(crate) owner: std::sync::OnceLock<Option<Box<str>>>,
+    /// Who opened it (with authorization): nobody else may use it.
+    pub(crate) owner: Option<Owner>,
+    /// The standalone GET stream: one at a time (a new GET replaces it).
+    standalone: Mutex<Option<Arc<EventStream>>>,
+}
+
+/// Who opened a session, when the server checks tokens: only a request
+/// speaking for the same may use it. Whatever claims the token has, the
+/// session has an owner: the subject at its issuer, else the client the
+/// token was issued to, else the token itself.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(not(feature = "auth"), allow(dead_code))] // made only from a verified token
+pub(crate) enum Owner {
+    /// The token's subject, or its client.
+    Principal(crate::auth::Principal),
+    /// Neither: the token's SHA-256; no other token may use the session.
+    Token([u8; 32]),
+}
+
+impl Owner {
+    /// Whom a request speaks for: `None` when no token was verified (the
+    /// server does not check tokens).
+    pub(crate) fn of(extensions: &http::Extensions) -> Option<Owner> {
+        #[cfg(feature = "auth")]
+        {
+            let verified = extensions.get::<crate::auth::Verified>()?;
+            Some(
+                verified
+                    .identity
+                    .principal()
+                    .map_or(Owner::Token(verified.token), Owner::Principal),
+            )
+        }
+        #[cfg(not(feature = "auth"))]
+        {
+            let _ = extensions;
+            None
+        }
+    }
 }
 
 #[derive(Default)]
@@ -51,7 +87,7 @@ struct Streams {
 }
 
 impl HttpSession {
-    pub(crate) fn new(id: Arc<str>, kind: TransportKind) -> Arc<Self> {
+    pub(crate) fn new(id: Arc<str>, kind: TransportKind, owner: Option<Owner>) -> Arc<Self> {
         Arc::new(HttpSession {
             session: Session::new(kind, Some(Arc::clone(&id))),
             id,
@@ -60,8 +96,25 @@ impl HttpSession {
             last_seen: Mutex::new(Instant::now()),
             legacy_out: std::sync::OnceLock::new(),
             ended: tokio_util::sync::CancellationToken::new(),
-            owner: std::sync::OnceLock::new(),
+            owner,
+            standalone: Mutex::new(None),
         })
+    }
+
+    /// Whether a request with these extensions may use the session: it
+    /// speaks for the owner (any request may, when nobody owns it: the
+    /// server checks no tokens).
+    pub(crate) fn owned_by(&self, extensions: &http::Extensions) -> bool {
+        self.owner.is_none() || self.owner == Owner::of(extensions)
+    }
+
+    /// Makes `stream` the session's standalone stream, ending the one
+    /// before (a session keeps one, however many GETs it sends).
+    pub(crate) fn replace_standalone(&self, stream: &Arc<EventStream>) {
+        let before = lock(&self.standalone).replace(Arc::clone(stream));
+        if let Some(before) = before {
+            before.finish();
+        }
     }
 
     /// Ends the session: its calls are cancelled and its streams close.
@@ -121,20 +174,55 @@ impl HttpSession {
     }
 }
 
-/// Every live session, with a cap and idle expiry.
+/// Every live session, with caps (in all, and per owner) and idle expiry.
 pub(crate) struct Sessions {
-    map: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    live: Mutex<Live>,
     last_sweep: Mutex<Instant>,
     pub(crate) max: usize,
+    pub(crate) max_per_owner: usize,
     pub(crate) idle_timeout: Duration,
 }
 
+#[derive(Default)]
+struct Live {
+    map: HashMap<Arc<str>, Arc<HttpSession>>,
+    /// How many sessions each owner has.
+    per_owner: HashMap<Owner, usize>,
+}
+
+impl Live {
+    fn take(&mut self, id: &str) -> Option<Arc<HttpSession>> {
+        let s = self.map.remove(id)?;
+        if let Some(owner) = &s.owner {
+            if let Some(n) = self.per_owner.get_mut(owner) {
+                *n -= 1;
+                if *n == 0 {
+                    self.per_owner.remove(owner);
+                }
+            }
+        }
+        Some(s)
+    }
+}
+
+/// Why no session was created.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// The server has as many sessions as it allows.
+    Full,
+    /// This owner has as many sessions as one may have.
+    OwnerFull,
+    /// No randomness for the id.
+    Random(getrandom::Error),
+}
+
 impl Sessions {
-    pub(crate) fn new(max: usize, idle_timeout: Duration) -> Self {
+    pub(crate) fn new(max: usize, max_per_owner: usize, idle_timeout: Duration) -> Self {
         Sessions {
-            map: Mutex::new(HashMap::new()),
+            live: Mutex::new(Live::default()),
             last_sweep: Mutex::new(Instant::now()),
             max,
+            max_per_owner,
             idle_timeout,
         }
     }
@@ -142,31 +230,40 @@ impl Sessions {
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
         // Expiry rides on traffic (at most one sweep a second), so no timer task is needed.
         self.sweep();
-        let s = lock(&self.map).get(id).cloned();
+        let s = lock(&self.live).map.get(id).cloned();
         if let Some(s) = &s {
             s.touch();
         }
         s
     }
 
-    /// Creates a session, or `None` when the server is at its session cap.
+    /// Creates a session for `owner`, unless the server or the owner is at
+    /// its cap.
     pub(crate) fn create(
         &self,
         kind: TransportKind,
-    ) -> Result<Option<Arc<HttpSession>>, getrandom::Error> {
+        owner: Option<Owner>,
+    ) -> Result<Arc<HttpSession>, Refused> {
         self.sweep();
-        let id: Arc<str> = new_session_id()?.into();
-        let mut map = lock(&self.map);
-        if map.len() >= self.max {
-            return Ok(None);
+        let id: Arc<str> = new_session_id().map_err(Refused::Random)?.into();
+        let mut live = lock(&self.live);
+        if live.map.len() >= self.max {
+            return Err(Refused::Full);
         }
-        let s = HttpSession::new(Arc::clone(&id), kind);
-        map.insert(id, Arc::clone(&s));
-        Ok(Some(s))
+        if let Some(owner) = &owner {
+            let n = live.per_owner.entry(owner.clone()).or_default();
+            if *n >= self.max_per_owner {
+                return Err(Refused::OwnerFull);
+            }
+            *n += 1;
+        }
+        let s = HttpSession::new(Arc::clone(&id), kind, owner);
+        live.map.insert(id, Arc::clone(&s));
+        Ok(s)
     }
 
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
-        let s = lock(&self.map).remove(id);
+        let s = lock(&self.live).take(id);
         if let Some(s) = &s {
             s.end();
         }
@@ -174,7 +271,7 @@ impl Sessions {
     }
 
     pub(crate) fn len(&self) -> usize {
-        lock(&self.map).len()
+        lock(&self.live).map.len()
     }
 
     /// Drops sessions idle for longer than the timeout (at most once a second).
@@ -188,13 +285,14 @@ impl Sessions {
             *last = now;
         }
         let expired: Vec<Arc<HttpSession>> = {
-            let mut map = lock(&self.map);
-            let ids: Vec<Arc<str>> = map
+            let mut live = lock(&self.live);
+            let ids: Vec<Arc<str>> = live
+                .map
                 .iter()
                 .filter(|(_, s)| s.idle_for(now) > self.idle_timeout)
                 .map(|(id, _)| Arc::clone(id))
                 .collect();
-            ids.iter().filter_map(|id| map.remove(id)).collect()
+            ids.iter().filter_map(|id| live.take(id)).collect()
         };
         for s in expired {
             tracing::debug!(session = %s.id, "session expired");
@@ -218,8 +316,8 @@ mod tests {
 
     #[test]
     fn idle_sessions_expire() {
-        let s = Sessions::new(10, Duration::ZERO);
-        let a = s.create(TransportKind::StreamableHttp).unwrap().unwrap();
+        let s = Sessions::new(10, 10, Duration::ZERO);
+        let a = s.create(TransportKind::StreamableHttp, None).unwrap();
         *lock(&s.last_sweep) -= Duration::from_secs(2);
         std::thread::sleep(Duration::from_millis(5));
         assert!(s.get(&a.id).is_none(), "an idle session is gone");
@@ -228,12 +326,44 @@ mod tests {
 
     #[test]
     fn cap_and_removal() {
-        let s = Sessions::new(2, Duration::from_secs(60));
-        let a = s.create(TransportKind::StreamableHttp).unwrap().unwrap();
-        let _b = s.create(TransportKind::StreamableHttp).unwrap().unwrap();
-        assert!(s.create(TransportKind::StreamableHttp).unwrap().is_none());
+        let s = Sessions::new(2, 2, Duration::from_secs(60));
+        let a = s.create(TransportKind::StreamableHttp, None).unwrap();
+        let _b = s.create(TransportKind::StreamableHttp, None).unwrap();
+        assert!(matches!(
+            s.create(TransportKind::StreamableHttp, None),
+            Err(Refused::Full)
+        ));
         assert!(s.remove(&a.id).is_some());
         assert!(s.get(&a.id).is_none());
-        assert!(s.create(TransportKind::StreamableHttp).unwrap().is_some());
+        assert!(s.create(TransportKind::StreamableHttp, None).is_ok());
+    }
+
+    #[test]
+    fn each_owner_has_its_own_cap() {
+        let s = Sessions::new(10, 2, Duration::from_secs(60));
+        let owner = |name: &str| {
+            Owner::Principal(crate::auth::Principal::Subject {
+                issuer: Some("https://as".into()),
+                subject: name.into(),
+            })
+        };
+        let kind = TransportKind::StreamableHttp;
+        let a1 = s.create(kind, Some(owner("alice"))).unwrap();
+        let _a2 = s.create(kind, Some(owner("alice"))).unwrap();
+        assert!(matches!(
+            s.create(kind, Some(owner("alice"))),
+            Err(Refused::OwnerFull)
+        ));
+        // Another subject, or the same name at another issuer, is another owner.
+        assert!(s.create(kind, Some(owner("bob"))).is_ok());
+        let elsewhere = Owner::Principal(crate::auth::Principal::Subject {
+            issuer: Some("https://other".into()),
+            subject: "alice".into(),
+        });
+        assert!(s.create(kind, Some(elsewhere)).is_ok());
+        // A session ended frees its place.
+        s.remove(&a1.id);
+        assert!(s.create(kind, Some(owner("alice"))).is_ok());
+        assert_eq!(s.len(), 4);
     }
 }
