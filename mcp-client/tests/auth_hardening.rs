@@ -212,6 +212,54 @@ async fn exchange(port: u16, request: &str) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// The application's own handle on a loopback authorizer it also gives
+/// the client (so the authorizer outlives a failed connection).
+struct Shared(Arc<LoopbackAuthorizer>);
+
+impl Authorizer for Shared {
+    fn redirect_uri(&self) -> mcp_client::auth::BoxFuture<'_, Result<String, AuthError>> {
+        self.0.redirect_uri()
+    }
+
+    fn authorize<'a>(
+        &'a self,
+        url: &'a str,
+    ) -> mcp_client::auth::BoxFuture<'a, Result<mcp_client::auth::RedirectParams, AuthError>> {
+        self.0.authorize(url)
+    }
+
+    fn release(&self) -> mcp_client::auth::BoxFuture<'_, ()> {
+        self.0.release()
+    }
+}
+
+#[tokio::test]
+async fn a_sign_in_that_fails_before_the_redirect_closes_the_loopback_port() {
+    // No dynamic registration and no client id: the sign-in fails after
+    // the redirect URI was made, before the user is sent anywhere.
+    let (url, _as) = protected_notes(Script {
+        meta: json!({"registration_endpoint": null}),
+        ..Script::default()
+    })
+    .await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let authorizer = Arc::new(LoopbackAuthorizer::new().port(port));
+    let oauth = OAuth::new("test-client").authorizer(Shared(Arc::clone(&authorizer)));
+    let why = refusal(oauth, &url).await;
+    assert!(why.contains("registration"), "{why}");
+    assert!(
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err(),
+        "the redirect port is still bound after the sign-in failed"
+    );
+    drop(authorizer);
+}
+
 #[tokio::test]
 async fn the_loopback_listener_ignores_stray_and_stalled_callbacks_and_closes_when_done() {
     let authorizer = Arc::new(LoopbackAuthorizer::new().timeout(Duration::from_secs(60)));

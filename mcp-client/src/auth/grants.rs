@@ -220,7 +220,38 @@ impl Authenticator {
         scope: Option<&str>,
     ) -> Result<TokenResponse, AuthError> {
         let redirect_uri = self.authorizer.redirect_uri().await?;
-        let (client_id, secret) = self.identity(flow, &redirect_uri).await?;
+        let request = match self.authorization_request(flow, scope, &redirect_uri).await {
+            Ok(request) => request,
+            Err(e) => {
+                // The user is never sent anywhere: the redirect's listener goes.
+                self.authorizer.release().await;
+                return Err(e);
+            }
+        };
+        let params = self.wait_for_user(&request.url).await?;
+        let found = found_in(flow)?;
+        let code = code_from(&found.meta, &params, &request.state)?;
+        let auth = self.token_auth(found, &request.client_id, request.secret.as_deref())?;
+        let form = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code),
+            ("redirect_uri", redirect_uri.clone()),
+            ("code_verifier", request.verifier),
+            ("resource", found.resource.clone()),
+        ];
+        self.token_request(found, form, auth).await
+    }
+
+    /// The authorization request for the code flow: the client's identity
+    /// (registering if need be), PKCE and `state`, and the URL to send the
+    /// user to.
+    async fn authorization_request(
+        &self,
+        flow: &mut Flow,
+        scope: Option<&str>,
+        redirect_uri: &str,
+    ) -> Result<AuthorizationRequest, AuthError> {
+        let (client_id, secret) = self.identity(flow, redirect_uri).await?;
         let found = found_in(flow)?;
         let endpoint = authorization_endpoint(found)?;
         let verifier = random_b64(32)?;
@@ -230,7 +261,7 @@ impl Authenticator {
         let mut query = vec![
             ("response_type", "code"),
             ("client_id", client_id.as_str()),
-            ("redirect_uri", redirect_uri.as_str()),
+            ("redirect_uri", redirect_uri),
             ("state", state.as_str()),
             ("code_challenge", challenge.as_str()),
             ("code_challenge_method", "S256"),
@@ -241,17 +272,13 @@ impl Authenticator {
         }
         let separator = if endpoint.contains('?') { '&' } else { '?' };
         let url = format!("{endpoint}{separator}{}", form_encode(&query));
-        let params = self.wait_for_user(&url).await?;
-        let code = code_from(&found.meta, &params, &state)?;
-        let auth = self.token_auth(found, &client_id, secret.as_deref())?;
-        let form = vec![
-            ("grant_type", "authorization_code".to_owned()),
-            ("code", code),
-            ("redirect_uri", redirect_uri.clone()),
-            ("code_verifier", verifier),
-            ("resource", found.resource.clone()),
-        ];
-        self.token_request(found, form, auth).await
+        Ok(AuthorizationRequest {
+            url,
+            state,
+            verifier,
+            client_id,
+            secret,
+        })
     }
 
     /// Sends the user to `url` and waits for the redirect; meanwhile
@@ -278,6 +305,16 @@ fn basic_authorization(id: &str, secret: &str) -> Option<HeaderValue> {
     let mut value = HeaderValue::from_str(&format!("Basic {encoded}")).ok()?;
     value.set_sensitive(true);
     Some(value)
+}
+
+/// An authorization request ready to send the user to, and what the
+/// answer is checked and redeemed with.
+struct AuthorizationRequest {
+    url: String,
+    state: String,
+    verifier: String,
+    client_id: String,
+    secret: Option<String>,
 }
 
 /// The authorization endpoint, once the issuer is known to do PKCE with S256.

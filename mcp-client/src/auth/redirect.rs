@@ -22,6 +22,13 @@ pub trait Authorizer: Send + Sync + 'static {
     fn redirect_uri(&self) -> BoxFuture<'_, Result<String, AuthError>>;
     /// Shows `url` to the user and waits for the redirect.
     fn authorize<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<RedirectParams, AuthError>>;
+    /// Lets go of what [`redirect_uri`](Self::redirect_uri) set up (a
+    /// listener, say) when the sign-in fails before
+    /// [`authorize`](Self::authorize) is called (a refused registration, an
+    /// issuer that does not do PKCE...). Does nothing unless overridden.
+    fn release(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// What is called with the authorization URL.
@@ -42,8 +49,9 @@ const MAX_CONNECTIONS: usize = 32;
 /// Only the redirect carrying the authorization request's `state` ends the
 /// wait (others get 400); each connection has a few seconds to send its
 /// request and none holds up the others. The port is bound from
-/// [`Authorizer::redirect_uri`] until the wait ends, however it ends; a
-/// later sign-in binds the same port again when it can.
+/// [`Authorizer::redirect_uri`] until the wait ends, however it ends (or
+/// until the sign-in fails before the wait begins); a later sign-in binds
+/// the same port again when it can.
 pub struct LoopbackAuthorizer {
     port: u16,
     path: String,
@@ -274,6 +282,12 @@ impl Authorizer for LoopbackAuthorizer {
             tokio::time::timeout(self.timeout, self.wait(listener, state.as_deref()))
                 .await
                 .map_err(|_| AuthError::Redirect("no redirect came back in time".into()))?
+        })
+    }
+
+    fn release(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.listener.lock().await.take();
         })
     }
 }
