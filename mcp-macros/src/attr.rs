@@ -13,7 +13,7 @@ use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token, Vi
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
-    DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY,
+    DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, RENAME,
     REQUIRES_CLIENT, SCOPES, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
 };
 
@@ -618,14 +618,17 @@ pub(crate) fn describe(cx: &Ctxt, attr: &Attribute) -> Option<LitStr> {
     }
 }
 
-/// `#[param(...)]`, in either form: `#[param(name, "text", default = expr)]`
-/// above a method, or `#[param("text", default = expr)]` on an argument.
+/// `#[param(...)]`, in either form: `#[param(name, "text", default = expr,
+/// rename = "wireName")]` above a method, or `#[param("text", default = expr,
+/// rename = "wireName")]` on an argument.
 pub(crate) struct ParamAttr {
     /// The attribute itself, for errors about it as a whole.
     pub(crate) tokens: TokenStream,
     pub(crate) name: Option<Ident>,
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
+    /// `rename = "dryRun"`: the parameter's name on the wire (checked in `check`).
+    pub(crate) rename: Option<LitStr>,
 }
 
 pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
@@ -650,6 +653,7 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             name: None,
             description: None,
             default: None,
+            rename: None,
         };
         if input.peek(Ident) && !input.peek2(Token![=]) {
             out.name = Some(input.parse()?);
@@ -666,12 +670,25 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             input.parse::<Token![,]>()?;
         }
         let mut default = Attr::none(DEFAULT);
+        let mut rename = Attr::none(RENAME);
         while !input.is_empty() {
             let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
             input.parse::<Token![=]>()?;
             let value: Expr = input.parse()?;
             if key == DEFAULT {
                 default.set(cx, &key, value);
+            } else if key == RENAME {
+                if let Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) = value
+                {
+                    rename.set(cx, &key, lit);
+                } else {
+                    cx.error_spanned_by(
+                        &value,
+                        "expected the parameter's name on the wire as a string literal: #[param(\"...\", rename = \"dryRun\")]",
+                    );
+                }
             } else {
                 unknown_key(cx, &key.clone().into(), "#[param(...)]", PARAM_KEYS);
             }
@@ -681,6 +698,7 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             input.parse::<Token![,]>()?;
         }
         out.default = default.get();
+        out.rename = rename.get();
         Ok(out)
     };
     match parser.parse2(tokens) {
@@ -689,7 +707,7 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             cx.syn_error(syn::Error::new(
                 err.span(),
                 format!(
-                    "{err}: write #[param(\"...\")] on the argument, or #[param(name, \"...\")] above the method (optionally followed by `, default = <expr>`)"
+                    "{err}: write #[param(\"...\")] on the argument, or #[param(name, \"...\")] above the method (optionally followed by `, default = <expr>` and `, rename = \"wireName\"`)"
                 ),
             ));
             None

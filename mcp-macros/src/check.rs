@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 use quote::ToTokens;
-use syn::{GenericParam, Type};
+use syn::{GenericParam, Ident, LitStr, Type};
 
 use crate::ast::{
     Arg, ArgKind, CompleteAttr, DeclaredSig, ItemKind, ResourceAttr, Tool, ToolFn, ToolImpl,
@@ -17,6 +17,16 @@ use crate::symbol::{CLIENT_METHODS, DECLARED_CLIENT_METHODS};
 /// The spec's rule for tool names: 1 to 128 characters of `[A-Za-z0-9_.-]`.
 pub(crate) fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// The rule for a parameter's `rename`: 1 to 64 characters of
+/// `[A-Za-z0-9_.-]`, the property names every model provider accepts in a
+/// tool's input schema (`dryRun`, `old_text`, `max-results`).
+pub(crate) fn is_valid_property_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
@@ -121,10 +131,16 @@ fn check_completion_target(cx: &Ctxt, c: &CompleteAttr, items: &[Tool]) {
             .args
             .iter()
             .filter(|a| matches!(a.kind, ArgKind::Param(_)))
-            .map(Arg::wire_name)
+            .map(Arg::rust_name)
             .collect(),
     };
-    if !names.contains(&wanted) {
+    // A renamed prompt argument may be named in Rust or on the wire.
+    let by_wire_name = !matches!(target.kind, ItemKind::Resource(_))
+        && target
+            .args
+            .iter()
+            .any(|a| matches!(a.kind, ArgKind::Param(_)) && a.wire_name() == wanted);
+    if !names.contains(&wanted) && !by_wire_name {
         let (what, plural) = if matches!(target.kind, ItemKind::Resource(_)) {
             ("a variable of the template", "variables")
         } else {
@@ -428,7 +444,58 @@ fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
                 );
             }
         }
+        if let Some(rename) = &info.rename {
+            check_rename(cx, arg_name, rename);
+        }
         check_arg_type(cx, &arg.ty, tool.position);
+    }
+    check_unique_wire_names(cx, tool);
+}
+
+/// A `rename = "..."`: a property name of the input schema.
+fn check_rename(cx: &Ctxt, arg_name: &Ident, rename: &LitStr) {
+    let name = rename.value();
+    if name.is_empty() {
+        cx.error_spanned_by(
+            rename,
+            format!("empty `rename`: write the name `{arg_name}` has on the wire, e.g. rename = \"dryRun\", or remove `rename` to keep `{arg_name}`"),
+        );
+    } else if !is_valid_property_name(&name) {
+        let length = if name.len() > 64 {
+            format!(" (this one has {})", name.len())
+        } else {
+            String::new()
+        };
+        cx.error_spanned_by(
+            rename,
+            format!("{name:?} is not a valid parameter name: a name on the wire is 1 to 64 characters{length} of `A-Z`, `a-z`, `0-9`, `_`, `-` and `.` (e.g. \"dryRun\"); fix the `rename`"),
+        );
+    }
+}
+
+/// Two parameters of one tool with one name on the wire (after renames),
+/// reported at the second: at its `rename`, else at its name.
+fn check_unique_wire_names(cx: &Ctxt, tool: &Tool) {
+    let noun = tool.kind.noun();
+    let fn_name = &tool.ident;
+    let mut seen: Vec<(String, &Ident)> = Vec::new();
+    for arg in &tool.args {
+        if !matches!(arg.kind, ArgKind::Param(_)) {
+            continue;
+        }
+        let wire = arg.wire_name();
+        if arg.rename().is_some() && !is_valid_property_name(&wire) {
+            continue; // Reported by `check_rename`.
+        }
+        let Some((_, first)) = seen.iter().find(|(w, _)| *w == wire) else {
+            seen.push((wire, &arg.ident));
+            continue;
+        };
+        let message = format!("parameters `{first}` and `{}` of {noun} `{fn_name}` both have the name `{wire}` on the wire: each needs its own; give one another name with `rename = \"...\"` in its #[param]", arg.ident);
+        match arg.rename() {
+            Some(rename) => cx.error_spanned_by(rename, message),
+            None => cx.error_spanned_by(&arg.ident, message),
+        }
     }
 }
 
@@ -502,7 +569,7 @@ fn check_unique_names(cx: &Ctxt, tools: &[Tool]) {
 
 #[cfg(test)]
 mod tests {
-    use super::is_valid_tool_name;
+    use super::{is_valid_property_name, is_valid_tool_name};
 
     #[test]
     fn tool_names() {
@@ -513,5 +580,17 @@ mod tests {
         assert!(!is_valid_tool_name(""));
         assert!(!is_valid_tool_name("with space"));
         assert!(!is_valid_tool_name("añadir"));
+    }
+
+    #[test]
+    fn property_names() {
+        assert!(is_valid_property_name("dryRun"));
+        assert!(is_valid_property_name("old_text"));
+        assert!(is_valid_property_name("max-results.v2"));
+        assert!(is_valid_property_name(&"x".repeat(64)));
+        assert!(!is_valid_property_name(&"x".repeat(65)));
+        assert!(!is_valid_property_name(""));
+        assert!(!is_valid_property_name("dry run"));
+        assert!(!is_valid_property_name("añadir"));
     }
 }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::Ident;
 
-use crate::ast::{ArgKind, ItemKind, Tool, ToolImpl};
+use crate::ast::{Arg, ArgKind, ItemKind, Tool, ToolImpl};
 use crate::expand::{default_value, option, scopes_field, Call};
 use crate::glue::{erase_lifetimes, inject};
 
@@ -252,7 +252,13 @@ fn completions_of(target: &Tool, model: &ToolImpl) -> Vec<TokenStream> {
             _ => None,
         })
         .map(|(f, c)| {
+            // Named in Rust (`dry_run`) or on the wire: the wire name either way.
             let argument = c.argument.to_string();
+            let argument = target
+                .args
+                .iter()
+                .find(|a| matches!(a.kind, ArgKind::Param(_)) && a.rust_name() == argument)
+                .map_or(argument, Arg::wire_name);
             let handler = completion_handler(f);
             let cfgs = &f.cfgs;
             quote! {

@@ -148,6 +148,15 @@ use proc_macro::TokenStream;
 /// - `default = <expr>` makes it optional with that value (and `"default"` in
 ///   the schema): `#[param("text", default = 5)]`, `#[param(name, "text", default = 5)]`.
 ///   An `Option<T>` parameter is optional too.
+/// - `rename = "..."` gives it another name on the wire, where JSON wants
+///   camelCase: `#[param("Preview only", rename = "dryRun")] dry_run: bool`,
+///   or `#[param(dry_run, "Preview only", rename = "dryRun")]` above the
+///   method. `dryRun` is then the schema's property, its `required` entry
+///   and the key read from the call's arguments (and sent by the typed
+///   client); the Rust argument, the typed client's argument and the name
+///   in `#[param(name, ...)]` stay `dry_run`. It combines with `default` in
+///   any order. A name on the wire is 1 to 64 characters of
+///   `[A-Za-z0-9_.-]`, and one tool's are distinct.
 /// - Its type must be owned and implement `serde::de::DeserializeOwned` and
 ///   `schemars::JsonSchema` (and `serde::Serialize` with a default).
 ///   `String` is a string, integers are integers, floats numbers, `bool` a
@@ -413,6 +422,9 @@ use proc_macro::TokenStream;
 ///   the compiler's `Inject` error, on its type), an empty one, or one
 ///   described twice;
 /// - `#[param(x, ...)]` naming no parameter (the actual ones are listed);
+/// - an empty `rename`, or one outside `[A-Za-z0-9_.-]{1,64}`; two
+///   parameters of one tool with one name on the wire (after renames);
+///   `rename` or `default` given twice in one `#[param]`;
 /// - a tool name outside `[A-Za-z0-9_.-]{1,128}`; two tools with one name;
 /// - an unknown key in `#[tool(...)]` or `#[param(...)]` (with a suggestion);
 /// - in `requires_client(...)`: an unknown capability (the valid ones are
@@ -455,7 +467,9 @@ pub fn describe(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Describes a tool's parameter: `#[param(a, "The first number")]` above the
 /// method, or `#[param("The first number")]` on the argument; both take an
-/// optional `default = <expr>`.
+/// optional `default = <expr>` and an optional `rename = "wireName"` (its
+/// name in the schema and on the wire: `#[param("Preview only", rename =
+/// "dryRun")] dry_run: bool`).
 ///
 /// Only valid inside a `#[tool]` item (see [`macro@tool`]); used anywhere
 /// else it is a compile error that names the fix.

@@ -21,6 +21,7 @@ pub(crate) const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const DEFAULT: Symbol = Symbol("default");
+pub(crate) const RENAME: Symbol = Symbol("rename");
 pub(crate) const CLIENT: Symbol = Symbol("client");
 pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
@@ -43,7 +44,7 @@ pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION, CLIENT, SCOPES];
 /// The keys of `#[tool(...)]` on a trait.
 pub(crate) const TRAIT_KEYS: &[Symbol] = &[DESCRIPTION];
 /// The keys of `#[param(...)]` after the description.
-pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT];
+pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT, RENAME];
 
 /// The client capabilities a tool can require with `requires_client(...)`:
 /// the members of `ClientCapabilities` (2025-11-25, 2026-07-28) that a

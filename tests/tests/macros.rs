@@ -409,3 +409,54 @@ fn definitions_serialize_as_the_wire_expects() {
     );
     assert!(wire["outputSchema"].is_object());
 }
+
+#[derive(Debug, Default)]
+pub struct Files;
+
+#[tool(description = "Files, with the reference servers' camelCase parameters")]
+impl Files {
+    #[describe("Replace text in a file")]
+    #[param(old_text, "The text to replace", rename = "oldText")]
+    pub fn edit(
+        &self,
+        old_text: String,
+        #[param("Preview only", rename = "dryRun", default = false)] dry_run: bool,
+        #[param("The file")] path: String,
+    ) -> String {
+        format!("{path}: {old_text} {dry_run}")
+    }
+
+    #[describe("List a directory")]
+    pub fn list(
+        &self,
+        #[param("name or size", rename = "sortBy")] sort_by: Option<String>,
+        #[param("The entry type", rename = "kind")] r#type: String,
+    ) -> String {
+        let kind = r#type;
+        format!("{sort_by:?} {kind}")
+    }
+}
+
+#[test]
+fn renamed_params_have_their_wire_name_in_the_schema_in_both_forms() {
+    let tools = tools(Files);
+    let edit = input_schema(find(&tools, "edit"));
+    assert_eq!(
+        edit,
+        json!({
+            "type": "object",
+            "properties": {
+                "oldText": {"type": "string", "description": "The text to replace"},
+                "dryRun": {"type": "boolean", "description": "Preview only", "default": false},
+                "path": {"type": "string", "description": "The file"},
+            },
+            "required": ["oldText", "path"],
+        })
+    );
+    let list = input_schema(find(&tools, "list"));
+    let props = list["properties"].as_object().unwrap();
+    let mut keys: Vec<&str> = props.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["kind", "sortBy"], "a raw identifier renamed too");
+    assert_eq!(list["required"], json!(["kind"]));
+}

@@ -852,3 +852,147 @@ async fn round_trip_through_mcp_client() {
     };
     assert_eq!(diffs.len(), 5, "{diffs:#?}");
 }
+
+// ---------------------------------------------------------------------------
+// Renamed parameters: `dry_run` in Rust, `dryRun` on the wire.
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Default)]
+pub struct Editor;
+
+#[tool(description = "Edits text, with the reference servers' camelCase parameters")]
+impl Editor {
+    #[describe("Replace text")]
+    #[param(old_text, "The text to replace", rename = "oldText")]
+    pub fn edit(
+        &self,
+        old_text: String,
+        #[param("The replacement", rename = "newText")] new_text: String,
+        #[param("Preview only", rename = "dryRun")] dry_run: bool,
+        #[param("How to sort", default = "name", rename = "sortBy")] sort_by: String,
+        #[param("Patterns to skip", rename = "excludePatterns")] exclude_patterns: Option<
+            Vec<String>,
+        >,
+    ) -> String {
+        format!("{old_text}->{new_text} dry={dry_run} sort={sort_by} exclude={exclude_patterns:?}")
+    }
+}
+
+/// The editor, declared from outside with the same renames.
+#[mcp_client::tool(description = "The editor server")]
+pub trait RemoteEditor {
+    #[describe("Replace text")]
+    #[param(old_text, "The text to replace", rename = "oldText")]
+    #[param(new_text, "The replacement", rename = "newText")]
+    async fn edit(
+        &self,
+        old_text: String,
+        new_text: String,
+        #[param("Preview only", rename = "dryRun")] dry_run: bool,
+        #[param("How to sort", rename = "sortBy", default = "name")] sort_by: String,
+    ) -> String;
+}
+
+#[tokio::test]
+async fn toolbox_client_sends_renamed_arguments_by_their_wire_name() {
+    let mock = Mock::answering([CallToolResult::text("ok"), CallToolResult::text("ok")]);
+    let client = EditorClient::new(mock.clone());
+    client
+        .edit("a".into(), "b".into(), true, None, None)
+        .await
+        .unwrap();
+    let remote = RemoteEditorClient::new(mock.clone());
+    remote
+        .edit("a".into(), "b".into(), false, Some("size".into()))
+        .await
+        .unwrap();
+    assert_eq!(
+        mock.calls(),
+        [
+            (
+                "edit".to_owned(),
+                json!({"oldText": "a", "newText": "b", "dryRun": true})
+            ),
+            (
+                "edit".to_owned(),
+                json!({"oldText": "a", "newText": "b", "dryRun": false, "sortBy": "size"})
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn round_trip_renamed_parameters_over_the_wire() {
+    let server = || Server::builder("editor", "1.0.0").toolbox(Editor).build();
+
+    // The schema names the wire names, `required` included.
+    let caller = WireCaller::start(server()).await;
+    let tools = caller.list_all_tools().await.unwrap();
+    let schema = Value::Object(tools[0].input_schema.clone());
+    let mut keys: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["dryRun", "excludePatterns", "newText", "oldText", "sortBy"]
+    );
+    assert_eq!(schema["required"], json!(["oldText", "newText", "dryRun"]));
+    assert_eq!(schema["properties"]["sortBy"]["default"], "name");
+
+    // The typed client: Rust names in, wire names sent, read by the server.
+    let client = EditorClient::new(caller);
+    assert_eq!(
+        client
+            .edit("a".into(), "b".into(), true, None, None)
+            .await
+            .unwrap(),
+        "a->b dry=true sort=name exclude=None"
+    );
+    assert_eq!(
+        client
+            .edit(
+                "x".into(),
+                "y".into(),
+                false,
+                Some("size".into()),
+                Some(vec!["*.tmp".into()])
+            )
+            .await
+            .unwrap(),
+        "x->y dry=false sort=size exclude=Some([\"*.tmp\"])"
+    );
+
+    // The server reads `dryRun`; the Rust name is no key on the wire.
+    let caller = client.caller();
+    let mut args = JsonObject::new();
+    args.insert("oldText".into(), json!("a"));
+    args.insert("newText".into(), json!("b"));
+    args.insert("dry_run".into(), json!(true));
+    let refused = format!("{:?}", caller.call_tool("edit", args.clone()).await);
+    assert!(
+        refused.contains("missing required argument `dryRun`"),
+        "{refused}"
+    );
+    args.insert("dryRun".into(), json!(true));
+    let answer = caller.call_tool("edit", args).await.unwrap();
+    assert_eq!(
+        answer,
+        CallToolResult::text("a->b dry=true sort=name exclude=None")
+    );
+
+    // The declared client checks the server's schema by wire name, then calls.
+    let remote = RemoteEditorClient::connect(WireCaller::start(server()).await)
+        .await
+        .unwrap();
+    assert_eq!(
+        remote
+            .edit("p".into(), "q".into(), true, Some("date".into()))
+            .await
+            .unwrap(),
+        "p->q dry=true sort=date exclude=None"
+    );
+}

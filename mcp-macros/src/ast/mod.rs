@@ -183,9 +183,26 @@ pub(crate) struct Arg {
 }
 
 impl Arg {
-    /// The parameter's name on the wire.
-    pub(crate) fn wire_name(&self) -> String {
+    /// The argument's name in Rust, as `#[param(name, ...)]` writes it
+    /// (`r#type` is `type`).
+    pub(crate) fn rust_name(&self) -> String {
         self.ident.unraw().to_string()
+    }
+
+    /// The parameter's name on the wire: its `rename = "..."`, else its name in Rust.
+    pub(crate) fn wire_name(&self) -> String {
+        match self.rename() {
+            Some(lit) => lit.value(),
+            None => self.rust_name(),
+        }
+    }
+
+    /// The `rename = "..."` of its `#[param]`, if any.
+    pub(crate) fn rename(&self) -> Option<&LitStr> {
+        match &self.kind {
+            ArgKind::Param(info) => info.rename.as_ref(),
+            ArgKind::Injected => None,
+        }
     }
 }
 
@@ -202,6 +219,8 @@ pub(crate) enum ArgKind {
 pub(crate) struct ParamInfo {
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
+    /// `rename = "dryRun"`: its name on the wire, when not its name in Rust.
+    pub(crate) rename: Option<LitStr>,
     /// A `#[param]` named it (its description may still be missing, already reported).
     pub(crate) described: bool,
     /// A misspelled `#[param(name)]` meant it (already reported): not "undescribed" too.

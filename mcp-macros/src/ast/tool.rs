@@ -222,7 +222,7 @@ impl Params<'_> {
             .args
             .iter()
             .filter(|a| !a.literal_context)
-            .map(Arg::wire_name)
+            .map(Arg::rust_name)
             .collect();
         let mut message = format!("`{name}` is not a parameter of `{fn_name}`");
         if names.is_empty() {
@@ -244,7 +244,7 @@ impl Params<'_> {
             if let Some(ArgKind::Param(info)) = self
                 .args
                 .iter_mut()
-                .find(|a| a.wire_name() == near)
+                .find(|a| a.rust_name() == near)
                 .map(|a| &mut a.kind)
             {
                 info.typo_target = true;
@@ -349,4 +349,5 @@ fn apply_param(cx: &Ctxt, arg: &mut Arg, param: ParamAttr) {
     info.described = true;
     info.description = param.description;
     info.default = param.default;
+    info.rename = param.rename;
 }

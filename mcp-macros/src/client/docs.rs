@@ -3,6 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::ext::IdentExt;
 
 use super::methods::Param;
 use crate::ast::Tool;
@@ -61,9 +62,15 @@ pub(super) fn method_doc(tool: &Tool, params: &[Param<'_>]) -> TokenStream {
             } else {
                 ""
             };
+            // The argument's name in Rust, and its name on the wire when renamed.
+            let rust = p.ident.unraw().to_string();
+            let name = if rust == p.wire {
+                format!("`{rust}`")
+            } else {
+                format!("`{rust}` (`{}` on the wire)", p.wire)
+            };
             lines.push(format!(
-                "- `{}`{optional}: {}",
-                p.wire,
+                "- {name}{optional}: {}",
                 escape_markdown(p.description.trim())
             ));
         }
