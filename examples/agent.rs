@@ -3,8 +3,14 @@
 //!
 //! ```text
 //! agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict]
+//!       [--files ROOT]... [--files-writable] [--fetch]
 //!       [--mcp "COMMAND ARGS"]... [--mcp-url URL]... PROMPT
 //! ```
+//!
+//! - `--files ROOT` attaches the built-in files toolbox locally, confined to
+//!   the roots named (read-only unless `--files-writable`); `--fetch`
+//!   attaches the built-in HTTP toolbox (`get`, `post`, `fetch`; public
+//!   addresses only).
 //!
 //! - `--mcp` starts a stdio MCP server (the command line is split on
 //!   whitespace); `--mcp-url` connects to a Streamable HTTP or HTTP+SSE one.
@@ -28,7 +34,7 @@ use mcp_client::{Chain, Client};
 pub mod calculator_tools;
 use calculator_tools::Calculator;
 
-const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
 
 #[derive(Debug, Default)]
 struct Options {
@@ -38,7 +44,19 @@ struct Options {
     strict: bool,
     stdio: Vec<String>,
     urls: Vec<String>,
+    local: Builtin,
     prompt: String,
+}
+
+/// The built-in toolboxes to attach locally.
+#[derive(Debug, Default)]
+struct Builtin {
+    /// `--files`: the roots of the files toolbox (none: not attached).
+    files: Vec<String>,
+    /// `--files-writable`: offer its changing tools too.
+    writable: bool,
+    /// `--fetch`: attach the HTTP toolbox.
+    fetch: bool,
 }
 
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
@@ -69,6 +87,9 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
                     .ok_or(format!("--max-turns needs a positive number, not `{n}`"))?;
                 options.max_turns = Some(n);
             }
+            "--files" => options.local.files.push(value("--files")?),
+            "--files-writable" => options.local.writable = true,
+            "--fetch" => options.local.fetch = true,
             "--mcp" => options.stdio.push(value("--mcp")?),
             "--mcp-url" => options.urls.push(value("--mcp-url")?),
             "--no-stream" => options.streaming = false,
@@ -171,6 +192,17 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
     let model = model(&options).map_err(|e| (2, e))?;
     let clients = connect(&options).await.map_err(|e| (2, e))?;
     let mut tools = ToolSet::builder().toolbox(Calculator::default());
+    if !options.local.files.is_empty() {
+        let files = mcp_toolbox::files::Files::builder()
+            .roots(&options.local.files)
+            .read_only(!options.local.writable)
+            .build()
+            .map_err(|e| (2, format!("--files: {}", Chain(&e))))?;
+        tools = tools.toolbox(files);
+    }
+    if options.local.fetch {
+        tools = tools.toolbox(mcp_toolbox::http::Http::builder().build());
+    }
     for client in &clients {
         tools = tools.server(client.clone());
     }

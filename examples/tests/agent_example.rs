@@ -257,3 +257,59 @@ fn an_http_server_joins_the_set() {
     assert!(text(&out.stdout).contains("The fixture answered."));
     server.assert_clean();
 }
+
+#[test]
+fn files_and_fetch_toolboxes_attach_locally() {
+    let root = std::env::temp_dir().join(format!("agent-files-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("note.txt"), "the note says hello").unwrap();
+    let note = root.join("note.txt").display().to_string();
+    let arguments = json!({"path": note}).to_string();
+    // The calculator's tools, the files toolbox's read-only ones, and HTTP's.
+    let mut offered: Vec<&str> = CALCULATOR_TOOLS.to_vec();
+    offered.extend([
+        "read_text_file",
+        "read_media_file",
+        "read_multiple_files",
+        "list_directory",
+        "list_directory_with_sizes",
+        "search_files",
+        "directory_tree",
+        "get_file_info",
+        "list_allowed_directories",
+        "exists",
+        "get",
+        "post",
+        "fetch",
+    ]);
+    let script = json!({"steps": [
+        {"provider": "openai",
+         "expect": {"tools": offered},
+         "respond": {"tool_calls": [{"id": "call_1", "name": "read_text_file", "arguments": arguments}]}},
+        {"provider": "openai",
+         "expect": {"tool_results": [{"id": "call_1", "contains": "the note says hello", "is_error": false}]},
+         "respond": {"tool_calls": [{"id": "call_2", "name": "write_file",
+                                     "arguments": json!({"path": note, "content": "overwritten"}).to_string()}]}},
+        {"provider": "openai",
+         "expect": {"tool_results": [{"id": "call_2", "is_error": true}]},
+         "respond": {"text": "The note says hello."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let root_arg = root.display().to_string();
+    let out = agent(
+        &server,
+        false,
+        &["--files", &root_arg, "--fetch", "What does the note say?"],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(text(&out.stdout).contains("The note says hello."));
+    assert!(stderr.contains("[tool] read_text_file"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("note.txt")).unwrap(),
+        "the note says hello",
+        "read-only unless --files-writable: write_file is not offered"
+    );
+    server.assert_clean();
+    std::fs::remove_dir_all(&root).unwrap();
+}

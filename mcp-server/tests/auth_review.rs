@@ -10,6 +10,8 @@
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
 mod issuer;
+#[path = "../../tests/support/netns.rs"]
+mod netns;
 mod support;
 
 use std::sync::{Arc, Mutex};
@@ -718,46 +720,15 @@ async fn no_log_line_at_any_level_carries_a_token() {
     );
 }
 
-/// Runs `inner` in this test binary inside a new network namespace whose
-/// loopback also answers at 10.9.9.9, where nothing leaves the namespace.
-fn in_network_namespace(inner: &str) {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new("unshare")
-        .args([
-            "-rn",
-            "sh",
-            "-c",
-            r#"ip link set lo up && ip addr add 10.9.9.9/32 dev lo && exec "$0" "$@""#,
-        ])
-        .arg(exe)
-        .args(["--exact", inner, "--ignored", "--nocapture"])
-        .env("MCP_TEST_IN_NETNS", "1")
-        .output()
-        .expect("unshare (util-linux) and ip (iproute2) are needed for this test");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "{inner} in a network namespace:\n{text}"
-    );
-}
-
 #[test]
 fn plain_http_key_sets_and_introspection_are_refused_and_nothing_is_sent() {
-    in_network_namespace("plain_http_in_a_namespace");
+    netns::in_network_namespace("plain_http_in_a_namespace", &["10.9.9.9/32"]);
 }
 
 #[tokio::test]
 #[ignore = "run by plain_http_key_sets_and_introspection_are_refused_and_nothing_is_sent, inside a network namespace"]
 async fn plain_http_in_a_namespace() {
-    assert_eq!(
-        std::env::var("MCP_TEST_IN_NETNS").as_deref(),
-        Ok("1"),
-        "only inside the namespace"
-    );
+    netns::assert_in_network_namespace();
     // A host that is not loopback, inside the namespace: it counts what reaches it.
     let remote = tokio::net::TcpListener::bind("10.9.9.9:0").await.unwrap();
     let remote_addr = remote.local_addr().unwrap();

@@ -1,0 +1,59 @@
+//! A stdio MCP server offering `exec` over an allow list of programs, in the current directory.
+//!
+//! Run with `cargo run -p mcp-examples --bin shell -- --allow git,ls`: the
+//! `exec` tool then runs `git` and `ls` (found on `/usr/local/bin:/usr/bin:/bin`,
+//! with a scrubbed environment, the current directory as working directory,
+//! no shell). Without `--allow` the server starts with no tool at all.
+//! Every allowed program runs whatever arguments the model writes: allow no
+//! interpreter (`sh`, `python`, `env`, `find`, ...); see `mcp_toolbox::commands`.
+
+use mcp_server::Server;
+use mcp_toolbox::commands::Commands;
+
+const USAGE: &str = "usage: shell [--allow PROGRAM[,PROGRAM...]]   (serves MCP on stdio)";
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_server::Error> {
+    // Logs go to stderr: stdout carries the protocol.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let programs: Vec<&str> = match args.as_slice() {
+        [] => Vec::new(),
+        ["--allow", list] => list.split(',').collect(),
+        _ => fail(USAGE),
+    };
+    let commands = programs
+        .iter()
+        .fold(Commands::builder(), |builder, program| {
+            builder.allow(*program)
+        })
+        .build()
+        .unwrap_or_else(|e| fail(&format!("shell: {e}\n{USAGE}")));
+    let instructions = if commands.allowed().is_empty() {
+        "No program is allowed: this server offers no tool.".to_owned()
+    } else {
+        format!(
+            "`exec` runs one of these programs, without a shell, in {}: {}.",
+            commands.root().display(),
+            commands.allowed().join(", ")
+        )
+    };
+    Server::builder("shell", env!("CARGO_PKG_VERSION"))
+        .instructions(instructions)
+        .toolbox(commands)
+        .build()
+        .serve_stdio()
+        .await
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("{message}");
+    std::process::exit(2);
+}
