@@ -46,9 +46,95 @@ pub(crate) struct State {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Refused(pub(crate) &'static str);
 
-/// Signs and checks states with the server's key.
+/// The keys that sign and check 2026-07-28 `requestState`s: one signs,
+/// the others still verify (a rotation: a new key signs at once, the one
+/// before keeps verifying the states it signed until it is retired, at the
+/// latest ten minutes later, when they have all expired). Every instance
+/// behind a load balancer is given the same keys, so a retry may reach any
+/// of them.
+///
+/// ```
+/// use mcp_server::state::SigningKeys;
+///
+/// // Rotating: `2026-12` signs from now on; `2026-11` still verifies.
+/// let keys = SigningKeys::new("2026-12", *b"0123456789abcdef0123456789abcdef")
+///     .verifying("2026-11", *b"fedcba9876543210fedcba9876543210");
+/// let server = mcp_server::Server::builder("notes", "1.0")
+///     .request_state_keys(keys)
+///     .build();
+/// # let _ = server;
+/// ```
+#[derive(Clone)]
+pub struct SigningKeys {
+    signing: Key,
+    verifying: Vec<Key>,
+}
+
+#[derive(Clone)]
+struct Key {
+    /// Named in every state it signs (base64url), so the right key checks it.
+    id: String,
+    secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for SigningKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verifying: Vec<&str> = self.verifying.iter().map(|k| k.id.as_str()).collect();
+        f.debug_struct("SigningKeys")
+            .field("signing", &self.signing.id)
+            .field("verifying", &verifying)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SigningKeys {
+    /// Signs (and verifies) with `secret` (32 random bytes or more), named
+    /// `id`.
+    pub fn new(id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
+        SigningKeys {
+            signing: Key {
+                id: id.into(),
+                secret: secret.into(),
+            },
+            verifying: Vec::new(),
+        }
+    }
+
+    /// Also accepts states signed with `secret`, named `id` (a key rotated
+    /// out, kept until the states it signed have expired).
+    #[must_use]
+    pub fn verifying(mut self, id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
+        self.verifying.push(Key {
+            id: id.into(),
+            secret: secret.into(),
+        });
+        self
+    }
+
+    /// A random key of this process alone (states then die with it).
+    fn random() -> Self {
+        let mut k = vec![0u8; 32];
+        if getrandom::fill(&mut k).is_err() {
+            // No entropy source: derive from the clock and the address
+            // space (weak, and logged; configure keys instead).
+            tracing::error!("no random source for the requestState key; configure one with ServerBuilder::request_state_keys");
+            let seed = format!("{:?}{:p}", SystemTime::now(), &k);
+            k = Sha256::digest(seed.as_bytes()).to_vec();
+        }
+        SigningKeys::new("local", k)
+    }
+
+    /// The key named `id` (base64url), signing or verifying.
+    fn by_encoded_id(&self, id: &str) -> Option<&Key> {
+        std::iter::once(&self.signing)
+            .chain(&self.verifying)
+            .find(|k| base64::encode(k.id.as_bytes()) == id)
+    }
+}
+
+/// Signs and checks states with the server's keys.
 pub(crate) struct Signer {
-    key: Vec<u8>,
+    keys: SigningKeys,
     ttl: Duration,
     /// Nonces of states already accepted, with their expiry.
     used: Mutex<HashMap<String, u64>>,
@@ -83,30 +169,22 @@ pub(crate) fn digest(args: &Value) -> String {
 }
 
 impl Signer {
-    /// A signer with `key`, or a fresh random key (states then die with the process).
-    pub(crate) fn new(key: Option<Vec<u8>>, ttl: Duration) -> Signer {
-        let key = key.unwrap_or_else(|| {
-            let mut k = vec![0u8; 32];
-            if getrandom::fill(&mut k).is_err() {
-                // No entropy source: derive from the clock and the address
-                // space (weak, and logged; configure a key instead).
-                tracing::error!("no random source for the requestState key; configure one with ServerBuilder::request_state_key");
-                let seed = format!("{:?}{:p}", SystemTime::now(), &k);
-                k = Sha256::digest(seed.as_bytes()).to_vec();
-            }
-            k
-        });
+    /// A signer with `keys`, or a fresh random key (states then die with the process).
+    pub(crate) fn new(keys: Option<SigningKeys>, ttl: Duration) -> Signer {
         Signer {
-            key,
+            keys: keys.unwrap_or_else(SigningKeys::random),
             ttl,
             used: Mutex::new(HashMap::new()),
             max_used: MAX_USED,
         }
     }
 
-    fn mac(&self, payload: &[u8]) -> HmacSha256 {
-        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any length");
-        mac.update(payload);
+    fn mac(key: &Key, kid: &str, payload: &str) -> HmacSha256 {
+        let mut mac =
+            HmacSha256::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
+        mac.update(kid.as_bytes());
+        mac.update(b".");
+        mac.update(payload.as_bytes());
         mac
     }
 
@@ -133,8 +211,10 @@ impl Signer {
             nonce: base64::encode(&nonce),
         };
         let payload = base64::encode(&serde_json::to_vec(&state).unwrap_or_default());
-        let tag = base64::encode(&self.mac(payload.as_bytes()).finalize().into_bytes());
-        format!("{payload}.{tag}")
+        let key = &self.keys.signing;
+        let kid = base64::encode(key.id.as_bytes());
+        let tag = base64::encode(&Self::mac(key, &kid, &payload).finalize().into_bytes());
+        format!("{kid}.{payload}.{tag}")
     }
 
     /// Checks a state presented by `caller` with a retry of
@@ -150,9 +230,16 @@ impl Signer {
     ) -> Result<BTreeMap<String, Value>, Refused> {
         const TAMPERED: Refused =
             Refused("invalid requestState: it was not issued by this server or was altered");
-        let (payload, tag) = token.split_once('.').ok_or(TAMPERED)?;
+        let mut parts = token.splitn(3, '.');
+        let (Some(kid), Some(payload), Some(tag)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(TAMPERED);
+        };
+        let key = self.keys.by_encoded_id(kid).ok_or(Refused(
+            "invalid requestState: its key is not one this server knows (retired, or another server's): start the request again without it",
+        ))?;
         let tag = base64::decode(tag).ok_or(TAMPERED)?;
-        self.mac(payload.as_bytes())
+        Self::mac(key, kid, payload)
             .verify_slice(&tag)
             .map_err(|_| TAMPERED)?;
         let state: State = base64::decode(payload)
@@ -221,7 +308,8 @@ mod tests {
         let s = Signer::new(None, DEFAULT_STATE_TTL);
         let token = s.sign("tools/call", "t", "d", "", BTreeMap::new());
         let mut altered = token.clone().into_bytes();
-        altered[3] ^= 1;
+        // A byte of the payload, after the key's name.
+        altered[token.find('.').unwrap() + 4] ^= 1;
         let altered = String::from_utf8(altered).unwrap();
         assert!(s
             .accept(&altered, "tools/call", "t", "d", "")
@@ -236,7 +324,7 @@ mod tests {
             .0
             .contains("another request"));
         assert!(s.accept("garbage", "tools/call", "t", "d", "").is_err());
-        let quick = Signer::new(Some(vec![7; 32]), Duration::ZERO);
+        let quick = Signer::new(Some(SigningKeys::new("k", vec![7; 32])), Duration::ZERO);
         let expired = quick.sign("m", "t", "d", "", BTreeMap::new());
         std::thread::sleep(Duration::from_millis(2));
         assert!(quick
@@ -281,5 +369,39 @@ mod tests {
             .contains("too many"));
         // Still refused as used: nothing was forgotten to make room.
         assert!(s.accept(&states[0], "m", "t", "d", "").is_err());
+    }
+
+    #[test]
+    fn a_rotated_key_verifies_until_it_is_retired() {
+        let old = SigningKeys::new("old", vec![1; 32]);
+        let rotated = SigningKeys::new("new", vec![2; 32]).verifying("old", vec![1; 32]);
+        let retired = SigningKeys::new("new", vec![2; 32]);
+        let signed_before =
+            Signer::new(Some(old), DEFAULT_STATE_TTL).sign("m", "t", "d", "", BTreeMap::new());
+        let now = Signer::new(Some(rotated), DEFAULT_STATE_TTL);
+        assert!(now.accept(&signed_before, "m", "t", "d", "").is_ok());
+        let signed_now = now.sign("m", "t", "d", "", BTreeMap::new());
+        assert!(
+            signed_now.starts_with(&base64::encode(b"new")),
+            "the new key signs"
+        );
+        let later = Signer::new(Some(retired), DEFAULT_STATE_TTL);
+        assert!(later
+            .accept(&signed_before, "m", "t", "d", "")
+            .unwrap_err()
+            .0
+            .contains("not one this server knows"));
+        assert!(later.accept(&signed_now, "m", "t", "d", "").is_ok());
+        // Another secret under a known name is a forgery, not a rotation.
+        let impostor = Signer::new(
+            Some(SigningKeys::new("new", vec![3; 32])),
+            DEFAULT_STATE_TTL,
+        )
+        .sign("m", "t", "d", "", BTreeMap::new());
+        assert!(later
+            .accept(&impostor, "m", "t", "d", "")
+            .unwrap_err()
+            .0
+            .contains("altered"));
     }
 }

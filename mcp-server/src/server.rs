@@ -53,7 +53,7 @@ pub struct ServerBuilder {
     /// Declare prompts and resources even with none at start.
     offer_all: bool,
     /// The key signing `requestState` (random per process when unset).
-    state_key: Option<Vec<u8>>,
+    state_key: Option<crate::state::SigningKeys>,
     page_size: usize,
     list_ttl: Duration,
     max_message: usize,
@@ -195,7 +195,16 @@ impl ServerBuilder {
     /// retry must reach the same process; servers behind a load balancer
     /// share one key (32 random bytes or more).
     pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.state_key = Some(key.into());
+        self.state_key = Some(crate::state::SigningKeys::new("default", key));
+        self
+    }
+
+    /// Sets the keys that sign and check the `requestState` of 2026-07-28
+    /// input rounds, with rotation: one signs, the others still verify
+    /// (see [`SigningKeys`](crate::state::SigningKeys)). Every instance of a
+    /// service is given the same keys.
+    pub fn request_state_keys(mut self, keys: crate::state::SigningKeys) -> Self {
+        self.state_key = Some(keys);
         self
     }
 

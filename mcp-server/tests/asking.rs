@@ -447,3 +447,72 @@ async fn a_request_state_is_bound_to_the_arguments_of_its_call() {
     );
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_state_from_one_instance_is_taken_by_another_with_its_keys_until_the_key_retires() {
+    use mcp_server::state::SigningKeys;
+    let instance = |keys: SigningKeys| {
+        Client::start(
+            Server::builder("asking", "1.0")
+                .toolbox(Asking)
+                .request_state_keys(keys)
+                .build(),
+        )
+    };
+    let meta = meta_with(json!({"elicitation": {}}));
+    let accept = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    let params = |extra: Value| {
+        let mut p = json!({"name": "two_names", "_meta": meta.clone()});
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        p
+    };
+    // Round 1 on an instance signing with k1.
+    let mut a = instance(SigningKeys::new("k1", [1; 32]));
+    let r1 = a.request(1, "tools/call", params(json!({}))).await;
+    let state1 = r1["result"]["requestState"].as_str().unwrap().to_owned();
+    // Round 2 on another, rotated: k2 signs, k1 still verifies.
+    let mut b = instance(SigningKeys::new("k2", [2; 32]).verifying("k1", [1; 32]));
+    let r2 = b
+        .request(
+            2,
+            "tools/call",
+            params(json!({"inputResponses": {"first": accept("Ada")}, "requestState": state1})),
+        )
+        .await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    let state2 = r2["result"]["requestState"].as_str().unwrap().to_owned();
+    // Round 3 on a third, k1 retired: the state signed with k2 is taken...
+    let mut c = instance(SigningKeys::new("k2", [2; 32]));
+    let r3 = c
+        .request(
+            3,
+            "tools/call",
+            params(json!({"inputResponses": {"input-0": accept("Grace")}, "requestState": state2})),
+        )
+        .await;
+    assert_eq!(
+        r3["result"]["content"][0]["text"], "Ada and Grace (resumed: true)",
+        "{r3}"
+    );
+    // ...and one signed with the retired k1 is refused.
+    let mut a2 = instance(SigningKeys::new("k1", [1; 32]));
+    let fresh = a2.request(4, "tools/call", params(json!({}))).await;
+    let old = fresh["result"]["requestState"].as_str().unwrap().to_owned();
+    let r4 = c
+        .request(
+            5,
+            "tools/call",
+            params(json!({"inputResponses": {"first": accept("Eve")}, "requestState": old})),
+        )
+        .await;
+    assert_eq!(r4["error"]["code"], -32602, "{r4}");
+    assert!(
+        r4["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not one this server knows"),
+        "{r4}"
+    );
+}
