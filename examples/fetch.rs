@@ -1,10 +1,13 @@
 //! A fetch MCP server over stdio: `get`, `post` and `fetch`, public addresses only.
 //!
-//! Run with: `cargo run -p mcp-examples --bin fetch -- [--allow-host HOST[:PORT]]...`.
+//! Run with: `cargo run -p mcp-examples --bin fetch -- [--allow-host HOST[:PORT]]... [--ignore-robots-txt]`.
 //! Each `--allow-host` lets one host (on any port, or on the port named)
 //! be reached even when its addresses are not public: a local service, say
 //! `--allow-host localhost:8080`. `--timeout-ms MS` and
 //! `--max-response-bytes N` change the limits (30 s and 5 MiB by default).
+//! `fetch` asks the site for `/robots.txt` first and refuses a page it
+//! forbids to our user agent, as the reference fetch server does;
+//! `--ignore-robots-txt` skips that check (`get` and `post` never make it).
 
 use std::time::Duration;
 
@@ -12,7 +15,7 @@ use mcp_server::Server;
 use mcp_toolbox::http::{Http, HttpBuilder};
 
 const USAGE: &str =
-    "usage: fetch [--allow-host HOST[:PORT]]... [--timeout-ms MS] [--max-response-bytes N]";
+    "usage: fetch [--allow-host HOST[:PORT]]... [--timeout-ms MS] [--max-response-bytes N] [--ignore-robots-txt]";
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
@@ -44,6 +47,10 @@ async fn main() -> Result<(), mcp_server::Error> {
 fn configure(mut builder: HttpBuilder, args: &[String]) -> Result<HttpBuilder, String> {
     let mut args = args.iter();
     while let Some(flag) = args.next() {
+        if flag == "--ignore-robots-txt" {
+            builder = builder.ignore_robots_txt();
+            continue;
+        }
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         builder = match flag.as_str() {
             "--allow-host" => builder.allow(value)?,

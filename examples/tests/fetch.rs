@@ -545,6 +545,183 @@ async fn https_to_an_allowed_host_insists_on_tls() {
     client.close().await;
 }
 
+/// The usual pages, `/private/...` pages too, and `/robots.txt` answered
+/// with `status` and `body`.
+fn with_robots(
+    status: &'static str,
+    body: &'static str,
+) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
+    move |request: &Seen| {
+        if request.path == "/robots.txt" {
+            reply(status, &[("content-type", "text/plain")], body.as_bytes())
+        } else if request.path.starts_with("/private") {
+            reply("200 OK", &[("content-type", "text/plain")], b"secret")
+        } else {
+            pages(request)
+        }
+    }
+}
+
+/// Everything forbidden to others; for us only `/private` (but `/private/open`).
+const ROBOTS: &str = "# robots for the test site\n\
+User-agent: OtherBot\nDisallow: /\n\n\
+User-agent: mcp-toolbox\nDisallow: /private\nAllow: /private/open\n\n\
+User-agent: *\nDisallow: /\n";
+
+fn paths(site: &Site) -> Vec<String> {
+    site.seen().into_iter().map(|s| s.path).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetch_refuses_a_page_the_sites_robots_txt_forbids_without_requesting_it() {
+    let site = Site::start(with_robots("200 OK", ROBOTS)).await;
+    let client = start(&["--allow-host".into(), site.allow()]).await;
+    let robots_url = site.url("/robots.txt");
+
+    let url = site.url("/private/page?x=1");
+    let out = call(&client, "fetch", json!({"url": url})).await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.starts_with(&format!(
+            "The sites robots.txt ({robots_url}), specifies that autonomous fetching of this page is not allowed, <useragent>mcp-toolbox/"
+        )),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains(&format!(
+            "</useragent>\n<url>{url}</url><robots>\n{ROBOTS}\n</robots>\nThe assistant must let the user know that it failed to view the page."
+        )),
+        "{}",
+        out.text
+    );
+    // Only robots.txt was asked for, with our user agent; the page never.
+    let seen = site.seen();
+    assert_eq!(paths(&site), ["/robots.txt"]);
+    assert_eq!(seen[0].method, "GET");
+    assert!(seen[0]
+        .header("user-agent")
+        .unwrap()
+        .starts_with("mcp-toolbox/"));
+
+    // The longer Allow wins inside /private; what our group does not
+    // name is allowed (the `*` group does not apply to us).
+    let open = call(&client, "fetch", json!({"url": site.url("/private/open")})).await;
+    assert!(!open.is_error, "{}", open.text);
+    assert!(
+        open.text.ends_with(&format!(
+            "Contents of {}:\nsecret",
+            site.url("/private/open")
+        )),
+        "{}",
+        open.text
+    );
+    let ok = call(&client, "fetch", json!({"url": site.url("/ok")})).await;
+    assert!(!ok.is_error, "{}", ok.text);
+    assert!(ok.text.ends_with("\nok"), "{}", ok.text);
+    assert_eq!(
+        paths(&site),
+        [
+            "/robots.txt",
+            "/robots.txt",
+            "/private/open",
+            "/robots.txt",
+            "/ok"
+        ]
+    );
+
+    // get and post do not ask robots.txt.
+    let got = call(&client, "get", json!({"url": site.url("/private/page")})).await;
+    assert_eq!(got.structured["body"], "secret", "{}", got.text);
+    assert_eq!(
+        paths(&site).last().map(String::as_str),
+        Some("/private/page")
+    );
+    assert_eq!(paths(&site).len(), 6);
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_txt_answered_403_refuses_and_404_allows() {
+    for status in ["403 Forbidden", "401 Unauthorized"] {
+        let site = Site::start(with_robots(status, "no")).await;
+        let client = start(&["--allow-host".into(), site.allow()]).await;
+        let out = call(&client, "fetch", json!({"url": site.url("/ok")})).await;
+        assert!(out.is_error, "{}", out.text);
+        assert_eq!(
+            out.text,
+            format!(
+                "When fetching robots.txt ({}), received status {} so assuming that autonomous fetching is not allowed, the user can try fetching the page themselves",
+                site.url("/robots.txt"),
+                &status[..3]
+            )
+        );
+        assert_eq!(paths(&site), ["/robots.txt"]);
+        client.close().await;
+    }
+
+    for status in ["404 Not Found", "410 Gone"] {
+        let site = Site::start(with_robots(status, "User-agent: *\nDisallow: /\n")).await;
+        let client = start(&["--allow-host".into(), site.allow()]).await;
+        let out = call(&client, "fetch", json!({"url": site.url("/private/x")})).await;
+        assert!(!out.is_error, "{status}: {}", out.text);
+        assert!(out.text.ends_with("\nsecret"), "{}", out.text);
+        assert_eq!(paths(&site), ["/robots.txt", "/private/x"]);
+        client.close().await;
+    }
+
+    // An empty robots.txt allows everything.
+    let site = Site::start(with_robots("200 OK", "")).await;
+    let client = start(&["--allow-host".into(), site.allow()]).await;
+    let out = call(&client, "fetch", json!({"url": site.url("/private/x")})).await;
+    assert!(!out.is_error, "{}", out.text);
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_txt_redirected_elsewhere_on_the_site_is_followed() {
+    let site = Site::start(|request: &Seen| match request.path.as_str() {
+        "/robots.txt" => reply(
+            "301 Moved Permanently",
+            &[("location", "/real-robots")],
+            b"",
+        ),
+        "/real-robots" => reply("200 OK", &[], b"User-agent: *\nDisallow: /private\n"),
+        _ => with_robots("404 Not Found", "")(request),
+    })
+    .await;
+    let client = start(&["--allow-host".into(), site.allow()]).await;
+    let out = call(&client, "fetch", json!({"url": site.url("/private/x")})).await;
+    assert!(
+        out.is_error && out.text.starts_with("The sites robots.txt"),
+        "{}",
+        out.text
+    );
+    assert_eq!(paths(&site), ["/robots.txt", "/real-robots"]);
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ignore_robots_txt_fetches_a_forbidden_page_without_asking() {
+    let site = Site::start(with_robots("200 OK", ROBOTS)).await;
+    let args = [
+        "--allow-host".into(),
+        site.allow(),
+        "--ignore-robots-txt".into(),
+    ];
+    let client = start(&args).await;
+    let url = site.url("/private/page");
+    let out = call(&client, "fetch", json!({"url": url})).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.ends_with(&format!("Contents of {url}:\nsecret")),
+        "{}",
+        out.text
+    );
+    assert_eq!(paths(&site), ["/private/page"]);
+    client.close().await;
+}
+
 #[test]
 fn bad_command_line_arguments_print_the_usage_and_exit_2() {
     for args in [
@@ -657,6 +834,7 @@ async fn hostile_table_in_a_namespace() {
     let site = Site::start(pages).await;
     let client = start(&["--allow-host".into(), site.allow()]).await;
     let mut site_requests = 0;
+    let mut robots_requests = 0;
 
     for host in HOSTILE {
         let targets = [
@@ -690,14 +868,23 @@ async fn hostile_table_in_a_namespace() {
                     "{tool} {via} reached the trap"
                 );
                 site_requests += 1;
+                if tool == "fetch" {
+                    robots_requests += 1;
+                }
             }
         }
     }
+    // fetch asks the allowed site for robots.txt (404) before each page.
+    let (robots, pages): (Vec<Seen>, Vec<Seen>) = site
+        .seen()
+        .into_iter()
+        .partition(|s| s.path == "/robots.txt");
     assert_eq!(
-        site.seen().len(),
+        pages.len(),
         site_requests,
         "each redirect came from the allowed site"
     );
+    assert_eq!(robots.len(), robots_requests);
 
     // The allowed site on another port is not allowed; file URLs are not followed.
     for target in [

@@ -52,13 +52,22 @@ pub(crate) struct Response {
 
 /// Sends `request`, following redirects, all within the time limit.
 pub(crate) async fn send(limits: &Limits, request: Request) -> Result<Response, String> {
+    send_capped(limits, request, limits.max_response_bytes).await
+}
+
+/// [`send`], reading at most `cap` bytes of the final body.
+pub(crate) async fn send_capped(
+    limits: &Limits,
+    request: Request,
+    cap: usize,
+) -> Result<Response, String> {
     let millis = limits.timeout.as_millis();
-    tokio::time::timeout(limits.timeout, follow(limits, request))
+    tokio::time::timeout(limits.timeout, follow(limits, request, cap))
         .await
         .unwrap_or_else(|_| Err(format!("timed out after {millis} ms")))
 }
 
-async fn follow(limits: &Limits, mut request: Request) -> Result<Response, String> {
+async fn follow(limits: &Limits, mut request: Request, cap: usize) -> Result<Response, String> {
     let mut hops = 0;
     loop {
         let addrs = resolve(&request.url, &limits.allowed, limits.connect_timeout)
@@ -72,7 +81,7 @@ async fn follow(limits: &Limits, mut request: Request) -> Result<Response, Strin
             .get(header::LOCATION)
             .and_then(|l| l.to_str().ok());
         let Some(location) = location.filter(|_| is_redirect(head.status)) else {
-            let (body, truncated) = read_capped(body, limits.max_response_bytes).await?;
+            let (body, truncated) = read_capped(body, cap).await?;
             drop(connection);
             return Ok(Response {
                 url: request.url,

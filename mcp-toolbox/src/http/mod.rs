@@ -31,10 +31,21 @@
 //! - every response is bounded in time and size (reading stops at the
 //!   limit);
 //! - the allow list (a host, or a host and port) is the only exception.
+//!
+//! As the reference fetch server does, `fetch` (not `get` or `post`) first
+//! asks the site for `/robots.txt` through the same checked client (at most
+//! 512 KiB) and refuses a page it forbids to our user agent
+//! ([`DEFAULT_USER_AGENT`] or the configured one): the group naming the
+//! agent's product token (`mcp-toolbox`), else the `*` group; the longest
+//! matching `Allow` or `Disallow` wins (`Allow` on a tie), `*` and a final
+//! `$` as wildcards; a 401 or 403 refuses, another 4xx or an empty file
+//! allows everything, and a failed request is an error.
+//! [`HttpBuilder::ignore_robots_txt`] turns the check off.
 
 mod address;
 mod client;
 mod fetch;
+mod robots;
 mod target;
 
 use std::collections::{BTreeMap, HashMap};
@@ -63,6 +74,7 @@ pub const DEFAULT_USER_AGENT: &str = concat!(
 #[derive(Debug, Clone)]
 pub struct Http {
     limits: Arc<Limits>,
+    ignore_robots_txt: bool,
 }
 
 /// Configures an [`Http`] toolbox; every default is the safe one.
@@ -74,6 +86,7 @@ pub struct HttpBuilder {
     max_response_bytes: usize,
     max_redirects: usize,
     user_agent: String,
+    ignore_robots_txt: bool,
 }
 
 impl Default for HttpBuilder {
@@ -85,6 +98,7 @@ impl Default for HttpBuilder {
             max_response_bytes: 5 * 1024 * 1024,
             max_redirects: 5,
             user_agent: DEFAULT_USER_AGENT.to_owned(),
+            ignore_robots_txt: false,
         }
     }
 }
@@ -143,6 +157,14 @@ impl HttpBuilder {
         self
     }
 
+    /// Lets `fetch` skip the site's robots.txt, as the reference's
+    /// `--ignore-robots-txt` does (by default `fetch` asks for
+    /// `/robots.txt` first and refuses what it forbids to our user agent).
+    pub fn ignore_robots_txt(mut self) -> Self {
+        self.ignore_robots_txt = true;
+        self
+    }
+
     /// The toolbox.
     pub fn build(self) -> Http {
         let roots = rustls::RootCertStore {
@@ -165,6 +187,7 @@ impl HttpBuilder {
                 user_agent: self.user_agent,
                 tls: Arc::new(tls),
             }),
+            ignore_robots_txt: self.ignore_robots_txt,
         }
     }
 }
@@ -248,6 +271,11 @@ impl Http {
         let parsed = Url::parse(&url)
             .map_err(|e| ToolError::new(format!("Failed to fetch {url}: invalid URL: {e}")))?;
         let shown = parsed.to_string();
+        if !self.ignore_robots_txt {
+            robots::check(&self.limits, &parsed)
+                .await
+                .map_err(ToolError::new)?;
+        }
         let request = Request {
             method: Method::GET,
             url: parsed,
