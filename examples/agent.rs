@@ -240,15 +240,12 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
     }
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let options = match parse(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(problem) => {

@@ -964,15 +964,12 @@ fn print_strict_summary(counts: &BTreeMap<&str, StrictCount>) {
 
 // ---------------------------------------------------------------------------
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let options = match parse_options() {
         Ok(options) => options,
         Err(why) => {

@@ -21,16 +21,12 @@ use mcp_server::Server;
 pub mod calculator_tools;
 use calculator_tools::Calculator;
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
-    // Logs go to stderr: stdout carries the protocol.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let server = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .instructions("A calculator: arithmetic on two numbers, statistics of a list, and one memory register.")
         .toolbox(Calculator::default())

@@ -234,15 +234,12 @@ fn sign_in() -> OAuth {
     }
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let mut args = std::env::args().skip(1);
     let builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
     let connected = match (args.next(), args.next()) {

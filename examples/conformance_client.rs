@@ -139,15 +139,12 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> Result<(), Strin
     Ok(())
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let (Some(url), Ok(scenario)) = (
         std::env::args().skip(1).last(),
         std::env::var("MCP_CONFORMANCE_SCENARIO"),

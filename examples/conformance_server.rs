@@ -615,15 +615,12 @@ impl ToolBox for SchemaTools {
     }
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let mut args = std::env::args().skip(1);
     let (Some("--port"), Some(Ok(port))) = (
         args.next().as_deref(),

@@ -17,16 +17,12 @@ use mcp_toolbox::http::{Http, HttpBuilder};
 const USAGE: &str =
     "usage: fetch [--allow-host HOST[:PORT]]... [--timeout-ms MS] [--max-response-bytes N] [--ignore-robots-txt]";
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
-    // Logs go to stderr: stdout carries the protocol.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match configure(Http::builder(), &args) {
         Ok(builder) => builder.build(),

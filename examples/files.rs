@@ -11,16 +11,12 @@ use mcp_toolbox::files::Files;
 
 const USAGE: &str = "usage: files [--read-only] ROOT...   (serves MCP over stdio; paths outside the ROOTs are refused)";
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() {
-    // Logs go to stderr: stdout carries the protocol.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let mut read_only = false;
     let mut roots = Vec::new();
     let mut options_done = false;

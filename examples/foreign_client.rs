@@ -351,15 +351,12 @@ fn usage() -> ExitCode {
     ExitCode::from(2)
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let mut era = Era::Auto;
     let mut everything = false;
     let mut url = None;

@@ -43,15 +43,12 @@ impl Text {
     }
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), mcp_server::Error> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("mcp_server::audit=info")),
-        )
-        .init();
+    stderr_logs::init("mcp_server::audit=info");
     Server::builder("middleware", env!("CARGO_PKG_VERSION"))
         .layer(AuditLog) // outermost: sees every call, refused or not
         .layer(RateLimit::per_caller(5, 1.0)) // 5 at once, then 1 per second

@@ -203,15 +203,12 @@ impl Notes {
     }
 }
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let mut notes = Notes::default();
     for (title, body) in [
         ("Groceries", "Milk, eggs, bread."),

@@ -12,16 +12,12 @@ use mcp_toolbox::commands::Commands;
 
 const USAGE: &str = "usage: shell [--allow PROGRAM[,PROGRAM...]]   (serves MCP on stdio)";
 
+#[path = "stderr_logs.rs"]
+mod stderr_logs;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
-    // Logs go to stderr: stdout carries the protocol.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    stderr_logs::init("warn");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let programs: Vec<&str> = match args.as_slice() {

@@ -68,7 +68,7 @@
 //!   [`FilesBuilder::max_write_bytes`]. Both default to 10 MiB.
 //! - **Read-only** (the default): `write_file`, `edit_file`,
 //!   `create_directory` and `move_file` are not offered at all: [`Files`]
-//!   implements [`ToolBox`] itself and leaves them out of its tools (and
+//!   implements [`ToolBox`](mcp_server::ToolBox) itself and leaves them out of its tools (and
 //!   they refuse to run, should one be reached anyway).
 //!
 //! What this does not cover: a hard link inside a root to a file outside it
@@ -89,24 +89,29 @@
 //! The typed client is [`FilesClient`] (generated for [`FileTools`], the
 //! `#[tool]` block behind [`Files`]).
 
+mod builder;
+mod calls;
 mod confine;
 mod fsops;
 mod text;
+mod walk;
 
-use std::ffi::OsString;
-use std::fmt;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::path::{Path, PathBuf};
+use std::os::fd::AsFd;
+use std::path::Path;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use mcp_server::types::ResourceContents;
-use mcp_server::{tool, Content, Context, ToolBox, ToolEntry, ToolError};
+use mcp_server::{tool, Content, Context, ToolError};
 use serde::{Deserialize, Serialize};
 
-use confine::{file_uri, file_uri_path, locate, Root, Scope, Target};
+pub use builder::{BuildError, Files, FilesBuilder};
+use calls::Core;
+use confine::file_uri;
 use fsops::Kind;
+use text::{file_info, mime_type};
+use walk::{tree, Search};
 
 /// The default of [`FilesBuilder::max_read_bytes`]: 10 MiB.
 pub const DEFAULT_MAX_READ_BYTES: u64 = 10 * 1024 * 1024;
@@ -122,167 +127,6 @@ pub const CHANGING_TOOLS: [&str; 4] = ["write_file", "edit_file", "create_direct
 
 /// The typed client of the files toolbox (generated for [`FileTools`]).
 pub type FilesClient<C> = FileToolsClient<C>;
-
-/// The files toolbox: register it with `ServerBuilder::toolbox`, or attach
-/// it to an agent. Built by [`Files::builder`].
-pub struct Files {
-    tools: FileTools,
-}
-
-impl fmt::Debug for Files {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Files")
-            .field("roots", &self.roots())
-            .field("read_only", &self.is_read_only())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Files {
-    /// A builder with the safe defaults: read-only, 10 MiB limits, narrowed
-    /// to the client's roots. Name at least one root.
-    pub fn builder() -> FilesBuilder {
-        FilesBuilder::default()
-    }
-
-    /// The allowed roots, canonical.
-    pub fn roots(&self) -> Vec<&Path> {
-        self.tools
-            .core
-            .roots
-            .iter()
-            .map(|r| r.path.as_path())
-            .collect()
-    }
-
-    /// Whether the changing tools are left out.
-    pub fn is_read_only(&self) -> bool {
-        self.tools.core.read_only
-    }
-}
-
-impl ToolBox for Files {
-    const NAME: &'static str = "Files";
-    const DESCRIPTION: &'static str = <FileTools as ToolBox>::DESCRIPTION;
-
-    fn into_tools(self) -> Vec<ToolEntry> {
-        let read_only = self.is_read_only();
-        self.tools
-            .into_tools()
-            .into_iter()
-            .filter(|t| !(read_only && CHANGING_TOOLS.contains(&t.name())))
-            .collect()
-    }
-}
-
-/// Configures [`Files`]; the defaults are the safe ones.
-#[derive(Debug, Clone)]
-#[must_use]
-pub struct FilesBuilder {
-    roots: Vec<PathBuf>,
-    read_only: bool,
-    max_read: u64,
-    max_write: u64,
-    client_roots: bool,
-}
-
-impl Default for FilesBuilder {
-    fn default() -> Self {
-        FilesBuilder {
-            roots: Vec::new(),
-            read_only: true,
-            max_read: DEFAULT_MAX_READ_BYTES,
-            max_write: DEFAULT_MAX_WRITE_BYTES,
-            client_roots: true,
-        }
-    }
-}
-
-impl FilesBuilder {
-    /// Allows the directory `path` and everything below it.
-    pub fn root(mut self, path: impl Into<PathBuf>) -> Self {
-        self.roots.push(path.into());
-        self
-    }
-
-    /// Allows each of `paths`.
-    pub fn roots<P: Into<PathBuf>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
-        self.roots.extend(paths.into_iter().map(Into::into));
-        self
-    }
-
-    /// `false` offers the changing tools (`write_file`, `edit_file`,
-    /// `create_directory`, `move_file`); the default, `true`, leaves them out.
-    pub fn read_only(mut self, read_only: bool) -> Self {
-        self.read_only = read_only;
-        self
-    }
-
-    /// The largest read, in bytes (default [`DEFAULT_MAX_READ_BYTES`]).
-    pub fn max_read_bytes(mut self, bytes: u64) -> Self {
-        self.max_read = bytes;
-        self
-    }
-
-    /// The largest write, in bytes (default [`DEFAULT_MAX_WRITE_BYTES`]).
-    pub fn max_write_bytes(mut self, bytes: u64) -> Self {
-        self.max_write = bytes;
-        self
-    }
-
-    /// Whether a client that declares the `roots` capability narrows the
-    /// allowed roots to its own (default `true`).
-    pub fn client_roots(mut self, narrow: bool) -> Self {
-        self.client_roots = narrow;
-        self
-    }
-
-    /// Opens the roots; fails when there is none, or one is not a
-    /// directory that can be opened.
-    pub fn build(self) -> Result<Files, BuildError> {
-        if self.roots.is_empty() {
-            return Err(BuildError::NoRoot);
-        }
-        let mut roots: Vec<Root> = Vec::new();
-        for path in self.roots {
-            let root = Root::open(&path).map_err(|source| BuildError::Root {
-                path: path.clone(),
-                source,
-            })?;
-            if !roots.iter().any(|r| r.path == root.path) {
-                roots.push(root);
-            }
-        }
-        Ok(Files {
-            tools: FileTools {
-                core: Arc::new(Core {
-                    roots,
-                    read_only: self.read_only,
-                    max_read: self.max_read,
-                    max_write: self.max_write,
-                    client_roots: self.client_roots,
-                }),
-            },
-        })
-    }
-}
-
-/// Why [`FilesBuilder::build`] failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// No root was given.
-    #[error("no allowed directory: name at least one root")]
-    NoRoot,
-    /// A root could not be opened as a directory.
-    #[error("cannot open the allowed directory {}: {source}", path.display())]
-    Root {
-        /// The root as given.
-        path: PathBuf,
-        /// Why.
-        source: io::Error,
-    },
-}
 
 /// One replacement of `edit_file`.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -306,16 +150,6 @@ pub enum SortBy {
     Name,
     /// By size, largest first.
     Size,
-}
-
-/// What every call shares: the roots and the limits.
-#[derive(Debug)]
-struct Core {
-    roots: Vec<Root>,
-    read_only: bool,
-    max_read: u64,
-    max_write: u64,
-    client_roots: bool,
 }
 
 /// The tools behind [`Files`] (a `#[tool]` block); only [`Files`] makes one.
@@ -753,303 +587,12 @@ impl FileTools {
     }
 }
 
-impl FileTools {
-    /// Runs `op` on a blocking thread with the call's scope: the allowed
-    /// roots, narrowed to the client's when it offers them.
-    async fn run<T: Send + 'static>(
-        &self,
-        ctx: &Context,
-        op: impl FnOnce(&Core, &Scope) -> Result<T, ToolError> + Send + 'static,
-    ) -> Result<T, ToolError> {
-        let client = self.client_roots(ctx).await?;
-        let core = Arc::clone(&self.core);
-        tokio::task::spawn_blocking(move || {
-            let client: Option<Vec<PathBuf>> = client.map(|roots| {
-                roots
-                    .iter()
-                    .filter_map(|p| std::fs::canonicalize(p).ok())
-                    .collect()
-            });
-            let scope = Scope::new(&core.roots, client.as_deref());
-            op(&core, &scope)
-        })
-        .await
-        .map_err(|e| ToolError::new(format!("the operation failed: {e}")))?
-    }
-
-    /// The client's roots as local paths, when it declares the capability
-    /// (and narrowing is on); failing to get them fails the call.
-    async fn client_roots(&self, ctx: &Context) -> Result<Option<Vec<PathBuf>>, ToolError> {
-        if !self.core.client_roots || ctx.client_capabilities().roots.is_none() {
-            return Ok(None);
-        }
-        let roots = ctx
-            .roots()
-            .await
-            .map_err(|e| ToolError::new(format!("Could not get the client's roots: {e}")))?;
-        let local: Vec<PathBuf> = roots.iter().filter_map(|r| file_uri_path(&r.uri)).collect();
-        // A client that names no local directory (the Inspector answers
-        // `roots: []`) has nothing to narrow to: the allowed roots stand,
-        // as the reference server keeps its own when given no valid root.
-        Ok((!local.is_empty()).then_some(local))
-    }
-}
-
-impl Core {
-    fn writable(&self) -> Result<(), ToolError> {
-        if self.read_only {
-            Err(ToolError::new("This toolbox is read-only"))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn write_limit(&self, len: usize) -> Result<(), ToolError> {
-        if len as u64 > self.max_write {
-            Err(ToolError::new(format!(
-                "The content has {len} bytes, over the write limit of {} bytes",
-                self.max_write
-            )))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn locate(&self, scope: &Scope, path: &str) -> Result<Target, ToolError> {
-        locate(&self.roots, scope, path)
-    }
-
-    /// As [`locate`](Self::locate), but a symlink as the last component is
-    /// the entry itself, not what it points to (what `move_file` moves).
-    fn locate_entry(&self, scope: &Scope, path: &str) -> Result<Target, ToolError> {
-        confine::refuse_nul(path.as_bytes())?;
-        let p = Path::new(path);
-        let is_link = std::fs::symlink_metadata(Self::absolute(scope, p))
-            .is_ok_and(|m| m.file_type().is_symlink());
-        let name = p.file_name().filter(|_| is_link);
-        let Some(name) = name else {
-            let t = self.locate(scope, path)?;
-            return if t.exists() {
-                Ok(t)
-            } else {
-                Err(not_found(path))
-            };
-        };
-        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-        let parent = parent.map_or_else(|| ".".into(), Path::to_string_lossy);
-        let mut t = locate(&self.roots, scope, &parent)?;
-        if !t.exists() {
-            return Err(not_found(path));
-        }
-        t.base.push(name);
-        Ok(t)
-    }
-
-    fn absolute(scope: &Scope, p: &Path) -> PathBuf {
-        match scope.dirs.first() {
-            Some(first) if p.is_relative() => first.join(p),
-            _ => p.to_path_buf(),
-        }
-    }
-
-    /// The directory holding the target, opened by walking from its root,
-    /// and the target's name in it (`None` for a root itself).
-    fn parent_of(&self, t: &Target, path: &str) -> Result<(OwnedFd, Option<OsString>), ToolError> {
-        let root = &self.roots[t.root];
-        let rel = |p: &Path| p.strip_prefix(&root.path).map(Path::to_path_buf);
-        match t.tail.as_slice() {
-            [name] => {
-                let dir = fsops::walk(root.fd.as_fd(), &rel(&t.base).map_err(|_| escape(path))?)
-                    .map_err(io_err(path))?;
-                Ok((dir, Some(name.clone())))
-            }
-            [] if t.base == root.path => {
-                let dir = fsops::walk(root.fd.as_fd(), Path::new("")).map_err(io_err(path))?;
-                Ok((dir, None))
-            }
-            [] => {
-                let (Some(parent), Some(name)) = (t.base.parent(), t.base.file_name()) else {
-                    return Err(escape(path));
-                };
-                let dir = fsops::walk(root.fd.as_fd(), &rel(parent).map_err(|_| escape(path))?)
-                    .map_err(io_err(path))?;
-                Ok((dir, Some(name.to_owned())))
-            }
-            _ => Err(ToolError::new(format!(
-                "Parent directory does not exist: {path}"
-            ))),
-        }
-    }
-
-    /// The existing part of the target, opened as a directory.
-    fn walk_to_base(&self, t: &Target, path: &str) -> Result<OwnedFd, ToolError> {
-        let root = &self.roots[t.root];
-        let rel = t.base.strip_prefix(&root.path).map_err(|_| escape(path))?;
-        fsops::walk(root.fd.as_fd(), rel).map_err(io_err(path))
-    }
-
-    /// The target, which must exist, opened as a directory.
-    fn open_dir(&self, t: &Target, path: &str) -> Result<OwnedFd, ToolError> {
-        if !t.exists() {
-            return Err(not_found(path));
-        }
-        self.walk_to_base(t, path)
-    }
-
-    /// The target, which must exist, opened as a regular file.
-    fn open_file(&self, t: &Target, path: &str) -> Result<std::fs::File, ToolError> {
-        if !t.exists() {
-            return Err(not_found(path));
-        }
-        let (dir, name) = self.parent_of(t, path)?;
-        let name = name.ok_or_else(|| is_a_directory(path))?;
-        fsops::open_file(dir.as_fd(), &name).map_err(io_err(path))
-    }
-}
-
 /// `[DIR]` or `[FILE]`, as the reference server prefixes entries.
 fn prefix(kind: Kind) -> &'static str {
     if kind == Kind::Dir {
         "[DIR]"
     } else {
         "[FILE]"
-    }
-}
-
-/// One entry of `directory_tree`.
-#[derive(Serialize)]
-struct TreeEntry {
-    name: String,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    children: Option<Vec<TreeEntry>>,
-}
-
-fn too_many() -> io::Error {
-    io::Error::other(format!(
-        "more than {MAX_WALK_ENTRIES} entries: narrow the path or exclude some"
-    ))
-}
-
-fn too_deep() -> io::Error {
-    io::Error::other(format!(
-        "more than {MAX_WALK_DEPTH} levels deep: start lower in the tree"
-    ))
-}
-
-fn tree(
-    dir: BorrowedFd<'_>,
-    rel: &Path,
-    excludes: &[globset::GlobMatcher],
-    visited: &mut usize,
-) -> io::Result<Vec<TreeEntry>> {
-    let mut out = Vec::new();
-    for e in fsops::list(dir)? {
-        *visited += 1;
-        if *visited > MAX_WALK_ENTRIES {
-            return Err(too_many());
-        }
-        let child = rel.join(&e.name);
-        if excludes.iter().any(|g| g.is_match(&child)) {
-            continue;
-        }
-        let children = if e.kind == Kind::Dir {
-            if child.components().count() > MAX_WALK_DEPTH {
-                return Err(too_deep());
-            }
-            let sub = fsops::open_dir(dir, &e.name)?;
-            Some(tree(sub.as_fd(), &child, excludes, visited)?)
-        } else {
-            None
-        };
-        out.push(TreeEntry {
-            name: e.name.to_string_lossy().into_owned(),
-            kind: if e.kind == Kind::Dir {
-                "directory"
-            } else {
-                "file"
-            },
-            children,
-        });
-    }
-    Ok(out)
-}
-
-/// One `search_files` walk.
-struct Search<'a> {
-    root: PathBuf,
-    matcher: &'a globset::GlobMatcher,
-    excludes: &'a [globset::GlobMatcher],
-}
-
-impl Search<'_> {
-    fn run(
-        &self,
-        dir: BorrowedFd<'_>,
-        rel: &Path,
-        found: &mut Vec<String>,
-        visited: &mut usize,
-    ) -> io::Result<()> {
-        for e in fsops::list(dir)? {
-            *visited += 1;
-            if *visited > MAX_WALK_ENTRIES {
-                return Err(too_many());
-            }
-            let child = rel.join(&e.name);
-            if self.excludes.iter().any(|g| g.is_match(&child)) {
-                continue;
-            }
-            if self.matcher.is_match(&child) {
-                found.push(self.root.join(&child).display().to_string());
-            }
-            if e.kind == Kind::Dir {
-                if child.components().count() > MAX_WALK_DEPTH {
-                    return Err(too_deep());
-                }
-                let sub = fsops::open_dir(dir, &e.name)?;
-                self.run(sub.as_fd(), &child, found, visited)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn file_info(meta: &std::fs::Metadata) -> String {
-    use std::os::unix::fs::PermissionsExt as _;
-    let time = |t: io::Result<std::time::SystemTime>| {
-        t.map_or_else(|_| "unknown".to_owned(), text::rfc3339)
-    };
-    [
-        format!("size: {}", meta.len()),
-        format!("created: {}", time(meta.created())),
-        format!("modified: {}", time(meta.modified())),
-        format!("accessed: {}", time(meta.accessed())),
-        format!("isDirectory: {}", meta.is_dir()),
-        format!("isFile: {}", meta.is_file()),
-        format!("permissions: {:03o}", meta.permissions().mode() & 0o777),
-    ]
-    .join("\n")
-}
-
-/// The MIME type the reference server gives an extension.
-fn mime_type(path: &Path) -> &'static str {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    match ext.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "bmp" => "image/bmp",
-        "svg" => "image/svg+xml",
-        "mp3" => "audio/mpeg",
-        "wav" => "audio/wav",
-        "ogg" => "audio/ogg",
-        "flac" => "audio/flac",
-        _ => "application/octet-stream",
     }
 }
 

@@ -55,7 +55,12 @@ fn scope(files: &Files) -> Scope {
 }
 
 /// Writes through an already checked target, as `write_file` does after its check.
-fn write_checked(core: &Core, t: &super::Target, path: &str, bytes: &[u8]) -> Result<(), String> {
+fn write_checked(
+    core: &Core,
+    t: &super::confine::Target,
+    path: &str,
+    bytes: &[u8],
+) -> Result<(), String> {
     let (dir, name) = core
         .parent_of(t, path)
         .map_err(|e| e.message().to_owned())?;

@@ -188,3 +188,41 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
 }
+
+pub(super) fn file_info(meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::PermissionsExt as _;
+    let time = |t: std::io::Result<std::time::SystemTime>| {
+        t.map_or_else(|_| "unknown".to_owned(), rfc3339)
+    };
+    [
+        format!("size: {}", meta.len()),
+        format!("created: {}", time(meta.created())),
+        format!("modified: {}", time(meta.modified())),
+        format!("accessed: {}", time(meta.accessed())),
+        format!("isDirectory: {}", meta.is_dir()),
+        format!("isFile: {}", meta.is_file()),
+        format!("permissions: {:03o}", meta.permissions().mode() & 0o777),
+    ]
+    .join("\n")
+}
+
+/// The MIME type the reference server gives an extension.
+pub(super) fn mime_type(path: &std::path::Path) -> &'static str {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "bmp" => "image/bmp",
+        "svg" => "image/svg+xml",
+        "mp3" => "audio/mpeg",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "flac" => "audio/flac",
+        _ => "application/octet-stream",
+    }
+}
