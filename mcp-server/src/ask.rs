@@ -69,6 +69,11 @@ impl Pending {
         lock(&self.waiting).remove(id);
     }
 
+    /// Whether a request of ours with this id waits for the client's answer.
+    pub(crate) fn waits_for(&self, id: &RequestId) -> bool {
+        lock(&self.waiting).contains_key(id)
+    }
+
     /// Delivers the client's response to `id`; `false` if nothing waits for it.
     pub(crate) fn resolve(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
         match lock(&self.waiting).remove(id) {

@@ -120,11 +120,7 @@ mod text_args;
 mod tool;
 mod transport;
 
-/// What must be the same on every instance of a service: the keys that
-/// sign 2026-07-28 `requestState`s.
-pub mod state {
-    pub use crate::request_state::SigningKeys;
-}
+pub mod state;
 
 #[doc(hidden)]
 #[path = "__private.rs"]

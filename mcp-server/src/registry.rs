@@ -355,6 +355,12 @@ pub(crate) struct Catalog {
     pub(crate) templates: Live<crate::resource::TemplateEntry>,
     /// URIs the server said changed ([`ServerHandle::resource_updated`](crate::ServerHandle::resource_updated)).
     updates: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// The same updates, raised here (not heard from another instance): what
+    /// an instance tells the others of.
+    local_updates: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// Lists another instance said changed (tools, prompts, resources):
+    /// this instance's connections hear of them as of their own.
+    pub(crate) peer_lists: [tokio::sync::watch::Sender<u64>; 3],
     /// Whether the server declared the `completions` capability (fixed at
     /// build): a completion function added later is served only then.
     pub(crate) completions_offered: bool,
@@ -372,14 +378,28 @@ impl Catalog {
             resources: Live::new(items.resources)?,
             templates: Live::new(items.templates)?,
             updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
+            local_updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
+            peer_lists: std::array::from_fn(|_| tokio::sync::watch::Sender::new(0)),
             completions_offered: false,
         })
     }
 
     /// Announces that the resource at `uri` changed.
     pub(crate) fn updated(&self, uri: &str) {
-        // No receiver (no connection listens): nothing to tell.
-        let _ = self.updates.send(Arc::from(uri));
+        let uri: Arc<str> = Arc::from(uri);
+        // No receiver (no connection listens, no other instance): nothing to tell.
+        let _ = self.local_updates.send(Arc::clone(&uri));
+        let _ = self.updates.send(uri);
+    }
+
+    /// Announces that another instance said the resource at `uri` changed.
+    pub(crate) fn updated_elsewhere(&self, uri: Arc<str>) {
+        let _ = self.updates.send(uri);
+    }
+
+    /// A receiver of the resource updates raised on this instance.
+    pub(crate) fn local_updates(&self) -> tokio::sync::broadcast::Receiver<Arc<str>> {
+        self.local_updates.subscribe()
     }
 
     /// A receiver of resource updates.

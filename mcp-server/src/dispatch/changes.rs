@@ -35,6 +35,11 @@ pub(crate) enum ListKind {
 }
 
 impl ListKind {
+    /// The list's place among the three (tools, prompts, resources).
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
     /// Whether a `subscriptions/listen` filter asks for this list.
     pub(crate) fn is_in(self, filter: &SubscriptionFilter) -> bool {
         match self {
@@ -111,6 +116,8 @@ pub(crate) enum Watched {
     Session(Arc<Session>),
     /// Those a listen stream's filter names.
     Uris(Vec<String>),
+    /// All of them (what an instance tells the others of).
+    Everything,
 }
 
 impl Watched {
@@ -118,6 +125,7 @@ impl Watched {
         match self {
             Watched::Session(session) => lock(&session.subscriptions).contains(uri),
             Watched::Uris(uris) => uris.iter().any(|u| u == uri),
+            Watched::Everything => true,
         }
     }
 }
@@ -175,7 +183,11 @@ impl Changes {
         for (i, feed) in self.feeds.iter_mut().enumerate() {
             if i == index || feed.rx.has_changed().unwrap_or(false) {
                 feed.rx.borrow_and_update();
-                changes.push(Change::List(feed.kind));
+                // A list may have two feeds (here and elsewhere): one notice.
+                let change = Change::List(feed.kind);
+                if !changes.contains(&change) {
+                    changes.push(change);
+                }
             }
         }
         changes

@@ -14,7 +14,7 @@ use mcp_types::{method, ErrorObject, Meta, ProtocolVersion, RequestId};
 use mcp_wire::sync::lock;
 use serde_json::Value;
 
-use super::changes::{Changes, Watched};
+use super::changes::{Changes, Feed, Watched};
 use super::era::{check_modern, required_params};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Request, ServerCore, CAPABILITIES};
@@ -43,11 +43,28 @@ impl ServerCore {
         agreed
     }
 
+    /// The feeds of the lists that change on this instance.
+    pub(crate) fn local_feeds(&self) -> Vec<Feed> {
+        CAPABILITIES.iter().filter_map(|c| (c.feed)(self)).collect()
+    }
+
+    /// The feeds of every list that can change: on this instance, and as
+    /// other instances say (through the shared store's bus).
+    fn feeds(&self) -> Vec<Feed> {
+        let local = self.local_feeds();
+        let elsewhere = local.iter().map(|f| {
+            let kind = f.kind();
+            Feed::new(kind, self.catalog.peer_lists[kind.index()].subscribe())
+        });
+        let elsewhere: Vec<Feed> = elsewhere.collect();
+        local.into_iter().chain(elsewhere).collect()
+    }
+
     /// What a legacy session follows: every list, and the resources it
     /// subscribed to.
     pub(crate) fn changes(&self, session: &Arc<Session>) -> Changes {
         Changes::new(
-            CAPABILITIES.iter().filter_map(|c| (c.feed)(self)).collect(),
+            self.feeds(),
             Some((
                 self.catalog.updates(),
                 Watched::Session(Arc::clone(session)),
@@ -59,9 +76,8 @@ impl ServerCore {
     fn listen_changes(&self, agreed: &SubscriptionFilter) -> Changes {
         let uris = agreed.resource_subscriptions.clone().unwrap_or_default();
         Changes::new(
-            CAPABILITIES
-                .iter()
-                .filter_map(|c| (c.feed)(self))
+            self.feeds()
+                .into_iter()
                 .filter(|feed| feed.kind().is_in(agreed))
                 .collect(),
             (!uris.is_empty()).then(|| (self.catalog.updates(), Watched::Uris(uris))),

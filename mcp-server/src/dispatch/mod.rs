@@ -57,7 +57,8 @@ use serde_json::Value;
 pub(crate) use admission::CallLimits;
 pub use admission::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 pub(crate) use batch::items as batch_items;
-pub(crate) use session::Session;
+pub(crate) use changes::{Change, Changes, Watched};
+pub(crate) use session::{Session, SessionRecord};
 
 use crate::context::Outbound;
 use crate::handle::ServerHandle;

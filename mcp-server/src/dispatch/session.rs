@@ -74,3 +74,67 @@ impl Session {
             .is_some_and(|s| s.version == ProtocolVersion::V2025_03_26)
     }
 }
+
+/// What a legacy session is, as the shared store keeps it: what
+/// `initialize` agreed on, what the client changed since (log level,
+/// subscriptions), and who owns it (a digest naming the identity). An
+/// instance rebuilds a session it has not served from this.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct SessionRecord {
+    #[serde(rename = "v")]
+    version: ProtocolVersion,
+    #[serde(rename = "c")]
+    client: Implementation,
+    #[serde(rename = "k")]
+    capabilities: ClientCapabilities,
+    #[serde(rename = "l", default, skip_serializing_if = "Option::is_none")]
+    log_level: Option<LoggingLevel>,
+    #[serde(rename = "s", default, skip_serializing_if = "Vec::is_empty")]
+    subscriptions: Vec<String>,
+    /// The owner's digest, hex (with authorization).
+    #[serde(rename = "o", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) owner: Option<String>,
+}
+
+impl Session {
+    /// The session's record, once `initialize` ran.
+    pub(crate) fn record(&self, owner: Option<String>) -> Option<SessionRecord> {
+        let legacy = lock(&self.legacy).clone()?;
+        let mut subscriptions: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        subscriptions.sort();
+        Some(SessionRecord {
+            version: legacy.version,
+            client: (*legacy.client).clone(),
+            capabilities: (*legacy.client_capabilities).clone(),
+            log_level: legacy.log_level,
+            subscriptions,
+            owner,
+        })
+    }
+
+    /// Takes what `record` says the client changed (another instance
+    /// served it): the log level and the subscriptions.
+    pub(crate) fn apply(&self, record: SessionRecord) {
+        if let Some(state) = lock(&self.legacy).as_mut() {
+            state.log_level = record.log_level;
+        }
+        *lock(&self.subscriptions) = record.subscriptions.into_iter().collect();
+    }
+
+    /// A session rebuilt from its record.
+    pub(crate) fn restore(
+        kind: TransportKind,
+        id: Arc<str>,
+        mut record: SessionRecord,
+    ) -> Arc<Session> {
+        let session = Session::new(kind, Some(id));
+        *lock(&session.legacy) = Some(LegacyState {
+            version: record.version,
+            log_level: None,
+            client_capabilities: Arc::new(std::mem::take(&mut record.capabilities)),
+            client: Arc::new(record.client.clone()),
+        });
+        session.apply(record);
+        session
+    }
+}

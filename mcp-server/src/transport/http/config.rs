@@ -19,7 +19,7 @@ use super::sse::ReplayLimits;
 ///     .session_idle_timeout(Duration::from_secs(600));
 /// # let _ = config;
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpConfig {
     pub(super) endpoint: String,
     pub(super) legacy_sse: Option<(String, String)>,
@@ -36,6 +36,30 @@ pub struct HttpConfig {
     pub(super) connection_threads: Option<usize>,
     #[cfg(feature = "auth")]
     pub(super) authorization: Option<crate::auth::Authorization>,
+    pub(super) store: Option<std::sync::Arc<dyn crate::state::Store>>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("HttpConfig");
+        d.field("endpoint", &self.endpoint)
+            .field("legacy_sse", &self.legacy_sse)
+            .field("hosts", &self.hosts)
+            .field("max_body", &self.max_body)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_owner", &self.max_sessions_per_owner)
+            .field("session_idle", &self.session_idle)
+            .field("replay", &self.replay)
+            .field("retry", &self.retry)
+            .field("keep_alive", &self.keep_alive)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("connection_threads", &self.connection_threads);
+        #[cfg(feature = "auth")]
+        d.field("authorization", &self.authorization);
+        d.field("store", &self.store.as_ref().map(|s| s.name()))
+            .finish()
+    }
 }
 
 impl Default for HttpConfig {
@@ -59,6 +83,7 @@ impl Default for HttpConfig {
             connection_threads: None,
             #[cfg(feature = "auth")]
             authorization: None,
+            store: None,
         }
     }
 }
@@ -204,6 +229,23 @@ impl HttpConfig {
     #[must_use]
     pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
         self.authorization = Some(authorization);
+        self
+    }
+
+    /// Shares legacy sessions, `Last-Event-ID` replay and notifications
+    /// with every instance configured with the same store, so that several
+    /// instances serve one service behind a load balancer with no sticky
+    /// sessions (see [`crate::state`]; `mcp-redis` has a store on Redis).
+    /// Without one (the default), all of it lives in this process.
+    ///
+    /// A request that needs the store when it is unavailable is answered
+    /// 503 with `Retry-After`; 2026-07-28 requests need nothing from it.
+    /// Session caps ([`max_sessions`](Self::max_sessions),
+    /// [`max_sessions_per_owner`](Self::max_sessions_per_owner)) count the
+    /// sessions each instance holds.
+    #[must_use]
+    pub fn store(mut self, store: impl crate::state::Store) -> Self {
+        self.store = Some(std::sync::Arc::new(store));
         self
     }
 

@@ -62,12 +62,12 @@ impl Inner {
 
     /// The session a request names, if it exists and (with authorization)
     /// the request's token speaks for whoever opened it.
-    pub(super) fn session_of(
-        &self,
+    pub(super) async fn session_of(
+        self: &Arc<Self>,
         headers: &HeaderMap,
         extensions: &http::Extensions,
     ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
-        let found = self.any_session_of(headers)?;
+        let found = self.any_session_of(headers).await?;
         if !found.owned_by(extensions) {
             tracing::warn!(session = %found.id, "a session was used with another identity's token");
             return Err(Box::new(transport_error(
@@ -79,27 +79,29 @@ impl Inner {
         Ok(found)
     }
 
-    fn any_session_of(
-        &self,
+    async fn any_session_of(
+        self: &Arc<Self>,
         headers: &HeaderMap,
     ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
-        match header_str(headers, SESSION_ID) {
-            None => Err(Box::new(transport_error(
+        let Some(id) = header_str(headers, SESSION_ID) else {
+            return Err(Box::new(transport_error(
                 StatusCode::BAD_REQUEST,
                 code::INVALID_REQUEST,
                 "missing Mcp-Session-Id header: send initialize first",
+            )));
+        };
+        match self.find_session(id).await {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(Box::new(transport_error(
+                StatusCode::NOT_FOUND,
+                code::INVALID_REQUEST,
+                "unknown or terminated session: initialize a new one",
             ))),
-            Some(id) => self.sessions.get(id).ok_or_else(|| {
-                Box::new(transport_error(
-                    StatusCode::NOT_FOUND,
-                    code::INVALID_REQUEST,
-                    "unknown or terminated session: initialize a new one",
-                ))
-            }),
+            Err(unavailable) => Err(Box::new(unavailable)),
         }
     }
 
-    pub(super) fn legacy_post(
+    pub(super) async fn legacy_post(
         self: &Arc<Self>,
         parts: &http::request::Parts,
         msg: RawMessage<'_>,
@@ -111,13 +113,19 @@ impl Inner {
         let is_initialize =
             matches!(&msg, RawMessage::Request { method, .. } if method == method::INITIALIZE);
         if is_initialize {
-            return self.initialize(msg, parts);
+            return self.initialize(msg, parts).await;
         }
-        let http_session = match self.session_of(headers, &parts.extensions) {
+        let http_session = match self.session_of(headers, &parts.extensions).await {
             Ok(s) => s,
             Err(r) => return *r,
         };
+        if let Err(unavailable) = self.forward(&http_session, &msg).await {
+            return unavailable;
+        }
         let is_request = matches!(msg, RawMessage::Request { .. });
+        // What the client changes in its session, the other instances must see.
+        let changes_session = matches!(&msg, RawMessage::Request { method, .. }
+            if matches!(method.as_ref(), method::LOGGING_SET_LEVEL | method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE));
         let sink = RequestSink::new();
         let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
         let outcome = self.core.handle(
@@ -129,13 +137,19 @@ impl Inner {
         if !is_request {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         }
+        if changes_session && matches!(outcome, Outcome::Reply(_)) {
+            if let Err(unavailable) = self.store_session(&http_session, true).await {
+                return unavailable;
+            }
+        }
         match outcome {
             Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } if sink.is_quiet() => {
                 json(StatusCode::OK, bytes)
             }
             Outcome::Nothing => respond(base(StatusCode::ACCEPTED), McpBody::empty()),
             outcome => {
-                let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
+                let stream =
+                    http_session.open_stream(self.config.replay, self.config.retry_ms(), false);
                 let rx = stream.attach(None);
                 http_session.prime(&stream);
                 sink.stream_into(&stream);
@@ -192,7 +206,7 @@ impl Inner {
         }
     }
 
-    fn initialize(
+    async fn initialize(
         self: &Arc<Self>,
         msg: RawMessage<'_>,
         parts: &http::request::Parts,
@@ -210,6 +224,10 @@ impl Inner {
             &self.request_info(&parts.headers, &parts.extensions),
         ) {
             Outcome::Reply(bytes) => {
+                if let Err(unavailable) = self.store_session(&http_session, false).await {
+                    self.sessions.remove(&http_session.id);
+                    return unavailable;
+                }
                 tracing::debug!(session = %http_session.id, "session created");
                 let b = base(StatusCode::OK)
                     .header(header::CONTENT_TYPE, super::reply::JSON)
@@ -249,7 +267,7 @@ impl Inner {
                 }
             }
         }
-        let http_session = match self.session_of(headers, &parts.extensions) {
+        let http_session = match self.session_of(headers, &parts.extensions).await {
             Ok(s) => s,
             Err(r) => return *r,
         };
@@ -285,7 +303,8 @@ impl Inner {
                 respond(base(StatusCode::ACCEPTED), McpBody::empty())
             }
             finished => {
-                let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
+                let stream =
+                    http_session.open_stream(self.config.replay, self.config.retry_ms(), false);
                 let rx = stream.attach(None);
                 http_session.prime(&stream);
                 out.sink.stream_into(&stream);
@@ -308,7 +327,7 @@ impl Inner {
     }
 
     /// GET on the endpoint: a legacy session's standalone stream, or a resumption.
-    pub(super) fn get(
+    pub(super) async fn get(
         self: &Arc<Self>,
         headers: &HeaderMap,
         extensions: &http::Extensions,
@@ -317,7 +336,7 @@ impl Inner {
             // 2026-07-28 has no GET stream; a legacy client always names its session.
             return method_not_allowed("POST");
         }
-        let http_session = match self.session_of(headers, extensions) {
+        let http_session = match self.session_of(headers, extensions).await {
             Ok(s) => s,
             Err(r) => return *r,
         };
@@ -337,16 +356,13 @@ impl Inner {
                 );
             };
             let Some(stream) = http_session.stream(stream_id) else {
-                return transport_error(
-                    StatusCode::NOT_FOUND,
-                    code::INVALID_REQUEST,
-                    "unknown stream in Last-Event-ID",
-                );
+                // Another instance's, if the store knows it.
+                return self.resume_elsewhere(&http_session, stream_id, seq).await;
             };
             let rx = stream.attach(Some(seq));
             return respond(sse_builder(), McpBody::stream(rx, None));
         }
-        let stream = http_session.open_stream(self.config.replay, self.config.retry_ms());
+        let stream = http_session.open_stream(self.config.replay, self.config.retry_ms(), true);
         let rx = stream.attach(None);
         http_session.prime(&stream);
         http_session.replace_standalone(&stream);
@@ -357,7 +373,11 @@ impl Inner {
     /// Keeps a standalone stream open (with comment pings) until shutdown or
     /// the session ends, and carries server-initiated messages: tool-list
     /// changes.
-    fn keep_alive(self: &Arc<Self>, stream: &Arc<EventStream>, http_session: &Arc<HttpSession>) {
+    pub(super) fn keep_alive(
+        self: &Arc<Self>,
+        stream: &Arc<EventStream>,
+        http_session: &Arc<HttpSession>,
+    ) {
         let stream = Arc::clone(stream);
         let session = Arc::downgrade(http_session);
         let shutdown = self.shutdown.clone();
@@ -392,7 +412,7 @@ impl Inner {
         });
     }
 
-    pub(super) fn delete(
+    pub(super) async fn delete(
         self: &Arc<Self>,
         headers: &HeaderMap,
         extensions: &http::Extensions,
@@ -400,15 +420,16 @@ impl Inner {
         let Some(id) = header_str(headers, SESSION_ID) else {
             return method_not_allowed("POST");
         };
-        if let Err(refused) = self.session_of(headers, extensions) {
+        if let Err(refused) = self.session_of(headers, extensions).await {
             return *refused;
         }
-        match self.sessions.remove(id) {
-            Some(_) => {
+        match self.end_session(id).await {
+            Err(unavailable) => unavailable,
+            Ok(true) => {
                 tracing::debug!(session = id, "session terminated by the client");
                 respond(base(StatusCode::OK), McpBody::empty())
             }
-            None => transport_error(
+            Ok(false) => transport_error(
                 StatusCode::NOT_FOUND,
                 code::INVALID_REQUEST,
                 "unknown or terminated session",

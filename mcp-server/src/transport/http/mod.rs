@@ -13,6 +13,7 @@ mod reply;
 mod security;
 mod serve;
 mod session;
+mod shared;
 mod sse;
 
 use std::convert::Infallible;
@@ -62,6 +63,8 @@ struct Inner {
     core: Arc<ServerCore>,
     config: HttpConfig,
     sessions: Sessions,
+    /// The store shared with other instances, if any.
+    shared: Option<shared::Shared>,
     /// Ends long-lived streams (listen, GET) when the server shuts down.
     shutdown: CancellationToken,
 }
@@ -236,8 +239,8 @@ impl Inner {
         if path == self.config.endpoint {
             return match *req.method() {
                 Method::POST => self.post(req).await,
-                Method::GET => self.get(req.headers(), req.extensions()),
-                Method::DELETE => self.delete(req.headers(), req.extensions()),
+                Method::GET => self.get(req.headers(), req.extensions()).await,
+                Method::DELETE => self.delete(req.headers(), req.extensions()).await,
                 _ => method_not_allowed("GET, POST, DELETE"),
             };
         }
@@ -364,7 +367,7 @@ impl Inner {
         if body_version.is_some() || modern_header {
             self.modern_post(&parts, msg, &peeked)
         } else {
-            self.legacy_post(&parts, msg)
+            self.legacy_post(&parts, msg).await
         }
     }
 }
@@ -384,17 +387,28 @@ impl Server {
     /// The HTTP endpoints of this server as a service, to mount in a router
     /// (axum, hyper) of your own.
     pub fn http_service(&self, config: HttpConfig) -> HttpService {
-        HttpService {
-            inner: Arc::new(Inner {
-                core: Arc::clone(&self.core),
-                sessions: Sessions::new(
-                    config.max_sessions,
-                    config.max_sessions_per_owner,
-                    config.session_idle,
-                ),
-                config,
-                shutdown: CancellationToken::new(),
-            }),
+        let mut sessions = Sessions::new(
+            config.max_sessions,
+            config.max_sessions_per_owner,
+            config.session_idle,
+        );
+        let shared = config.store.clone().map(|store| {
+            let (shared, log) = shared::Shared::new(store);
+            sessions.mirror = Some(log);
+            shared
+        });
+        let inner = Arc::new(Inner {
+            core: Arc::clone(&self.core),
+            sessions,
+            shared,
+            config,
+            shutdown: CancellationToken::new(),
+        });
+        // Subscribing to the store's bus needs a runtime: now if there is
+        // one, else with the first request.
+        if tokio::runtime::Handle::try_current().is_ok() {
+            inner.start_shared();
         }
+        HttpService { inner }
     }
 }

@@ -43,20 +43,25 @@ pub(crate) struct HttpSession {
     pub(crate) owner: Option<Owner>,
     /// The standalone GET stream: one at a time (a new GET replaces it).
     standalone: Mutex<Option<Arc<EventStream>>>,
+    /// Where resumable streams copy their events (a shared store is configured).
+    mirror: Option<Mirrors>,
+    /// When this instance last refreshed the session's expiry in the store.
+    pub(crate) stored_at: Mutex<Instant>,
+    /// The store's bus generation this instance last saw the session in:
+    /// after the bus was lost, the session is checked in the store again.
+    pub(crate) generation: AtomicU64,
 }
+
+/// The writer of stream events to the shared store.
+pub(crate) type Mirrors = tokio::sync::mpsc::UnboundedSender<super::shared::Logged>;
 
 /// Who opened a session, when the server checks tokens: only a request
 /// speaking for the same may use it. Whatever claims the token has, the
 /// session has an owner: the subject at its issuer, else the client the
-/// token was issued to, else the token itself.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(not(feature = "auth"), allow(dead_code))] // made only from a verified token
-pub(crate) enum Owner {
-    /// The token's subject, or its client.
-    Principal(crate::auth::Principal),
-    /// Neither: the token's SHA-256; no other token may use the session.
-    Token([u8; 32]),
-}
+/// token was issued to, else the token itself. Kept as a digest, the same
+/// on every instance (the shared store holds it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Owner([u8; 32]);
 
 impl Owner {
     /// Whom a request speaks for: `None` when no token was verified (the
@@ -65,18 +70,57 @@ impl Owner {
         #[cfg(feature = "auth")]
         {
             let verified = extensions.get::<crate::auth::Verified>()?;
-            Some(
-                verified
-                    .identity
-                    .principal()
-                    .map_or(Owner::Token(verified.token), Owner::Principal),
-            )
+            Some(match verified.identity.principal() {
+                Some(principal) => Owner::principal(&principal),
+                None => Owner::token(&verified.token),
+            })
         }
         #[cfg(not(feature = "auth"))]
         {
             let _ = extensions;
             None
         }
+    }
+
+    /// The owner a principal (a subject or a client, at its issuer) names.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn principal(principal: &crate::auth::Principal) -> Owner {
+        Owner::digest(b'p', principal.key().as_bytes())
+    }
+
+    /// The owner of a token with no subject and no client (its SHA-256).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    fn token(token_digest: &[u8; 32]) -> Owner {
+        Owner::digest(b't', token_digest)
+    }
+
+    fn digest(domain: u8, bytes: &[u8]) -> Owner {
+        use sha2::Digest as _;
+        let mut h = sha2::Sha256::new();
+        h.update([domain, 0]);
+        h.update(bytes);
+        Owner(h.finalize().into())
+    }
+
+    /// The digest, as hex.
+    pub(crate) fn to_hex(self) -> String {
+        let mut out = String::with_capacity(64);
+        for b in self.0 {
+            let _ = write!(out, "{b:02x}");
+        }
+        out
+    }
+
+    /// An owner's digest from [`to_hex`](Self::to_hex).
+    pub(crate) fn from_hex(hex: &str) -> Option<Owner> {
+        if hex.len() != 64 || !hex.is_ascii() {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(Owner(out))
     }
 }
 
@@ -87,17 +131,37 @@ struct Streams {
 }
 
 impl HttpSession {
-    pub(crate) fn new(id: Arc<str>, kind: TransportKind, owner: Option<Owner>) -> Arc<Self> {
+    /// A session over `session` (new, or rebuilt from the store), copying
+    /// its streams' events to `mirror`.
+    pub(crate) fn with(
+        session: Arc<Session>,
+        id: Arc<str>,
+        owner: Option<Owner>,
+        mirror: Option<Mirrors>,
+    ) -> Arc<Self> {
+        // Stream ids name the stream across instances: each instance's
+        // sessions count from their own random start (even: the low bit
+        // says whether a stream is standalone).
+        let start = if mirror.is_some() {
+            let mut bytes = [0u8; 8];
+            let _ = getrandom::fill(&mut bytes);
+            (u64::from_le_bytes(bytes) >> 12) & !1
+        } else {
+            2
+        };
         Arc::new(HttpSession {
-            session: Session::new(kind, Some(Arc::clone(&id))),
+            session,
             id,
             streams: Mutex::new(Streams::default()),
-            next_stream: AtomicU64::new(1),
+            next_stream: AtomicU64::new(start),
             last_seen: Mutex::new(Instant::now()),
             legacy_out: std::sync::OnceLock::new(),
             ended: tokio_util::sync::CancellationToken::new(),
             owner,
             standalone: Mutex::new(None),
+            mirror,
+            stored_at: Mutex::new(Instant::now()),
+            generation: AtomicU64::new(0),
         })
     }
 
@@ -127,10 +191,20 @@ impl HttpSession {
         *lock(&self.last_seen) = Instant::now();
     }
 
-    /// Opens a new resumable stream on this session.
-    pub(crate) fn open_stream(&self, limits: ReplayLimits, retry_ms: u64) -> Arc<EventStream> {
-        let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let stream = EventStream::new(id, true, limits, retry_ms);
+    /// Opens a new resumable stream on this session: a standalone (GET)
+    /// one, or one answering a POST.
+    pub(crate) fn open_stream(
+        &self,
+        limits: ReplayLimits,
+        retry_ms: u64,
+        standalone: bool,
+    ) -> Arc<EventStream> {
+        let id = self.next_stream.fetch_add(2, Ordering::Relaxed) | u64::from(standalone);
+        let mirror = self.mirror.as_ref().map(|log| super::sse::Mirror {
+            session: Arc::clone(&self.id),
+            log: log.clone(),
+        });
+        let stream = EventStream::mirrored(id, true, limits, retry_ms, mirror);
         let mut streams = lock(&self.streams);
         streams.by_id.insert(id, Arc::clone(&stream));
         streams.order.push_back(id);
@@ -169,6 +243,11 @@ impl HttpSession {
         lock(&self.streams).by_id.get(&id).cloned()
     }
 
+    /// Whether a stream of this id is a standalone (GET) one.
+    pub(crate) fn is_standalone(stream: u64) -> bool {
+        stream & 1 == 1
+    }
+
     fn idle_for(&self, now: Instant) -> Duration {
         now.saturating_duration_since(*lock(&self.last_seen))
     }
@@ -181,6 +260,8 @@ pub(crate) struct Sessions {
     pub(crate) max: usize,
     pub(crate) max_per_owner: usize,
     pub(crate) idle_timeout: Duration,
+    /// Where new sessions' streams copy their events (a shared store).
+    pub(crate) mirror: Option<Mirrors>,
 }
 
 #[derive(Default)]
@@ -224,7 +305,33 @@ impl Sessions {
             max,
             max_per_owner,
             idle_timeout,
+            mirror: None,
         }
+    }
+
+    /// The session of this id that this instance holds, if any (not
+    /// refreshing its use).
+    pub(crate) fn local(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.live).map.get(id).cloned()
+    }
+
+    /// Adds a session rebuilt from the store (another instance opened it),
+    /// unless this instance holds as many as it allows; the one already
+    /// held, if another request rebuilt it meanwhile.
+    pub(crate) fn adopt(&self, s: Arc<HttpSession>) -> Result<Arc<HttpSession>, Refused> {
+        self.sweep();
+        let mut live = lock(&self.live);
+        if let Some(held) = live.map.get(&s.id) {
+            return Ok(Arc::clone(held));
+        }
+        if live.map.len() >= self.max {
+            return Err(Refused::Full);
+        }
+        if let Some(owner) = &s.owner {
+            *live.per_owner.entry(*owner).or_default() += 1;
+        }
+        live.map.insert(Arc::clone(&s.id), Arc::clone(&s));
+        Ok(s)
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
@@ -251,13 +358,18 @@ impl Sessions {
             return Err(Refused::Full);
         }
         if let Some(owner) = &owner {
-            let n = live.per_owner.entry(owner.clone()).or_default();
+            let n = live.per_owner.entry(*owner).or_default();
             if *n >= self.max_per_owner {
                 return Err(Refused::OwnerFull);
             }
             *n += 1;
         }
-        let s = HttpSession::new(Arc::clone(&id), kind, owner);
+        let s = HttpSession::with(
+            Session::new(kind, Some(Arc::clone(&id))),
+            Arc::clone(&id),
+            owner,
+            self.mirror.clone(),
+        );
         live.map.insert(id, Arc::clone(&s));
         Ok(s)
     }
@@ -342,7 +454,7 @@ mod tests {
     fn each_owner_has_its_own_cap() {
         let s = Sessions::new(10, 2, Duration::from_secs(60));
         let owner = |name: &str| {
-            Owner::Principal(crate::auth::Principal::Subject {
+            Owner::principal(&crate::auth::Principal::Subject {
                 issuer: Some("https://as".into()),
                 subject: name.into(),
             })
@@ -356,10 +468,11 @@ mod tests {
         ));
         // Another subject, or the same name at another issuer, is another owner.
         assert!(s.create(kind, Some(owner("bob"))).is_ok());
-        let elsewhere = Owner::Principal(crate::auth::Principal::Subject {
+        let elsewhere = Owner::principal(&crate::auth::Principal::Subject {
             issuer: Some("https://other".into()),
             subject: "alice".into(),
         });
+        assert_eq!(Owner::from_hex(&elsewhere.to_hex()), Some(elsewhere));
         assert!(s.create(kind, Some(elsewhere)).is_ok());
         // A session ended frees its place.
         s.remove(&a1.id);

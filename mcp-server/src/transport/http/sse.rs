@@ -47,6 +47,15 @@ pub(crate) struct EventStream {
     limits: ReplayLimits,
     retry_ms: u64,
     state: Mutex<StreamState>,
+    /// Where the stream's events are copied for other instances (a shared
+    /// store is configured): a stream dropped here resumes on any instance.
+    mirror: Option<Mirror>,
+}
+
+/// Copies a resumable stream's events to the shared store, in order.
+pub(crate) struct Mirror {
+    pub(crate) session: Arc<str>,
+    pub(crate) log: mpsc::UnboundedSender<super::shared::Logged>,
 }
 
 struct StreamState {
@@ -59,11 +68,23 @@ struct StreamState {
 
 impl EventStream {
     pub(crate) fn new(id: u64, resumable: bool, limits: ReplayLimits, retry_ms: u64) -> Arc<Self> {
+        Self::mirrored(id, resumable, limits, retry_ms, None)
+    }
+
+    /// A stream whose events are also copied to `mirror`.
+    pub(crate) fn mirrored(
+        id: u64,
+        resumable: bool,
+        limits: ReplayLimits,
+        retry_ms: u64,
+        mirror: Option<Mirror>,
+    ) -> Arc<Self> {
         Arc::new(EventStream {
             id,
             resumable,
             limits,
             retry_ms,
+            mirror,
             state: Mutex::new(StreamState {
                 next_seq: 0,
                 log: VecDeque::new(),
@@ -78,7 +99,21 @@ impl EventStream {
     /// sequence number from `Last-Event-ID`), and returns its receiver.
     /// A finished stream replays and closes at once.
     pub(crate) fn attach(&self, after: Option<u64>) -> mpsc::Receiver<Bytes> {
-        let (tx, rx) = mpsc::channel(SINK_CAPACITY.max(self.limits.max_events + 16));
+        self.attach_after(Vec::new(), after)
+    }
+
+    /// [`attach`](Self::attach), with `earlier` events (of another stream
+    /// the connection resumes) sent first.
+    pub(crate) fn attach_after(
+        &self,
+        earlier: Vec<Bytes>,
+        after: Option<u64>,
+    ) -> mpsc::Receiver<Bytes> {
+        let (tx, rx) =
+            mpsc::channel(SINK_CAPACITY.max(self.limits.max_events + 16) + earlier.len());
+        for ev in earlier {
+            let _ = tx.try_send(ev);
+        }
         let mut st = lock(&self.state);
         if let Some(after) = after {
             for (seq, ev) in &st.log {
@@ -135,6 +170,9 @@ impl EventStream {
                 st.sink = None;
             }
         }
+        if let Some(mirror) = &self.mirror {
+            mirror.copy(self.id, Some((seq, ev.clone())), false);
+        }
         if self.resumable {
             st.log_bytes += ev.len();
             st.log.push_back((seq, ev));
@@ -150,6 +188,11 @@ impl EventStream {
     /// The last message was sent: close the connection (the response is complete).
     pub(crate) fn finish(&self) {
         let mut st = lock(&self.state);
+        if !st.done {
+            if let Some(mirror) = &self.mirror {
+                mirror.copy(self.id, None, true);
+            }
+        }
         st.done = true;
         st.sink = None;
     }
@@ -178,6 +221,18 @@ impl EventStream {
 
     pub(crate) fn is_done(&self) -> bool {
         lock(&self.state).done
+    }
+}
+
+impl Mirror {
+    fn copy(&self, stream: u64, event: Option<(u64, Bytes)>, ended: bool) {
+        // The writer lives as long as the service; gone, there is no one to copy for.
+        let _ = self.log.send(super::shared::Logged {
+            session: Arc::clone(&self.session),
+            stream,
+            event,
+            ended,
+        });
     }
 }
 

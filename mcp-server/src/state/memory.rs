@@ -1,0 +1,268 @@
+//! [`MemoryStore`]: the [`Store`] seam in one process.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mcp_wire::sync::lock;
+use tokio::sync::mpsc;
+
+use super::{Append, BusEvent, Store, StoreResult, StreamLog};
+use crate::tool::BoxFuture;
+
+/// How many bus messages may wait for a subscriber that is not reading;
+/// beyond that it misses some and hears [`BusEvent::Resubscribed`].
+const BUS_BACKLOG: usize = 4096;
+
+/// A [`Store`] in this process: several services in one process share
+/// sessions, replay and notifications through it as separate processes do
+/// through Redis. Expiry is checked when an entry is read.
+#[derive(Clone, Default)]
+pub struct MemoryStore {
+    inner: Arc<Mutex<State>>,
+}
+
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let st = lock(&self.inner);
+        f.debug_struct("MemoryStore")
+            .field("sessions", &st.sessions.len())
+            .field("streams", &st.streams.len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    sessions: HashMap<String, (Bytes, Instant)>,
+    streams: HashMap<(String, u64), Log>,
+    subscribers: Vec<Subscriber>,
+}
+
+struct Subscriber {
+    tx: mpsc::Sender<BusEvent>,
+    /// Messages were dropped: tell it before the next one.
+    lagged: bool,
+}
+
+struct Log {
+    events: VecDeque<(u64, Bytes)>,
+    ended: bool,
+    expires: Instant,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    /// How many sessions are alive in the store.
+    pub fn session_count(&self) -> usize {
+        let now = Instant::now();
+        lock(&self.inner)
+            .sessions
+            .values()
+            .filter(|(_, expires)| *expires > now)
+            .count()
+    }
+}
+
+fn ready<T: Send + 'static>(value: T) -> BoxFuture<StoreResult<T>> {
+    Box::pin(std::future::ready(Ok(value)))
+}
+
+impl Store for MemoryStore {
+    fn name(&self) -> &'static str {
+        "memory store"
+    }
+
+    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        lock(&self.inner)
+            .sessions
+            .insert(id.to_owned(), (record, Instant::now() + ttl));
+        ready(())
+    }
+
+    fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        let found = match st.sessions.get_mut(id) {
+            Some((record, expires)) if *expires > now => {
+                *expires = now + ttl;
+                Some(record.clone())
+            }
+            Some(_) => {
+                st.sessions.remove(id);
+                None
+            }
+            None => None,
+        };
+        ready(found)
+    }
+
+    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        let alive = match st.sessions.get_mut(id) {
+            Some((_, expires)) if *expires > now => {
+                *expires = now + ttl;
+                true
+            }
+            _ => false,
+        };
+        if alive {
+            for ((session, _), log) in st.streams.iter_mut() {
+                if session == id {
+                    log.expires = now + ttl;
+                }
+            }
+        }
+        ready(alive)
+    }
+
+    fn remove_session(&self, id: &str) -> BoxFuture<StoreResult<bool>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        let was = st
+            .sessions
+            .remove(id)
+            .is_some_and(|(_, expires)| expires > now);
+        st.streams.retain(|(session, _), _| session != id);
+        ready(was)
+    }
+
+    fn append_events(
+        &self,
+        appends: Vec<Append>,
+        max_events: usize,
+        ttl: Duration,
+    ) -> BoxFuture<StoreResult<()>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        st.streams.retain(|_, log| log.expires > now);
+        for append in appends {
+            let log = st
+                .streams
+                .entry((append.session, append.stream))
+                .or_insert_with(|| Log {
+                    events: VecDeque::new(),
+                    ended: false,
+                    expires: now + ttl,
+                });
+            log.events.extend(append.events);
+            while log.events.len() > max_events {
+                log.events.pop_front();
+            }
+            log.ended |= append.ended;
+            log.expires = now + ttl;
+        }
+        ready(())
+    }
+
+    fn read_events(
+        &self,
+        session: &str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<StoreResult<Option<StreamLog>>> {
+        let now = Instant::now();
+        let st = lock(&self.inner);
+        let found = st
+            .streams
+            .get(&(session.to_owned(), stream))
+            .filter(|log| log.expires > now)
+            .map(|log| StreamLog {
+                events: log
+                    .events
+                    .iter()
+                    .filter(|(seq, _)| *seq > after)
+                    .cloned()
+                    .collect(),
+                ended: log.ended,
+            });
+        ready(found)
+    }
+
+    fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
+        let mut st = lock(&self.inner);
+        st.subscribers.retain_mut(|s| {
+            if s.lagged && s.tx.try_send(BusEvent::Resubscribed).is_ok() {
+                s.lagged = false;
+            }
+            match s.tx.try_send(BusEvent::Message(message.clone())) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    s.lagged = true;
+                    true
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
+        });
+        ready(())
+    }
+
+    fn subscribe(&self) -> BoxFuture<StoreResult<mpsc::Receiver<BusEvent>>> {
+        let (tx, rx) = mpsc::channel(BUS_BACKLOG);
+        lock(&self.inner)
+            .subscribers
+            .push(Subscriber { tx, lagged: false });
+        ready(rx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn sessions_expire_unless_used_and_logs_are_bounded() {
+        let s = MemoryStore::new();
+        let ttl = Duration::from_millis(50);
+        s.put_session("a", Bytes::from_static(b"{}"), ttl)
+            .await
+            .unwrap();
+        assert!(s.get_session("a", ttl).await.unwrap().is_some());
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert!(s.get_session("a", ttl).await.unwrap().is_none());
+
+        let append = |events: Vec<(u64, Bytes)>, ended| Append {
+            session: "b".into(),
+            stream: 3,
+            events,
+            ended,
+        };
+        let ev = |n: u64| (n, Bytes::from(n.to_string()));
+        let ttl = Duration::from_secs(60);
+        s.append_events(vec![append((0..5).map(ev).collect(), false)], 3, ttl)
+            .await
+            .unwrap();
+        let log = s.read_events("b", 3, 2).await.unwrap().unwrap();
+        assert_eq!(log.events, vec![ev(3), ev(4)]);
+        assert!(!log.ended);
+        s.append_events(vec![append(vec![ev(5)], true)], 3, ttl)
+            .await
+            .unwrap();
+        let log = s.read_events("b", 3, 0).await.unwrap().unwrap();
+        assert_eq!(log.events, vec![ev(3), ev(4), ev(5)]);
+        assert!(log.ended);
+        assert!(s.read_events("b", 4, 0).await.unwrap().is_none());
+        assert!(!s.remove_session("b").await.unwrap());
+        assert!(s.read_events("b", 3, 0).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_bus_reaches_every_subscriber() {
+        let s = MemoryStore::new();
+        let mut a = s.subscribe().await.unwrap();
+        let mut b = s.subscribe().await.unwrap();
+        s.publish(Bytes::from_static(b"hi")).await.unwrap();
+        for rx in [&mut a, &mut b] {
+            assert_eq!(
+                rx.recv().await,
+                Some(BusEvent::Message(Bytes::from_static(b"hi")))
+            );
+        }
+    }
+}

@@ -1,0 +1,542 @@
+//! Several instances, one service, in one process: two servers (each its
+//! own `Server`, as two processes would be) behind their own sockets share
+//! a `MemoryStore`, and every request goes to the instance the test names.
+//! (`mcp-redis` and `tests/several` do the same with Redis, processes and a
+//! proxy.)
+#![allow(clippy::too_many_lines)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mcp_server::http::HttpConfig;
+use mcp_server::state::{Append, BusEvent, MemoryStore, Store, StoreResult, StreamLog};
+use mcp_server::{tool, BoxFuture, Context, Elicited, Server, ServerHandle, ToolError};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+#[derive(Debug)]
+pub struct Shared;
+
+#[tool(description = "Tools for instances that share a store")]
+impl Shared {
+    #[describe("Asks the user's name")]
+    pub async fn ask_name(&self, ctx: Context) -> Result<String, ToolError> {
+        match ctx.elicit::<Name>("Your name?").await? {
+            Elicited::Accepted(n) => Ok(format!("hello {}", n.name)),
+            _ => Ok("no name".into()),
+        }
+    }
+
+    #[describe("Waits until cancelled")]
+    pub async fn wait(&self, ctx: Context) -> String {
+        ctx.cancelled().await;
+        "cancelled".into()
+    }
+
+    #[describe("Logs at info and at warning")]
+    pub fn chatty(&self, ctx: Context) -> String {
+        ctx.info("an info line");
+        ctx.warning("a warning line");
+        "done".into()
+    }
+
+    #[resource(uri = "mem://thing", mime_type = "text/plain")]
+    #[describe("A thing that changes")]
+    pub fn thing(&self) -> String {
+        "thing".into()
+    }
+}
+
+/// One instance: its own server on its own socket.
+struct Instance {
+    addr: std::net::SocketAddr,
+    handle: ServerHandle,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+async fn instance(config: HttpConfig) -> Instance {
+    let server = Server::builder("shared", "1").toolbox(Shared).build();
+    let handle = server.handle();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.serve_http_on(listener, config, async {
+        let _ = stopped.await;
+    }));
+    Instance {
+        addr,
+        handle,
+        stop: Some(stop),
+    }
+}
+
+async fn pair(store: impl Store + Clone) -> (Instance, Instance) {
+    (
+        instance(HttpConfig::default().store(store.clone())).await,
+        instance(HttpConfig::default().store(store)).await,
+    )
+}
+
+/// A response: status, headers (lowercase names), and what arrived of the body.
+struct Reply {
+    status: u16,
+    head: String,
+    stream: TcpStream,
+    seen: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    }
+
+    /// Reads until `needle` has arrived (fails after 5 s).
+    async fn until(&mut self, needle: &str) {
+        self.until_times(needle, 1).await;
+    }
+
+    /// Reads until `needle` has arrived `times` times (fails after 5 s).
+    async fn until_times(&mut self, needle: &str, times: usize) {
+        let mut buf = vec![0u8; 4096];
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while self.seen.matches(needle).count() < times {
+            let n = tokio::time::timeout_at(deadline, self.stream.read(&mut buf))
+                .await
+                .unwrap_or_else(|_| panic!("no {needle:?} in {:?}", self.seen))
+                .unwrap();
+            assert!(n > 0, "closed before {needle:?}: {:?}", self.seen);
+            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+
+    /// Reads the rest (the server closes: `Connection: close`).
+    async fn rest(mut self) -> String {
+        let mut raw = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), self.stream.read_to_end(&mut raw))
+            .await
+            .expect("the response did not end")
+            .unwrap();
+        self.seen.push_str(&String::from_utf8_lossy(&raw));
+        self.seen
+    }
+
+    /// The JSON-RPC messages of the whole body (SSE or JSON).
+    async fn messages(self) -> Vec<Value> {
+        let sse = self
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        let body = self.rest().await;
+        if sse {
+            body.lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .filter(|d| !d.trim().is_empty())
+                .filter_map(|d| serde_json::from_str(d).ok())
+                .collect()
+        } else {
+            let json = body.find('{').map_or("", |i| &body[i..]);
+            vec![serde_json::from_str(json.trim_end_matches(|c| c != '}')).unwrap_or(Value::Null)]
+        }
+    }
+
+    /// The `id:` of the first SSE event.
+    fn first_event_id(&self) -> Option<String> {
+        self.seen
+            .lines()
+            .find_map(|l| l.strip_prefix("id: ").map(str::to_owned))
+    }
+}
+
+impl Instance {
+    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut req = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n",
+            self.addr.port()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+        stream.write_all(req.as_bytes()).await.unwrap();
+        let mut seen = String::new();
+        let mut buf = vec![0u8; 4096];
+        while !seen.contains("\r\n\r\n") {
+            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+                .await
+                .expect("no response head")
+                .unwrap();
+            assert!(n > 0, "closed early: {seen:?}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        let (head, body) = seen.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        Reply {
+            status,
+            head: head.to_owned(),
+            seen: body.to_owned(),
+            stream,
+        }
+    }
+
+    async fn post(&self, session: Option<&str>, body: &Value) -> Reply {
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        if let Some(s) = session {
+            headers.push(("Mcp-Session-Id", s));
+        }
+        self.send("POST", &headers, &body.to_string()).await
+    }
+
+    async fn request(&self, session: &str, id: u64, method: &str, params: Value) -> Vec<Value> {
+        let r = self
+            .post(
+                Some(session),
+                &json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{method}: {}", r.head);
+        r.messages().await
+    }
+
+    async fn open(&self) -> String {
+        let r = self
+            .post(None, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.head);
+        let id = r.header("mcp-session-id").expect("a session id");
+        let n = self
+            .post(
+                Some(&id),
+                &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            )
+            .await;
+        assert_eq!(n.status, 202);
+        id
+    }
+
+    async fn get_stream(&self, session: &str, last_event: Option<&str>) -> Reply {
+        let mut headers = vec![
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        if let Some(last) = last_event {
+            headers.push(("Last-Event-ID", last));
+        }
+        self.send("GET", &headers, "").await
+    }
+}
+
+fn text_of(messages: &[Value]) -> String {
+    let last = messages.last().expect("a response");
+    last["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {last}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_session_opened_on_one_is_served_by_the_other_until_deleted() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let sid = a.open().await;
+    let tools = b.request(&sid, 1, "tools/list", json!({})).await;
+    assert_eq!(tools[0]["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        text_of(
+            &b.request(&sid, 2, "tools/call", json!({"name":"chatty"}))
+                .await
+        ),
+        "done"
+    );
+    // A DELETE on one is a 404 on every instance from then on.
+    let deleted = b.send("DELETE", &[("Mcp-Session-Id", &sid)], "").await;
+    assert_eq!(deleted.status, 200);
+    for on in [&a, &b] {
+        let r = on
+            .post(
+                Some(&sid),
+                &json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
+            )
+            .await;
+        assert_eq!(r.status, 404, "{}", r.head);
+    }
+}
+
+#[tokio::test]
+async fn an_answer_posted_to_the_other_instance_reaches_the_waiting_call() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let sid = a.open().await;
+    let mut call = a
+        .post(
+            Some(&sid),
+            &json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask_name"}}),
+        )
+        .await;
+    call.until("elicitation/create").await;
+    let asked: Value = call
+        .seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .find(|m| m["method"] == "elicitation/create")
+        .unwrap();
+    let answer = json!({"jsonrpc":"2.0","id":asked["id"],"result":{"action":"accept","content":{"name":"Ada"}}});
+    assert_eq!(b.post(Some(&sid), &answer).await.status, 202);
+    let messages = call.messages().await;
+    assert_eq!(text_of(&messages), "hello Ada");
+}
+
+#[tokio::test]
+async fn a_cancellation_posted_to_the_other_instance_stops_the_call() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let sid = a.open().await;
+    let waiting = a
+        .post(
+            Some(&sid),
+            &json!({"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"wait"}}),
+        )
+        .await;
+    let call = tokio::spawn(waiting.rest());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w1"}});
+    assert_eq!(b.post(Some(&sid), &cancel).await.status, 202);
+    let body = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the call was not cancelled")
+        .unwrap();
+    assert!(
+        !body.contains("\"result\""),
+        "a cancelled call sends no result: {body}"
+    );
+}
+
+#[tokio::test]
+async fn a_log_level_set_on_one_instance_holds_on_the_other() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let sid = a.open().await;
+    // A holds the session; B changes its level.
+    let before = a
+        .request(&sid, 1, "tools/call", json!({"name":"chatty"}))
+        .await;
+    assert!(before.iter().any(|m| m["params"]["data"] == "an info line"));
+    b.request(&sid, 2, "logging/setLevel", json!({"level":"warning"}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let after = a
+        .request(&sid, 3, "tools/call", json!({"name":"chatty"}))
+        .await;
+    assert!(
+        !after.iter().any(|m| m["params"]["data"] == "an info line"),
+        "{after:?}"
+    );
+    assert!(
+        after
+            .iter()
+            .any(|m| m["params"]["data"] == "a warning line"),
+        "{after:?}"
+    );
+}
+
+#[tokio::test]
+async fn changes_raised_on_one_instance_reach_streams_held_on_the_other() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let sid = a.open().await;
+    // Subscribed through B; the stream is held on A.
+    b.request(&sid, 1, "resources/subscribe", json!({"uri":"mem://thing"}))
+        .await;
+    let mut stream = a.get_stream(&sid, None).await;
+    assert_eq!(stream.status, 200);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    b.handle.resource_updated("mem://thing");
+    stream.until("notifications/resources/updated").await;
+    b.handle.disable_tool("chatty");
+    stream.until("notifications/tools/list_changed").await;
+}
+
+#[tokio::test]
+async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let sid = a.open().await;
+    a.request(&sid, 1, "resources/subscribe", json!({"uri":"mem://thing"}))
+        .await;
+    let mut stream = a.get_stream(&sid, None).await;
+    stream.until("\n\n").await;
+    let primed = stream.first_event_id().expect("a priming event id");
+    drop(stream);
+    // Raised while nobody is attached: A logs it, and copies it to the store.
+    a.handle.resource_updated("mem://thing");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut resumed = b.get_stream(&sid, Some(&primed)).await;
+    assert_eq!(resumed.status, 200, "{}", resumed.head);
+    resumed.until("notifications/resources/updated").await;
+    // And it goes on as the session's stream on B.
+    b.handle.resource_updated("mem://thing");
+    resumed
+        .until_times("notifications/resources/updated", 2)
+        .await;
+}
+
+/// A store that stops answering when told to.
+#[derive(Clone, Default)]
+struct Flaky {
+    inner: MemoryStore,
+    down: Arc<AtomicBool>,
+}
+
+impl Flaky {
+    fn gate<T: Send + 'static>(&self, op: BoxFuture<StoreResult<T>>) -> BoxFuture<StoreResult<T>> {
+        if self.down.load(Ordering::Acquire) {
+            Box::pin(std::future::pending())
+        } else {
+            op
+        }
+    }
+}
+
+impl Store for Flaky {
+    fn name(&self) -> &'static str {
+        "flaky store"
+    }
+    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        self.gate(self.inner.put_session(id, record, ttl))
+    }
+    fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>> {
+        self.gate(self.inner.get_session(id, ttl))
+    }
+    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+        self.gate(self.inner.touch_session(id, ttl))
+    }
+    fn remove_session(&self, id: &str) -> BoxFuture<StoreResult<bool>> {
+        self.gate(self.inner.remove_session(id))
+    }
+    fn append_events(&self, a: Vec<Append>, n: usize, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        self.gate(self.inner.append_events(a, n, ttl))
+    }
+    fn read_events(
+        &self,
+        s: &str,
+        st: u64,
+        after: u64,
+    ) -> BoxFuture<StoreResult<Option<StreamLog>>> {
+        self.gate(self.inner.read_events(s, st, after))
+    }
+    fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
+        self.gate(self.inner.publish(message))
+    }
+    fn subscribe(&self) -> BoxFuture<StoreResult<mpsc::Receiver<BusEvent>>> {
+        self.gate(self.inner.subscribe())
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_does_not_answer_is_a_clear_503_and_the_rest_goes_on() {
+    let store = Flaky::default();
+    let (a, b) = pair(store.clone()).await;
+    let sid = a.open().await;
+    store.down.store(true, Ordering::Release);
+    // B does not hold the session: it needs the store.
+    let started = Instant::now();
+    let r = b
+        .post(
+            Some(&sid),
+            &json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        )
+        .await;
+    let took = started.elapsed();
+    assert_eq!(r.status, 503, "{}", r.head);
+    assert_eq!(r.header("retry-after").as_deref(), Some("2"));
+    assert!(
+        took < Duration::from_millis(2500),
+        "answered after {took:?}"
+    );
+    let body = r.rest().await;
+    assert!(
+        body.contains("session store unavailable (flaky store)"),
+        "{body}"
+    );
+    // A holds it: served without the store.
+    assert_eq!(
+        text_of(
+            &a.request(&sid, 2, "tools/call", json!({"name":"chatty"}))
+                .await
+        ),
+        "done"
+    );
+    // 2026-07-28 needs nothing from the store.
+    let modern = json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}});
+    let m = b
+        .send(
+            "POST",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/list"),
+            ],
+            &modern.to_string(),
+        )
+        .await;
+    assert_eq!(m.status, 200, "{}", m.head);
+    // Back: served again, by either.
+    store.down.store(false, Ordering::Release);
+    let tools = b.request(&sid, 4, "tools/list", json!({})).await;
+    assert!(tools[0]["result"]["tools"].is_array());
+}
+
+#[tokio::test]
+async fn idle_sessions_expire_in_the_store() {
+    let store = MemoryStore::new();
+    let config = || {
+        HttpConfig::default()
+            .store(store.clone())
+            .session_idle_timeout(Duration::from_millis(600))
+    };
+    let a = instance(config()).await;
+    let b = instance(config()).await;
+    let sid = a.open().await;
+    assert_eq!(store.session_count(), 1);
+    // Used within the idle time: alive.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    b.request(&sid, 1, "tools/list", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    b.request(&sid, 2, "tools/list", json!({})).await;
+    // Unused: gone from the store, and so on every instance.
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(store.session_count(), 0);
+    for on in [&a, &b] {
+        let r = on
+            .post(
+                Some(&sid),
+                &json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
+            )
+            .await;
+        assert_eq!(r.status, 404, "{}", r.head);
+    }
+}
