@@ -24,15 +24,28 @@ use calculator_tools::Calculator;
 #[path = "stderr_logs.rs"]
 mod stderr_logs;
 
+#[path = "several.rs"]
+mod several;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
-    let server = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .instructions("A calculator: arithmetic on two numbers, statistics of a list, and one memory register.")
-        .toolbox(Calculator::default())
-        .build();
+        .toolbox(Calculator::default());
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let ["--http", addr, "--redis", url] = args.as_slice() {
+        // Several instances, one service: sessions, replay and
+        // notifications shared in Redis (the memory register stays per
+        // instance: a toolbox's own fields are not shared).
+        let (store, keys) = several::connect("calculator", url).await;
+        let server = builder.request_state_keys(keys).build();
+        return server
+            .serve_http(*addr, HttpConfig::default().store(store))
+            .await;
+    }
+    let server = builder.build();
     match args.as_slice() {
         [] => server.serve_stdio().await,
         ["--http", addr] => server.serve_http(addr, HttpConfig::default()).await,
@@ -42,7 +55,7 @@ async fn main() -> Result<(), mcp_server::Error> {
         }
         _ => {
             eprintln!(
-                "usage: calculator [--http ADDR [--issuer AUTHORIZATION_SERVER_URL]]   (stdio without arguments)"
+                "usage: calculator [--http ADDR [--issuer AUTHORIZATION_SERVER_URL | --redis URL]]   (stdio without arguments)"
             );
             std::process::exit(2);
         }

@@ -13,7 +13,7 @@ use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::types::{ContentBlock, JsonObject, ResourceContents};
 use mcp_server::{
     tool, Args, CallToolResult, Content, Context, Elicited, LoggingLevel, PromptEntry,
-    PromptMessage, RequestError, Server, ToolBox, ToolEntry, ToolError, ToolSpec,
+    PromptMessage, RequestError, Server, ServerHandle, ToolBox, ToolEntry, ToolError, ToolSpec,
 };
 
 /// A 1×1 PNG.
@@ -502,41 +502,29 @@ impl Fixture {
     }
 
     #[describe("Adds a tool, or removes it if present, so that clients hear of a tool-list change")]
-    pub fn test_trigger_tool_change(&self, ctx: Context) -> Result<String, ToolError> {
+    pub async fn test_trigger_tool_change(&self, ctx: Context) -> Result<String, ToolError> {
         let server = ctx
             .server()
             .ok_or_else(|| ToolError::new("not running inside a server"))?;
-        if server.remove_tool("test_dynamic_tool") {
-            return Ok("removed test_dynamic_tool".into());
-        }
-        server.add_tool(ToolEntry::new(
-            &ToolSpec {
-                name: "test_dynamic_tool",
-                description: "A tool added at run time by test_trigger_tool_change",
-                ..ToolSpec::default()
-            },
-            mcp_server::InputSchemaBuilder::new().build(),
-            None,
-            |_args: Args<'_>, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
-        ))?;
-        Ok("added test_dynamic_tool".into())
+        let added = toggle_dynamic_tool(&server, None)?;
+        peers::tell(if added { "tool+" } else { "tool-" }).await;
+        Ok(format!(
+            "{} test_dynamic_tool",
+            if added { "added" } else { "removed" }
+        ))
     }
 
     #[describe("Adds test_dynamic_prompt, or removes it if present (prompts/list_changed)")]
-    pub fn test_trigger_prompt_change(&self, ctx: Context) -> Result<String, ToolError> {
+    pub async fn test_trigger_prompt_change(&self, ctx: Context) -> Result<String, ToolError> {
         let server = ctx
             .server()
             .ok_or_else(|| ToolError::new("not running inside a server"))?;
-        if server.remove_prompt("test_dynamic_prompt") {
-            return Ok("removed test_dynamic_prompt".into());
-        }
-        server.add_prompt(PromptEntry::dynamic(
-            "test_dynamic_prompt",
-            "A prompt added at run time by test_trigger_prompt_change",
-            Vec::new(),
-            |_args, _ctx| async { "dynamic" },
-        )?)?;
-        Ok("added test_dynamic_prompt".into())
+        let added = toggle_dynamic_prompt(&server, None)?;
+        peers::tell(if added { "prompt+" } else { "prompt-" }).await;
+        Ok(format!(
+            "{} test_dynamic_prompt",
+            if added { "added" } else { "removed" }
+        ))
     }
 
     #[describe("Tests SSE stream disconnection and client reconnection: closes the stream mid-call and delivers the result after the client resumes")]
@@ -551,6 +539,132 @@ impl Fixture {
     #[tool(requires_client(sampling))]
     pub fn test_missing_capability(&self) -> String {
         "the client declared the sampling capability".into()
+    }
+}
+
+/// Adds `test_dynamic_tool`, or removes it if present (`want` says which,
+/// when another instance did it); whether it is there now.
+fn toggle_dynamic_tool(server: &ServerHandle, want: Option<bool>) -> Result<bool, ToolError> {
+    let present = server.remove_tool("test_dynamic_tool");
+    if want == Some(false) || (want.is_none() && present) {
+        return Ok(false);
+    }
+    server.add_tool(ToolEntry::new(
+        &ToolSpec {
+            name: "test_dynamic_tool",
+            description: "A tool added at run time by test_trigger_tool_change",
+            ..ToolSpec::default()
+        },
+        mcp_server::InputSchemaBuilder::new().build(),
+        None,
+        |_args: Args<'_>, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
+    ))?;
+    Ok(true)
+}
+
+/// The same for `test_dynamic_prompt`.
+fn toggle_dynamic_prompt(server: &ServerHandle, want: Option<bool>) -> Result<bool, ToolError> {
+    let present = server.remove_prompt("test_dynamic_prompt");
+    if want == Some(false) || (want.is_none() && present) {
+        return Ok(false);
+    }
+    server.add_prompt(PromptEntry::dynamic(
+        "test_dynamic_prompt",
+        "A prompt added at run time by test_trigger_prompt_change",
+        Vec::new(),
+        |_args, _ctx| async { "dynamic" },
+    )?)?;
+    Ok(true)
+}
+
+/// With `--redis`, the fixture's own state (its dynamic tool and prompt)
+/// is the same on every instance: a change made on one is told to the
+/// others on a Redis channel of the fixture's, and each applies it. (The
+/// framework shares sessions and notifications; what a toolbox adds or
+/// keeps is the application's to share.)
+mod peers {
+    use std::sync::OnceLock;
+
+    use futures_util::StreamExt as _;
+    use mcp_server::ServerHandle;
+
+    const CHANNEL: &str = "conformance-fixture:changes";
+
+    struct Peers {
+        me: String,
+        connection: redis::aio::ConnectionManager,
+    }
+
+    static PEERS: OnceLock<Peers> = OnceLock::new();
+
+    /// Tells the other instances what this one changed (nothing without `--redis`).
+    pub(super) async fn tell(change: &str) {
+        let Some(peers) = PEERS.get() else { return };
+        let mut connection = peers.connection.clone();
+        let message = format!("{} {change}", peers.me);
+        let sent: Result<(), _> = redis::cmd("PUBLISH")
+            .arg(CHANNEL)
+            .arg(message)
+            .query_async(&mut connection)
+            .await;
+        if let Err(e) = sent {
+            tracing::warn!(error = %e, "could not tell the other instances of a change");
+        }
+    }
+
+    /// Applies what the other instances tell, for as long as the server runs.
+    pub(super) async fn listen(url: &str, store: &mcp_redis::RedisStore, server: ServerHandle) {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let me = format!("{}-{started}", std::process::id());
+        let client = match redis::Client::open(url) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("conformance_server: {e}");
+                std::process::exit(1);
+            }
+        };
+        let mut pubsub = match client.get_async_pubsub().await {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("conformance_server: cannot subscribe to Redis: {e}");
+                std::process::exit(1);
+            }
+        };
+        if let Err(e) = pubsub.subscribe(CHANNEL).await {
+            eprintln!("conformance_server: cannot subscribe to Redis: {e}");
+            std::process::exit(1);
+        }
+        let _ = PEERS.set(Peers {
+            me: me.clone(),
+            connection: store.connection(),
+        });
+        tokio::spawn(async move {
+            let mut messages = pubsub.into_on_message();
+            while let Some(msg) = messages.next().await {
+                let Ok(text) = msg.get_payload::<String>() else {
+                    continue;
+                };
+                let Some((from, change)) = text.split_once(' ') else {
+                    continue;
+                };
+                if from == me {
+                    continue;
+                }
+                let applied = match change {
+                    "tool+" => super::toggle_dynamic_tool(&server, Some(true)),
+                    "tool-" => super::toggle_dynamic_tool(&server, Some(false)),
+                    "prompt+" => super::toggle_dynamic_prompt(&server, Some(true)),
+                    "prompt-" => super::toggle_dynamic_prompt(&server, Some(false)),
+                    _ => continue,
+                };
+                if let Err(e) = applied {
+                    tracing::warn!(error = %e, "could not apply another instance's change");
+                }
+            }
+        });
     }
 }
 
@@ -618,23 +732,39 @@ impl ToolBox for SchemaTools {
 #[path = "stderr_logs.rs"]
 mod stderr_logs;
 
+#[path = "several.rs"]
+mod several;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
-    let mut args = std::env::args().skip(1);
-    let (Some("--port"), Some(Ok(port))) = (
-        args.next().as_deref(),
-        args.next().map(|p| p.parse::<u16>()),
-    ) else {
-        eprintln!("usage: conformance_server --port PORT");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (port, redis) = match args.as_slice() {
+        ["--port", port] => (port.parse::<u16>().ok(), None),
+        ["--port", port, "--redis", url] => (port.parse::<u16>().ok(), Some(*url)),
+        _ => (None, None),
+    };
+    let Some(port) = port else {
+        eprintln!("usage: conformance_server --port PORT [--redis URL]");
         std::process::exit(2);
     };
-    let server = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
         .toolbox(Fixture)
         .toolbox(SchemaTools)
         .toolbox(Library)
-        .toolbox(Asking)
-        .build();
-    let config = HttpConfig::default().sse_retry(Duration::from_millis(500));
+        .toolbox(Asking);
+    let mut config = HttpConfig::default().sse_retry(Duration::from_millis(500));
+    let mut shared = None;
+    if let Some(url) = redis {
+        let (store, keys) = several::connect("conformance_server", url).await;
+        builder = builder.request_state_keys(keys);
+        shared = Some((url, store.clone()));
+        config = config.store(store);
+    }
+    let server = builder.build();
+    if let Some((url, store)) = shared {
+        peers::listen(url, &store, server.handle()).await;
+    }
     server.serve_http(("127.0.0.1", port), config).await
 }

@@ -105,6 +105,24 @@ unshare -rn sh -c 'ip link set lo up && ip addr add 10.9.9.9/32 dev lo' \
     || die "cannot make a network namespace (unshare -rn, then ip inside it)"
 log "ok: network namespaces (unshare, ip)"
 
+# ---------------------------------------------------------------- Redis, HAProxy
+# Several instances of one service (tests/several/, mcp-redis' tests): a
+# real Redis for the shared state and a real HAProxy in front, both from
+# Debian's packages, started by the tests on free loopback ports.
+if ! command -v redis-server >/dev/null || ! command -v haproxy >/dev/null; then
+    command -v apt-get >/dev/null || die "redis-server or haproxy is missing, and there is no apt-get to install them"
+    log "apt-get install redis-server haproxy"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server haproxy >/dev/null \
+        || die "apt-get install redis-server haproxy failed"
+fi
+# Debian starts the packaged services: the tests start their own, so stop those.
+for svc in redis-server haproxy; do
+    if command -v service >/dev/null && service "$svc" status >/dev/null 2>&1; then
+        service "$svc" stop >/dev/null 2>&1 || true
+    fi
+done
+log "ok: $(redis-server --version | cut -d' ' -f1-3), $(haproxy -v | head -n1)"
+
 # ---------------------------------------------------------------- Node 22
 node22_version() {
     if [ -x "$NODE_BIN_DIR/node" ]; then "$NODE_BIN_DIR/node" --version 2>/dev/null || true; fi

@@ -15,7 +15,7 @@ step() { printf '\n==== [%ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 export CARGO_INCREMENTAL=0
 echo "disk at start: $(df -h . | awk 'NR==2 {print $4}') free"
 
-step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp)"
+step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp, Redis, HAProxy)"
 scripts/install-tools.sh
 
 step "the scripted model server against the official openai and anthropic SDK clients (tests/agent/selftest.py)"
@@ -57,6 +57,9 @@ tests/interop/run_notes.sh target/debug/notes
 
 step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
 tests/conformance/run.sh target/debug/conformance_server
+
+step "several instances, one service: two conformance_server --redis behind HAProxy round-robin (no stickiness) pass the three conformance runs; Python mcp and the Inspector CLI drive two notes --redis through it; a session outlives its instance (SIGKILL); without --redis the same setup fails"
+tests/several/run.sh target/debug
 
 step "our client: conformance 0.1.16 client scenarios (core and authorization); calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
 tests/conformance/run_client.sh target/debug/conformance_client

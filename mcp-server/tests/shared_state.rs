@@ -3,7 +3,7 @@
 //! a `MemoryStore`, and every request goes to the instance the test names.
 //! (`mcp-redis` and `tests/several` do the same with Redis, processes and a
 //! proxy.)
-#![allow(clippy::too_many_lines)]
+#![allow(clippy::too_many_lines, clippy::format_push_string)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

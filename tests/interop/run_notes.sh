@@ -2,7 +2,10 @@
 # Prompts, resources, completion, sampling and elicitation with clients written
 # by others, against the `notes` example:
 #
-#   tests/interop/run_notes.sh <notes binary>
+#   tests/interop/run_notes.sh <notes binary> [--url URL]
+#
+# With --url, nothing is started and only the HTTP checks run, against the
+# server (or the proxy in front of several) at URL.
 #
 #   1. Python mcp 2.3.0 (tests/interop/python_notes.py), --mode legacy and 2026-07-28,
 #      over stdio (a fresh server each) and over Streamable HTTP (one server on a free
@@ -16,7 +19,9 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-NOTES="${1:?usage: run_notes.sh <notes binary>}"
+NOTES="${1:?usage: run_notes.sh <notes binary> [--url URL]}"
+GIVEN_URL=""
+if [ "${2:-}" = --url ]; then GIVEN_URL="${3:?--url needs a URL}"; fi
 [ -x "$NOTES" ] || { echo "run_notes.sh: '$NOTES' is not executable (cargo build -p mcp-examples)" >&2; exit 2; }
 . "$ROOT/.tools/env.sh"
 for v in MCP_PYTHON MCP_INSPECTOR; do
@@ -32,6 +37,11 @@ cleanup() {
 trap cleanup EXIT
 failed=0
 
+WHERE=(stdio http)
+if [ -n "$GIVEN_URL" ]; then
+    WHERE=(http)
+    URL="$GIVEN_URL"
+else
 PORT="$("$MCP_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
 set -m
 "$NOTES" --http "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &
@@ -43,10 +53,11 @@ for _ in $(seq 1 200); do
     sleep 0.1
 done
 URL="http://127.0.0.1:$PORT/mcp"
+fi
 
 # ---------------------------------------------------------------- Python mcp
 for mode in legacy 2026-07-28; do
-    for where in stdio http; do
+    for where in "${WHERE[@]}"; do
         if [ "$where" = stdio ]; then
             args=(-- "$NOTES")
         else
@@ -80,7 +91,7 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$WORK/out.json" "$expr"; then
     fi
 }
 for era in legacy modern; do
-    for where in stdio http; do
+    for where in "${WHERE[@]}"; do
         if [ "$where" = stdio ]; then
             target=(-- "$NOTES"); pre=()
         else

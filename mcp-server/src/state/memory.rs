@@ -113,7 +113,7 @@ impl Store for MemoryStore {
             _ => false,
         };
         if alive {
-            for ((session, _), log) in st.streams.iter_mut() {
+            for ((session, _), log) in &mut st.streams {
                 if session == id {
                     log.expires = now + ttl;
                 }

@@ -80,21 +80,23 @@ impl Shared {
         };
         (shared, tx)
     }
+}
 
-    /// The answer to a request that needed the store when it failed: 503,
-    /// `Retry-After`, and a JSON-RPC error naming the store.
-    pub(super) fn unavailable(&self, error: &StoreError) -> Response<McpBody> {
-        tracing::warn!(error = %crate::Chain(error), "the shared store failed a request");
-        let mut r = transport_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            code::INTERNAL_ERROR,
-            &format!("session store unavailable ({}): try again", error.store()),
-        );
-        r.headers_mut()
-            .insert(http::header::RETRY_AFTER, RETRY_AFTER_SECS.into());
-        r
-    }
+/// The answer to a request that needed the store when it failed: 503,
+/// `Retry-After`, and a JSON-RPC error naming the store.
+pub(super) fn unavailable(error: &StoreError) -> Response<McpBody> {
+    tracing::warn!(error = %crate::Chain(error), "the shared store failed a request");
+    let mut r = transport_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        code::INTERNAL_ERROR,
+        &format!("session store unavailable ({}): try again", error.store()),
+    );
+    r.headers_mut()
+        .insert(http::header::RETRY_AFTER, RETRY_AFTER_SECS.into());
+    r
+}
 
+impl Shared {
     fn notice(&self, kind: Kind) -> Notice {
         Notice {
             from: self.instance,
@@ -201,7 +203,7 @@ impl Inner {
         if up {
             Ok(())
         } else {
-            Err(shared.unavailable(&StoreError::timed_out(shared.store.name())))
+            Err(unavailable(&StoreError::timed_out(shared.store.name())))
         }
     }
 
@@ -258,7 +260,7 @@ impl Inner {
                             .handle(&held.session, msg, &out, &RequestInfo::default());
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e.to_response().error.message, "ignoring a malformed message forwarded by another instance")
+                        tracing::warn!(error = %e.to_response().error.message, "ignoring a malformed message forwarded by another instance");
                     }
                 }
             }
@@ -307,7 +309,7 @@ impl Inner {
         let ttl = self.config.session_idle;
         let record = within(&*shared.store, shared.store.get_session(id, ttl))
             .await
-            .map_err(|e| shared.unavailable(&e))?;
+            .map_err(|e| unavailable(&e))?;
         let Some(record) = record else {
             // Ended or expired (maybe while this instance missed the news).
             self.sessions.remove(id);
@@ -375,7 +377,7 @@ impl Inner {
                     }
                 }
                 Err(e) => {
-                    tracing::debug!(error = %crate::Chain(&e), "could not refresh a session's expiry")
+                    tracing::debug!(error = %crate::Chain(&e), "could not refresh a session's expiry");
                 }
             }
         });
@@ -403,7 +405,7 @@ impl Inner {
             .put_session(&held.id, Bytes::from(bytes.clone()), ttl);
         within(&*shared.store, put)
             .await
-            .map_err(|e| shared.unavailable(&e))?;
+            .map_err(|e| unavailable(&e))?;
         *lock(&held.stored_at) = Instant::now();
         if changed {
             let mut notice = shared.notice(Kind::Changed);
@@ -413,7 +415,7 @@ impl Inner {
                 .and_then(|s| RawValue::from_string(s).ok());
             self.publish(shared, &notice)
                 .await
-                .map_err(|e| shared.unavailable(&e))?;
+                .map_err(|e| unavailable(&e))?;
         }
         Ok(())
     }
@@ -428,12 +430,12 @@ impl Inner {
         self.bus_ready(shared).await?;
         let was = within(&*shared.store, shared.store.remove_session(id))
             .await
-            .map_err(|e| shared.unavailable(&e))?;
+            .map_err(|e| unavailable(&e))?;
         let mut notice = shared.notice(Kind::Ended);
         notice.session = Some(id.to_owned());
         self.publish(shared, &notice)
             .await
-            .map_err(|e| shared.unavailable(&e))?;
+            .map_err(|e| unavailable(&e))?;
         Ok(held || was)
     }
 
@@ -488,7 +490,7 @@ impl Inner {
         notice.body = RawValue::from_string(body).ok();
         self.publish(shared, &notice)
             .await
-            .map_err(|e| shared.unavailable(&e))
+            .map_err(|e| unavailable(&e))
     }
 
     /// A `Last-Event-ID` naming a stream this instance does not hold:
@@ -509,7 +511,7 @@ impl Inner {
         let log = match within(&*shared.store, read).await {
             Ok(Some(log)) => log,
             Ok(None) => return unknown_stream(),
-            Err(e) => return shared.unavailable(&e),
+            Err(e) => return unavailable(&e),
         };
         let last = log.events.last().map_or(after, |(seq, _)| *seq);
         let replay: Vec<Bytes> = log.events.into_iter().map(|(_, ev)| ev).collect();
