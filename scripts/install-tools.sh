@@ -107,21 +107,21 @@ log "ok: network namespaces (unshare, ip)"
 
 # ---------------------------------------------------------------- Redis, HAProxy
 # Several instances of one service (tests/several/, mcp-redis' tests): a
-# real Redis for the shared state and a real HAProxy in front, both from
+# real Redis for the shared state and a real HAProxy and nginx in front, from
 # Debian's packages, started by the tests on free loopback ports.
-if ! command -v redis-server >/dev/null || ! command -v haproxy >/dev/null; then
-    command -v apt-get >/dev/null || die "redis-server or haproxy is missing, and there is no apt-get to install them"
-    log "apt-get install redis-server haproxy"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server haproxy >/dev/null \
-        || die "apt-get install redis-server haproxy failed"
+if ! command -v redis-server >/dev/null || ! command -v haproxy >/dev/null || ! command -v nginx >/dev/null; then
+    command -v apt-get >/dev/null || die "redis-server, haproxy or nginx is missing, and there is no apt-get to install them"
+    log "apt-get install redis-server haproxy nginx-light"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server haproxy nginx-light >/dev/null \
+        || die "apt-get install redis-server haproxy nginx-light failed"
 fi
 # Debian starts the packaged services: the tests start their own, so stop those.
-for svc in redis-server haproxy; do
+for svc in redis-server haproxy nginx; do
     if command -v service >/dev/null && service "$svc" status >/dev/null 2>&1; then
         service "$svc" stop >/dev/null 2>&1 || true
     fi
 done
-log "ok: $(redis-server --version | cut -d' ' -f1-3), $(haproxy -v | head -n1)"
+log "ok: $(redis-server --version | cut -d' ' -f1-3), $(haproxy -v | head -n1), $(nginx -v 2>&1)"
 
 # ---------------------------------------------------------------- Node 22
 node22_version() {

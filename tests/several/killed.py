@@ -19,6 +19,19 @@ import anyio
 from mcp import Client
 
 
+async def gone(pid: int) -> None:
+    """Waits until process `pid` has exited (a zombie counts: it serves nothing)."""
+    for _ in range(200):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return
+        except FileNotFoundError:
+            return
+        await anyio.sleep(0.01)
+    raise SystemExit(f"process {pid} is still alive 2 s after SIGKILL")
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -36,6 +49,9 @@ async def main() -> int:
         for i in range(6):
             await call(f"call {i} before the kill")
         os.kill(a.kill, signal.SIGKILL)
+        # Until it is dead, a request may still reach it and die with it (no
+        # proxy replays a POST the instance had taken): wait for its end.
+        await gone(a.kill)
         print(f"ok killed instance pid {a.kill}")
         for i in range(10):
             await call(f"call {i} after the kill")

@@ -12,7 +12,9 @@
 #   2. the proxy really balanced request by request: both instances served
 #      requests (HAProxy's own counters);
 #   3. two `notes --redis` behind the proxy: the Python mcp client (legacy,
-#      2026-07-28) and the MCP Inspector CLI (legacy, modern) through it;
+#      2026-07-28) and the MCP Inspector CLI (legacy, modern) through it; the
+#      Python client (both eras) through nginx in front of the same two,
+#      round-robin too (its access log shows both instances served);
 #   4. one instance killed (SIGKILL) in the middle of a session: the session
 #      goes on through the proxy on the other;
 #   5. the same two conformance servers without --redis behind the same
@@ -29,7 +31,7 @@ BIN="$(cd "$BIN" && pwd)"
 for b in conformance_server notes; do
     [ -x "$BIN/$b" ] || { echo "several: $BIN/$b is missing (cargo build -p mcp-examples)" >&2; exit 2; }
 done
-for b in redis-server haproxy; do
+for b in redis-server haproxy nginx; do
     command -v "$b" >/dev/null || { echo "several: $b is missing; run scripts/install-tools.sh" >&2; exit 1; }
 done
 . "$ROOT/.tools/env.sh"
@@ -177,6 +179,57 @@ if "$ROOT/tests/interop/run_notes.sh" "$BIN/notes" --url "http://127.0.0.1:$PROX
 else
     fail "Python mcp and the Inspector CLI through the proxy"
 fi
+NGINX="$(free_port)"
+mkdir -p "$WORK/nginx"
+# As root, nginx's workers would switch to a user that cannot reach $WORK.
+[ "$(id -u)" = 0 ] && echo "user root;" >"$WORK/nginx.conf" || : >"$WORK/nginx.conf"
+cat >>"$WORK/nginx.conf" <<CFG
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 256; }
+http {
+    log_format upstream '\$request \$status \$upstream_addr';
+    access_log $WORK/nginx/access.log upstream;
+    client_body_temp_path $WORK/nginx/body;
+    proxy_temp_path $WORK/nginx/proxy;
+    fastcgi_temp_path $WORK/nginx/fastcgi;
+    uwsgi_temp_path $WORK/nginx/uwsgi;
+    scgi_temp_path $WORK/nginx/scgi;
+    upstream mcp {
+        server 127.0.0.1:$PA max_fails=1 fail_timeout=2s;
+        server 127.0.0.1:$PB max_fails=1 fail_timeout=2s;
+    }
+    server {
+        listen 127.0.0.1:$NGINX;
+        location /mcp {
+            proxy_pass http://mcp;
+            proxy_set_header Host \$http_host;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_read_timeout 120s;
+            proxy_next_upstream error timeout;
+        }
+    }
+}
+CFG
+start nginx nginx -c "$WORK/nginx.conf" -p "$WORK/nginx"
+wait_port "$NGINX" "$PID_nginx"
+nginx_ok=1
+for mode in legacy 2026-07-28; do
+    if ! "$MCP_PYTHON" "$ROOT/tests/interop/python_notes.py" --mode "$mode" --url "http://127.0.0.1:$NGINX/mcp" >"$WORK/nginx-$mode.log" 2>&1; then
+        nginx_ok=0; sed 's/^/    /' "$WORK/nginx-$mode.log" | tail -30
+    fi
+done
+na="$(grep -c "127.0.0.1:$PA\$" "$WORK/nginx/access.log" || true)"
+nb="$(grep -c "127.0.0.1:$PB\$" "$WORK/nginx/access.log" || true)"
+if [ "$nginx_ok" = 1 ] && [ "$na" -gt 5 ] && [ "$nb" -gt 5 ]; then
+    pass "Python mcp (legacy, 2026-07-28) through nginx round-robin (a served $na requests, b $nb)"
+else
+    fail "Python mcp through nginx (a served $na requests, b $nb)"
+fi
+stop nginx
 stop a; stop b
 
 # ---------------------------------------------------------------- 5: without the store
