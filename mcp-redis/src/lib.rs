@@ -483,6 +483,32 @@ impl Store for RedisStore {
         })
     }
 
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+        let inner = self.inner.clone();
+        let key = inner.key("c", key);
+        let ms = millis(ttl).max(1);
+        Box::pin(async move {
+            inner
+                // Not sent again: a claim that timed out may have been made,
+                // and a second try would then say "used".
+                .run(Retry::Never, |mut conn| {
+                    let key = &key;
+                    async move {
+                        let set: Option<String> = redis::cmd("SET")
+                            .arg(key)
+                            .arg(1)
+                            .arg("NX")
+                            .arg("PX")
+                            .arg(ms)
+                            .query_async(&mut conn)
+                            .await?;
+                        Ok(set.is_some())
+                    }
+                })
+                .await
+        })
+    }
+
     fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
         let inner = self.inner.clone();
         let channel = inner.bus_channel();

@@ -293,6 +293,18 @@ async fn sessions_expire_unless_used_and_are_removed() {
 }
 
 #[tokio::test]
+async fn a_claim_is_first_once_until_it_expires() {
+    let redis = RedisServer::start();
+    let s = redis.store().await;
+    let ttl = Duration::from_millis(300);
+    assert!(s.claim("request-state:n1", ttl).await.unwrap());
+    assert!(!s.claim("request-state:n1", ttl).await.unwrap());
+    assert!(s.claim("request-state:n2", ttl).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    assert!(s.claim("request-state:n1", ttl).await.unwrap());
+}
+
+#[tokio::test]
 async fn logs_are_bounded_end_and_replay_after() {
     let redis = RedisServer::start();
     let s = redis.store().await;
@@ -513,6 +525,8 @@ async fn every_key_expires_and_stream_lists_stay_small() {
             assert!(s.remove_session(&session).await.unwrap());
         }
     }
+    // A claimed requestState.
+    assert!(s.claim("request-state:x", ttl).await.unwrap());
     // Logs of sessions that have no record, and a stream that only ended.
     s.append_events(
         vec![

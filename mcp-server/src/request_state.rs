@@ -217,17 +217,8 @@ impl Signer {
         format!("{kid}.{payload}.{tag}")
     }
 
-    /// Checks a state presented by `caller` with a retry of
-    /// `method`/`target`/`args`: its signature, its binding, its expiry,
-    /// and that it was not used before; then remembers it as used.
-    pub(crate) fn accept(
-        &self,
-        token: &str,
-        method: &str,
-        target: &str,
-        args: &str,
-        caller: &str,
-    ) -> Result<BTreeMap<String, Value>, Refused> {
+    /// The state in `token`, if one of our keys signed it as it is.
+    fn open(&self, token: &str) -> Result<State, Refused> {
         const TAMPERED: Refused =
             Refused("invalid requestState: it was not issued by this server or was altered");
         let mut parts = token.splitn(3, '.');
@@ -242,9 +233,32 @@ impl Signer {
         Self::mac(key, kid, payload)
             .verify_slice(&tag)
             .map_err(|_| TAMPERED)?;
-        let state: State = base64::decode(payload)
+        base64::decode(payload)
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .ok_or(TAMPERED)?;
+            .ok_or(TAMPERED)
+    }
+
+    /// What names an authentic, unexpired state across instances (its
+    /// nonce), and how long it has left: what a shared store records as
+    /// used. `None` for anything else ([`accept`](Self::accept) says why).
+    pub(crate) fn claim_of(&self, token: &str) -> Option<(String, std::time::Duration)> {
+        let state = self.open(token).ok()?;
+        let left = state.expires.checked_sub(now_ms())?;
+        Some((state.nonce, std::time::Duration::from_millis(left)))
+    }
+
+    /// Checks a state presented by `caller` with a retry of
+    /// `method`/`target`/`args`: its signature, its binding, its expiry,
+    /// and that it was not used before; then remembers it as used.
+    pub(crate) fn accept(
+        &self,
+        token: &str,
+        method: &str,
+        target: &str,
+        args: &str,
+        caller: &str,
+    ) -> Result<BTreeMap<String, Value>, Refused> {
+        let state = self.open(token)?;
         if state.method != method || state.target != target || state.args != args {
             return Err(Refused(
                 "invalid requestState: it belongs to another request",

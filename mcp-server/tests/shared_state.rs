@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcp_server::http::HttpConfig;
-use mcp_server::state::{Append, BusEvent, MemoryStore, Store, StoreResult, StreamLog};
+use mcp_server::state::{
+    Append, BusEvent, MemoryStore, SigningKeys, Store, StoreResult, StreamLog,
+};
 use mcp_server::{tool, BoxFuture, Context, Elicited, Server, ServerHandle, ToolError};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -73,7 +75,11 @@ impl Drop for Instance {
 }
 
 async fn instance(config: HttpConfig) -> Instance {
-    let server = Server::builder("shared", "1").toolbox(Shared).build();
+    // The same requestState keys on every instance, as a deployment has.
+    let server = Server::builder("shared", "1")
+        .toolbox(Shared)
+        .request_state_keys(SigningKeys::new("k1", [7u8; 32]))
+        .build();
     let handle = server.handle();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -403,6 +409,68 @@ async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
         .await;
 }
 
+impl Instance {
+    /// A 2026-07-28 `tools/call` (stateless: no session).
+    async fn modern_call(&self, tool: &str, extra: &Value) -> Value {
+        let mut params = json!({"name": tool, "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        }});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params});
+        let r = self
+            .send(
+                "POST",
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Accept", "application/json, text/event-stream"),
+                    ("MCP-Protocol-Version", "2026-07-28"),
+                    ("Mcp-Method", "tools/call"),
+                    ("Mcp-Name", tool),
+                ],
+                &body.to_string(),
+            )
+            .await;
+        r.messages().await.pop().unwrap()
+    }
+}
+
+#[tokio::test]
+async fn a_request_state_is_accepted_once_across_instances() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let asked = a.modern_call("ask_name", &json!({})).await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let key = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let retry = json!({
+        "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
+        "requestState": result["requestState"],
+    });
+    // Begun on A, completed on B.
+    let done = b.modern_call("ask_name", &retry).await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello Ada", "{done}");
+    // The same state again, on the instance that issued it and never saw it
+    // used: refused, as on one instance.
+    let again = a.modern_call("ask_name", &retry).await;
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already used"),
+        "{again}"
+    );
+}
+
 /// A store that stops answering when told to.
 #[derive(Clone, Default)]
 struct Flaky {
@@ -446,6 +514,9 @@ impl Store for Flaky {
         after: u64,
     ) -> BoxFuture<StoreResult<Option<StreamLog>>> {
         self.gate(self.inner.read_events(s, st, after))
+    }
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+        self.gate(self.inner.claim(key, ttl))
     }
     fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
         self.gate(self.inner.publish(message))

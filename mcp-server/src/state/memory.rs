@@ -38,6 +38,7 @@ struct State {
     sessions: HashMap<String, (Bytes, Instant)>,
     streams: HashMap<(String, u64), Log>,
     subscribers: Vec<Subscriber>,
+    claims: HashMap<String, Instant>,
 }
 
 struct Subscriber {
@@ -183,6 +184,17 @@ impl Store for MemoryStore {
                 ended: log.ended,
             });
         ready(found)
+    }
+
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        st.claims.retain(|_, expires| *expires > now);
+        let first = !st.claims.contains_key(key);
+        if first {
+            st.claims.insert(key.to_owned(), now + ttl);
+        }
+        ready(first)
     }
 
     fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {

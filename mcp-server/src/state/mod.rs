@@ -17,6 +17,7 @@
 //! | a legacy session's record: negotiated version, client info and capabilities, log level, subscriptions, owner | the store, expiring after the idle timeout (use refreshes it); each instance caches the sessions it has served |
 //! | each resumable SSE stream's events (bounded) | the store, beside the instance's own copy |
 //! | list changes, resource updates, a client's answers and cancellations for a call running elsewhere, session changes and ends | the bus |
+//! | the 2026-07-28 `requestState`s already accepted (each is accepted once) | the store, until the state expires |
 //! | calls in flight, open streams, a toolbox's own fields | the instance |
 //!
 //! Records and bus messages are opaque bytes to a store: the framework
@@ -140,6 +141,11 @@ pub trait Store: Send + Sync + 'static {
         stream: u64,
         after: u64,
     ) -> BoxFuture<StoreResult<Option<StreamLog>>>;
+
+    /// Records `key` as used for `ttl`: `true` the first time, `false` while
+    /// it is on record (a 2026-07-28 `requestState` is accepted once across
+    /// the instances).
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>>;
 
     /// Sends `message` to every instance subscribed to the bus (this one too).
     fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>>;

@@ -365,6 +365,16 @@ impl Inner {
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| !v.is_legacy());
         if body_version.is_some() || modern_header {
+            if let RawMessage::Request {
+                id,
+                params: Some(params),
+                ..
+            } = &msg
+            {
+                if let Err(refused) = self.claim_state(id, *params).await {
+                    return refused;
+                }
+            }
             self.modern_post(&parts, msg, &peeked)
         } else {
             self.legacy_post(&parts, msg).await

@@ -541,6 +541,55 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// Records a 2026-07-28 retry's `requestState` as used in the store
+    /// before it is served, so that it is accepted once across instances
+    /// (each instance's own record only knows what it accepted). A state
+    /// that is not authentic or has expired is left to dispatch, which says
+    /// why it refuses it. `Err` is the answer: -32602 for a state already
+    /// used, 503 when the store failed.
+    pub(super) async fn claim_state(
+        self: &Arc<Self>,
+        id: &RequestId,
+        params: mcp_types::jsonrpc::RawJson<'_>,
+    ) -> Result<(), Response<McpBody>> {
+        #[derive(Deserialize)]
+        struct StateOnly<'a> {
+            #[serde(rename = "requestState", borrow, default)]
+            request_state: Option<std::borrow::Cow<'a, str>>,
+        }
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        if !params.get().contains("\"requestState\"") {
+            return Ok(());
+        }
+        let Ok(StateOnly {
+            request_state: Some(state),
+        }) = serde_json::from_str(params.get())
+        else {
+            return Ok(());
+        };
+        let Some((nonce, left)) = self.core.signer.claim_of(&state) else {
+            return Ok(());
+        };
+        let claim = shared.store.claim(&format!("request-state:{nonce}"), left);
+        match within(&*shared.store, claim).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(super::reply::json(
+                super::reply::modern_status(code::INVALID_PARAMS),
+                crate::dispatch::error_reply(
+                    Some(id.clone()),
+                    mcp_types::ErrorObject::invalid_params(
+                        "requestState already used: each state is accepted once",
+                    ),
+                ),
+            )),
+            Err(e) => Err(unavailable(&e)),
+        }
+    }
+}
+
 fn unknown_stream() -> Response<McpBody> {
     transport_error(
         StatusCode::NOT_FOUND,
