@@ -3,15 +3,17 @@
 //! test's own, each request sent to the instance the test names, raw
 //! HTTP/1.1 over TCP.
 //!
-//! The binary is `/usr/bin/redis-server` (or `$REDIS_SERVER`); without one
-//! these tests fail, they never skip. Every process is killed when its
-//! guard drops.
+//! Redis is `RedisServer` from the workspace's `tests/support/redis_server.rs`:
+//! its binary is `$REDIS_SERVER`, `/usr/bin/redis-server`, or
+//! `redis-server` on `PATH`; without one these tests fail, they never skip.
+//! Every process is killed when its guard drops.
 #![allow(clippy::needless_pass_by_value)] // JSON built inline at each call reads best by value
+
+#[path = "../../tests/support/redis_server.rs"]
+mod redis_server;
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,6 +21,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
 use tokio::net::TcpStream;
+
+use redis_server::RedisServer;
 
 /// The `requestState` keys both instances share (`id:hex`, 32 bytes).
 const KEYS: &str = "test:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
@@ -31,33 +35,6 @@ const MODERN: &str = "2026-07-28";
 
 // ------------------------------------------------------------------ processes
 
-fn redis_server_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("REDIS_SERVER") {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "REDIS_SERVER={} is not a file: these tests need a real redis-server",
-            path.display()
-        );
-        return path;
-    }
-    let standard = PathBuf::from("/usr/bin/redis-server");
-    assert!(
-        standard.is_file(),
-        "redis-server is not installed at /usr/bin/redis-server (set REDIS_SERVER to its path): \
-         the several_notes tests need a real Redis (apt-get install redis-server)"
-    );
-    standard
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A child process, killed when dropped.
 struct Killed(Child);
 
@@ -66,80 +43,6 @@ impl Drop for Killed {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A `redis-server` of the test's own (no persistence).
-struct Redis {
-    port: u16,
-    child: Killed,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        let binary = redis_server_binary();
-        for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new(&binary)
-                .args(["--bind", "127.0.0.1", "--port"])
-                .arg(port.to_string())
-                .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-            let mut child = Killed(child);
-            let deadline = Instant::now() + STEP;
-            loop {
-                if child.0.try_wait().unwrap().is_some() {
-                    break; // the port was taken meanwhile: another one
-                }
-                if ping(port) {
-                    return Redis { port, child };
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "redis-server on port {port} did not answer in {STEP:?}"
-                );
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        panic!("redis-server did not start on any of five free ports");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .arg(signal)
-            .arg(self.child.0.id().to_string())
-            .status()
-            .expect("running kill");
-        assert!(status.success(), "kill {signal} failed");
-    }
-
-    /// SIGSTOP: Redis keeps its connections and answers nothing.
-    fn pause(&self) {
-        self.signal("-STOP");
-    }
-
-    /// SIGCONT.
-    fn resume(&self) {
-        self.signal("-CONT");
-    }
-}
-
-/// Whether a Redis answers PING on `port`.
-fn ping(port: u16) -> bool {
-    use std::io::{Read, Write};
-    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
-    let mut buf = [0u8; 7];
-    s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
 }
 
 /// One `notes` instance on Redis, on a port it picked.
@@ -152,7 +55,7 @@ struct Instance {
 }
 
 impl Instance {
-    fn start(name: &'static str, redis: &Redis) -> Instance {
+    fn start(name: &'static str, redis: &RedisServer) -> Instance {
         let mut child = Command::new(env!("CARGO_BIN_EXE_notes"))
             .args(["--http", "127.0.0.1:0", "--redis", &redis.url()])
             .env("MCP_REQUEST_STATE_KEYS", KEYS)
@@ -206,14 +109,14 @@ impl Instance {
 
 /// Redis and two instances on it.
 struct Trio {
-    redis: Redis,
+    redis: RedisServer,
     a: Instance,
     b: Instance,
 }
 
 impl Trio {
     fn start() -> Trio {
-        let redis = Redis::start();
+        let redis = RedisServer::start();
         let a = Instance::start("A", &redis);
         let b = Instance::start("B", &redis);
         Trio { redis, a, b }
@@ -564,6 +467,73 @@ impl Instance {
         let status = reply.status;
         (status, reply.response(&json!(id)).await)
     }
+
+    /// `add_note` in `session`: the text of its result (the new note's id).
+    async fn add_note(&self, session: &str, id: i64, title: &str, body: &str) -> String {
+        self.call(
+            session,
+            id,
+            "add_note",
+            json!({"title": title, "body": body}),
+        )
+        .await
+    }
+
+    /// Subscribes `session` to `uri`; asserts the response is a result.
+    async fn subscribe(&self, session: &str, id: i64, uri: &str) {
+        let r = self
+            .request(session, id, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert!(r.get("result").is_some(), "{r}");
+    }
+
+    /// `resources/read` of `uri` in `session`: its JSON-RPC response.
+    async fn read(&self, session: &str, id: i64, uri: &str) -> Value {
+        self.request(session, id, "resources/read", json!({"uri": uri}))
+            .await
+    }
+
+    /// Reads the notebook's index (`notes://index`) in `session`; asserts
+    /// its text is `want`.
+    async fn assert_index(&self, session: &str, id: i64, want: &str) {
+        self.assert_reads(session, id, "notes://index", want).await;
+    }
+
+    /// Reads `uri` in `session`; asserts its text is `want`.
+    async fn assert_reads(&self, session: &str, id: i64, uri: &str, want: &str) {
+        let r = self.read(session, id, uri).await;
+        assert_eq!(
+            r["result"]["contents"][0]["text"], want,
+            "{uri} on {}: {r}",
+            self.name
+        );
+    }
+
+    /// POSTs the user's acceptance of `question` (the id of an
+    /// `elicitation/create`) in `session`; asserts HTTP 202.
+    async fn confirm(&self, session: &str, question: &Value) {
+        let posted = self.post(session, &confirmation(question)).await;
+        assert_eq!(posted.status, 202, "the answer POSTed to {}", self.name);
+    }
+}
+
+/// A legacy `tools/call` of `delete_note` on note 1, with JSON-RPC id `id`.
+fn delete_note_1(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "delete_note", "arguments": {"id": 1}}})
+}
+
+/// The user's answer to `question` (an `elicitation/create`'s id): accept,
+/// having typed the title "Groceries".
+fn confirmation(question: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": question,
+        "result": {"action": "accept", "content": {"title": "Groceries"}}})
+}
+
+/// Asserts that `r` is a tool's result whose text is `want`.
+#[track_caller]
+fn assert_tool_text(r: &Value, want: &str) {
+    assert_eq!(r["result"]["content"][0]["text"], want, "{r}");
 }
 
 /// The `elicitation/create` request a call's stream carries.
@@ -586,15 +556,15 @@ fn updated_uri(msg: &Value) -> Option<&str> {
 }
 
 /// Reads `stream` until an update of each of `uris` arrived; panics naming
-/// what is missing when `within` passes.
-async fn expect_updates(stream: &mut Reply, uris: &[&str], within: Duration, what: &str) {
-    let deadline = Instant::now() + within;
+/// what is missing when a [`STEP`] passes.
+async fn expect_updates(stream: &mut Reply, uris: &[&str], what: &str) {
+    let deadline = Instant::now() + STEP;
     let mut missing: Vec<&str> = uris.to_vec();
     let mut seen = Vec::new();
     while !missing.is_empty() {
         let left = deadline.saturating_duration_since(Instant::now());
         let Some(msg) = stream.next_message(left).await else {
-            panic!("{what}: no notifications/resources/updated for {missing:?} in {within:?} (saw {seen:?})");
+            panic!("{what}: no notifications/resources/updated for {missing:?} in {STEP:?} (saw {seen:?})");
         };
         if let Some(uri) = updated_uri(&msg) {
             missing.retain(|u| *u != uri);
@@ -623,35 +593,13 @@ async fn a_legacy_session_opened_on_one_instance_is_used_on_the_other() {
         ["add_note", "delete_note", "edit_note", "suggest_title"]
     );
 
-    let id =
-        t.b.call(
-            &session,
-            2,
-            "add_note",
-            json!({"title": "Shared", "body": "written on B"}),
-        )
-        .await;
+    let id = t.b.add_note(&session, 2, "Shared", "written on B").await;
     assert_eq!(id, "3", "the notebook starts with two notes");
 
-    let read =
-        t.a.request(&session, 3, "resources/read", json!({"uri": "notes://3"}))
-            .await;
-    assert_eq!(
-        read["result"]["contents"][0]["text"], "# Shared\n\nwritten on B",
-        "{read}"
-    );
-    let index =
-        t.a.request(
-            &session,
-            4,
-            "resources/read",
-            json!({"uri": "notes://index"}),
-        )
+    t.a.assert_reads(&session, 3, "notes://3", "# Shared\n\nwritten on B")
         .await;
-    assert_eq!(
-        index["result"]["contents"][0]["text"],
-        "1: Groceries\n2: Ideas\n3: Shared"
-    );
+    t.a.assert_index(&session, 4, "1: Groceries\n2: Ideas\n3: Shared")
+        .await;
 }
 
 #[tokio::test]
@@ -666,29 +614,13 @@ async fn a_subscriber_listening_on_one_instance_hears_a_change_made_on_the_other
     );
 
     // Subscribed through B: A, where the stream is held, must learn of it.
-    let sub =
-        t.b.request(
-            &session,
-            1,
-            "resources/subscribe",
-            json!({"uri": "notes://index"}),
-        )
-        .await;
-    assert!(sub.get("result").is_some(), "{sub}");
-    let id =
-        t.b.call(
-            &session,
-            2,
-            "add_note",
-            json!({"title": "Heard", "body": "?"}),
-        )
-        .await;
+    t.b.subscribe(&session, 1, "notes://index").await;
+    let id = t.b.add_note(&session, 2, "Heard", "?").await;
     assert_eq!(id, "3");
 
     expect_updates(
         &mut stream,
         &["notes://index"],
-        STEP,
         "A's GET stream after add_note on B",
     )
     .await;
@@ -698,12 +630,8 @@ async fn a_subscriber_listening_on_one_instance_hears_a_change_made_on_the_other
 async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
     let t = Trio::start();
     let session = t.a.open_session().await;
-    for (id, uri) in [(1, "notes://index"), (2, "notes://1")] {
-        let r =
-            t.a.request(&session, id, "resources/subscribe", json!({"uri": uri}))
-                .await;
-        assert!(r.get("result").is_some(), "{r}");
-    }
+    t.a.subscribe(&session, 1, "notes://index").await;
+    t.a.subscribe(&session, 2, "notes://1").await;
     let mut stream = t.a.listen(&session, None).await;
     let priming = stream.next_event(STEP).await.expect("a priming event");
     let last = priming.id.expect("the priming event has an id");
@@ -726,7 +654,6 @@ async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
     expect_updates(
         &mut resumed,
         &["notes://1", "notes://index"],
-        STEP,
         "B resuming A's stream after Last-Event-ID",
     )
     .await;
@@ -736,9 +663,7 @@ async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
 async fn an_elicitation_asked_on_one_instance_is_answered_on_the_other() {
     let t = Trio::start();
     let session = t.a.open_session().await;
-    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": "delete_note", "arguments": {"id": 1}}});
-    let mut on_a = t.a.post(&session, &call).await;
+    let mut on_a = t.a.post(&session, &delete_note_1(7)).await;
     assert_eq!(on_a.status, 200);
     assert!(on_a.is_sse(), "{:?}", on_a.headers);
     let asked = question(&mut on_a).await;
@@ -746,97 +671,43 @@ async fn an_elicitation_asked_on_one_instance_is_answered_on_the_other() {
     assert!(message.contains("(\"Groceries\")"), "{asked}");
 
     // The answer goes to B; A's call hears it through the bus.
-    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
-        "result": {"action": "accept", "content": {"title": "Groceries"}}});
-    let posted = t.b.post(&session, &answer).await;
-    assert_eq!(posted.status, 202, "the answer POSTed to B");
+    t.b.confirm(&session, &asked["id"]).await;
 
     let done = tokio::time::timeout(STEP, on_a.response(&json!(7)))
         .await
         .expect("the call on A completes");
-    assert_eq!(
-        done["result"]["content"][0]["text"], "note 1 deleted",
-        "{done}"
-    );
-    let read =
-        t.b.request(&session, 8, "resources/read", json!({"uri": "notes://1"}))
-            .await;
+    assert_tool_text(&done, "note 1 deleted");
+    let read = t.b.read(&session, 8, "notes://1").await;
     assert_eq!(read["error"]["code"], -32602, "{read}");
-    let index =
-        t.b.request(
-            &session,
-            9,
-            "resources/read",
-            json!({"uri": "notes://index"}),
-        )
-        .await;
-    assert_eq!(index["result"]["contents"][0]["text"], "2: Ideas");
+    t.b.assert_index(&session, 9, "2: Ideas").await;
 }
 
 #[tokio::test]
 async fn a_deletion_waiting_for_its_confirmation_holds_nothing() {
     let t = Trio::start();
     let session = t.a.open_session().await;
-    let delete = |id: i64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "delete_note", "arguments": {"id": 1}}})
-    };
     // Two deletions of note 1 wait for the user at once on A, and the
     // notebook can still be written meanwhile.
-    let mut first = t.a.post(&session, &delete(10)).await;
+    let mut first = t.a.post(&session, &delete_note_1(10)).await;
     let first_question = question(&mut first).await["id"].clone();
-    let mut second = t.a.post(&session, &delete(11)).await;
+    let mut second = t.a.post(&session, &delete_note_1(11)).await;
     let second_question = question(&mut second).await["id"].clone();
     assert_ne!(first_question, second_question);
-    let id = tokio::time::timeout(
-        STEP,
-        t.a.call(
-            &session,
-            12,
-            "add_note",
-            json!({"title": "Meanwhile", "body": "."}),
-        ),
-    )
-    .await
-    .expect("add_note runs while deletions wait for the user");
+    let id = tokio::time::timeout(STEP, t.a.add_note(&session, 12, "Meanwhile", "."))
+        .await
+        .expect("add_note runs while deletions wait for the user");
     assert_eq!(id, "3");
 
-    let answer = |question: &Value| {
-        json!({"jsonrpc": "2.0", "id": question,
-            "result": {"action": "accept", "content": {"title": "Groceries"}}})
-    };
-    assert_eq!(
-        t.b.post(&session, &answer(&second_question)).await.status,
-        202
-    );
+    t.b.confirm(&session, &second_question).await;
     let done = second.response(&json!(11)).await;
-    assert_eq!(
-        done["result"]["content"][0]["text"], "note 1 deleted",
-        "{done}"
-    );
+    assert_tool_text(&done, "note 1 deleted");
     // The first confirmation comes too late: the note is gone, and the
     // compare-and-delete says so instead of deleting anything else.
-    assert_eq!(
-        t.b.post(&session, &answer(&first_question)).await.status,
-        202
-    );
+    t.b.confirm(&session, &first_question).await;
     let late = first.response(&json!(10)).await;
-    assert_eq!(
-        late["result"]["content"][0]["text"], "note 1 was deleted while you were confirming",
-        "{late}"
-    );
-    let index =
-        t.b.request(
-            &session,
-            13,
-            "resources/read",
-            json!({"uri": "notes://index"}),
-        )
+    assert_tool_text(&late, "note 1 was deleted while you were confirming");
+    t.b.assert_index(&session, 13, "2: Ideas\n3: Meanwhile")
         .await;
-    assert_eq!(
-        index["result"]["contents"][0]["text"],
-        "2: Ideas\n3: Meanwhile"
-    );
 }
 
 #[tokio::test]
@@ -872,10 +743,7 @@ async fn a_modern_input_round_begun_on_one_instance_completes_on_the_other() {
         )
         .await;
     assert_eq!(status, 200, "{done}");
-    assert_eq!(
-        done["result"]["content"][0]["text"], "note 1 deleted",
-        "{done}"
-    );
+    assert_tool_text(&done, "note 1 deleted");
     let (_, read) =
         t.a.modern(3, "resources/read", json!({"uri": "notes://1"}))
             .await;
@@ -995,28 +863,11 @@ async fn with_redis_stopped_the_store_answers_503_quickly_and_comes_back() {
         }
         let r = reply.response(&json!(2)).await;
         assert!(r["result"]["tools"].is_array(), "{r}");
-        let id =
-            t.b.call(
-                &session,
-                3,
-                "add_note",
-                json!({"title": "Back", "body": "!"}),
-            )
-            .await;
+        let id = t.b.add_note(&session, 3, "Back", "!").await;
         assert_eq!(id, "3");
         // A, whose notebook read failed while Redis was stopped, reads again.
-        let index =
-            t.a.request(
-                &session,
-                4,
-                "resources/read",
-                json!({"uri": "notes://index"}),
-            )
+        t.a.assert_index(&session, 4, "1: Groceries\n2: Ideas\n3: Back")
             .await;
-        assert_eq!(
-            index["result"]["contents"][0]["text"], "1: Groceries\n2: Ideas\n3: Back",
-            "{index}"
-        );
         eprintln!(
             "a new session worked across instances {:?} after Redis came back",
             resumed.elapsed()

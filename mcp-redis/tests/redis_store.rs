@@ -1,13 +1,14 @@
 //! `RedisStore` against a real `redis-server`: each test starts its own on
-//! a free loopback port (no persistence) and kills it at the end.
+//! a free loopback port (no persistence) and kills it at the end, with
+//! `RedisServer` from the workspace's `tests/support/redis_server.rs`.
 //!
-//! The binary is `/usr/bin/redis-server`, `redis-server` on `PATH`, or
-//! `$REDIS_SERVER`; without one these tests fail (they never skip).
+//! The binary is `$REDIS_SERVER`, `/usr/bin/redis-server`, or
+//! `redis-server` on `PATH`; without one these tests fail (they never skip).
+
+#[path = "../../tests/support/redis_server.rs"]
+mod redis_server;
 
 use std::future::Future;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -15,136 +16,25 @@ use mcp_redis::RedisStore;
 use mcp_server::state::{Append, BusEvent, Store, StreamLog};
 use tokio::sync::mpsc;
 
+use redis_server::{free_port, RedisServer};
+
 /// Every operation must fail within this when Redis does not answer.
 const FAIL_WITHIN: Duration = Duration::from_millis(2500);
 
-fn redis_server_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("REDIS_SERVER") {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "REDIS_SERVER={} is not a file: these tests need a real redis-server",
-            path.display()
-        );
-        return path;
-    }
-    let standard = PathBuf::from("/usr/bin/redis-server");
-    if standard.is_file() {
-        return standard;
-    }
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("redis-server"))
-            .find(|p| p.is_file())
-    });
-    on_path.unwrap_or_else(|| {
-        panic!(
-            "redis-server is not installed (looked at /usr/bin/redis-server and on PATH; \
-             set REDIS_SERVER to its path): the mcp-redis tests need a real Redis \
-             (apt-get install redis-server)"
-        )
-    })
+/// What these tests do with their server beyond the process (the support
+/// file is std only).
+trait RedisServerExt {
+    /// A `RedisStore` on it, as `RedisStore::connect` makes it.
+    async fn store(&self) -> RedisStore;
+    /// A plain connection to look at what the store wrote.
+    async fn inspect(&self) -> redis::aio::MultiplexedConnection;
 }
 
-/// A `redis-server` of this test's own, killed when dropped.
-struct RedisServer {
-    port: u16,
-    child: Option<Child>,
-}
-
-impl RedisServer {
-    fn start() -> RedisServer {
-        for _ in 0..5 {
-            let port = free_port();
-            let mut server = RedisServer { port, child: None };
-            if server.spawn() {
-                return server;
-            }
-        }
-        panic!("redis-server did not start on any of five free ports");
-    }
-
-    /// Starts redis-server on `self.port`; `false` if it exited (the port
-    /// was taken meanwhile).
-    fn spawn(&mut self) -> bool {
-        let child = Command::new(redis_server_binary())
-            .args(["--bind", "127.0.0.1", "--port"])
-            .arg(self.port.to_string())
-            .args(["--save", "", "--appendonly", "no", "--protected-mode", "no"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting redis-server");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
-                eprintln!("redis-server on port {} exited: {status}", self.port);
-                self.child = None;
-                return false;
-            }
-            if ping(self.port) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("redis-server on port {} did not answer in 10 s", self.port);
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    fn pid(&self) -> String {
-        self.child.as_ref().expect("running").id().to_string()
-    }
-
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .args([signal, &self.pid()])
-            .status()
-            .expect("running kill");
-        assert!(status.success(), "kill {signal} failed");
-    }
-
-    /// SIGSTOP: the server keeps its connections but answers nothing.
-    fn pause(&self) {
-        self.signal("-STOP");
-    }
-
-    /// SIGCONT.
-    fn resume(&self) {
-        self.signal("-CONT");
-    }
-
-    /// SIGKILL, and waits for the process to be gone.
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    /// A new, empty server on the same port.
-    fn restart(&mut self) {
-        self.kill();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !self.spawn() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not restart on port {}",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
+impl RedisServerExt for RedisServer {
     async fn store(&self) -> RedisStore {
         RedisStore::connect(&self.url()).await.expect("connecting")
     }
 
-    /// A plain connection to look at what the store wrote.
     async fn inspect(&self) -> redis::aio::MultiplexedConnection {
         redis::Client::open(self.url())
             .unwrap()
@@ -152,34 +42,6 @@ impl RedisServer {
             .await
             .expect("connecting to inspect")
     }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Redis answers `PING` on `port`.
-fn ping(port: u16) -> bool {
-    use std::io::{Read, Write};
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let Ok(mut conn) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
-        return false;
-    };
-    let _ = conn.set_read_timeout(Some(Duration::from_millis(500)));
-    let mut reply = [0u8; 7];
-    conn.write_all(b"PING\r\n").is_ok()
-        && conn.read_exact(&mut reply).is_ok()
-        && &reply == b"+PONG\r\n"
 }
 
 /// Tries `op` every 100 ms until it succeeds, for at most `within`.
@@ -886,12 +748,12 @@ async fn connecting_to_nothing_fails() {
 
     // Debug shows where, never the password.
     let redis = RedisServer::start();
-    let url = format!("redis://default:hunter2@127.0.0.1:{}/0", redis.port);
+    let url = format!("redis://default:hunter2@127.0.0.1:{}/0", redis.port());
     // The server has no password; AUTH default <anything> is refused, so
     // only the builder is shown here.
     let shown = format!("{:?}", RedisStore::builder(&url));
     assert!(!shown.contains("hunter2"), "{shown}");
     let s = redis.store().await;
     let shown = format!("{s:?}");
-    assert!(shown.contains(&redis.port.to_string()), "{shown}");
+    assert!(shown.contains(&redis.port().to_string()), "{shown}");
 }
