@@ -25,6 +25,7 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::procfs;
+use crate::redis::{Connection, RedisServer};
 use crate::stats::{self, phase, Limits, Phase};
 
 /// The MCP endpoint every server is asked to serve.
@@ -103,6 +104,12 @@ pub(crate) struct RunResult {
     pub(crate) sessions: bool,
     /// RSS growth per idle legacy session, KiB; `None` when not measured.
     pub(crate) kib_per_session: Option<f64>,
+    /// Growth of Redis's `used_memory` per idle legacy session, bytes; `None`
+    /// when the target has no Redis or the sessions were not measured.
+    pub(crate) redis_bytes_per_session: Option<f64>,
+    /// Keys Redis gained over the same measurement (`DBSIZE`), to show that
+    /// the sessions were in Redis when its memory was read.
+    pub(crate) redis_keys_added: Option<u64>,
 }
 
 impl RunResult {
@@ -128,12 +135,15 @@ impl RunResult {
 /// Runs the whole measurement against the server at `path`, started with
 /// `args` and `--port <free port>`. The idle-session memory is measured (on a
 /// second, fresh server process) only when `measure_sessions` and the server
-/// hands out session ids.
+/// hands out session ids. With `redis` (the Redis the server stores its
+/// sessions in), Redis is emptied before the fresh server starts, and the
+/// growth of its `used_memory` per idle session is measured too.
 pub(crate) fn measure(
     path: &Path,
     args: &[String],
     settings: &Settings,
     measure_sessions: bool,
+    redis: Option<&RedisServer>,
 ) -> io::Result<RunResult> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -143,13 +153,33 @@ pub(crate) fn measure(
     server.shutdown();
     let mut result = result.map_err(|e| server.explain(e))?;
     if measure_sessions && result.sessions && settings.sessions > 0 {
+        if let Some(redis) = redis {
+            redis.flush_all()?;
+        }
         let mut fresh = Server::spawn(path, args)?;
-        let kib = runtime.block_on(fresh.idle_sessions(settings.sessions));
+        let growth = runtime.block_on(fresh.idle_sessions(settings.sessions, redis));
         fresh.shutdown();
-        let kib = kib.map_err(|e| io::Error::new(e.kind(), format!("idle sessions: {e}")));
-        result.kib_per_session = Some(kib.map_err(|e| fresh.explain(e))?);
+        let growth = growth.map_err(|e| io::Error::new(e.kind(), format!("idle sessions: {e}")));
+        let growth = growth.map_err(|e| fresh.explain(e))?;
+        result.kib_per_session = Some(growth.kib_per_session);
+        if let Some((bytes, keys)) = growth.redis {
+            result.redis_bytes_per_session = Some(bytes);
+            result.redis_keys_added = Some(keys);
+        }
     }
     Ok(result)
+}
+
+/// What opening idle sessions added: server RSS per session, and with Redis,
+/// its `used_memory` per session (bytes) and the keys it gained.
+struct SessionGrowth {
+    kib_per_session: f64,
+    redis: Option<(f64, u64)>,
+}
+
+/// Redis's `used_memory` and key count.
+fn redis_reading(redis: &mut Connection) -> io::Result<(u64, u64)> {
+    Ok((redis.used_memory()?, redis.keys()?))
 }
 
 /// A spawned server and what the driver needs to reach it.
@@ -180,7 +210,7 @@ fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
 }
 
 /// A port that was free a moment ago: bind port 0 and release it.
-fn free_port() -> io::Result<u16> {
+pub(crate) fn free_port() -> io::Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
     Ok(listener.local_addr()?.port())
 }
@@ -308,6 +338,8 @@ impl Server {
             modes,
             sessions,
             kib_per_session: None,
+            redis_bytes_per_session: None,
+            redis_keys_added: None,
         })
     }
 
@@ -376,19 +408,39 @@ impl Server {
 
     /// Opens `count` legacy sessions (initialize + initialized each) on a few
     /// keep-alive connections and leaves them idle; returns the growth of
-    /// the server's RSS per session, in KiB. Meant for a fresh server: a few
-    /// sessions are opened first, so that what the first session initializes
-    /// (runtime threads, buffers, lazy tables) is not counted.
-    async fn idle_sessions(&self, count: u64) -> io::Result<f64> {
+    /// the server's RSS per session, in KiB, and with `redis`, the growth of
+    /// Redis's `used_memory` per session, in bytes, and of its keys. Meant
+    /// for a fresh server:
+    /// a few sessions are opened first, so that what the first session
+    /// initializes (runtime threads, buffers, lazy tables, the server's
+    /// connections to Redis) is not counted.
+    async fn idle_sessions(
+        &self,
+        count: u64,
+        redis: Option<&RedisServer>,
+    ) -> io::Result<SessionGrowth> {
         let warm = self.open_sessions(SESSION_WARMUP).await?;
         tokio::time::sleep(Duration::from_millis(100)).await;
+        // One connection for both readings, so that its own buffers count in
+        // both. The driver's sessions are idle while it blocks on Redis.
+        let mut redis = redis.map(RedisServer::connect).transpose()?;
+        let redis_before = redis.as_mut().map(redis_reading).transpose()?;
         let before = procfs::rss_kib(self.pid)?;
         // Keep the connections open while the RSS is read.
         let pool = self.open_sessions(count).await?;
         tokio::time::sleep(Duration::from_millis(100)).await;
         let after = procfs::rss_kib(self.pid)?;
+        let redis_after = redis.as_mut().map(redis_reading).transpose()?;
         drop((warm, pool));
-        Ok((stats::to_f64(after) - stats::to_f64(before)) / stats::to_f64(count))
+        let count = stats::to_f64(count);
+        let redis = redis_before.zip(redis_after).map(|(before, after)| {
+            let bytes = (stats::to_f64(after.0) - stats::to_f64(before.0)) / count;
+            (bytes, after.1.saturating_sub(before.1))
+        });
+        Ok(SessionGrowth {
+            kib_per_session: (stats::to_f64(after) - stats::to_f64(before)) / count,
+            redis,
+        })
     }
 
     /// Opens `count` legacy sessions on [`SESSION_CONNECTIONS`] keep-alive

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::cli::{self, TargetChoice};
 use crate::http::{self, Mode, RunResult, Settings};
+use crate::redis::{RedisServer, REDIS_SERVER};
 use crate::stats::Phase;
 use crate::{
     bin_dir, build_servers, fmt, median_of, median_ratio, procfs, resolve_targets, table, Builtin,
@@ -26,9 +27,15 @@ options:
   --warmup N           warm-up calls before each measured phase (default 1000)
   --sessions N         idle legacy sessions opened to measure RSS per session
                        (default 1000; 0 skips it)
-  --targets a,b,...    targets to run (default floor,rmcp,rmcp-json,ours);
-                       targets named here must exist, the others are skipped
-                       (loudly) when their binary is missing
+  --targets a,b,...    targets to run (default floor,rmcp,rmcp-json,ours, or
+                       floor,ours,ours-redis with --redis); targets named here
+                       must exist, the others are skipped (loudly) when their
+                       binary is missing
+  --redis              compare our server with its state on Redis against the
+                       in-memory store: the driver starts its own
+                       /usr/bin/redis-server on a free port (no persistence),
+                       runs ours-redis on it, empties it before every run, and
+                       measures Redis's used_memory per idle session
   --target-cmd NAME=PATH
                        an extra server (repeatable); always run. It is started
                        as `PATH --port N` and must serve POST /mcp on 127.0.0.1:N
@@ -44,40 +51,58 @@ built-in targets (binaries next to this executable, run with --port N):
                                          config: stateful sessions, SSE replies
   rmcp-json    bench-rmcp-http --json    the same, stateless with JSON replies
   ours         bench-ours-http           this project's mcp-server
+  ours-redis   bench-ours-http --redis URL
+                                         the same with its state on the Redis
+                                         the driver starts (run by default only
+                                         with --redis)
 ";
 
-const BUILTIN: [Builtin; 5] = [
-    Builtin {
-        name: "floor",
-        file: "bench-floor-http",
-        args: &[],
-        default: true,
-    },
-    Builtin {
-        name: "floor-mt",
-        file: "bench-floor-http",
-        args: &["--multi-thread"],
-        default: false,
-    },
-    Builtin {
-        name: "rmcp",
-        file: "bench-rmcp-http",
-        args: &[],
-        default: true,
-    },
-    Builtin {
-        name: "rmcp-json",
-        file: "bench-rmcp-http",
-        args: &["--json"],
-        default: true,
-    },
-    Builtin {
-        name: "ours",
-        file: "bench-ours-http",
-        args: &[],
-        default: true,
-    },
-];
+/// The built-in target whose server keeps its state on the driver's Redis;
+/// the driver adds `--redis URL` to its arguments.
+const OURS_REDIS: &str = "ours-redis";
+
+/// The built-in targets; `redis` (`--redis`) changes the default set to the
+/// floor, ours and ours-redis.
+fn builtins(redis: bool) -> [Builtin; 6] {
+    [
+        Builtin {
+            name: "floor",
+            file: "bench-floor-http",
+            args: &[],
+            default: true,
+        },
+        Builtin {
+            name: "floor-mt",
+            file: "bench-floor-http",
+            args: &["--multi-thread"],
+            default: false,
+        },
+        Builtin {
+            name: "rmcp",
+            file: "bench-rmcp-http",
+            args: &[],
+            default: !redis,
+        },
+        Builtin {
+            name: "rmcp-json",
+            file: "bench-rmcp-http",
+            args: &["--json"],
+            default: !redis,
+        },
+        Builtin {
+            name: "ours",
+            file: "bench-ours-http",
+            args: &[],
+            default: true,
+        },
+        Builtin {
+            name: OURS_REDIS,
+            file: "bench-ours-http",
+            args: &[],
+            default: redis,
+        },
+    ]
+}
 
 /// Targets compared with `ours` in the closing lines.
 const RMCP_TARGETS: [&str; 2] = ["rmcp", "rmcp-json"];
@@ -88,6 +113,8 @@ struct Options {
     rounds: usize,
     targets: TargetChoice,
     build: bool,
+    /// `--redis`: the default targets are floor, ours and ours-redis.
+    redis: bool,
 }
 
 pub(crate) fn main(args: &[String]) -> ExitCode {
@@ -107,6 +134,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         rounds: 3,
         targets: TargetChoice::default(),
         build: true,
+        redis: false,
     };
     cli::parse_flags(args, |flag| {
         let settings = &mut options.settings;
@@ -119,6 +147,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--clients" => settings.clients = flag.counts()?,
             "--rounds" => options.rounds = flag.size()?,
             "--no-build" => options.build = false,
+            "--redis" => options.redis = true,
             _ => return options.targets.accept(flag),
         }
         Ok(true)
@@ -133,7 +162,22 @@ fn run(options: &Options) -> Result<bool, String> {
     if options.build {
         build_servers(&bin_dir);
     }
-    let targets = resolve_targets(&BUILTIN, &options.targets, &bin_dir)?;
+    let mut targets = resolve_targets(&builtins(options.redis), &options.targets, &bin_dir)?;
+    // The built-in ours-redis (not a --target-cmd of that name) gets a Redis
+    // of its own, which lives until the end of the run.
+    let redis_target = targets.iter().position(|target| {
+        target.name == OURS_REDIS && !options.targets.cmds.iter().any(|(n, _)| n == OURS_REDIS)
+    });
+    let redis = match redis_target {
+        Some(index) => {
+            let redis = RedisServer::start()?;
+            targets[index]
+                .args
+                .extend(["--redis".to_owned(), redis.url()]);
+            Some(redis)
+        }
+        None => None,
+    };
     let ticks = procfs::clock_ticks_per_second();
     let settings = &options.settings;
     let cpus = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
@@ -149,6 +193,12 @@ fn run(options: &Options) -> Result<bool, String> {
         cpus,
         ticks
     );
+    if let Some(redis) = &redis {
+        println!(
+            "redis: {REDIS_SERVER} at {} (no persistence), emptied (FLUSHALL) before every run",
+            redis.url()
+        );
+    }
 
     let mut results: Vec<Results<RunResult>> = targets.iter().map(|_| Results::default()).collect();
     let name_width = targets.iter().map(|t| t.name.len()).max().unwrap_or(0);
@@ -162,7 +212,21 @@ fn run(options: &Options) -> Result<bool, String> {
             }
             // The floor hands out session ids but keeps nothing per session.
             let measure_sessions = !matches!(target.name.as_str(), "floor" | "floor-mt");
-            match http::measure(&target.path, &target.args, settings, measure_sessions) {
+            // Every run starts from an empty Redis; only ours-redis uses it.
+            if let Some(redis) = &redis {
+                redis
+                    .flush_all()
+                    .map_err(|e| format!("FLUSHALL on {}: {e}", redis.url()))?;
+            }
+            let target_redis = redis.as_ref().filter(|_| Some(index) == redis_target);
+            let measured = http::measure(
+                &target.path,
+                &target.args,
+                settings,
+                measure_sessions,
+                target_redis,
+            );
+            match measured {
                 Ok(result) => {
                     println!(
                         "  round {}/{} {:<width$} {}",
@@ -192,6 +256,7 @@ fn run(options: &Options) -> Result<bool, String> {
         }
     }
     print!("{}", report(&targets, &results, options, ticks));
+    drop(redis);
     Ok(results.iter().all(|r| r.failure.is_none()))
 }
 
@@ -228,6 +293,16 @@ fn summary(result: &RunResult, settings: &Settings, ticks: u64) -> String {
         None if !result.sessions => out.push_str("no session ids"),
         None => out.push_str("sessions not measured"),
     }
+    if let Some(bytes) = result.redis_bytes_per_session {
+        let _ = write!(out, ", {bytes:.0} B/session in Redis");
+        if let Some(keys) = result.redis_keys_added {
+            let _ = write!(
+                out,
+                " ({keys} keys added for {} sessions)",
+                settings.sessions
+            );
+        }
+    }
     out
 }
 
@@ -263,6 +338,13 @@ fn report(
             .filter(|r| !r.runs.is_empty())
     };
     let floor = find("floor");
+    // The Redis column shows only when some run measured Redis.
+    let redis_column = results.iter().any(|result| {
+        result
+            .runs
+            .iter()
+            .any(|(_, run)| run.redis_bytes_per_session.is_some())
+    });
 
     let mut header = vec!["target".to_owned(), "mode".to_owned()];
     for _ in &settings.clients {
@@ -271,6 +353,9 @@ fn report(
         }
     }
     header.push("KiB".to_owned());
+    if redis_column {
+        header.push("Redis B".to_owned());
+    }
     let mut rows = vec![header];
     let mut notes = Vec::new();
     for (target, result) in targets.iter().zip(results) {
@@ -288,9 +373,11 @@ fn report(
             ));
         }
         for mode in Mode::ALL {
-            rows.push(mode_row(
-                target, result, mode, floor, settings, ticks, &mut notes,
-            ));
+            let mut row = mode_row(target, result, mode, floor, settings, ticks, &mut notes);
+            if redis_column && mode == Mode::Legacy && row.len() > 3 {
+                row.push(fmt(median_of(result, redis_bytes), 0));
+            }
+            rows.push(row);
         }
         let capped = result.runs.iter().any(|(_, run)| {
             run.modes
@@ -309,8 +396,13 @@ fn report(
 
     let mut out = format!(
         "\nmedians of {} rounds; ×floor = throughput / the floor's throughput in the same round, mode and clients; \
-         CPU µs = server CPU per call; KiB = server RSS per idle legacy session\n",
-        options.rounds
+         CPU µs = server CPU per call; KiB = server RSS per idle legacy session{}\n",
+        options.rounds,
+        if redis_column {
+            "; Redis B = Redis used_memory per idle legacy session"
+        } else {
+            ""
+        }
     );
     let mut groups = vec![2];
     let client_titles: Vec<String> = settings.clients.iter().map(|&c| clients_title(c)).collect();
@@ -319,7 +411,7 @@ fn report(
         groups.push(5);
         titles.push(title);
     }
-    groups.push(1);
+    groups.push(if redis_column { 2 } else { 1 });
     titles.push("session");
     out.push_str(&table(&groups, &titles, &rows));
     if let Some(ours) = find("ours") {
@@ -327,6 +419,9 @@ fn report(
             if let Some(theirs) = find(other) {
                 out.push_str(&versus(ours, other, theirs, &settings.clients, ticks));
             }
+        }
+        if let Some(on_redis) = find(OURS_REDIS) {
+            out.push_str(&redis_block(ours, on_redis, &settings.clients, ticks));
         }
     }
     if floor.is_none() {
@@ -387,6 +482,88 @@ fn mode_row(
         ));
     }
     row
+}
+
+fn redis_bytes(run: &RunResult) -> f64 {
+    run.redis_bytes_per_session.unwrap_or(f64::NAN)
+}
+
+/// The issue's targets for the Redis store: ours-redis calls/s over ours
+/// (and ours' CPU per call over ours-redis'), per mode, at least this...
+const REDIS_LEGACY_TARGET: f64 = 0.8;
+const REDIS_MODERN_TARGET: f64 = 0.95;
+/// ...and Redis memory per idle session at most this many bytes.
+const REDIS_BYTES_TARGET: f64 = 1024.0;
+
+/// `met` / `NOT met` for a value against a bound; `not measured` when the
+/// value is missing.
+fn verdict(value: f64, met: bool) -> &'static str {
+    if !value.is_finite() {
+        "not measured"
+    } else if met {
+        "met"
+    } else {
+        "NOT met"
+    }
+}
+
+/// The closing block on the Redis store: ours-redis against ours (the same
+/// server, in-memory store) per mode and client count, and the Redis memory
+/// per idle session, each against the issue's target.
+fn redis_block(
+    ours: &Results<RunResult>,
+    on_redis: &Results<RunResult>,
+    clients: &[u64],
+    ticks: u64,
+) -> String {
+    let mut rows = Vec::new();
+    for mode in Mode::ALL {
+        let bound = match mode {
+            Mode::Legacy => REDIS_LEGACY_TARGET,
+            Mode::Modern => REDIS_MODERN_TARGET,
+        };
+        for (index, &count) in clients.iter().enumerate() {
+            let rate = median_ratio(
+                on_redis,
+                ours,
+                phase_metric(mode, index, Phase::calls_per_sec),
+            );
+            // Inverted so that, as for throughput, 1 is parity and lower is worse.
+            let cpu = median_ratio(
+                ours,
+                on_redis,
+                phase_metric(mode, index, |phase| phase.cpu_us_per_call(ticks)),
+            );
+            let title = clients_title(count);
+            for (what, value) in [
+                ("calls/s, ours-redis / ours", rate),
+                ("CPU per call, ours / ours-redis", cpu),
+            ] {
+                rows.push(vec![
+                    format!("{} {title}: {what}", mode.name()),
+                    fmt(value, 2),
+                    format!("≥ {bound:.2}"),
+                    verdict(value, value >= bound).to_owned(),
+                ]);
+            }
+        }
+    }
+    let bytes = median_of(on_redis, redis_bytes);
+    rows.push(vec![
+        "Redis used_memory per idle legacy session, bytes".to_owned(),
+        fmt(bytes, 0),
+        format!("≤ {REDIS_BYTES_TARGET:.0}"),
+        verdict(bytes, bytes <= REDIS_BYTES_TARGET).to_owned(),
+    ]);
+    format!(
+        "\nRedis store: ours-redis (state on Redis) against ours (in memory), same server; \
+         ratios are medians of per-round ratios, 1 = parity, lower = worse\n{}",
+        table(
+            &[1, 1, 1, 1],
+            &["measure", "value", "target", "result"],
+            &rows
+        )
+    )
 }
 
 /// The lines comparing our server with another target, one per mode both
@@ -479,6 +656,8 @@ mod tests {
             ],
             sessions: true,
             kib_per_session: Some(50.0),
+            redis_bytes_per_session: None,
+            redis_keys_added: None,
         };
         let targets: Vec<Target> = ["floor", "rmcp", "ours"]
             .into_iter()
@@ -504,5 +683,107 @@ mod tests {
         );
         assert!(!text.contains("ours / rmcp, modern"), "{text}");
         assert!(text.contains("50.0"), "{text}");
+        assert!(!text.contains("Redis"), "{text}");
+    }
+
+    #[test]
+    fn redis_changes_the_default_targets_and_ours_redis_can_be_named() {
+        let defaults = |redis: bool| -> Vec<&str> {
+            builtins(redis)
+                .iter()
+                .filter(|b| b.default)
+                .map(|b| b.name)
+                .collect()
+        };
+        assert_eq!(defaults(false), ["floor", "rmcp", "rmcp-json", "ours"]);
+        assert_eq!(defaults(true), ["floor", "ours", OURS_REDIS]);
+        assert!(parse_options(&args("--redis")).unwrap().redis);
+        assert!(!parse_options(&args("--targets ours-redis")).unwrap().redis);
+    }
+
+    #[test]
+    fn the_redis_block_compares_ours_redis_with_ours() {
+        let phase = |calls: u64, cpu_ticks: u64| Phase {
+            calls,
+            elapsed: Duration::from_secs(1),
+            p50_us: 1.0,
+            p99_us: 2.0,
+            cpu_ticks,
+        };
+        // ours: 1000 calls/s, 10 ticks; ours-redis: 900 calls/s at 1 client
+        // and 700 at 32, CPU 10 ticks (so CPU/call 1000/900 of ours')...
+        let run = |legacy: [Phase; 2], modern: [Phase; 2], redis_bytes| RunResult {
+            modes: vec![
+                http::ModeResult {
+                    mode: Mode::Legacy,
+                    phases: Ok(legacy.to_vec()),
+                },
+                http::ModeResult {
+                    mode: Mode::Modern,
+                    phases: Ok(modern.to_vec()),
+                },
+            ],
+            sessions: true,
+            kib_per_session: Some(5.0),
+            redis_bytes_per_session: redis_bytes,
+            redis_keys_added: None,
+        };
+        let same = [phase(1000, 10), phase(1000, 10)];
+        let ours = run(same, same, None);
+        let on_redis = run(
+            [phase(900, 10), phase(700, 10)],
+            [phase(1000, 10), phase(940, 10)],
+            Some(1500.0),
+        );
+        let targets: Vec<Target> = ["floor", "ours", OURS_REDIS]
+            .into_iter()
+            .map(|name| Target {
+                name: name.into(),
+                path: std::path::PathBuf::new(),
+                args: Vec::new(),
+            })
+            .collect();
+        let results: Vec<Results<RunResult>> = [ours.clone(), ours, on_redis]
+            .into_iter()
+            .map(|run| Results {
+                runs: vec![(0, run)],
+                failure: None,
+            })
+            .collect();
+        let options = parse_options(&[]).unwrap();
+        let text = report(&targets, &results, &options, 100);
+        let line = |start: &str| {
+            text.lines()
+                .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+                .find(|line| line.starts_with(start))
+                .unwrap_or_else(|| panic!("no line {start:?} in {text}"))
+        };
+        assert!(
+            line("legacy 1 client: calls/s").ends_with("| 0.90 | ≥ 0.80 | met"),
+            "{text}"
+        );
+        assert!(
+            line("legacy 32 clients: calls/s").ends_with("| 0.70 | ≥ 0.80 | NOT met"),
+            "{text}"
+        );
+        assert!(
+            line("legacy 32 clients: CPU").ends_with("| 0.70 | ≥ 0.80 | NOT met"),
+            "{text}"
+        );
+        assert!(
+            line("modern 32 clients: calls/s").ends_with("| 0.94 | ≥ 0.95 | NOT met"),
+            "{text}"
+        );
+        assert!(
+            line("modern 1 client: CPU").ends_with("| 1.00 | ≥ 0.95 | met"),
+            "{text}"
+        );
+        assert!(
+            line("Redis used_memory").ends_with("| 1500 | ≤ 1024 | NOT met"),
+            "{text}"
+        );
+        // The table's legacy row of ours-redis ends with the Redis bytes.
+        assert!(line("ours-redis legacy").ends_with("| 5.0 1500"), "{text}");
+        assert!(line("ours legacy").ends_with("| 5.0 -"), "{text}");
     }
 }

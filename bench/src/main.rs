@@ -8,6 +8,7 @@ mod client;
 mod http;
 mod http_cli;
 mod procfs;
+mod redis;
 mod stats;
 mod stdio;
 

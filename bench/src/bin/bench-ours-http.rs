@@ -1,6 +1,9 @@
 //! Our server on the HTTP benchmark's workload: one tool, `add(a: f64, b: f64)`,
 //! served over Streamable HTTP at `http://127.0.0.1:PORT/mcp` (legacy sessions
 //! and the stateless 2026-07-28 era), exactly as a user would write it.
+//!
+//! `--redis URL` shares the state through `mcp-redis` (a `RedisStore` given
+//! to `HttpConfig::store`), as an instance of a multi-instance service would.
 
 use mcp_server::http::HttpConfig;
 use mcp_server::{tool, Server};
@@ -19,19 +22,40 @@ impl Bench {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+const USAGE: &str = "usage: bench-ours-http --port PORT [--redis URL]";
+
+/// `--port PORT` and optionally `--redis URL`, in any order.
+fn parse_args() -> Option<(u16, Option<String>)> {
+    let mut port = None;
+    let mut redis = None;
     let mut args = std::env::args().skip(1);
-    let (Some("--port"), Some(Ok(port))) = (
-        args.next().as_deref(),
-        args.next().map(|p| p.parse::<u16>()),
-    ) else {
-        eprintln!("usage: bench-ours-http --port PORT");
+    while let Some(flag) = args.next() {
+        match flag.as_str() {
+            "--port" => port = Some(args.next()?.parse::<u16>().ok()?),
+            "--redis" => redis = Some(args.next()?),
+            _ => return None,
+        }
+    }
+    Some((port?, redis))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let Some((port, redis)) = parse_args() else {
+        eprintln!("{USAGE}");
         std::process::exit(2);
     };
+    let mut config = HttpConfig::default();
+    if let Some(url) = redis {
+        let store = mcp_redis::RedisStore::connect(&url)
+            .await
+            .map_err(|e| format!("connecting to Redis at {url}: {e}"))?;
+        config = config.store(store);
+    }
     Server::builder("bench", env!("CARGO_PKG_VERSION"))
         .toolbox(Bench)
         .build()
-        .serve_http(("127.0.0.1", port), HttpConfig::default())
-        .await
+        .serve_http(("127.0.0.1", port), config)
+        .await?;
+    Ok(())
 }
