@@ -471,6 +471,64 @@ async fn a_request_state_is_accepted_once_across_instances() {
     );
 }
 
+/// Two tokens: each names its own subject.
+#[cfg(feature = "auth")]
+struct Tokens;
+
+#[cfg(feature = "auth")]
+impl mcp_server::auth::TokenVerifier for Tokens {
+    fn verify<'a>(&'a self, token: &'a str) -> mcp_server::auth::VerifyFuture<'a> {
+        Box::pin(async move {
+            match token {
+                "alice" | "bob" => Ok(mcp_server::auth::Identity::new().with_subject(token)),
+                _ => Err(mcp_server::auth::TokenError::invalid("unknown token")),
+            }
+        })
+    }
+}
+
+/// A legacy POST with `who`'s token.
+#[cfg(feature = "auth")]
+async fn post_as(on: &Instance, who: &str, session: Option<&str>, body: &Value) -> Reply {
+    let bearer = format!("Bearer {who}");
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Authorization", bearer.as_str()),
+    ];
+    if let Some(s) = session {
+        headers.push(("Mcp-Session-Id", s));
+    }
+    on.send("POST", &headers, &body.to_string()).await
+}
+
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn a_session_belongs_to_its_opener_on_every_instance() {
+    let store = MemoryStore::new();
+    let config = || {
+        let auth = mcp_server::auth::Authorization::new("http://localhost/mcp", Tokens).unwrap();
+        HttpConfig::default()
+            .store(store.clone())
+            .authorization(auth)
+    };
+    let a = instance(config()).await;
+    let b = instance(config()).await;
+    let opened = post_as(&a, "alice", None, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).await;
+    assert_eq!(opened.status, 200, "{}", opened.head);
+    let sid = opened.header("mcp-session-id").unwrap();
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+    // Its opener, on the other instance: served.
+    let mine = post_as(&b, "alice", Some(&sid), &list).await;
+    assert_eq!(mine.status, 200, "{}", mine.head);
+    // Anyone else, on either instance: as if it did not exist.
+    for on in [&b, &a] {
+        let theirs = post_as(on, "bob", Some(&sid), &list).await;
+        assert_eq!(theirs.status, 404, "{}", theirs.head);
+    }
+}
+
 /// A store that stops answering when told to.
 #[derive(Clone, Default)]
 struct Flaky {
