@@ -14,7 +14,7 @@ use crate::ctxt::Ctxt;
 use crate::symbol::{
     Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
     DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, RENAME,
-    REQUIRES_CLIENT, SCOPES, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
+    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -97,6 +97,10 @@ pub(crate) struct ToolOptions {
     /// `requires_client(sampling, ...)`: the client capabilities without
     /// which a call is refused (-32021) before the tool runs.
     pub(crate) requires_client: Option<RequiresClient>,
+    /// `requires_extensions("io.modelcontextprotocol/ui")`: the extensions
+    /// without which a call is refused (-32021) before the tool runs; each
+    /// identifier is checked when the code compiles.
+    pub(crate) requires_extensions: Option<Vec<LitStr>>,
     /// `scopes("notes:write")`: the OAuth scopes a caller's token needs
     /// (with those of the block, when it names some).
     pub(crate) scopes: Option<Scopes>,
@@ -245,6 +249,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut idempotent = Attr::none(IDEMPOTENT);
     let mut open_world = Attr::none(OPEN_WORLD);
     let mut requires_client = Attr::none(REQUIRES_CLIENT);
+    let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
     let mut scopes = Attr::none(SCOPES);
     let mut description_attempted = false;
     for meta in metas(cx, args) {
@@ -260,6 +265,10 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             cx.error_spanned_by(key, declared_key_error(key));
         } else if key == &SCOPES {
             set_scopes(cx, &mut scopes, &meta);
+        } else if key == &REQUIRES_EXTENSIONS {
+            if let Some(ids) = requires_extensions_value(cx, &meta) {
+                requires_extensions.set(cx, key, ids);
+            }
         } else if key == &REQUIRES_CLIENT {
             if let Some(names) = requires_client_value(cx, &meta) {
                 let value = RequiresClient {
@@ -313,6 +322,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         idempotent: idempotent.get(),
         open_world: open_world.get(),
         requires_client: requires_client.get(),
+        requires_extensions: requires_extensions.get(),
         scopes: scopes.get(),
         description_attempted,
     }
@@ -342,7 +352,7 @@ fn list_value<T: syn::parse::Parse>(
 /// Why a key of a tool's `#[tool(...)]` does not belong on a declared tool.
 fn declared_key_error(key: &syn::Path) -> String {
     let text = path_text(key);
-    let why = if key == &REQUIRES_CLIENT {
+    let why = if key == &REQUIRES_CLIENT || key == &REQUIRES_EXTENSIONS {
         "the server that runs the tool refuses a client without the capability; this client declares its own capabilities when it connects. Remove it"
     } else if key == &SCOPES {
         "the server that runs the tool decides which scopes a token needs, and this client signs in with the scopes the server asks for. Remove it"
@@ -404,6 +414,41 @@ fn scopes_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
             cx.error_spanned_by(
                 &lit,
                 format!("duplicate scope {text:?} in `scopes`: remove one of the two"),
+            );
+        } else {
+            out.push(lit);
+        }
+    }
+    Some(out)
+}
+
+/// `requires_extensions("io.modelcontextprotocol/ui", ...)`: extension
+/// identifiers as string literals, each once (their form is checked by the
+/// generated code, against the one rule `mcp-types` keeps).
+fn requires_extensions_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    let example = r#"#[tool(requires_extensions("io.modelcontextprotocol/ui"))]"#;
+    let ids: Punctuated<LitStr, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected the extensions the tool needs: {example}"),
+        &format!("expected extension identifiers as string literals: {example}"),
+    )?;
+    if ids.is_empty() {
+        cx.error_spanned_by(
+            meta,
+            "`requires_extensions()` names no extension: list those the tool needs, or remove it",
+        );
+        return None;
+    }
+    let mut out: Vec<LitStr> = Vec::new();
+    for lit in ids {
+        if out.iter().any(|o| o.value() == lit.value()) {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "duplicate extension {:?} in `requires_extensions`: remove one of the two",
+                    lit.value()
+                ),
             );
         } else {
             out.push(lit);

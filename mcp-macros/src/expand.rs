@@ -216,8 +216,25 @@ fn spec(tool: &Tool) -> TokenStream {
         let names = r.names.iter().map(ToString::to_string);
         quote!(requires_client: &[#(#names),*],)
     });
+    // `requires_extensions("...")`: each identifier checked as the code
+    // compiles (a const evaluation that fails names the rule it breaks).
+    let (requires_extensions, id_checks) = match &tool.options.requires_extensions {
+        Some(ids) => {
+            let checks = ids.iter().map(|id| {
+                quote::quote_spanned! {id.span()=>
+                    const _: () = ::mcp_server::__private::extension_id(#id);
+                }
+            });
+            (
+                Some(quote!(requires_extensions: &[#(#ids),*],)),
+                quote!(#(#checks)*),
+            )
+        }
+        None => (None, TokenStream::new()),
+    };
     let scopes = scopes_field(tool);
-    quote! {
+    quote! {{
+        #id_checks
         ::mcp_server::__private::ToolSpec {
             name: #name,
             title: #title,
@@ -227,10 +244,11 @@ fn spec(tool: &Tool) -> TokenStream {
             idempotent: #idempotent,
             open_world: #open_world,
             #requires_client
+            #requires_extensions
             #scopes
             ..::core::default::Default::default()
         }
-    }
+    }}
 }
 
 /// `scopes: &[...],` of a spec (tool, prompt, resource): the block's

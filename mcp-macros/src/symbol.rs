@@ -24,6 +24,7 @@ pub(crate) const DEFAULT: Symbol = Symbol("default");
 pub(crate) const RENAME: Symbol = Symbol("rename");
 pub(crate) const CLIENT: Symbol = Symbol("client");
 pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
+pub(crate) const REQUIRES_EXTENSIONS: Symbol = Symbol("requires_extensions");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
 
 /// The keys of a tool's own `#[tool(...)]` (on a method or a function).
@@ -35,6 +36,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     IDEMPOTENT,
     OPEN_WORLD,
     REQUIRES_CLIENT,
+    REQUIRES_EXTENSIONS,
     SCOPES,
 ];
 /// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).

@@ -24,6 +24,18 @@ pub use schemars::Schema;
 /// concurrently, `&mut self` tools take the write lock and run alone.
 pub type Shared<T> = Arc<tokio::sync::RwLock<T>>;
 
+/// Checks an extension identifier written in `requires_extensions(...)`
+/// while the code compiles.
+///
+/// # Panics
+///
+/// (At compile time, in a `const`) when the identifier breaks the rule.
+pub const fn extension_id(id: &str) {
+    if let Some(reason) = mcp_types::extension::id_problem(id) {
+        panic!("{}", reason);
+    }
+}
+
 /// Wraps a toolbox for sharing among its tools.
 pub fn shared<T>(value: T) -> Shared<T> {
     Arc::new(tokio::sync::RwLock::new(value))

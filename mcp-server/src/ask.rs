@@ -70,6 +70,7 @@ impl Pending {
     }
 
     /// Whether a request of ours with this id waits for the client's answer.
+    #[cfg(feature = "http")]
     pub(crate) fn waits_for(&self, id: &RequestId) -> bool {
         lock(&self.waiting).contains_key(id)
     }

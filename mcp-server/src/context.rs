@@ -180,6 +180,14 @@ impl Context {
         &self.inner.client_capabilities
     }
 
+    /// The settings the client declared for extension `id` (SEP-2133), if
+    /// it declared it: at `initialize` in the legacy era, in this request's
+    /// `_meta` in 2026-07-28. An extension the server offers is in use for
+    /// this request only when this is `Some`.
+    pub fn client_extension(&self, id: &str) -> Option<&mcp_types::JsonObject> {
+        self.client_capabilities().extension(id)
+    }
+
     /// Whom the request's access token speaks for, on an HTTP server with
     /// authorization ([`auth`](crate::auth)); `None` elsewhere.
     pub fn identity(&self) -> Option<&crate::auth::Identity> {

@@ -393,11 +393,13 @@ impl Catalog {
     }
 
     /// Announces that another instance said the resource at `uri` changed.
+    #[cfg(feature = "http")]
     pub(crate) fn updated_elsewhere(&self, uri: Arc<str>) {
         let _ = self.updates.send(uri);
     }
 
     /// A receiver of the resource updates raised on this instance.
+    #[cfg(feature = "http")]
     pub(crate) fn local_updates(&self) -> tokio::sync::broadcast::Receiver<Arc<str>> {
         self.local_updates.subscribe()
     }

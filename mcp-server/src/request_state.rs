@@ -241,6 +241,7 @@ impl Signer {
     /// What names an authentic, unexpired state across instances (its
     /// nonce), and how long it has left: what a shared store records as
     /// used. `None` for anything else ([`accept`](Self::accept) says why).
+    #[cfg(feature = "http")]
     pub(crate) fn claim_of(&self, token: &str) -> Option<(String, std::time::Duration)> {
         let state = self.open(token).ok()?;
         let left = state.expires.checked_sub(now_ms())?;

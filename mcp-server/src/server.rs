@@ -60,6 +60,8 @@ pub struct ServerBuilder {
     shutdown_grace: Duration,
     guard_stdout: bool,
     policy: Policy,
+    /// Extensions offered, with their settings, in declaration order.
+    extensions: Vec<(String, JsonObject)>,
 }
 
 impl std::fmt::Debug for Policy {
@@ -262,6 +264,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Offers extension `id` (SEP-2133), with its settings (often empty):
+    /// listed in `capabilities.extensions` of `initialize` and
+    /// `server/discover`. An extension is in use with a client only when the
+    /// client declared it too ([`Context::client_extension`](crate::Context::client_extension)).
+    /// [`try_build`](Self::try_build) refuses an identifier that is not
+    /// `vendor.prefix/name`.
+    pub fn extension(mut self, id: impl Into<String>, settings: JsonObject) -> Self {
+        self.extensions.push((id.into(), settings));
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Panics
@@ -287,6 +300,13 @@ impl ServerBuilder {
                 .templates
                 .iter()
                 .any(|t| !t.completions.is_empty());
+        let mut extensions = JsonObject::new();
+        for (id, settings) in self.extensions {
+            mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
+            if extensions.insert(id.clone(), settings.into()).is_some() {
+                return Err(Error::Config(format!("extension `{id}` is declared twice")));
+            }
+        }
         let mut catalog = Catalog::new(self.items)?;
         catalog.completions_offered = completes;
         // Lists can change at run time (`ServerHandle`): clients hear of it.
@@ -307,6 +327,7 @@ impl ServerBuilder {
                 c
             }),
             completions: completes.then(JsonObject::new),
+            extensions: (!extensions.is_empty()).then_some(extensions),
             ..ServerCapabilities::default()
         };
         let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -363,6 +384,7 @@ impl Server {
             items: Items::default(),
             offer_all: false,
             state_key: None,
+            extensions: Vec::new(),
             page_size: DEFAULT_PAGE_SIZE,
             list_ttl: Duration::ZERO,
             max_message: DEFAULT_MAX_MESSAGE,

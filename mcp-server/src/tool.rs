@@ -135,6 +135,10 @@ pub struct ToolSpec {
     /// `"elicitation"`, `"roots"`): a call from a client that did not declare
     /// one of them is refused with -32021 before the tool runs.
     pub requires_client: &'static [&'static str],
+    /// Extensions the client must have declared (`"io.modelcontextprotocol/tasks"`):
+    /// a call from a client that did not is refused with -32021 naming them
+    /// in `data.requiredCapabilities.extensions`, before the tool runs.
+    pub requires_extensions: &'static [&'static str],
     /// OAuth scopes a caller's token needs (HTTP with
     /// [`Authorization`](crate::auth)): a caller without them does not see
     /// the tool, and calling it gets the step-up challenge (403).
@@ -154,6 +158,7 @@ pub struct ToolEntry {
     pub(crate) wrap_structured: bool,
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) requires_client: &'static [&'static str],
+    pub(crate) requires_extensions: &'static [&'static str],
     pub(crate) scopes: crate::registry::Scopes,
     pub(crate) timeout: Option<std::time::Duration>,
 }
@@ -245,6 +250,7 @@ impl ToolEntry {
         );
         entry.wrap_structured = wrap_structured;
         entry.requires_client = spec.requires_client;
+        entry.requires_extensions = spec.requires_extensions;
         entry.scopes = crate::registry::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
         entry
@@ -264,6 +270,7 @@ impl ToolEntry {
             wrap_structured: false,
             toolbox,
             requires_client: &[],
+            requires_extensions: &[],
             scopes: crate::registry::Scopes::default(),
             timeout: None,
         }
@@ -281,6 +288,15 @@ impl ToolEntry {
     /// The OAuth scopes a caller's token needs for this tool.
     pub fn scopes(&self) -> impl Iterator<Item = &str> {
         self.scopes.iter()
+    }
+
+    /// Refuses calls (-32021, before the tool runs) from clients that did
+    /// not declare these extensions, as
+    /// [`ToolSpec::requires_extensions`] does.
+    #[must_use]
+    pub fn requiring_extensions(mut self, ids: &'static [&'static str]) -> Self {
+        self.requires_extensions = ids;
+        self
     }
 
     /// Limits how long one call may run (overrides the server's `call_timeout`).

@@ -31,6 +31,7 @@ pub mod content;
 
 pub mod elicitation;
 pub mod error;
+pub mod extension;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod method;

@@ -58,7 +58,7 @@ impl ClientBuilder {
         let uri = parse_url(url)?;
         let headers = self.header_map()?;
         let client = http_client(self.connect_timeout, self.tls());
-        let (shared, config) = self.parts();
+        let (shared, config) = self.parts()?;
         let http = HttpTransport::new(
             client.clone(),
             uri.clone(),
@@ -104,7 +104,7 @@ impl ClientBuilder {
                 "the HTTP+SSE transport exists only in the legacy era",
             ));
         }
-        let (shared, config) = self.parts();
+        let (shared, config) = self.parts()?;
         let sse = SseTransport::connect(
             client,
             uri,

@@ -55,6 +55,8 @@ pub struct ClientBuilder {
     headers: Vec<(String, String)>,
     log_level: Option<LoggingLevel>,
     max_input_rounds: usize,
+    /// Extensions declared, with their settings.
+    extensions: Vec<(String, mcp_types::JsonObject)>,
     #[cfg(feature = "tls")]
     tls: Option<Arc<rustls::ClientConfig>>,
     #[cfg(feature = "auth")]
@@ -107,6 +109,7 @@ impl ClientBuilder {
             headers: Vec::new(),
             log_level: None,
             max_input_rounds: 8,
+            extensions: Vec::new(),
         }
     }
 
@@ -197,15 +200,35 @@ impl ClientBuilder {
         self
     }
 
-    fn parts(&self) -> (Arc<Shared>, Arc<Config>) {
+    /// Declares extension `id` (SEP-2133) with its settings (often empty):
+    /// in the capabilities of `initialize` (legacy era) and of every
+    /// request's `_meta` (2026-07-28). What the server offers is in
+    /// [`Client::server_capabilities`]`().extension(id)`. Connecting fails
+    /// (before anything is sent) when `id` is not `vendor.prefix/name`.
+    pub fn extension(mut self, id: impl Into<String>, settings: mcp_types::JsonObject) -> Self {
+        self.extensions.push((id.into(), settings));
+        self
+    }
+
+    pub(super) fn parts(&self) -> Result<(Arc<Shared>, Arc<Config>), CallError> {
+        let mut capabilities = self.handlers.capabilities();
+        if !self.extensions.is_empty() {
+            let mut declared = mcp_types::JsonObject::new();
+            for (id, settings) in &self.extensions {
+                mcp_types::extension::check_id(id)
+                    .map_err(|e| CallError::Transport(Box::new(e)))?;
+                declared.insert(id.clone(), settings.clone().into());
+            }
+            capabilities.extensions = Some(declared);
+        }
         let shared = Shared::new(self.handlers.clone(), self.log_level);
         let config = Arc::new(Config {
             client_info: self.client_info.clone(),
-            capabilities: self.handlers.capabilities(),
+            capabilities,
             timeout: self.timeout,
             max_input_rounds: self.max_input_rounds,
         });
-        (shared, config)
+        Ok((shared, config))
     }
 
     /// Connects over any pair of byte streams carrying newline-delimited
@@ -216,7 +239,7 @@ impl ClientBuilder {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (shared, config) = self.parts();
+        let (shared, config) = self.parts()?;
         let lines = LinesTransport::start(reader, writer, &shared, self.max_message, None);
         self.connect_messages(shared, config, Arc::new(lines)).await
     }
@@ -235,7 +258,7 @@ impl ClientBuilder {
         self,
         command: tokio::process::Command,
     ) -> Result<Client, CallError> {
-        let (shared, config) = self.parts();
+        let (shared, config) = self.parts()?;
         let program = command
             .as_std()
             .get_program()

@@ -117,6 +117,7 @@ pub(crate) enum Watched {
     /// Those a listen stream's filter names.
     Uris(Vec<String>),
     /// All of them (what an instance tells the others of).
+    #[cfg(feature = "http")]
     Everything,
 }
 
@@ -125,6 +126,7 @@ impl Watched {
         match self {
             Watched::Session(session) => lock(&session.subscriptions).contains(uri),
             Watched::Uris(uris) => uris.iter().any(|u| u == uri),
+            #[cfg(feature = "http")]
             Watched::Everything => true,
         }
     }

@@ -57,8 +57,11 @@ use serde_json::Value;
 pub(crate) use admission::CallLimits;
 pub use admission::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 pub(crate) use batch::items as batch_items;
+#[cfg(feature = "http")]
 pub(crate) use changes::{Change, Changes, Watched};
-pub(crate) use session::{Session, SessionRecord};
+pub(crate) use session::Session;
+#[cfg(feature = "http")]
+pub(crate) use session::SessionRecord;
 
 use crate::context::Outbound;
 use crate::handle::ServerHandle;

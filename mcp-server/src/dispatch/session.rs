@@ -75,6 +75,7 @@ impl Session {
     }
 }
 
+#[cfg(feature = "http")]
 /// What a legacy session is, as the shared store keeps it: what
 /// `initialize` agreed on, what the client changed since (log level,
 /// subscriptions), and who owns it (a digest naming the identity). An
@@ -96,6 +97,7 @@ pub(crate) struct SessionRecord {
     pub(crate) owner: Option<String>,
 }
 
+#[cfg(feature = "http")]
 impl Session {
     /// The session's record, once `initialize` ran.
     pub(crate) fn record(&self, owner: Option<String>) -> Option<SessionRecord> {

@@ -198,7 +198,11 @@ impl ServerCore {
         };
         let (log_level, client_capabilities, progress_token) =
             call_settings(&mut era, p.meta.as_ref());
-        if let Some(missing) = missing_capabilities(entry.requires_client, &client_capabilities) {
+        if let Some(missing) = missing_capabilities(
+            entry.requires_client,
+            entry.requires_extensions,
+            &client_capabilities,
+        ) {
             return failed(id, missing_capability_error(&name, missing));
         }
         let modern = matches!(era, Era::Modern(_));
@@ -606,22 +610,27 @@ fn missing_capability_error(tool: &str, missing: mcp_types::JsonObject) -> Error
 /// `ClientCapabilities`-shaped object (`{"sampling": {}}`), or `None`.
 fn missing_capabilities(
     required: &[&str],
+    extensions: &[&str],
     declared: &ClientCapabilities,
 ) -> Option<mcp_types::JsonObject> {
-    if required.is_empty() {
+    if required.is_empty() && extensions.is_empty() {
         return None;
     }
-    let declared = serde_json::to_value(declared).unwrap_or(Value::Null);
-    let missing: mcp_types::JsonObject = required
+    let empty = || Value::Object(mcp_types::JsonObject::new());
+    let as_json = serde_json::to_value(declared).unwrap_or(Value::Null);
+    let mut missing: mcp_types::JsonObject = required
         .iter()
-        .filter(|name| declared.get(**name).is_none())
-        .map(|name| {
-            (
-                (*name).to_owned(),
-                Value::Object(mcp_types::JsonObject::new()),
-            )
-        })
+        .filter(|name| as_json.get(**name).is_none())
+        .map(|name| ((*name).to_owned(), empty()))
         .collect();
+    let lacked: mcp_types::JsonObject = extensions
+        .iter()
+        .filter(|id| declared.extension(id).is_none())
+        .map(|id| ((*id).to_owned(), empty()))
+        .collect();
+    if !lacked.is_empty() {
+        missing.insert("extensions".to_owned(), Value::Object(lacked));
+    }
     (!missing.is_empty()).then_some(missing)
 }
 

@@ -156,10 +156,12 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// How long a request waits for the store before it is answered 503.
+#[cfg(feature = "http")]
 pub(crate) const STORE_DEADLINE: Duration = Duration::from_millis(1500);
 
 /// Runs a store operation with the deadline: a store that does not answer
 /// in time has failed.
+#[cfg(feature = "http")]
 pub(crate) async fn within<T>(store: &dyn Store, op: BoxFuture<StoreResult<T>>) -> StoreResult<T> {
     match tokio::time::timeout(STORE_DEADLINE, op).await {
         Ok(r) => r,

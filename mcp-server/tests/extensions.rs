@@ -1,0 +1,140 @@
+//! Extensions (SEP-2133): what a server offers is listed in both eras; a
+//! tool that needs one the client did not declare is refused with -32021
+//! naming it; one the client declared reaches the tool with its settings.
+
+mod support;
+
+use mcp_server::types::extension::TASKS;
+use mcp_server::{Server, ToolEntry};
+use serde_json::{json, Value};
+use support::Client;
+
+const MINE: &str = "com.example/notes-sync";
+
+/// The same need, declared with the macro.
+#[derive(Debug)]
+pub struct Charts;
+
+#[mcp_server::tool(description = "Charts for clients with the sync extension")]
+impl Charts {
+    #[describe("Draws a chart")]
+    #[tool(requires_extensions("com.example/notes-sync"))]
+    pub fn chart(&self, ctx: mcp_server::Context) -> String {
+        format!("synced: {}", ctx.client_extension(MINE).is_some())
+    }
+}
+
+fn server() -> Server {
+    let mut settings = mcp_server::types::JsonObject::new();
+    settings.insert("interval".into(), 30.into());
+    let sync = ToolEntry::dynamic(
+        "sync",
+        "Syncs the notes, with the client's sync extension",
+        json!({"type": "object"}),
+        |_args, ctx: mcp_server::Context| async move {
+            // Its settings as the client declared them.
+            serde_json::to_string(&ctx.client_extension(MINE)).unwrap_or_default()
+        },
+    )
+    .unwrap()
+    .requiring_extensions(&[MINE]);
+    Server::builder("ext", "1")
+        .extension(TASKS, mcp_server::types::JsonObject::new())
+        .extension(MINE, settings)
+        .tool(sync)
+        .toolbox(Charts)
+        .build()
+}
+
+fn modern(id: i64, caps: &Value) -> Value {
+    json!({"name": "sync", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps,
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": id.to_string()},
+    }})
+}
+
+#[tokio::test]
+async fn offered_extensions_are_listed_in_both_eras() {
+    let mut c = Client::start(server());
+    let init = c.initialize("2025-11-25").await;
+    let listed = &init["result"]["capabilities"]["extensions"];
+    assert_eq!(listed[TASKS], json!({}), "{init}");
+    assert_eq!(listed[MINE], json!({"interval": 30}), "{init}");
+    let discover = c
+        .request(
+            1,
+            "server/discover",
+            json!({"_meta": support::modern_meta()}),
+        )
+        .await;
+    assert_eq!(
+        discover["result"]["capabilities"]["extensions"], *listed,
+        "{discover}"
+    );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_needing_an_extension_is_refused_without_it_and_served_with_it() {
+    // 2026-07-28: per request.
+    let mut c = Client::start(server());
+    let refused = c.request(1, "tools/call", modern(1, &json!({}))).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"],
+        json!({"extensions": {MINE: {}}}),
+        "{refused}"
+    );
+    let caps = json!({"extensions": {MINE: {"device": "phone"}}});
+    let served = c.request(2, "tools/call", modern(2, &caps)).await;
+    assert_eq!(
+        served["result"]["content"][0]["text"], r#"{"device":"phone"}"#,
+        "{served}"
+    );
+    let mut chart = modern(3, &json!({}));
+    chart["name"] = "chart".into();
+    let refused = c.request(3, "tools/call", chart.clone()).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    chart["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps.clone();
+    let drawn = c.request(4, "tools/call", chart).await;
+    assert_eq!(
+        drawn["result"]["content"][0]["text"], "synced: true",
+        "{drawn}"
+    );
+    c.close().await.unwrap();
+
+    // Legacy: as the session's initialize declared.
+    let mut c = Client::start(server());
+    c.initialize("2025-11-25").await;
+    let call = json!({"name": "sync", "arguments": {}});
+    let refused = c.request(1, "tools/call", call.clone()).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    c.close().await.unwrap();
+    let mut c = Client::start(server());
+    c.request(0, "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {"extensions": {MINE: {}}}, "clientInfo": {"name": "t", "version": "1"}})).await;
+    let served = c.request(1, "tools/call", call).await;
+    assert_eq!(served["result"]["content"][0]["text"], "{}", "{served}");
+    c.close().await.unwrap();
+}
+
+#[test]
+fn an_identifier_that_breaks_the_rules_is_refused_at_build() {
+    for (id, why) in [
+        ("tasks", "has no `prefix/`"),
+        ("io.example/", "its name is empty"),
+    ] {
+        let e = Server::builder("ext", "1")
+            .extension(id, mcp_server::types::JsonObject::new())
+            .try_build()
+            .err()
+            .unwrap_or_else(|| panic!("{id} was accepted"));
+        assert!(e.to_string().contains(why), "{id}: {e}");
+    }
+    let twice = Server::builder("ext", "1")
+        .extension(TASKS, mcp_server::types::JsonObject::new())
+        .extension(TASKS, mcp_server::types::JsonObject::new())
+        .try_build()
+        .expect_err("a second declaration is refused");
+    assert!(twice.to_string().contains("declared twice"), "{twice}");
+}
