@@ -735,6 +735,9 @@ mod stderr_logs;
 #[path = "several.rs"]
 mod several;
 
+#[path = "conformance_tasks.rs"]
+pub mod conformance_tasks;
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
@@ -753,7 +756,9 @@ async fn main() -> Result<(), mcp_server::Error> {
         .toolbox(Fixture)
         .toolbox(SchemaTools)
         .toolbox(Library)
-        .toolbox(Asking);
+        .toolbox(Asking)
+        .toolbox(conformance_tasks::TaskFixture)
+        .layer(conformance_tasks::ProtocolErrors);
     let mut config = HttpConfig::default().sse_retry(Duration::from_millis(500));
     let mut shared = None;
     if let Some(url) = redis {

@@ -14,7 +14,7 @@ use crate::ctxt::Ctxt;
 use crate::symbol::{
     Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
     DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, RENAME,
-    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
+    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -101,6 +101,9 @@ pub(crate) struct ToolOptions {
     /// without which a call is refused (-32021) before the tool runs; each
     /// identifier is checked when the code compiles.
     pub(crate) requires_extensions: Option<Vec<LitStr>>,
+    /// `task = optional` or `task = required`: whether a call may run as a
+    /// task (the tasks extension).
+    pub(crate) task: Option<Ident>,
     /// `scopes("notes:write")`: the OAuth scopes a caller's token needs
     /// (with those of the block, when it names some).
     pub(crate) scopes: Option<Scopes>,
@@ -250,6 +253,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut open_world = Attr::none(OPEN_WORLD);
     let mut requires_client = Attr::none(REQUIRES_CLIENT);
     let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
+    let mut task = Attr::none(TASK);
     let mut scopes = Attr::none(SCOPES);
     let mut description_attempted = false;
     for meta in metas(cx, args) {
@@ -265,6 +269,10 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             cx.error_spanned_by(key, declared_key_error(key));
         } else if key == &SCOPES {
             set_scopes(cx, &mut scopes, &meta);
+        } else if key == &TASK {
+            if let Some(mode) = task_value(cx, &meta) {
+                task.set(cx, key, mode);
+            }
         } else if key == &REQUIRES_EXTENSIONS {
             if let Some(ids) = requires_extensions_value(cx, &meta) {
                 requires_extensions.set(cx, key, ids);
@@ -323,6 +331,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         open_world: open_world.get(),
         requires_client: requires_client.get(),
         requires_extensions: requires_extensions.get(),
+        task: task.get(),
         scopes: scopes.get(),
         description_attempted,
     }
@@ -352,7 +361,7 @@ fn list_value<T: syn::parse::Parse>(
 /// Why a key of a tool's `#[tool(...)]` does not belong on a declared tool.
 fn declared_key_error(key: &syn::Path) -> String {
     let text = path_text(key);
-    let why = if key == &REQUIRES_CLIENT || key == &REQUIRES_EXTENSIONS {
+    let why = if key == &REQUIRES_CLIENT || key == &REQUIRES_EXTENSIONS || key == &TASK {
         "the server that runs the tool refuses a client without the capability; this client declares its own capabilities when it connects. Remove it"
     } else if key == &SCOPES {
         "the server that runs the tool decides which scopes a token needs, and this client signs in with the scopes the server asks for. Remove it"
@@ -420,6 +429,28 @@ fn scopes_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
         }
     }
     Some(out)
+}
+
+/// `task = optional` or `task = required`.
+fn task_value(cx: &Ctxt, meta: &Meta) -> Option<Ident> {
+    let expected = "expected `task = optional` (a call may run as a task when the client supports tasks) or `task = required` (only as a task)";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, expected);
+        return None;
+    };
+    match &nv.value {
+        Expr::Path(p) => match p.path.get_ident() {
+            Some(mode) if mode == "optional" || mode == "required" => Some(mode.clone()),
+            _ => {
+                cx.error_spanned_by(&nv.value, expected);
+                None
+            }
+        },
+        other => {
+            cx.error_spanned_by(other, expected);
+            None
+        }
+    }
 }
 
 /// `requires_extensions("io.modelcontextprotocol/ui", ...)`: extension

@@ -232,6 +232,14 @@ fn spec(tool: &Tool) -> TokenStream {
         }
         None => (None, TokenStream::new()),
     };
+    let task = tool.options.task.as_ref().map(|mode| {
+        let variant = if mode == "required" {
+            quote!(Required)
+        } else {
+            quote!(Optional)
+        };
+        quote!(task: ::mcp_server::TaskSupport::#variant,)
+    });
     let scopes = scopes_field(tool);
     quote! {{
         #id_checks
@@ -245,6 +253,7 @@ fn spec(tool: &Tool) -> TokenStream {
             open_world: #open_world,
             #requires_client
             #requires_extensions
+            #task
             #scopes
             ..::core::default::Default::default()
         }

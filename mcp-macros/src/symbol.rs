@@ -25,6 +25,7 @@ pub(crate) const RENAME: Symbol = Symbol("rename");
 pub(crate) const CLIENT: Symbol = Symbol("client");
 pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 pub(crate) const REQUIRES_EXTENSIONS: Symbol = Symbol("requires_extensions");
+pub(crate) const TASK: Symbol = Symbol("task");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
 
 /// The keys of a tool's own `#[tool(...)]` (on a method or a function).
@@ -37,6 +38,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     OPEN_WORLD,
     REQUIRES_CLIENT,
     REQUIRES_EXTENSIONS,
+    TASK,
     SCOPES,
 ];
 /// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).

@@ -94,6 +94,9 @@ pub(crate) struct Rounds {
     auto_keys: AtomicUsize,
     needed: Notify,
     resumed: bool,
+    /// Once the request runs as a task: answers arrive while it runs
+    /// (`tasks/update`), each to the ask waiting under its key.
+    live: Mutex<Option<HashMap<String, oneshot::Sender<Value>>>>,
 }
 
 impl Rounds {
@@ -105,7 +108,29 @@ impl Rounds {
             auto_keys: AtomicUsize::new(0),
             needed: Notify::new(),
             resumed,
+            live: Mutex::new(None),
         }
+    }
+
+    /// From now on, inputs are answered while the request runs (it became
+    /// a task) instead of by a retry.
+    pub(crate) fn go_live(&self) {
+        lock(&self.live).get_or_insert_with(HashMap::new);
+    }
+
+    /// The inputs asked for and not answered yet.
+    pub(crate) fn outstanding(&self) -> BTreeMap<String, InputRequest> {
+        lock(&self.asked).clone()
+    }
+
+    /// Delivers the answer to the input asked under `key`; `false` when
+    /// nothing waits for it (never asked, or answered already).
+    pub(crate) fn answer(&self, key: &str, value: Value) -> bool {
+        let Some(tx) = lock(&self.live).as_mut().and_then(|w| w.remove(key)) else {
+            return false;
+        };
+        lock(&self.asked).remove(key);
+        tx.send(value).is_ok()
     }
 
     /// Whether inputs were asked for that the request did not bring.
@@ -233,6 +258,11 @@ impl Asker {
                 if let Some(answer) = rounds.answers.get(&key) {
                     return Ok(answer.clone());
                 }
+                let live = lock(&rounds.live).as_mut().map(|waiting| {
+                    let (tx, rx) = oneshot::channel();
+                    waiting.insert(key.clone(), tx);
+                    rx
+                });
                 lock(&rounds.asked).insert(
                     key,
                     InputRequest {
@@ -241,8 +271,15 @@ impl Asker {
                     },
                 );
                 rounds.needed.notify_waiters();
-                // Answered by the retry: this run ends here.
-                std::future::pending().await
+                match live {
+                    // A task: answered by `tasks/update`.
+                    Some(rx) => tokio::select! {
+                        answer = rx => answer.map_err(|_| AskError::Cancelled),
+                        () = cancelled => Err(AskError::Cancelled),
+                    },
+                    // Answered by the retry: this run ends here.
+                    None => std::future::pending().await,
+                }
             }
         }
     }

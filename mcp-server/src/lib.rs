@@ -130,6 +130,7 @@ pub use args::Args;
 pub use ask::AskError;
 pub use complete::{completion, CompleteHandler, Completing, FromCompleting, IntoCompletion};
 pub use context::Context;
+pub use dispatch::TaskSupport;
 pub use elicit::{form_schema, Ask, Elicited};
 pub use error::{Error, RequestError, ToolError};
 pub use handle::ServerHandle;

@@ -301,9 +301,22 @@ impl ServerBuilder {
                 .iter()
                 .any(|t| !t.completions.is_empty());
         let mut extensions = JsonObject::new();
+        // A tool that may run as a task offers the tasks extension.
+        if self
+            .items
+            .tools
+            .iter()
+            .any(|t| t.task != crate::TaskSupport::Never)
+        {
+            extensions.insert(
+                mcp_types::extension::TASKS.to_owned(),
+                JsonObject::new().into(),
+            );
+        }
         for (id, settings) in self.extensions {
             mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
-            if extensions.insert(id.clone(), settings.into()).is_some() {
+            let automatic = id == mcp_types::extension::TASKS && extensions.contains_key(&id);
+            if extensions.insert(id.clone(), settings.into()).is_some() && !automatic {
                 return Err(Error::Config(format!("extension `{id}` is declared twice")));
             }
         }

@@ -139,6 +139,10 @@ pub struct ToolSpec {
     /// a call from a client that did not is refused with -32021 naming them
     /// in `data.requiredCapabilities.extensions`, before the tool runs.
     pub requires_extensions: &'static [&'static str],
+    /// Whether a call may run as a task (the tasks extension, SEP-2663):
+    /// answered with a handle the client polls, when the client declared
+    /// the extension and the call has to wait.
+    pub task: crate::TaskSupport,
     /// OAuth scopes a caller's token needs (HTTP with
     /// [`Authorization`](crate::auth)): a caller without them does not see
     /// the tool, and calling it gets the step-up challenge (403).
@@ -159,6 +163,7 @@ pub struct ToolEntry {
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) requires_client: &'static [&'static str],
     pub(crate) requires_extensions: &'static [&'static str],
+    pub(crate) task: crate::TaskSupport,
     pub(crate) scopes: crate::registry::Scopes,
     pub(crate) timeout: Option<std::time::Duration>,
 }
@@ -251,6 +256,7 @@ impl ToolEntry {
         entry.wrap_structured = wrap_structured;
         entry.requires_client = spec.requires_client;
         entry.requires_extensions = spec.requires_extensions;
+        entry.task = spec.task;
         entry.scopes = crate::registry::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
         entry
@@ -271,6 +277,7 @@ impl ToolEntry {
             toolbox,
             requires_client: &[],
             requires_extensions: &[],
+            task: crate::TaskSupport::Never,
             scopes: crate::registry::Scopes::default(),
             timeout: None,
         }
@@ -296,6 +303,13 @@ impl ToolEntry {
     #[must_use]
     pub fn requiring_extensions(mut self, ids: &'static [&'static str]) -> Self {
         self.requires_extensions = ids;
+        self
+    }
+
+    /// Lets calls run as tasks ([`ToolSpec::task`]).
+    #[must_use]
+    pub fn with_task_support(mut self, support: crate::TaskSupport) -> Self {
+        self.task = support;
         self
     }
 

@@ -59,3 +59,10 @@ pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// `roots/list`: a server→client request (legacy) or an input request (modern).
 pub const ROOTS_LIST: &str = "roots/list";
+
+/// `tasks/get` (the tasks extension, SEP-2663).
+pub const TASKS_GET: &str = "tasks/get";
+/// `tasks/update` (the tasks extension).
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// `tasks/cancel` (the tasks extension).
+pub const TASKS_CANCEL: &str = "tasks/cancel";

@@ -18,6 +18,9 @@ pub enum NameParam {
     Name,
     /// `params.uri` (`resources/read`).
     Uri,
+    /// `params.taskId` (`tasks/get`, `tasks/update`, `tasks/cancel`: the
+    /// tasks extension routes them by task).
+    TaskId,
 }
 
 impl NameParam {
@@ -26,6 +29,9 @@ impl NameParam {
         match method_name {
             method::TOOLS_CALL | method::PROMPTS_GET => Some(NameParam::Name),
             method::RESOURCES_READ => Some(NameParam::Uri),
+            method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL => {
+                Some(NameParam::TaskId)
+            }
             _ => None,
         }
     }
@@ -35,6 +41,7 @@ impl NameParam {
         match self {
             NameParam::Name => "name",
             NameParam::Uri => "uri",
+            NameParam::TaskId => "taskId",
         }
     }
 }
@@ -45,6 +52,7 @@ impl NameParam {
 pub struct Peek<'a> {
     name: Option<RawJson<'a>>,
     uri: Option<RawJson<'a>>,
+    task_id: Option<RawJson<'a>>,
     protocol_version: Option<RawJson<'a>>,
 }
 
@@ -55,6 +63,8 @@ struct PeekSerde<'a> {
     name: Option<&'a RawValue>,
     #[serde(borrow, default)]
     uri: Option<&'a RawValue>,
+    #[serde(borrow, rename = "taskId", default)]
+    task_id: Option<&'a RawValue>,
     #[serde(borrow, rename = "_meta", default)]
     meta: Option<PeekMeta<'a>>,
 }
@@ -98,6 +108,7 @@ impl<'a> Peek<'a> {
         params.members(|key, value| match key {
             "name" => peek.name = Some(value),
             "uri" => peek.uri = Some(value),
+            "taskId" => peek.task_id = Some(value),
             "_meta" => meta = Some(value),
             _ => {}
         })?;
@@ -116,6 +127,7 @@ impl<'a> Peek<'a> {
         Peek {
             name: p.name.map(RawJson::from),
             uri: p.uri.map(RawJson::from),
+            task_id: p.task_id.map(RawJson::from),
             protocol_version: p.meta.and_then(|m| m.protocol_version).map(RawJson::from),
         }
     }
@@ -137,6 +149,7 @@ impl<'a> Peek<'a> {
         let raw = match NameParam::of(method_name)? {
             NameParam::Name => self.name,
             NameParam::Uri => self.uri,
+            NameParam::TaskId => self.task_id,
         };
         raw.and_then(json_str)
     }

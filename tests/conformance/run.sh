@@ -13,6 +13,10 @@
 #                                  --expected-failures .../expected-failures-alpha-2025-11-25.yml
 #   3. conformance 0.2.0-alpha.12  server --url ... --requirements 2026-07-28
 #                                  --expected-failures .../expected-failures-alpha-2026-07-28.yml
+#   4. conformance 0.2.0-alpha.12  server --url ... --scenario S, for every server scenario
+#                                  `list --server` marks [extension]; those named in
+#                                  tests/conformance/extensions-pending.txt (`name  # reason`)
+#                                  must fail, all others must pass
 # The suites' own exit codes decide (with a baseline: exit 1 on any unlisted FAILURE/WARNING
 # or on any listed entry that now passes). The script exits 1 if any step failed, if a
 # baseline file is malformed (checked first: parses, known scenario names, scored ones only,
@@ -21,7 +25,8 @@
 #
 # Options:
 #   --url-of-running-server URL   do not start a binary; test the server already at URL
-#   --only STEP                   run only STEP (0.1.16 | alpha-2025-11-25 | alpha-2026-07-28);
+#   --only STEP                   run only STEP (0.1.16 | alpha-2025-11-25 | alpha-2026-07-28 |
+#                                 alpha-extensions);
 #                                 repeatable
 #   --out DIR                     put logs and results in DIR instead of a new temp dir
 #   --expected-failures-dir DIR   read the three expected-failures-*.yml from DIR instead of
@@ -70,7 +75,7 @@ fi
 if [ ${#SERVER[@]} -gt 0 ] && [[ "${SERVER[0]}" == */* ]] && [ ! -x "${SERVER[0]}" ]; then
     echo "run.sh: server binary '${SERVER[0]}' does not exist or is not executable" >&2; exit 2
 fi
-ALL_STEPS=(0.1.16 alpha-2025-11-25 alpha-2026-07-28)
+ALL_STEPS=(0.1.16 alpha-2025-11-25 alpha-2026-07-28 alpha-extensions)
 for s in ${ONLY[@]+"${ONLY[@]}"}; do
     case " ${ALL_STEPS[*]} " in *" $s "*) ;; *) echo "run.sh: unknown --only step '$s' (one of: ${ALL_STEPS[*]})" >&2; exit 2 ;; esac
 done
@@ -133,6 +138,15 @@ for step in "${STEPS[@]}"; do
     case "$step" in
         0.1.16)
             node "$HERE/report.mjs" lint "$EF_DIR/expected-failures-0.1.16.yml" 0.1.16 "$OUT/scenarios-0.1.16.txt" || LINT_FAIL=1 ;;
+        alpha-extensions)
+            "$MCP_CONFORMANCE_ALPHA" list --server | sed -n 's/^ *- \([^ ]*\) \[extension\].*/\1/p' >"$OUT/scenarios-extensions.txt"
+            [ -s "$OUT/scenarios-extensions.txt" ] || { echo "run.sh: no [extension] server scenarios listed" >&2; LINT_FAIL=1; }
+            while IFS= read -r line; do
+                case "$line" in ''|'#'*) continue ;; esac
+                name="${line%%[[:space:]]*}"
+                grep -qx "$name" "$OUT/scenarios-extensions.txt" || { echo "run.sh: extensions-pending.txt names '$name', not an [extension] server scenario" >&2; LINT_FAIL=1; }
+                [[ "$line" == *'# '* ]] || { echo "run.sh: extensions-pending.txt: '$name' has no '# reason'" >&2; LINT_FAIL=1; }
+            done <"$HERE/extensions-pending.txt" ;;
         alpha-*)
             rev="${step#alpha-}"
             node "$HERE/report.mjs" scenarios "$REQ_DIR/$rev.yaml" >"$OUT/scenarios-$step.txt"
@@ -184,6 +198,37 @@ server_alive() {
     [ -z "$SERVER_PID" ] && return 0
     kill -0 "$SERVER_PID" 2>/dev/null
 }
+# The [extension] server scenarios, one run each: pending ones must fail or
+# be skipped (a pending one that passes is stale), every other one must pass.
+# A scenario whose checks the suite skips is reported as such, with the
+# suite's reason (tasks-status-notifications skips itself: its harness is
+# being rewritten upstream).
+run_extensions() {
+    local failures=0 name rc skipped pending
+    while IFS= read -r name; do
+        "$MCP_CONFORMANCE_ALPHA" server --url "$URL" --scenario "$name" -o "$res" >"$res/$name.log" 2>&1
+        rc=$?
+        skipped="$(grep -c 'SKIPPED' "$res/$name.log" || true)"
+        pending=0
+        grep -q "^$name[[:space:]]" "$HERE/extensions-pending.txt" && pending=1
+        if [ "$pending" = 1 ]; then
+            if [ "$rc" = 0 ] && [ "$skipped" = 0 ]; then
+                echo "STALE   $name: listed in extensions-pending.txt, but it passes"; failures=$((failures + 1))
+            else
+                echo "PENDING $name (exit $rc, $skipped checks skipped), as extensions-pending.txt says"
+            fi
+        elif [ "$rc" != 0 ]; then
+            echo "FAIL    $name"; grep -E 'FAILURE|Passed:' "$res/$name.log" | tail -n 8 | sed 's/^/          /'
+            failures=$((failures + 1))
+        elif [ "$skipped" != 0 ]; then
+            echo "SKIPPED $name: the suite skips $skipped check(s): $(grep -m1 'SKIPPED' "$res/$name.log" | sed 's/.*SKIPPED[^ ]* *//' | cut -c1-160)"
+        else
+            echo "PASS    $name ($(grep -o 'Passed: [0-9]*/[0-9]*' "$res/$name.log" | tail -n1))"
+        fi
+    done <"$OUT/scenarios-extensions.txt"
+    [ "$failures" = 0 ]
+}
+
 i=0
 for step in "${STEPS[@]}"; do
     i=$((i + 1))
@@ -191,6 +236,10 @@ for step in "${STEPS[@]}"; do
     log="$OUT/$step.log"
     mkdir -p "$res"
     case "$step" in
+        alpha-extensions)
+            label="conformance $VALPHA [extension] server scenarios"
+            cmd=(run_extensions)
+            req="" ;;
         0.1.16)
             label="conformance $V0116 --suite all"
             cmd=("$MCP_CONFORMANCE_0116" server --url "$URL" --suite all
@@ -217,7 +266,9 @@ for step in "${STEPS[@]}"; do
     took=$((SECONDS - start))
     echo
     echo "== [$i/${#STEPS[@]}] $label: exit code $rc (${took}s)"
-    node "$HERE/report.mjs" summarize "$label" "$log" "$res" ${req:+"$req"} || true
+    if [ "$step" != alpha-extensions ]; then
+        node "$HERE/report.mjs" summarize "$label" "$log" "$res" ${req:+"$req"} || true
+    fi
     echo "  console log: $log"
     echo "  results:     $res"
     NAMES+=("$label")

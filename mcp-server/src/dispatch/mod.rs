@@ -39,6 +39,7 @@ mod resources;
 mod rounds;
 mod serve;
 mod session;
+mod tasks;
 mod tools;
 
 use std::sync::Arc;
@@ -62,6 +63,7 @@ pub(crate) use changes::{Change, Changes, Watched};
 pub(crate) use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::SessionRecord;
+pub use tasks::TaskSupport;
 
 use crate::context::Outbound;
 use crate::handle::ServerHandle;
@@ -95,6 +97,8 @@ pub(crate) struct ServerCore {
     pub(crate) policy: Policy,
     /// Signs and checks the `requestState` of 2026-07-28 input rounds.
     pub(crate) signer: crate::request_state::Signer,
+    /// The tasks this server runs (the tasks extension).
+    tasks: tasks::TaskTable,
 }
 
 /// What runs around tool calls: visibility, middleware, timeouts, bounds.
@@ -165,6 +169,19 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     }
 }
 
+/// A cryptographically random id: 32 hex digits (128 bits), visible ASCII
+/// (legacy session ids, task ids).
+pub(crate) fn random_hex_id() -> Result<String, getrandom::Error> {
+    use std::fmt::Write as _;
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    let mut id = String::with_capacity(32);
+    for b in bytes {
+        let _ = write!(id, "{b:02x}");
+    }
+    Ok(id)
+}
+
 pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
     encode(&ErrorResponse::new(id, error))
 }
@@ -212,6 +229,7 @@ impl ServerCore {
             server_info_meta,
             policy,
             signer,
+            tasks: tasks::TaskTable::default(),
         }
     }
 
@@ -340,6 +358,7 @@ pub(super) const CAPABILITIES: &[Entry] = &[
     Entry::of::<Resources>(),
     Entry::of::<Completion>(),
     Entry::of::<Listen>(),
+    Entry::of::<tasks::Tasks>(),
 ];
 
 impl ServerCore {

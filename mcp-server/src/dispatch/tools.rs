@@ -198,14 +198,23 @@ impl ServerCore {
         };
         let (log_level, client_capabilities, progress_token) =
             call_settings(&mut era, p.meta.as_ref());
-        if let Some(missing) = missing_capabilities(
-            entry.requires_client,
-            entry.requires_extensions,
-            &client_capabilities,
-        ) {
-            return failed(id, missing_capability_error(&name, missing));
+        // A tool that only runs as a task needs the tasks extension.
+        let task_only = [mcp_types::extension::TASKS];
+        let extensions = if entry.task == crate::TaskSupport::Required {
+            &task_only[..]
+        } else {
+            entry.requires_extensions
+        };
+        if let Some(missing) =
+            missing_capabilities(entry.requires_client, extensions, &client_capabilities)
+        {
+            return failed(
+                id,
+                missing_capability_error(&format!("tool `{name}`"), missing),
+            );
         }
         let modern = matches!(era, Era::Modern(_));
+        let as_task = Self::may_run_as_task(entry.task, &client_capabilities);
         let timeout = entry.timeout.or(self.policy.call_timeout);
         let plain = self.policy.middleware.is_empty() && timeout.is_none();
         let mut arguments = Args::from_text(p.arguments);
@@ -251,7 +260,7 @@ impl ServerCore {
             // The common case, kept free of boxing: no middleware, no timeout, a slot at hand.
             Admission::Now(permit) if plain => {
                 let call = AlwaysOk(entry.call(arguments.into_owned(), ctx.clone()));
-                self.run_call(session, id, ctx, call, permit, modern)
+                self.run_call(session, id, ctx, call, permit, modern, as_task)
             }
             admission => {
                 let arguments = match arguments.into_object() {
@@ -265,7 +274,7 @@ impl ServerCore {
                     ctx: ctx.clone(),
                 };
                 let guarded = self.guarded_call(entry, call, admission, timeout);
-                self.run_call(session, id, ctx, guarded, None, modern)
+                self.run_call(session, id, ctx, guarded, None, modern, as_task)
             }
         }
     }
@@ -317,8 +326,10 @@ impl ServerCore {
 
     /// Polls a call once in place and answers at once if it is done (most
     /// tools never wait); otherwise registers it for cancellation and hands it
-    /// to the transport to run. A spawned future is polled again straight
-    /// away, which replaces the no-op waker this poll may have left behind.
+    /// to the transport to run, or (`as_task`) runs it as a task. A spawned
+    /// future is polled again straight away, which replaces the no-op waker
+    /// this poll may have left behind.
+    #[allow(clippy::too_many_arguments)]
     fn run_call<F>(
         self: &Arc<Self>,
         session: &Arc<Session>,
@@ -327,6 +338,7 @@ impl ServerCore {
         mut call: F,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
         modern: bool,
+        as_task: bool,
     ) -> Outcome
     where
         F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
@@ -345,6 +357,9 @@ impl ServerCore {
         let rounds = rounds_of(&ctx);
         if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
             return Outcome::Reply(self.input_required(id, r));
+        }
+        if as_task {
+            return self.start_task(id, ctx, call, permit, rounds);
         }
         lock(&session.inflight).insert(id.clone(), ctx.clone());
         let core = Arc::clone(self);
@@ -594,12 +609,18 @@ mod tests {
     }
 }
 
-/// -32021 with `data.requiredCapabilities`, as 2026-07-28 defines it.
-fn missing_capability_error(tool: &str, missing: mcp_types::JsonObject) -> ErrorObject {
-    let names: Vec<&str> = missing.keys().map(String::as_str).collect();
-    let message = format!(
-        "tool `{tool}` needs the client capabilities {names:?}, which the client did not declare"
-    );
+/// -32021 with `data.requiredCapabilities`, as 2026-07-28 defines it;
+/// `what` needs them (``tool `add` ``, `` `tasks/get` ``).
+pub(super) fn missing_capability_error(what: &str, missing: mcp_types::JsonObject) -> ErrorObject {
+    let names: Vec<String> = missing
+        .iter()
+        .flat_map(|(name, value)| match (name.as_str(), value) {
+            ("extensions", Value::Object(ids)) => ids.keys().cloned().collect(),
+            _ => vec![name.clone()],
+        })
+        .collect();
+    let message =
+        format!("{what} needs the client capabilities {names:?}, which the client did not declare");
     let mut data = mcp_types::JsonObject::new();
     data.insert("requiredCapabilities".into(), Value::Object(missing));
     ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)

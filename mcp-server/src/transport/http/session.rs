@@ -15,13 +15,7 @@ use super::sse::{EventStream, ReplayLimits};
 
 /// A cryptographically random session id: 32 hex digits (128 bits), visible ASCII.
 pub(crate) fn new_session_id() -> Result<String, getrandom::Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)?;
-    let mut id = String::with_capacity(32);
-    for b in bytes {
-        let _ = write!(id, "{b:02x}");
-    }
-    Ok(id)
+    crate::dispatch::random_hex_id()
 }
 
 /// How many finished streams a session keeps for late resumption.
