@@ -34,3 +34,4 @@ pub mod route;
 pub mod schema;
 pub mod sse;
 pub mod sync;
+pub mod time;

@@ -108,8 +108,8 @@ impl Task {
             result_type,
             task_id: id,
             status,
-            created_at: iso8601(self.created),
-            last_updated_at: iso8601(self.updated),
+            created_at: mcp_wire::time::rfc3339(self.created),
+            last_updated_at: mcp_wire::time::rfc3339(self.updated),
             ttl_ms: millis(TASK_TTL),
             poll_interval_ms: millis(POLL_INTERVAL),
             result,
@@ -319,46 +319,5 @@ impl Capability for Tasks {
             Ok(bytes) => Outcome::Reply(bytes),
             Err(e) => failed(req.id, e),
         })
-    }
-}
-
-/// `time` as an ISO 8601 UTC timestamp with milliseconds.
-fn iso8601(time: SystemTime) -> String {
-    let since = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = since.as_secs();
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600,
-        rem % 3_600 / 60,
-        rem % 60,
-        since.subsec_millis()
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_iso_8601_utc() {
-        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_764_230_400_123);
-        assert_eq!(iso8601(t), "2025-11-27T08:00:00.123Z");
-        assert_eq!(iso8601(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(iso8601(leap), "2000-02-29T00:00:00.000Z");
     }
 }
