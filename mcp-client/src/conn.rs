@@ -275,6 +275,16 @@ impl Conn {
     /// with the installed handlers: each retry has a new id, the same
     /// params, the `inputResponses` and the echoed `requestState`.
     pub(crate) async fn request_with_input(&self, req: Req) -> Result<Value, CallError> {
+        let modern = req.modern;
+        let result = self.request_with_rounds(req).await?;
+        // A task (the tasks extension): followed to its end.
+        if crate::tasks::is_task(&result) {
+            return self.follow_task(result, modern).await;
+        }
+        Ok(result)
+    }
+
+    async fn request_with_rounds(&self, req: Req) -> Result<Value, CallError> {
         if !req.modern {
             return self.request(req).await;
         }
@@ -324,7 +334,7 @@ impl Conn {
     }
 
     /// Runs each input request through its handler, in order.
-    async fn fulfil(
+    pub(crate) async fn fulfil(
         &self,
         requests: BTreeMap<String, InputRequest>,
     ) -> Result<JsonObject, CallError> {

@@ -185,6 +185,7 @@ mod options;
 mod prompts;
 mod session;
 mod shared;
+mod tasks;
 mod tools;
 mod transport;
 

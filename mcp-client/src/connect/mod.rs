@@ -57,6 +57,9 @@ pub struct ClientBuilder {
     max_input_rounds: usize,
     /// Extensions declared, with their settings.
     extensions: Vec<(String, mcp_types::JsonObject)>,
+    /// Whether the tasks extension is declared (calls answered with a task
+    /// are then followed to their end).
+    tasks: bool,
     #[cfg(feature = "tls")]
     tls: Option<Arc<rustls::ClientConfig>>,
     #[cfg(feature = "auth")]
@@ -110,6 +113,7 @@ impl ClientBuilder {
             log_level: None,
             max_input_rounds: 8,
             extensions: Vec::new(),
+            tasks: true,
         }
     }
 
@@ -210,10 +214,31 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether to declare the tasks extension (SEP-2663; on by default).
+    /// With it, a server may answer a long `tools/call` with a task: the
+    /// client then polls it (at the interval the server asks for), answers
+    /// the input it asks for with the installed handlers, cancels it when
+    /// the caller stops waiting, and returns the final result, so callers
+    /// see an ordinary call. Without it, a tool that only runs as a task is
+    /// refused (-32021).
+    pub fn tasks(mut self, on: bool) -> Self {
+        self.tasks = on;
+        self
+    }
+
     pub(super) fn parts(&self) -> Result<(Arc<Shared>, Arc<Config>), CallError> {
         let mut capabilities = self.handlers.capabilities();
-        if !self.extensions.is_empty() {
+        let tasks = self.tasks.then(|| {
+            (
+                mcp_types::extension::TASKS.to_owned(),
+                mcp_types::JsonObject::new(),
+            )
+        });
+        if tasks.is_some() || !self.extensions.is_empty() {
             let mut declared = mcp_types::JsonObject::new();
+            if let Some((id, settings)) = tasks {
+                declared.insert(id, settings.into());
+            }
             for (id, settings) in &self.extensions {
                 mcp_types::extension::check_id(id)
                     .map_err(|e| CallError::Transport(Box::new(e)))?;

@@ -30,6 +30,8 @@ use std::collections::BTreeMap;
 
 /// How long a task stays readable after it was created.
 pub(crate) const TASK_TTL: Duration = Duration::from_secs(60 * 60);
+/// How long a cancelled task's tool may take to wind down before it is stopped.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
 /// How often clients are asked to poll.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -190,13 +192,19 @@ impl ServerCore {
         let running = task_id.clone();
         tokio::spawn(async move {
             let _permit = permit;
+            tokio::pin!(call);
             let status = tokio::select! {
-                outcome = call => match outcome {
+                outcome = &mut call => match outcome {
                     _ if ctx.is_cancelled() => Status::Cancelled,
                     Ok(result) => Status::Completed(serde_json::to_value(&result).unwrap_or(Value::Null)),
                     Err(error) => Status::Failed(error),
                 },
-                () = ctx.cancelled() => Status::Cancelled,
+                () = ctx.cancelled() => {
+                    // Cooperative: the tool sees the cancellation and may
+                    // wind down; it is stopped after a grace period.
+                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut call).await;
+                    Status::Cancelled
+                }
             };
             core.tasks.settle(&running, status);
         });
