@@ -301,23 +301,19 @@ fn decode_event(item: Vec<u8>) -> Option<(u64, Bytes)> {
     Some((seq, Bytes::from(item).slice(8..)))
 }
 
-impl Store for RedisStore {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+impl RedisStore {
+    /// `SET key value PX ttl` (sent again once if the connection dropped).
+    fn set_expiring(&self, key: String, value: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
         let inner = self.inner.clone();
-        let key = inner.key("s", id);
         let ms = millis(ttl);
         Box::pin(async move {
             inner
                 .run(Retry::OnDrop, |mut conn| {
-                    let (key, record) = (&key, &record);
+                    let (key, value) = (&key, &value);
                     async move {
                         redis::cmd("SET")
                             .arg(key)
-                            .arg(record.as_ref())
+                            .arg(value.as_ref())
                             .arg("PX")
                             .arg(ms)
                             .exec_async(&mut conn)
@@ -326,6 +322,16 @@ impl Store for RedisStore {
                 })
                 .await
         })
+    }
+}
+
+impl Store for RedisStore {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        self.set_expiring(self.inner.key("s", id), record, ttl)
     }
 
     fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>> {
@@ -480,6 +486,31 @@ impl Store for RedisStore {
                 events,
                 ended: ended.as_deref() == Some(b"1"),
             }))
+        })
+    }
+
+    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        self.set_expiring(
+            self.inner.key("t", id),
+            record,
+            ttl.max(Duration::from_millis(1)),
+        )
+    }
+
+    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>> {
+        let inner = self.inner.clone();
+        let key = inner.key("t", id);
+        Box::pin(async move {
+            inner
+                .run(Retry::OnDrop, |mut conn| {
+                    let key = &key;
+                    async move {
+                        let record: Option<Vec<u8>> =
+                            redis::cmd("GET").arg(key).query_async(&mut conn).await?;
+                        Ok(record.map(Bytes::from))
+                    }
+                })
+                .await
         })
     }
 

@@ -301,13 +301,14 @@ impl ServerBuilder {
                 .iter()
                 .any(|t| !t.completions.is_empty());
         let mut extensions = JsonObject::new();
-        // A tool that may run as a task offers the tasks extension.
-        if self
+        // A tool that may run as a task offers the tasks extension (the
+        // builder may still declare it once, with settings of its own).
+        let mut tasks_automatic = self
             .items
             .tools
             .iter()
-            .any(|t| t.task != crate::TaskSupport::Never)
-        {
+            .any(|t| t.task != crate::TaskSupport::Never);
+        if tasks_automatic {
             extensions.insert(
                 mcp_types::extension::TASKS.to_owned(),
                 JsonObject::new().into(),
@@ -315,8 +316,9 @@ impl ServerBuilder {
         }
         for (id, settings) in self.extensions {
             mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
-            let automatic = id == mcp_types::extension::TASKS && extensions.contains_key(&id);
-            if extensions.insert(id.clone(), settings.into()).is_some() && !automatic {
+            let replaces_automatic =
+                id == mcp_types::extension::TASKS && std::mem::take(&mut tasks_automatic);
+            if extensions.insert(id.clone(), settings.into()).is_some() && !replaces_automatic {
                 return Err(Error::Config(format!("extension `{id}` is declared twice")));
             }
         }

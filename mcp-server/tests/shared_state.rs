@@ -52,6 +52,25 @@ impl Shared {
         "done".into()
     }
 
+    #[describe("Works for a moment; may run as a task")]
+    #[tool(task = optional)]
+    pub async fn slow(&self, ctx: Context) -> String {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(300)) => "slow done".into(),
+            () = ctx.cancelled() => "cancelled".into(),
+        }
+    }
+
+    #[describe("Works a moment as a task, then asks a name")]
+    #[tool(task = optional)]
+    pub async fn ask_later(&self, ctx: Context) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        match ctx.ask("name").elicit::<Name>("Your name?").await? {
+            Elicited::Accepted(n) => Ok(format!("later, {}", n.name)),
+            _ => Ok("no name".into()),
+        }
+    }
+
     #[resource(uri = "mem://thing", mime_type = "text/plain")]
     #[describe("A thing that changes")]
     pub fn thing(&self) -> String {
@@ -272,7 +291,7 @@ async fn a_session_opened_on_one_is_served_by_the_other_until_deleted() {
     let (a, b) = pair(MemoryStore::new()).await;
     let sid = a.open().await;
     let tools = b.request(&sid, 1, "tools/list", json!({})).await;
-    assert_eq!(tools[0]["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(tools[0]["result"]["tools"].as_array().unwrap().len(), 5);
     assert_eq!(
         text_of(
             &b.request(&sid, 2, "tools/call", json!({"name":"chatty"}))
@@ -410,6 +429,59 @@ async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
 }
 
 impl Instance {
+    /// A 2026-07-28 request from a client with the tasks extension.
+    async fn with_tasks(&self, method: &str, name: &str, mut params: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        });
+        self.modern(method, name, &params).await
+    }
+
+    /// A 2026-07-28 request (stateless: no session), its params complete.
+    async fn modern(&self, method: &str, name: &str, params: &Value) -> Value {
+        let body = json!({"jsonrpc":"2.0","id":9,"method":method,"params":params});
+        let r = self
+            .send(
+                "POST",
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Accept", "application/json, text/event-stream"),
+                    ("MCP-Protocol-Version", "2026-07-28"),
+                    ("Mcp-Method", method),
+                    ("Mcp-Name", name),
+                ],
+                &body.to_string(),
+            )
+            .await;
+        r.messages().await.pop().unwrap()
+    }
+
+    /// Calls `tool` as a task; the task's id.
+    async fn start_task(&self, tool: &str) -> String {
+        let created = self
+            .with_tasks("tools/call", tool, json!({"name": tool, "arguments": {}}))
+            .await;
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        created["result"]["taskId"].as_str().unwrap().to_owned()
+    }
+
+    /// `tasks/get` until the task's status is `want` (fails after 5 s).
+    async fn task_until(&self, task: &str, want: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let got = self
+                .with_tasks("tasks/get", task, json!({"taskId": task}))
+                .await;
+            if got["result"]["status"] == want {
+                return got;
+            }
+            assert!(Instant::now() < deadline, "no {want}: {got}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// A 2026-07-28 `tools/call` (stateless: no session).
     async fn modern_call(&self, tool: &str, extra: &Value) -> Value {
         let mut params = json!({"name": tool, "arguments": {}, "_meta": {
@@ -420,21 +492,7 @@ impl Instance {
         for (k, v) in extra.as_object().unwrap() {
             params[k] = v.clone();
         }
-        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params});
-        let r = self
-            .send(
-                "POST",
-                &[
-                    ("Content-Type", "application/json"),
-                    ("Accept", "application/json, text/event-stream"),
-                    ("MCP-Protocol-Version", "2026-07-28"),
-                    ("Mcp-Method", "tools/call"),
-                    ("Mcp-Name", tool),
-                ],
-                &body.to_string(),
-            )
-            .await;
-        r.messages().await.pop().unwrap()
+        self.modern("tools/call", tool, &params).await
     }
 }
 
@@ -529,6 +587,52 @@ async fn a_session_belongs_to_its_opener_on_every_instance() {
     }
 }
 
+#[tokio::test]
+async fn a_task_created_on_one_instance_is_polled_updated_and_cancelled_on_the_other() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    // Created on A, polled on B to its result.
+    let task = a.start_task("slow").await;
+    let seen = b
+        .with_tasks("tasks/get", &task, json!({"taskId": task}))
+        .await;
+    assert_eq!(seen["result"]["taskId"], task.as_str(), "{seen}");
+    let done = b.task_until(&task, "completed").await;
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "slow done",
+        "{done}"
+    );
+
+    // Input asked on A, answered through B.
+    let task = a.start_task("ask_later").await;
+    let asking = b.task_until(&task, "input_required").await;
+    assert!(
+        asking["result"]["inputRequests"]["name"].is_object(),
+        "{asking}"
+    );
+    let answer = json!({"taskId": task, "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}});
+    let ack = b.with_tasks("tasks/update", &task, answer).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = b.task_until(&task, "completed").await;
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "later, Ada",
+        "{done}"
+    );
+
+    // Cancelled through B: A's tool sees it.
+    let task = a.start_task("ask_later").await;
+    b.task_until(&task, "input_required").await;
+    let ack = b
+        .with_tasks("tasks/cancel", &task, json!({"taskId": task}))
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    b.task_until(&task, "cancelled").await;
+    // An unknown task is -32602 on either.
+    let unknown = b
+        .with_tasks("tasks/get", "nope", json!({"taskId": "nope"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
 /// A store that stops answering when told to.
 #[derive(Clone, Default)]
 struct Flaky {
@@ -575,6 +679,12 @@ impl Store for Flaky {
     }
     fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
         self.gate(self.inner.claim(key, ttl))
+    }
+    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        self.gate(self.inner.put_task(id, record, ttl))
+    }
+    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>> {
+        self.gate(self.inner.get_task(id))
     }
     fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
         self.gate(self.inner.publish(message))

@@ -64,6 +64,8 @@ pub(crate) use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::SessionRecord;
 pub use tasks::TaskSupport;
+#[cfg(feature = "http")]
+pub(crate) use tasks::{TaskOp, TaskShare};
 
 use crate::context::Outbound;
 use crate::handle::ServerHandle;
@@ -98,7 +100,9 @@ pub(crate) struct ServerCore {
     /// Signs and checks the `requestState` of 2026-07-28 input rounds.
     pub(crate) signer: crate::request_state::Signer,
     /// The tasks this server runs (the tasks extension).
-    tasks: tasks::TaskTable,
+    pub(crate) tasks: tasks::TaskTable,
+    /// Tasks shared with other instances (a shared store is configured).
+    pub(crate) task_share: std::sync::OnceLock<tasks::TaskShare>,
 }
 
 /// What runs around tool calls: visibility, middleware, timeouts, bounds.
@@ -230,6 +234,7 @@ impl ServerCore {
             policy,
             signer,
             tasks: tasks::TaskTable::default(),
+            task_share: std::sync::OnceLock::new(),
         }
     }
 

@@ -66,7 +66,40 @@ struct Task {
     ctx: Context,
     /// Its inputs (2026-07-28): asked while it runs, answered by `tasks/update`.
     rounds: Option<Arc<Rounds>>,
+    /// Wakes the writer of its record to the shared store (if any).
+    changed: Arc<tokio::sync::Notify>,
 }
+
+/// What a task asks of the instance that runs it, from another instance.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub(crate) enum TaskOp {
+    /// `tasks/cancel`.
+    Cancel,
+    /// `tasks/update`, with its `inputResponses`.
+    Update {
+        /// The answers, by input request key.
+        responses: JsonObject,
+    },
+}
+
+/// Tasks shared by several instances: each task's record in the store
+/// (written by the instance that runs it, with a heartbeat), and the way
+/// to tell that instance of a cancellation or answers.
+pub(crate) struct TaskShare {
+    pub(crate) store: Arc<dyn crate::state::Store>,
+    /// Sends an operation on a task to every instance (the bus).
+    pub(crate) forward: Forward,
+}
+
+/// How [`TaskShare`] sends an operation on a task to the other instances.
+pub(crate) type Forward = Box<dyn Fn(&str, TaskOp) + Send + Sync>;
+
+/// How often the instance running a task rewrites its record (its heartbeat).
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// A running task whose record is older than this is reported failed: the
+/// instance that ran it is gone.
+const STALE: Duration = Duration::from_secs(10);
 
 /// Every task of this server, by id.
 #[derive(Default)]
@@ -125,6 +158,14 @@ impl Task {
     }
 }
 
+fn now_ms() -> u64 {
+    millis(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default(),
+    )
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -145,9 +186,49 @@ impl TaskTable {
                 status: Status::Working,
                 ctx,
                 rounds,
+                changed: Arc::default(),
             },
         );
         Some(id)
+    }
+
+    /// Task `id`'s record for the shared store: as `tasks/get` shows it,
+    /// with the time it was written (the heartbeat); `None` once it is gone.
+    fn record(&self, id: &str) -> Option<(Vec<u8>, bool)> {
+        let tasks = lock(&self.tasks);
+        let task = tasks.get(id)?;
+        let mut record = serde_json::to_value(task.view(id, "complete")).ok()?;
+        record["heartbeatMs"] = now_ms().into();
+        let done = !matches!(task.status, Status::Working);
+        Some((serde_json::to_vec(&record).ok()?, done))
+    }
+
+    fn changed(&self, id: &str) -> Option<Arc<tokio::sync::Notify>> {
+        lock(&self.tasks).get(id).map(|t| Arc::clone(&t.changed))
+    }
+
+    /// Applies what another instance was asked for task `id`, if it runs here.
+    pub(crate) fn apply(&self, id: &str, op: TaskOp) {
+        let mut tasks = lock(&self.tasks);
+        let Some(task) = tasks.get_mut(id) else {
+            return;
+        };
+        match op {
+            TaskOp::Cancel => {
+                if matches!(task.status, Status::Working) {
+                    task.ctx.cancel();
+                }
+            }
+            TaskOp::Update { responses } => {
+                if let Some(rounds) = &task.rounds {
+                    for (key, value) in responses {
+                        rounds.answer(&key, value);
+                    }
+                }
+                task.updated = SystemTime::now();
+                task.changed.notify_one();
+            }
+        }
     }
 
     /// Settles task `id` (a task already settled, cancelled included, stays as it is).
@@ -156,6 +237,7 @@ impl TaskTable {
             if matches!(task.status, Status::Working) {
                 task.status = status;
                 task.updated = SystemTime::now();
+                task.changed.notify_one();
             }
         }
     }
@@ -208,14 +290,38 @@ impl ServerCore {
             };
             core.tasks.settle(&running, status);
         });
-        let tasks = lock(&self.tasks.tasks);
-        let Some(task) = tasks.get(&task_id) else {
-            return failed(id, ErrorObject::internal("the task was not recorded"));
+        let reply = {
+            let tasks = lock(&self.tasks.tasks);
+            let Some(task) = tasks.get(&task_id) else {
+                return failed(id, ErrorObject::internal("the task was not recorded"));
+            };
+            encode(&Response::new(id.clone(), task.view(&task_id, "task")))
         };
-        Outcome::Reply(encode(&Response::new(id, task.view(&task_id, "task"))))
+        let Some(share) = self.task_share.get() else {
+            return Outcome::Reply(reply);
+        };
+        // Shared: the handle is answered once the store has the task, so
+        // that `tasks/get` on any instance resolves.
+        let first = self.tasks.record(&task_id);
+        let store = Arc::clone(&share.store);
+        let core = Arc::clone(self);
+        Outcome::Spawn(Box::pin(async move {
+            let (bytes, _) = first?;
+            let put = store.put_task(&task_id, bytes.into(), TASK_TTL);
+            if let Err(e) = crate::state::within(&*store, put).await {
+                core.tasks.apply(&task_id, TaskOp::Cancel);
+                let error = ErrorObject::internal(format!(
+                    "the task could not be recorded: {}",
+                    crate::Chain(&e)
+                ));
+                return Some(super::error_reply(Some(id), error));
+            }
+            tokio::spawn(write_task(core, store, task_id));
+            Some(reply)
+        }))
     }
 
-    fn task_request(&self, req: &Request<'_>) -> Result<Vec<u8>, ErrorObject> {
+    fn task_request(&self, req: &Request<'_>) -> Result<TaskReply, ErrorObject> {
         #[derive(serde::Deserialize, Default)]
         struct TaskParams<'a> {
             #[serde(rename = "taskId", default)]
@@ -245,27 +351,11 @@ impl ServerCore {
         let task_id = p
             .task_id
             .ok_or_else(|| ErrorObject::invalid_params("missing `taskId`"))?;
-        let now = SystemTime::now();
-        let mut tasks = lock(&self.tasks.tasks);
-        let task = tasks
-            .get_mut(&task_id)
-            .filter(|t| !t.expired(now))
-            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task: {task_id}")))?;
-        let ack = || encode(&Response::new(req.id.clone(), Ack::default()));
-        Ok(match req.method {
-            method::TASKS_GET => encode(&Response::new(
-                req.id.clone(),
-                task.view(&task_id, "complete"),
-            )),
-            method::TASKS_CANCEL => {
-                // Cooperative: the tool's context sees it; a settled task stays as it is.
-                if matches!(task.status, Status::Working) {
-                    task.ctx.cancel();
-                }
-                ack()
-            }
-            _ => {
-                let responses = match p.input_responses {
+        let op = match req.method {
+            method::TASKS_GET => None,
+            method::TASKS_CANCEL => Some(TaskOp::Cancel),
+            _ => Some(TaskOp::Update {
+                responses: match p.input_responses {
                     Some(Value::Object(responses)) => responses,
                     None | Some(Value::Null) => JsonObject::new(),
                     Some(_) => {
@@ -273,19 +363,129 @@ impl ServerCore {
                             "inputResponses must be an object of results by input request key",
                         ))
                     }
+                },
+            }),
+        };
+        let now = SystemTime::now();
+        {
+            let tasks = lock(&self.tasks.tasks);
+            let Some(task) = tasks.get(&task_id).filter(|t| !t.expired(now)) else {
+                drop(tasks);
+                // Another instance's, when they share a store.
+                return match self.task_share.get() {
+                    Some(_) => Ok(TaskReply::Elsewhere { task_id, op }),
+                    None => Err(unknown_task(&task_id)),
                 };
-                // Answers to keys not outstanding (never asked, answered
-                // already) are ignored, as the extension says.
-                if let Some(rounds) = &task.rounds {
-                    for (key, value) in responses {
-                        rounds.answer(&key, value);
-                    }
-                }
-                task.updated = now;
-                ack()
+            };
+            if op.is_none() {
+                return Ok(TaskReply::Now(encode(&Response::new(
+                    req.id.clone(),
+                    task.view(&task_id, "complete"),
+                ))));
             }
-        })
+        }
+        // Cooperative cancellation; answers to keys not outstanding (never
+        // asked, answered already) are ignored, as the extension says.
+        if let Some(op) = op {
+            self.tasks.apply(&task_id, op);
+        }
+        Ok(TaskReply::Now(ack(req.id.clone())))
     }
+
+    /// A `tasks/*` request for a task another instance runs: its record
+    /// from the store (`tasks/get`), or the operation passed to it.
+    fn task_elsewhere(&self, id: RequestId, task_id: String, op: Option<TaskOp>) -> Outcome {
+        let Some(share) = self.task_share.get() else {
+            return failed(id, unknown_task(&task_id));
+        };
+        let store = Arc::clone(&share.store);
+        let forward = op.map(|op| {
+            (share.forward)(&task_id, op);
+        });
+        Outcome::Spawn(Box::pin(async move {
+            let read = crate::state::within(&*store, store.get_task(&task_id)).await;
+            let record = match read {
+                Ok(Some(bytes)) => from_store(&bytes),
+                Ok(None) => None,
+                Err(e) => {
+                    let error = ErrorObject::internal(format!(
+                        "the task store is unavailable: {}",
+                        crate::Chain(&e)
+                    ));
+                    return Some(super::error_reply(Some(id), error));
+                }
+            };
+            Some(match (record, forward) {
+                (None, _) => super::error_reply(Some(id), unknown_task(&task_id)),
+                (Some(record), None) => encode(&Response::new(id, record)),
+                (Some(_), Some(())) => ack(id),
+            })
+        }))
+    }
+}
+
+/// What a `tasks/*` request is answered with.
+enum TaskReply {
+    /// This instance runs the task: the answer.
+    Now(Vec<u8>),
+    /// Another instance does (or nobody, any more): the store says.
+    Elsewhere { task_id: String, op: Option<TaskOp> },
+}
+
+fn unknown_task(task_id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("unknown task: {task_id}"))
+}
+
+fn ack(id: RequestId) -> Vec<u8> {
+    encode(&Response::new(id, Ack::default()))
+}
+
+/// Keeps task `id`'s record in the store: on each change and every
+/// [`HEARTBEAT`], until the task has ended (and that is written).
+async fn write_task(core: Arc<ServerCore>, store: Arc<dyn crate::state::Store>, id: String) {
+    let Some(changed) = core.tasks.changed(&id) else {
+        return;
+    };
+    loop {
+        let _ = tokio::time::timeout(HEARTBEAT, changed.notified()).await;
+        let Some((bytes, done)) = core.tasks.record(&id) else {
+            return;
+        };
+        let put = store.put_task(&id, bytes.into(), TASK_TTL);
+        if let Err(e) = crate::state::within(&*store, put).await {
+            tracing::warn!(task = %id, error = %crate::Chain(&e), "a task's state was not written to the shared store");
+        } else if done {
+            return;
+        }
+    }
+}
+
+/// A task record read from the store, as `tasks/get` answers it: one whose
+/// instance stopped writing while it ran is reported failed.
+fn from_store(bytes: &[u8]) -> Option<Value> {
+    let mut record: Value = serde_json::from_slice(bytes).ok()?;
+    let running = matches!(
+        record.get("status").and_then(Value::as_str),
+        Some("working" | "input_required")
+    );
+    let written = record
+        .get("heartbeatMs")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if running && now_ms().saturating_sub(written) > millis(STALE) {
+        let map = record.as_object_mut()?;
+        map.remove("inputRequests");
+        map.insert("status".into(), "failed".into());
+        map.insert(
+            "error".into(),
+            serde_json::to_value(ErrorObject::internal(
+                "the instance running this task stopped: it will not finish",
+            ))
+            .ok()?,
+        );
+    }
+    record.as_object_mut()?.remove("heartbeatMs");
+    Some(record)
 }
 
 /// The capabilities the client declared for this request.
@@ -324,8 +524,39 @@ impl Capability for Tasks {
             return Err(req);
         }
         Ok(match core.task_request(&req) {
-            Ok(bytes) => Outcome::Reply(bytes),
+            Ok(TaskReply::Now(bytes)) => Outcome::Reply(bytes),
+            Ok(TaskReply::Elsewhere { task_id, op }) => core.task_elsewhere(req.id, task_id, op),
             Err(e) => failed(req.id, e),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_running_task_whose_instance_stopped_writing_is_reported_failed() {
+        let record = |status: &str, heartbeat: u64| {
+            serde_json::to_vec(&serde_json::json!({
+                "resultType": "complete", "taskId": "t", "status": status,
+                "inputRequests": {"k": {"method": "elicitation/create"}},
+                "heartbeatMs": heartbeat,
+            }))
+            .unwrap()
+        };
+        let fresh = from_store(&record("working", now_ms())).unwrap();
+        assert_eq!(fresh["status"], "working");
+        assert!(
+            fresh.get("heartbeatMs").is_none(),
+            "the heartbeat is the store's"
+        );
+        let gone = from_store(&record("input_required", now_ms() - 60_000)).unwrap();
+        assert_eq!(gone["status"], "failed");
+        assert_eq!(gone["error"]["code"], -32603);
+        assert!(gone.get("inputRequests").is_none());
+        // An ended task stays as it ended, however old.
+        let old = from_store(&record("completed", 1)).unwrap();
+        assert_eq!(old["status"], "completed");
     }
 }

@@ -39,6 +39,7 @@ struct State {
     streams: HashMap<(String, u64), Log>,
     subscribers: Vec<Subscriber>,
     claims: HashMap<String, Instant>,
+    tasks: HashMap<String, (Bytes, Instant)>,
 }
 
 struct Subscriber {
@@ -183,6 +184,24 @@ impl Store for MemoryStore {
                     .collect(),
                 ended: log.ended,
             });
+        ready(found)
+    }
+
+    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        st.tasks.retain(|_, (_, expires)| *expires > now);
+        st.tasks.insert(id.to_owned(), (record, now + ttl));
+        ready(())
+    }
+
+    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>> {
+        let now = Instant::now();
+        let found = lock(&self.inner)
+            .tasks
+            .get(id)
+            .filter(|(_, expires)| *expires > now)
+            .map(|(record, _)| record.clone());
         ready(found)
     }
 

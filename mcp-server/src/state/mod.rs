@@ -18,6 +18,7 @@
 //! | each resumable SSE stream's events (bounded) | the store, beside the instance's own copy |
 //! | list changes, resource updates, a client's answers and cancellations for a call running elsewhere, session changes and ends | the bus |
 //! | the 2026-07-28 `requestState`s already accepted (each is accepted once) | the store, until the state expires |
+//! | each task's state (the tasks extension), as `tasks/get` shows it | the store, written by the instance that runs it; `tasks/update` and `tasks/cancel` reach that instance on the bus |
 //! | calls in flight, open streams, a toolbox's own fields | the instance |
 //!
 //! Records and bus messages are opaque bytes to a store: the framework
@@ -142,6 +143,12 @@ pub trait Store: Send + Sync + 'static {
         after: u64,
     ) -> BoxFuture<StoreResult<Option<StreamLog>>>;
 
+    /// Stores task `id`'s record (as `tasks/get` shows it), expiring after `ttl`.
+    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>>;
+
+    /// Task `id`'s record, if the store has it.
+    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>>;
+
     /// Records `key` as used for `ttl`: `true` the first time, `false` while
     /// it is on record (a 2026-07-28 `requestState` is accepted once across
     /// the instances).
@@ -156,12 +163,10 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// How long a request waits for the store before it is answered 503.
-#[cfg(feature = "http")]
 pub(crate) const STORE_DEADLINE: Duration = Duration::from_millis(1500);
 
 /// Runs a store operation with the deadline: a store that does not answer
 /// in time has failed.
-#[cfg(feature = "http")]
 pub(crate) async fn within<T>(store: &dyn Store, op: BoxFuture<StoreResult<T>>) -> StoreResult<T> {
     match tokio::time::timeout(STORE_DEADLINE, op).await {
         Ok(r) => r,

@@ -405,6 +405,8 @@ impl Server {
         let shared = config.store.clone().map(|store| {
             let (shared, log) = shared::Shared::new(store);
             sessions.mirror = Some(log);
+            // Tasks, too, are shared (the first service built with a store wins).
+            let _ = self.core.task_share.set(shared.task_share());
             shared
         });
         let inner = Arc::new(Inner {

@@ -97,6 +97,38 @@ pub(super) fn unavailable(error: &StoreError) -> Response<McpBody> {
 }
 
 impl Shared {
+    /// Tasks shared through this store: their records in it, and
+    /// operations on them published on the bus for the instance that runs
+    /// each.
+    pub(super) fn task_share(&self) -> crate::dispatch::TaskShare {
+        let store = Arc::clone(&self.store);
+        let from = self.instance;
+        crate::dispatch::TaskShare {
+            store: Arc::clone(&self.store),
+            forward: Box::new(move |task: &str, op: crate::dispatch::TaskOp| {
+                let notice = Notice {
+                    from,
+                    kind: Kind::Task,
+                    session: Some(task.to_owned()),
+                    uri: None,
+                    list: None,
+                    body: serde_json::to_string(&op)
+                        .ok()
+                        .and_then(|s| RawValue::from_string(s).ok()),
+                };
+                let Ok(bytes) = serde_json::to_vec(&notice) else {
+                    return;
+                };
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    if let Err(e) = within(&*store, store.publish(Bytes::from(bytes))).await {
+                        tracing::warn!(error = %crate::Chain(&e), "an operation on a task did not reach its instance");
+                    }
+                });
+            }),
+        }
+    }
+
     fn notice(&self, kind: Kind) -> Notice {
         Notice {
             from: self.instance,
@@ -139,6 +171,9 @@ enum Kind {
     Changed,
     /// A session ended.
     Ended,
+    /// `tasks/cancel` or `tasks/update` for a task (its id in `session`)
+    /// that the instance running it applies.
+    Task,
 }
 
 impl Inner {
@@ -270,6 +305,14 @@ impl Inner {
                 };
                 if let Ok(record) = serde_json::from_str::<SessionRecord>(body.get()) {
                     held.session.apply(record);
+                }
+            }
+            Kind::Task => {
+                let (Some(task), Some(body)) = (&notice.session, &notice.body) else {
+                    return;
+                };
+                if let Ok(op) = serde_json::from_str::<crate::dispatch::TaskOp>(body.get()) {
+                    self.core.tasks.apply(task, op);
                 }
             }
             Kind::Ended => {
