@@ -497,6 +497,75 @@ async fn cancelling_a_run_cancels_remote_calls_on_their_server() {
     }
 }
 
+/// Remote tools that run as tasks (the tasks extension).
+#[derive(Debug)]
+pub struct Jobs {
+    cancelled: Arc<tokio::sync::Notify>,
+}
+
+#[tool(description = "Long jobs")]
+impl Jobs {
+    #[describe("Builds a report over a moment, reporting progress; only runs as a task")]
+    #[tool(task = required)]
+    pub async fn report(&self, ctx: Context) -> String {
+        for step in 0..3 {
+            ctx.progress(f64::from(step), Some(3.0));
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        "report ready".into()
+    }
+
+    #[describe("Runs until cancelled; may run as a task")]
+    #[tool(task = optional)]
+    pub async fn forever(&self, ctx: Context) -> String {
+        let _guard = OnDrop(Arc::clone(&self.cancelled));
+        ctx.cancelled().await;
+        "cancelled".into()
+    }
+}
+
+#[tokio::test]
+async fn remote_tools_that_run_as_tasks_complete_or_are_cancelled_through_the_tool_set() {
+    for era in [mcp_client::Era::Legacy, mcp_client::Era::Modern] {
+        let cancelled = Arc::new(tokio::sync::Notify::new());
+        let server = Server::builder("jobs", "1.0.0")
+            .toolbox(Jobs {
+                cancelled: Arc::clone(&cancelled),
+            })
+            .build();
+        let client = connect_in(server, era).await;
+        let set = ToolSet::builder()
+            .server(client.clone())
+            .build()
+            .await
+            .unwrap();
+        // A task, followed by the client to its result.
+        let model = Scripted::new()
+            .then(|_| calls(vec![call("r", "report", "{}")]))
+            .then(|r| text(&last_results(r)[0].1));
+        let agent = Agent::builder(Arc::clone(&model), set.clone()).build();
+        let outcome = run_within(agent.run("report")).await.unwrap();
+        assert_eq!(outcome.text, "report ready", "{era:?}");
+        assert!(!outcome.tool_calls[0].is_error, "{era:?}");
+        // A task cancelled midway: the run is cancelled, the task at the
+        // server too (tasks/cancel), and its tool stops.
+        let model = Scripted::new().then(|_| calls(vec![call("f", "forever", "{}")]));
+        let agent = Agent::builder(Arc::clone(&model), set).build();
+        let token = CancellationToken::new();
+        let run = tokio::spawn({
+            let agent = agent.clone();
+            let token = token.clone();
+            async move { agent.run("forever").cancel_on(token).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        token.cancel();
+        let err = run_within(run).await.unwrap().unwrap_err();
+        assert!(matches!(err, RunError::Cancelled { .. }), "{era:?}: {err:?}");
+        run_within(cancelled.notified()).await;
+        client.close().await;
+    }
+}
+
 #[derive(Debug)]
 pub struct Other;
 
