@@ -118,6 +118,11 @@ impl Rounds {
         lock(&self.live).get_or_insert_with(HashMap::new);
     }
 
+    /// Resolves when an input is asked for next.
+    pub(crate) fn on_ask(&self) -> tokio::sync::futures::Notified<'_> {
+        self.needed.notified()
+    }
+
     /// The inputs asked for and not answered yet.
     pub(crate) fn outstanding(&self) -> BTreeMap<String, InputRequest> {
         lock(&self.asked).clone()

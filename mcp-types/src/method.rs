@@ -66,3 +66,6 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// `tasks/cancel` (the tasks extension).
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// `notifications/tasks` (the tasks extension): a task's state, on a
+/// `subscriptions/listen` stream that asked for its id.
+pub const TASKS_NOTIFICATION: &str = "notifications/tasks";

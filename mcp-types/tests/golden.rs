@@ -809,6 +809,8 @@ fn modern_fields_have_their_wire_names() {
         prompts_list_changed: Some(true),
         resources_list_changed: Some(true),
         resource_subscriptions: Some(vec![]),
+        // The tasks extension's field, not the core schema's.
+        task_ids: None,
     };
     assert_eq!(
         keys(&serde_json::to_value(filter).unwrap()),

@@ -91,6 +91,8 @@ pub(crate) enum Change {
     List(ListKind),
     /// The resource at this URI changed.
     Updated(Arc<str>),
+    /// A task's state (the tasks extension), as `notifications/tasks` carries it.
+    Task(Arc<serde_json::Value>),
 }
 
 impl Change {
@@ -106,6 +108,13 @@ impl Change {
                     meta: subscription.cloned(),
                 },
             )),
+            Change::Task(task) => {
+                let mut params = (**task).clone();
+                if let (Some(map), Some(meta)) = (params.as_object_mut(), subscription) {
+                    map.insert("_meta".to_owned(), serde_json::Value::Object(meta.clone()));
+                }
+                encode(&Notification::new(method::TASKS_NOTIFICATION, params))
+            }
         }
     }
 }
@@ -136,6 +145,8 @@ impl Watched {
 pub(crate) struct Changes {
     feeds: Vec<Feed>,
     updates: Option<(broadcast::Receiver<Arc<str>>, Watched)>,
+    /// Tasks whose states a listen stream follows.
+    tasks: Option<(broadcast::Receiver<super::tasks::TaskNotice>, Vec<String>)>,
 }
 
 impl Changes {
@@ -143,12 +154,28 @@ impl Changes {
         feeds: Vec<Feed>,
         updates: Option<(broadcast::Receiver<Arc<str>>, Watched)>,
     ) -> Changes {
-        Changes { feeds, updates }
+        Changes {
+            feeds,
+            updates,
+            tasks: None,
+        }
+    }
+
+    /// Follows also the states of the tasks `ids` (none: nothing more).
+    pub(crate) fn with_tasks(
+        mut self,
+        notices: broadcast::Receiver<super::tasks::TaskNotice>,
+        ids: Vec<String>,
+    ) -> Changes {
+        if !ids.is_empty() {
+            self.tasks = Some((notices, ids));
+        }
+        self
     }
 
     /// Whether there is nothing to follow.
     pub(crate) fn is_empty(&self) -> bool {
-        self.feeds.is_empty() && self.updates.is_none()
+        self.feeds.is_empty() && self.updates.is_none() && self.tasks.is_none()
     }
 
     /// Waits for the next changes: a burst of list changes once it settled,
@@ -172,6 +199,11 @@ impl Changes {
                     Ok(Some(uri)) => return Some(vec![Change::Updated(uri)]),
                     Ok(None) => {}
                     Err(()) => self.updates = None,
+                },
+                task = next_task(&mut self.tasks) => match task {
+                    Ok(Some(state)) => return Some(vec![Change::Task(state)]),
+                    Ok(None) => {}
+                    Err(()) => self.tasks = None,
                 },
             }
         }
@@ -213,6 +245,22 @@ async fn next_update(
     };
     match rx.recv().await {
         Ok(uri) => Ok(watched.covers(&uri).then_some(uri)),
+        Err(broadcast::error::RecvError::Lagged(_)) => Ok(None),
+        Err(broadcast::error::RecvError::Closed) => Err(()),
+    }
+}
+
+/// The next state of a followed task: `Ok(None)` for a task not followed
+/// (or states missed by a slow stream), `Err` when there will be no more;
+/// pending forever without tasks to follow.
+async fn next_task(
+    tasks: &mut Option<(broadcast::Receiver<super::tasks::TaskNotice>, Vec<String>)>,
+) -> Result<Option<Arc<serde_json::Value>>, ()> {
+    let Some((rx, ids)) = tasks else {
+        return std::future::pending().await;
+    };
+    match rx.recv().await {
+        Ok((id, state)) => Ok(ids.iter().any(|i| **i == *id).then_some(state)),
         Err(broadcast::error::RecvError::Lagged(_)) => Ok(None),
         Err(broadcast::error::RecvError::Closed) => Err(()),
     }

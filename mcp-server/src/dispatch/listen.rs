@@ -102,8 +102,15 @@ impl ServerCore {
                 meta_key::PROTOCOL_VERSION
             ))
         });
-        if let Err(e) = modern.and_then(|m| check_modern(RequestMeta::from_meta(m)).map(drop)) {
-            return failed(id, e);
+        let declared = match modern.and_then(|m| check_modern(RequestMeta::from_meta(m))) {
+            Ok(m) => m.client_capabilities,
+            Err(e) => return failed(id, e),
+        };
+        // Task states go only to a client with the tasks extension.
+        if p.notifications.task_ids.is_some()
+            && declared.extension(mcp_types::extension::TASKS).is_none()
+        {
+            return failed(id, super::tasks::tasks_missing("task notifications"));
         }
         let ctx = Context::new(ContextParts {
             request_id: id.clone(),
@@ -151,7 +158,10 @@ impl ServerCore {
                 meta: Some(sub_meta.clone()),
             },
         )));
-        let mut changes = self.listen_changes(&agreed);
+        let mut changes = self.listen_changes(&agreed).with_tasks(
+            self.tasks.notices(),
+            agreed.task_ids.clone().unwrap_or_default(),
+        );
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {
             // The stream stays open until the client cancels it (then nothing is

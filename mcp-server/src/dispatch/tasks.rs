@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use mcp_types::extension::TASKS;
 use mcp_types::jsonrpc::Response;
+use mcp_types::modern::SubscriptionFilter;
 use mcp_types::{method, ClientCapabilities, ErrorObject, JsonObject, RequestId};
 use mcp_wire::sync::lock;
 use serde::Serialize;
@@ -102,9 +103,22 @@ const HEARTBEAT: Duration = Duration::from_secs(1);
 const STALE: Duration = Duration::from_secs(10);
 
 /// Every task of this server, by id.
-#[derive(Default)]
 pub(crate) struct TaskTable {
     tasks: std::sync::Mutex<HashMap<String, Task>>,
+    /// Each task's state when it changes (for `notifications/tasks`).
+    notices: tokio::sync::broadcast::Sender<TaskNotice>,
+}
+
+/// A task's state as `notifications/tasks` carries it.
+pub(crate) type TaskNotice = (Arc<str>, Arc<Value>);
+
+impl Default for TaskTable {
+    fn default() -> Self {
+        TaskTable {
+            tasks: std::sync::Mutex::default(),
+            notices: tokio::sync::broadcast::Sender::new(256),
+        }
+    }
 }
 
 /// The wire form of a task (`CreateTaskResult` and `tasks/get`).
@@ -203,8 +217,21 @@ impl TaskTable {
         Some((serde_json::to_vec(&record).ok()?, done))
     }
 
-    fn changed(&self, id: &str) -> Option<Arc<tokio::sync::Notify>> {
-        lock(&self.tasks).get(id).map(|t| Arc::clone(&t.changed))
+    fn changed(&self, id: &str) -> Option<(Arc<tokio::sync::Notify>, Option<Arc<Rounds>>)> {
+        lock(&self.tasks)
+            .get(id)
+            .map(|t| (Arc::clone(&t.changed), t.rounds.clone()))
+    }
+
+    /// A receiver of tasks' states as they change.
+    pub(crate) fn notices(&self) -> tokio::sync::broadcast::Receiver<TaskNotice> {
+        self.notices.subscribe()
+    }
+
+    /// Whether task `id` runs here (and has not expired).
+    pub(crate) fn knows(&self, id: &str) -> bool {
+        let now = SystemTime::now();
+        lock(&self.tasks).get(id).is_some_and(|t| !t.expired(now))
     }
 
     /// Applies what another instance was asked for task `id`, if it runs here.
@@ -298,6 +325,7 @@ impl ServerCore {
             encode(&Response::new(id.clone(), task.view(&task_id, "task")))
         };
         let Some(share) = self.task_share.get() else {
+            tokio::spawn(watch_task(Arc::clone(self), None, task_id));
             return Outcome::Reply(reply);
         };
         // Shared: the handle is answered once the store has the task, so
@@ -316,7 +344,7 @@ impl ServerCore {
                 ));
                 return Some(super::error_reply(Some(id), error));
             }
-            tokio::spawn(write_task(core, store, task_id));
+            tokio::spawn(watch_task(core, Some(store), task_id));
             Some(reply)
         }))
     }
@@ -339,14 +367,7 @@ impl ServerCore {
         let mut era = era_for(req.session, &p, |p| raw_modern(p.meta.as_ref()))?;
         let declared = declared_capabilities(&mut era);
         if declared.extension(TASKS).is_none() {
-            let mut extensions = JsonObject::new();
-            extensions.insert(TASKS.to_owned(), Value::Object(JsonObject::new()));
-            let mut missing = JsonObject::new();
-            missing.insert("extensions".to_owned(), Value::Object(extensions));
-            return Err(super::tools::missing_capability_error(
-                &format!("`{}`", req.method),
-                missing,
-            ));
+            return Err(tasks_missing(&format!("`{}`", req.method)));
         }
         let task_id = p
             .task_id
@@ -432,6 +453,15 @@ enum TaskReply {
     Elsewhere { task_id: String, op: Option<TaskOp> },
 }
 
+/// -32021 naming the tasks extension, which `what` needs.
+pub(super) fn tasks_missing(what: &str) -> ErrorObject {
+    let mut extensions = JsonObject::new();
+    extensions.insert(TASKS.to_owned(), Value::Object(JsonObject::new()));
+    let mut missing = JsonObject::new();
+    missing.insert("extensions".to_owned(), Value::Object(extensions));
+    super::tools::missing_capability_error(what, missing)
+}
+
 fn unknown_task(task_id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("unknown task: {task_id}"))
 }
@@ -440,19 +470,62 @@ fn ack(id: RequestId) -> Vec<u8> {
     encode(&Response::new(id, Ack::default()))
 }
 
-/// Keeps task `id`'s record in the store: on each change and every
-/// [`HEARTBEAT`], until the task has ended (and that is written).
-async fn write_task(core: Arc<ServerCore>, store: Arc<dyn crate::state::Store>, id: String) {
-    let Some(changed) = core.tasks.changed(&id) else {
+/// Follows task `id` until it has ended: each change of its state is told
+/// to `subscriptions/listen` streams (`notifications/tasks`) and, with a
+/// shared store, written there (and rewritten every [`HEARTBEAT`]).
+async fn watch_task(
+    core: Arc<ServerCore>,
+    store: Option<Arc<dyn crate::state::Store>>,
+    id: String,
+) {
+    let Some((changed, rounds)) = core.tasks.changed(&id) else {
         return;
     };
+    let key: Arc<str> = Arc::from(id.as_str());
+    let mut told: Option<Value> = None;
     loop {
-        let _ = tokio::time::timeout(HEARTBEAT, changed.notified()).await;
+        let asked = async {
+            match &rounds {
+                Some(r) => r.on_ask().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = changed.notified() => {}
+            () = asked => {}
+            () = tokio::time::sleep(HEARTBEAT) => {}
+        }
         let Some((bytes, done)) = core.tasks.record(&id) else {
             return;
         };
+        if let Ok(mut view) = serde_json::from_slice::<Value>(&bytes) {
+            if let Some(map) = view.as_object_mut() {
+                map.remove("heartbeatMs");
+                map.remove("resultType");
+            }
+            let state = (
+                view.get("status").cloned(),
+                view.get("inputRequests").cloned(),
+            );
+            let before = told
+                .as_ref()
+                .map(|t| (t.get("status").cloned(), t.get("inputRequests").cloned()));
+            if before.as_ref() != Some(&state) {
+                let _ = core
+                    .tasks
+                    .notices
+                    .send((Arc::clone(&key), Arc::new(view.clone())));
+                told = Some(view);
+            }
+        }
+        let Some(store) = &store else {
+            if done {
+                return;
+            }
+            continue;
+        };
         let put = store.put_task(&id, bytes.into(), TASK_TTL);
-        if let Err(e) = crate::state::within(&*store, put).await {
+        if let Err(e) = crate::state::within(&**store, put).await {
             tracing::warn!(task = %id, error = %crate::Chain(&e), "a task's state was not written to the shared store");
         } else if done {
             return;
@@ -515,6 +588,19 @@ impl Default for Ack {
 pub(super) struct Tasks;
 
 impl Capability for Tasks {
+    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        if core.capabilities.extension(TASKS).is_none() {
+            return;
+        }
+        // Only tasks that run here can be followed from here.
+        agreed.task_ids = asked.task_ids.as_ref().map(|ids| {
+            ids.iter()
+                .filter(|id| core.tasks.knows(id))
+                .cloned()
+                .collect()
+        });
+    }
+
     fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
         if !matches!(
             req.method,

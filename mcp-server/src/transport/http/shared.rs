@@ -737,6 +737,8 @@ async fn publish_changes(inner: std::sync::Weak<Inner>) {
                     uri: Some(uri.to_string()),
                     ..shared.notice(Kind::Updated)
                 },
+                // Not followed here: tasks are shared through the store.
+                Change::Task(_) => continue,
             };
             if let Err(e) = me.publish(shared, &notice).await {
                 tracing::warn!(error = %crate::Chain(&e), "a change was not told to the other instances");
