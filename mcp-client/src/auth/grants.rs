@@ -94,8 +94,14 @@ impl Authenticator {
                 if self.oauth.metadata_url.is_some() { " and no client metadata documents" } else { "" }
             )));
         };
+        // SEP-837: a client that receives its code on a loopback redirect
+        // is a native application; one with an https redirect, a web one.
+        let native = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+            .iter()
+            .any(|loopback| redirect_uri.starts_with(loopback));
         let body = json!({
             "client_name": self.oauth.client_name,
+            "application_type": if native { "native" } else { "web" },
             "redirect_uris": [redirect_uri],
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
