@@ -40,6 +40,17 @@ async fn accept_defaults(params: Value) -> Result<Value, ErrorObject> {
     Ok(json!({ "action": "accept", "content": content }))
 }
 
+/// What the harness tells the client program for a scenario
+/// (`MCP_CONFORMANCE_CONTEXT`), `null` when nothing.
+fn context() -> Result<Value, String> {
+    match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| format!("MCP_CONFORMANCE_CONTEXT: {e}"))
+        }
+        Err(_) => Ok(Value::Null),
+    }
+}
+
 /// How the client signs in for the `auth/*` scenarios: the test
 /// authorization server approves at once, so the authorization request is
 /// made here and its redirect read (no browser). Pre-registered
@@ -47,12 +58,7 @@ async fn accept_defaults(params: Value) -> Result<Value, ErrorObject> {
 /// `MCP_CONFORMANCE_CONTEXT`, which does not say for which issuer: they go
 /// to the one the harness's server names (the harness runs both).
 fn oauth(scenario: &str) -> Result<OAuth, String> {
-    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
-        Ok(text) => {
-            serde_json::from_str(&text).map_err(|e| format!("MCP_CONFORMANCE_CONTEXT: {e}"))?
-        }
-        Err(_) => Value::Null,
-    };
+    let context = context()?;
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
     let mut oauth = OAuth::new("mcp-rs-conformance-client")
         .authorizer(HeadlessAuthorizer::new("http://127.0.0.1:3999/callback"))
@@ -110,7 +116,8 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
         }
         "sse-retry" => call(&client, "test_reconnection", json!({})).await,
         s if s.starts_with("auth/") => authorized(&client).await,
-        other => Err(format!("unknown scenario `{other}`")),
+        "json-schema-2020-12-preservation" => echo_schema(&client).await,
+        _ => exercise(&client).await,
     };
     client.close().await;
     outcome
@@ -125,6 +132,55 @@ async fn authorized(client: &Client) -> Result<(), String> {
         .map_err(|e| format!("tools/list: {}", Chain(&e)))?;
     if let Some(tool) = tools.first() {
         call(client, &tool.name, json!({})).await?;
+    }
+    Ok(())
+}
+
+/// 0.2.0-alpha.12's JSON Schema preservation: the focal tool's
+/// `inputSchema`, as the client holds it, passed back to the echo tool.
+async fn echo_schema(client: &Client) -> Result<(), String> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| format!("tools/list: {}", Chain(&e)))?;
+    let focal = tools
+        .iter()
+        .find(|t| t.name == "json_schema_2020_12_tool")
+        .ok_or("no json_schema_2020_12_tool listed")?;
+    let schema = serde_json::to_value(&focal.input_schema).map_err(|e| e.to_string())?;
+    call(client, "json_schema_echo", json!({ "schema": schema })).await
+}
+
+/// The other scenarios (0.2.0-alpha.12: request metadata, input rounds,
+/// custom and invalid tool headers, `$ref`s): the calls the harness names
+/// in `MCP_CONFORMANCE_CONTEXT` (`toolCalls`), else every listed tool at
+/// once with no arguments. A tool the client refuses to call (an invalid
+/// header annotation) or that fails is reported on stderr, not fatal: the
+/// harness judges what the server saw.
+async fn exercise(client: &Client) -> Result<(), String> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| format!("tools/list: {}", Chain(&e)))?;
+    let named: Vec<(String, Value)> = match context()?.get("toolCalls").and_then(Value::as_array) {
+        Some(calls) => calls
+            .iter()
+            .filter_map(|c| {
+                Some((
+                    c.get("name")?.as_str()?.to_owned(),
+                    c.get("arguments").cloned().unwrap_or(json!({})),
+                ))
+            })
+            .collect(),
+        None => tools.iter().map(|t| (t.name.clone(), json!({}))).collect(),
+    };
+    let calls = named
+        .iter()
+        .map(|(name, arguments)| call(client, name, arguments.clone()));
+    for outcome in futures_util::future::join_all(calls).await {
+        if let Err(e) = outcome {
+            eprintln!("{e}");
+        }
     }
     Ok(())
 }
