@@ -61,7 +61,7 @@ tests/conformance/run.sh target/debug/conformance_server
 step "several instances, one service: two conformance_server --redis behind HAProxy round-robin (no stickiness) pass the three conformance runs; Python mcp and the Inspector CLI drive two notes --redis through it; a session outlives its instance (SIGKILL); without --redis the same setup fails"
 tests/several/run.sh target/debug
 
-step "our client: conformance 0.1.16 client scenarios (core and authorization); calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
+step "our client: conformance 0.1.16 client scenarios (core and authorization), 0.2.0-alpha.12 client requirements of 2025-11-25 and 2026-07-28; calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
 tests/conformance/run_client.sh target/debug/conformance_client
 tests/interop/run_client.sh target/debug
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Client conformance scenarios of @modelcontextprotocol/conformance@0.1.16 against our
-# client program (examples/conformance_client.rs).
+# Client conformance scenarios of @modelcontextprotocol/conformance@0.1.16, then the
+# 0.2.0-alpha.12 client requirements of 2025-11-25 and 2026-07-28, against our client
+# program (examples/conformance_client.rs).
 #
 #   tests/conformance/run_client.sh [<conformance_client binary>]   (default target/debug/conformance_client)
 #
@@ -66,6 +67,30 @@ for s in "${SCENARIOS[@]}"; do
         echo "PASS client conformance 0.1.16: $s ($(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1))"
     else
         echo "FAIL client conformance 0.1.16: $s (exit $rc); log: $log"
+        tail -n 30 "$log" | sed 's/^/    /'
+        failed=1
+    fi
+done
+
+# 0.2.0-alpha.12: the scenarios each revision requires, one suite run each,
+# against the baselines (2025-11-25: none; 2026-07-28: expected-failures-
+# client-alpha-2026-07-28.yml, each entry with its reason).
+if [ -z "${MCP_CONFORMANCE_ALPHA:-}" ] || [ ! -x "$MCP_CONFORMANCE_ALPHA" ]; then
+    echo "run_client.sh: conformance 0.2.0-alpha.12 not installed; run scripts/install-tools.sh" >&2
+    exit 2
+fi
+for rev in 2025-11-25 2026-07-28; do
+    baseline=()
+    [ -f "$HERE/expected-failures-client-alpha-$rev.yml" ] && baseline=(--expected-failures "$HERE/expected-failures-client-alpha-$rev.yml")
+    log="$OUT/alpha-$rev.log"
+    set +e
+    "$MCP_CONFORMANCE_ALPHA" client --command "$CLIENT" --requirements "$rev" ${baseline[@]+"${baseline[@]}"} -o "$OUT/alpha-$rev" >"$log" 2>&1
+    rc=$?
+    set -e
+    if [ $rc -eq 0 ]; then
+        echo "PASS client conformance 0.2.0-alpha.12 --requirements $rev ($(grep -Eo 'Total: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1) checks; the failed ones are in unscored [extension] scenarios or the baseline)"
+    else
+        echo "FAIL client conformance 0.2.0-alpha.12 --requirements $rev (exit $rc); log: $log"
         tail -n 30 "$log" | sed 's/^/    /'
         failed=1
     fi
