@@ -560,7 +560,10 @@ async fn remote_tools_that_run_as_tasks_complete_or_are_cancelled_through_the_to
         tokio::time::sleep(std::time::Duration::from_millis(700)).await;
         token.cancel();
         let err = run_within(run).await.unwrap().unwrap_err();
-        assert!(matches!(err, RunError::Cancelled { .. }), "{era:?}: {err:?}");
+        assert!(
+            matches!(err, RunError::Cancelled { .. }),
+            "{era:?}: {err:?}"
+        );
         run_within(cancelled.notified()).await;
         client.close().await;
     }
