@@ -60,7 +60,8 @@ impl ClientBuilder {
     }
 }
 
-/// Whether an error to `initialize` says the server speaks (only) 2026-07-28.
+/// Whether an error (to `initialize`, or to a `server/discover` probe) says
+/// the server speaks 2026-07-28.
 fn rejects_for_modern(e: &ErrorObject) -> bool {
     e.code == code::UNSUPPORTED_PROTOCOL_VERSION
         && e.data
@@ -102,8 +103,18 @@ struct Discover {
 
 /// Probes with `server/discover` (modern `_meta`). Any answer that is not a
 /// discover result or a recognized modern error, or no answer in time,
-/// means a legacy server (the spec's stdio and HTTP fallback rules).
+/// means a legacy server (the spec's stdio and HTTP fallback rules). A
+/// server that refuses the version (-32022) while naming 2026-07-28 among
+/// those it supports is asked once more with it, as SEP-2575 says a client
+/// retries with a supported version.
 async fn discover(conn: &Conn, wait: Duration) -> Result<Discovered, CallError> {
+    match discover_once(conn, wait).await {
+        Err(CallError::Protocol(e)) if rejects_for_modern(&e) => discover_once(conn, wait).await,
+        other => other,
+    }
+}
+
+async fn discover_once(conn: &Conn, wait: Duration) -> Result<Discovered, CallError> {
     let req = Req {
         timeout: Some(wait),
         // Nothing but `initialize` may follow at a legacy server.
