@@ -758,7 +758,9 @@ async fn main() -> Result<(), mcp_server::Error> {
         .toolbox(Library)
         .toolbox(Asking)
         .toolbox(conformance_tasks::TaskFixture)
-        .layer(conformance_tasks::ProtocolErrors);
+        .layer(conformance_tasks::ProtocolErrors)
+        // The skills extension: examples/skills, served as skill:// resources.
+        .skills(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"));
     let mut config = HttpConfig::default().sse_retry(Duration::from_millis(500));
     let mut shared = None;
     if let Some(url) = redis {

@@ -116,6 +116,8 @@ mod request_state;
 mod resource;
 mod schema;
 mod server;
+#[cfg(feature = "skills")]
+mod skills;
 mod text_args;
 mod tool;
 mod transport;

@@ -62,6 +62,9 @@ pub struct ServerBuilder {
     policy: Policy,
     /// Extensions offered, with their settings, in declaration order.
     extensions: Vec<(String, JsonObject)>,
+    /// The directory of skills to serve (the skills extension).
+    #[cfg(feature = "skills")]
+    skills: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for Policy {
@@ -275,6 +278,39 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the skills in `dir` (SEP-2640, `io.modelcontextprotocol/skills`):
+    /// each folder holding a `SKILL.md` (YAML front matter with the skill's
+    /// `name`, the folder's, and a `description`; then its instructions) is
+    /// a skill, and every file in it a `skill://<name>/<path>` resource.
+    /// The server offers the extension (with `directoryRead`) and the
+    /// resources capability, and answers `skills/list` and `skills/get`
+    /// (every file's SHA-256 digest and size) and `resources/directory/read`.
+    /// The directory is read by [`try_build`](Self::try_build), which
+    /// refuses a malformed skill (a name against the naming rules, front
+    /// matter missing or not naming the folder, more than 512 files or
+    /// 16 MiB).
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills = Some(dir.into());
+        self
+    }
+
+    /// Reads the skills directory, if one was given: its files become
+    /// resources and the skills extension is offered.
+    #[cfg(feature = "skills")]
+    fn load_skills(mut self) -> Result<(Self, Option<Arc<crate::skills::Skills>>), Error> {
+        let Some(dir) = self.skills.take() else {
+            return Ok((self, None));
+        };
+        let skills = Arc::new(crate::skills::Skills::load(&dir)?);
+        self.items.resources.extend(skills.resources()?);
+        let mut settings = JsonObject::new();
+        settings.insert("directoryRead".into(), true.into());
+        self.extensions
+            .push((crate::skills::SKILLS.to_owned(), settings));
+        Ok((self, Some(skills)))
+    }
+
     /// Builds the server.
     ///
     /// # Panics
@@ -290,12 +326,16 @@ impl ServerBuilder {
 
     /// Builds the server, or says why the configuration is invalid.
     pub fn try_build(self) -> Result<Server, Error> {
-        let offers_prompts = self.offer_all || !self.items.prompts.is_empty();
+        #[cfg(feature = "skills")]
+        let (this, skills) = self.load_skills()?;
+        #[cfg(not(feature = "skills"))]
+        let this = self;
+        let offers_prompts = this.offer_all || !this.items.prompts.is_empty();
         let offers_resources =
-            self.offer_all || !self.items.resources.is_empty() || !self.items.templates.is_empty();
-        let completes = self.offer_all
-            || self.items.prompts.iter().any(|p| !p.completions.is_empty())
-            || self
+            this.offer_all || !this.items.resources.is_empty() || !this.items.templates.is_empty();
+        let completes = this.offer_all
+            || this.items.prompts.iter().any(|p| !p.completions.is_empty())
+            || this
                 .items
                 .templates
                 .iter()
@@ -303,7 +343,7 @@ impl ServerBuilder {
         let mut extensions = JsonObject::new();
         // A tool that may run as a task offers the tasks extension (the
         // builder may still declare it once, with settings of its own).
-        let mut tasks_automatic = self
+        let mut tasks_automatic = this
             .items
             .tools
             .iter()
@@ -314,7 +354,7 @@ impl ServerBuilder {
                 JsonObject::new().into(),
             );
         }
-        for (id, settings) in self.extensions {
+        for (id, settings) in this.extensions {
             mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
             let replaces_automatic =
                 id == mcp_types::extension::TASKS && std::mem::take(&mut tasks_automatic);
@@ -322,7 +362,7 @@ impl ServerBuilder {
                 return Err(Error::Config(format!("extension `{id}` is declared twice")));
             }
         }
-        let mut catalog = Catalog::new(self.items)?;
+        let mut catalog = Catalog::new(this.items)?;
         catalog.completions_offered = completes;
         // Lists can change at run time (`ServerHandle`): clients hear of it.
         let list_changed = || {
@@ -345,24 +385,26 @@ impl ServerBuilder {
             extensions: (!extensions.is_empty()).then_some(extensions),
             ..ServerCapabilities::default()
         };
-        let ttl_ms = u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX);
+        let ttl_ms = u64::try_from(this.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(Server {
             core: Arc::new(ServerCore::new(CoreParts {
-                info: self.info,
-                instructions: self.instructions,
+                info: this.info,
+                instructions: this.instructions,
                 capabilities,
                 catalog,
-                page_size: self.page_size,
+                page_size: this.page_size,
                 list_ttl_ms: ttl_ms,
-                policy: self.policy,
+                policy: this.policy,
                 signer: crate::request_state::Signer::new(
-                    self.state_key,
+                    this.state_key,
                     crate::request_state::DEFAULT_STATE_TTL,
                 ),
+                #[cfg(feature = "skills")]
+                skills,
             })),
-            max_message: self.max_message,
-            shutdown_grace: self.shutdown_grace,
-            guard_stdout: self.guard_stdout,
+            max_message: this.max_message,
+            shutdown_grace: this.shutdown_grace,
+            guard_stdout: this.guard_stdout,
         })
     }
 }
@@ -400,6 +442,8 @@ impl Server {
             offer_all: false,
             state_key: None,
             extensions: Vec::new(),
+            #[cfg(feature = "skills")]
+            skills: None,
             page_size: DEFAULT_PAGE_SIZE,
             list_ttl: Duration::ZERO,
             max_message: DEFAULT_MAX_MESSAGE,

@@ -138,3 +138,113 @@ fn an_identifier_that_breaks_the_rules_is_refused_at_build() {
         .expect_err("a second declaration is refused");
     assert!(twice.to_string().contains("declared twice"), "{twice}");
 }
+
+/// The example skills (examples/skills).
+#[cfg(feature = "skills")]
+fn example_skills() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/skills")
+}
+
+#[cfg(feature = "skills")]
+#[tokio::test]
+async fn skills_are_listed_read_and_browsed() {
+    let server = Server::builder("skills", "1")
+        .skills(example_skills())
+        .build();
+    let mut c = Client::start(server);
+    let init = c.initialize("2025-11-25").await;
+    assert_eq!(
+        init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true}),
+        "{init}"
+    );
+    let list = c.request(1, "skills/list", json!({})).await;
+    let entry = &list["result"]["skills"][0];
+    assert_eq!(entry["uri"], "skill://pdf-summary/SKILL.md", "{list}");
+    assert_eq!(entry["frontmatter"]["name"], "pdf-summary");
+    let files = entry["resources"].as_array().unwrap();
+    assert_eq!(files.len(), 3, "{entry}");
+    // Each digest is the SHA-256 of the bytes served.
+    let manifest = c
+        .request(
+            2,
+            "resources/read",
+            json!({"uri": "skill://pdf-summary/SKILL.md"}),
+        )
+        .await;
+    let text = manifest["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(files[0]["size"], text.len(), "{entry}");
+    assert!(text.starts_with("---\nname: pdf-summary"));
+    let got = c
+        .request(
+            3,
+            "skills/get",
+            json!({"uri": "skill://pdf-summary/SKILL.md"}),
+        )
+        .await;
+    assert_eq!(got["result"]["skill"], *entry);
+    let unknown = c
+        .request(4, "skills/get", json!({"uri": "skill://nope/SKILL.md"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let dir = c
+        .request(
+            5,
+            "resources/directory/read",
+            json!({"uri": "skill://pdf-summary"}),
+        )
+        .await;
+    let children: Vec<(String, String)> = dir["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["uri"].as_str().unwrap().to_owned(),
+                r["mimeType"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        children.contains(&(
+            "skill://pdf-summary/scripts".into(),
+            "inode/directory".into()
+        )),
+        "{dir}"
+    );
+    let not_dir = c
+        .request(
+            6,
+            "resources/directory/read",
+            json!({"uri": "skill://pdf-summary/SKILL.md"}),
+        )
+        .await;
+    assert_eq!(not_dir["error"]["code"], -32602, "{not_dir}");
+    c.close().await.unwrap();
+}
+
+#[cfg(feature = "skills")]
+#[test]
+fn a_malformed_skill_is_refused_at_build() {
+    let dir = std::env::temp_dir().join(format!("mcp-skills-{}", std::process::id()));
+    let skill = dir.join("pdf-summary");
+    std::fs::create_dir_all(&skill).unwrap();
+    // The front matter names another skill than its folder.
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: other\ndescription: x\n---\n",
+    )
+    .unwrap();
+    let e = Server::builder("skills", "1")
+        .skills(&dir)
+        .try_build()
+        .expect_err("refused");
+    assert!(e.to_string().contains("names another skill"), "{e}");
+    std::fs::write(skill.join("SKILL.md"), "no front matter").unwrap();
+    let e = Server::builder("skills", "1")
+        .skills(&dir)
+        .try_build()
+        .expect_err("refused");
+    assert!(e.to_string().contains("front matter"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -39,6 +39,8 @@ mod resources;
 mod rounds;
 mod serve;
 mod session;
+#[cfg(feature = "skills")]
+mod skills;
 mod tasks;
 mod tools;
 
@@ -103,6 +105,9 @@ pub(crate) struct ServerCore {
     pub(crate) tasks: tasks::TaskTable,
     /// Tasks shared with other instances (a shared store is configured).
     pub(crate) task_share: std::sync::OnceLock<tasks::TaskShare>,
+    /// The skills served (the skills extension), if any.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
 }
 
 /// What runs around tool calls: visibility, middleware, timeouts, bounds.
@@ -200,6 +205,8 @@ pub(crate) struct CoreParts {
     pub(crate) list_ttl_ms: u64,
     pub(crate) policy: Policy,
     pub(crate) signer: crate::request_state::Signer,
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
 }
 
 impl ServerCore {
@@ -213,6 +220,8 @@ impl ServerCore {
             list_ttl_ms,
             policy,
             signer,
+            #[cfg(feature = "skills")]
+            skills,
         } = parts;
         let mut server_info_meta = Meta::new();
         server_info_meta.insert(
@@ -235,6 +244,8 @@ impl ServerCore {
             signer,
             tasks: tasks::TaskTable::default(),
             task_share: std::sync::OnceLock::new(),
+            #[cfg(feature = "skills")]
+            skills,
         }
     }
 
@@ -364,6 +375,8 @@ pub(super) const CAPABILITIES: &[Entry] = &[
     Entry::of::<Completion>(),
     Entry::of::<Listen>(),
     Entry::of::<tasks::Tasks>(),
+    #[cfg(feature = "skills")]
+    Entry::of::<skills::SkillMethods>(),
 ];
 
 impl ServerCore {
