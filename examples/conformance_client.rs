@@ -117,6 +117,13 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
         "sse-retry" => call(&client, "test_reconnection", json!({})).await,
         s if s.starts_with("auth/") => authorized(&client).await,
         "json-schema-2020-12-preservation" => echo_schema(&client).await,
+        // The skills extension: the index, and no file before a skill is loaded.
+        "sep-2640-client-no-prefetch" => client
+            .list_skills()
+            .await
+            .map(|skills| eprintln!("{} skills listed", skills.len()))
+            .map_err(|e| format!("skills/list: {}", Chain(&e))),
+        s if s.starts_with("sep-2640-client-verify-") => use_first_skill(&client).await,
         _ => exercise(&client).await,
     };
     client.close().await;
@@ -133,6 +140,37 @@ async fn authorized(client: &Client) -> Result<(), String> {
     if let Some(tool) = tools.first() {
         call(client, &tool.name, json!({})).await?;
     }
+    Ok(())
+}
+
+/// Loads the first listed skill (its SKILL.md checked against the index),
+/// then fetches its other files, each checked. Content that fails a check
+/// is refused and nothing after it is fetched: the refusal is reported on
+/// stderr, and the program ends normally (refusing is what is asked).
+async fn use_first_skill(client: &Client) -> Result<(), String> {
+    let skills = client
+        .list_skills()
+        .await
+        .map_err(|e| format!("skills/list: {}", Chain(&e)))?;
+    let entry = skills.first().ok_or("no skill listed")?;
+    let loaded = match client.load_skill(entry).await {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("{}", Chain(&e));
+            return Ok(());
+        }
+    };
+    for file in loaded.entry.resources.iter().filter(|f| f.uri != entry.uri) {
+        if let Err(e) = client.skill_file(entry, &file.uri).await {
+            eprintln!("{}", Chain(&e));
+            return Ok(());
+        }
+    }
+    eprintln!(
+        "skill {} loaded ({} bytes of instructions)",
+        entry.uri,
+        loaded.manifest.len()
+    );
     Ok(())
 }
 

@@ -185,6 +185,8 @@ mod options;
 mod prompts;
 mod session;
 mod shared;
+#[cfg(feature = "skills")]
+mod skills;
 mod tasks;
 mod tools;
 mod transport;
@@ -194,6 +196,8 @@ pub use connect::ClientBuilder;
 pub use handler::RequestHandler;
 pub use notifications::{Notifications, Subscription};
 pub use options::{CallOptions, Era, IntoArguments, Progress};
+#[cfg(feature = "skills")]
+pub use skills::{LoadedSkill, SkillEntry, SkillFileEntry};
 
 /// The client's one error type: transport, protocol, tool, timeout,
 /// cancellation and schema-mismatch failures (see the [crate docs](crate#errors)).

@@ -4,6 +4,8 @@
 //! without the extension when the tool only runs as a task, and cancelled
 //! at the server when the caller stops waiting.
 
+mod support;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,19 +62,13 @@ async fn connect(era: Era, tasks: bool, stopped: &Arc<AtomicBool>) -> Client {
             stopped: Arc::clone(stopped),
         })
         .build();
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(server.serve_io(server_read, server_write));
-    let (read, write) = tokio::io::split(client_io);
-    Client::builder()
+    let builder = Client::builder()
         .protocol(era)
         .tasks(tasks)
         .elicitation_handler(|_params: Value| async {
             Ok(json!({"action": "accept", "content": {"yes": true}}))
-        })
-        .connect_io(read, write)
-        .await
-        .unwrap()
+        });
+    support::in_process(server, builder).await.0
 }
 
 #[tokio::test]

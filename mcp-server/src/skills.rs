@@ -14,7 +14,6 @@ use std::sync::Arc;
 
 use mcp_types::{JsonObject, Resource};
 use serde_json::Value;
-use sha2::Digest as _;
 
 use crate::error::Error;
 use crate::resource::ResourceEntry;
@@ -95,37 +94,6 @@ fn valid_name(name: &str) -> bool {
         && !name.contains("--")
 }
 
-/// The front matter of a `SKILL.md`: the YAML between its leading `---`
-/// lines, as a JSON object.
-fn frontmatter(text: &str) -> Result<JsonObject, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("it does not begin with a `---` line of YAML front matter")?;
-    let end = rest
-        .find("\n---")
-        .ok_or("its front matter has no closing `---` line")?;
-    let yaml = &rest[..end];
-    let value: Value =
-        serde_yaml_ng::from_str(yaml).map_err(|e| format!("its front matter is not YAML: {e}"))?;
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err("its front matter is not a mapping".into()),
-    }
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    let digest = sha2::Sha256::digest(bytes);
-    let mut out = String::with_capacity(71);
-    out.push_str("sha256:");
-    for b in digest {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
 /// Every regular file under `dir` (no links followed), as paths relative to `root`.
 fn files_under(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
@@ -183,7 +151,7 @@ impl Skills {
                     .collect::<Vec<_>>()
                     .join("/");
                 files.push(SkillFile {
-                    digest: sha256(&bytes),
+                    digest: mcp_wire::skills::digest(&bytes),
                     bytes: Arc::from(bytes),
                     path,
                 });
@@ -194,8 +162,8 @@ impl Skills {
             files.sort_by_key(|f| (f.path != "SKILL.md", f.path.clone()));
             let text = std::str::from_utf8(&files[0].bytes)
                 .map_err(|_| fail(format!("{name}/SKILL.md is not UTF-8")))?;
-            let frontmatter =
-                frontmatter(text).map_err(|e| fail(format!("{name}/SKILL.md: {e}")))?;
+            let frontmatter = mcp_wire::skills::frontmatter(text)
+                .map_err(|e| fail(format!("{name}/SKILL.md: {e}")))?;
             for field in ["name", "description"] {
                 if frontmatter
                     .get(field)
@@ -371,7 +339,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_and_front_matter_follow_the_rules() {
+    fn names_follow_the_rules() {
         for good in ["pdf", "pdf-summary", "a1-b2"] {
             assert!(valid_name(good), "{good}");
         }
@@ -386,17 +354,5 @@ mod tests {
         ] {
             assert!(!valid_name(bad), "{bad}");
         }
-        let fm = frontmatter(
-            "---\nname: pdf\ndescription: Reads PDFs\nmetadata:\n  version: 2\n---\n# PDF\n",
-        )
-        .unwrap();
-        assert_eq!(fm["name"], "pdf");
-        assert_eq!(fm["metadata"]["version"], 2);
-        assert!(frontmatter("# no front matter").is_err());
-        assert!(frontmatter("---\nname: [unclosed\n---\n").is_err());
-        assert_eq!(sha256(b"").len(), 71);
-        assert!(sha256(b"abc").starts_with(
-            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        ));
     }
 }

@@ -32,6 +32,8 @@ pub mod param_headers;
 pub mod route;
 #[cfg(feature = "validation")]
 pub mod schema;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod sse;
 pub mod sync;
 pub mod time;

@@ -95,4 +95,29 @@ for rev in 2025-11-25 2026-07-28; do
         failed=1
     fi
 done
+
+# Every [extension] client scenario of 0.2.0-alpha.12: those listed in
+# client-extensions-pending.txt must fail (one that passes is stale), the
+# others must pass.
+while IFS= read -r s; do
+    set +e
+    "$MCP_CONFORMANCE_ALPHA" client --command "$CLIENT" --scenario "$s" -o "$OUT/ext-${s//\//_}" >"$OUT/ext-${s//\//_}.log" 2>&1
+    rc=$?
+    set -e
+    log="$OUT/ext-${s//\//_}.log"
+    if grep -q "^$s[[:space:]]" "$HERE/client-extensions-pending.txt"; then
+        if [ $rc -eq 0 ]; then
+            echo "STALE client conformance 0.2.0-alpha.12 [extension]: $s passes but is listed in client-extensions-pending.txt"
+            failed=1
+        else
+            echo "PENDING client conformance 0.2.0-alpha.12 [extension]: $s (exit $rc), as client-extensions-pending.txt says"
+        fi
+    elif [ $rc -eq 0 ]; then
+        echo "PASS client conformance 0.2.0-alpha.12 [extension]: $s ($(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1))"
+    else
+        echo "FAIL client conformance 0.2.0-alpha.12 [extension]: $s (exit $rc); log: $log"
+        tail -n 30 "$log" | sed 's/^/    /'
+        failed=1
+    fi
+done < <("$MCP_CONFORMANCE_ALPHA" list --client | sed -n 's/^ *- \([^ ]*\) \[extension\].*/\1/p')
 exit $failed
