@@ -79,6 +79,9 @@ fn oauth(scenario: &str) -> Result<OAuth, String> {
         scenario.starts_with("auth/client-credentials"),
     ) {
         oauth = oauth.client_credentials(Issuer::danger_named_by_server(), id, secret);
+    } else if let (Some(id), Some(jwt)) = (text("client_id"), text("valid_jwt")) {
+        // Workload identity: the platform's JWT, exchanged with the JWT-bearer grant.
+        oauth = oauth.workload_identity(Issuer::danger_named_by_server(), id, move || jwt.clone());
     } else if let Some(id) = text("client_id") {
         oauth = oauth.client(Issuer::danger_named_by_server(), id, text("client_secret"));
     }

@@ -209,11 +209,18 @@ impl Authenticator {
     ) -> Result<TokenResponse, AuthError> {
         let found = found_in(flow)?;
         let (client_id, secret) = self.known_identity(flow)?;
-        let auth = self.token_auth(found, &client_id, secret.as_deref())?;
-        let mut form = vec![
-            ("grant_type", "client_credentials".to_owned()),
-            ("resource", found.resource.clone()),
-        ];
+        let mut form = vec![("resource", found.resource.clone())];
+        let auth = if let Some(Credentials::Workload(assertion)) = &self.oauth.credentials {
+            form.push((
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_owned(),
+            ));
+            form.push(("assertion", assertion()));
+            TokenAuth::None(&client_id)
+        } else {
+            form.push(("grant_type", "client_credentials".to_owned()));
+            self.token_auth(found, &client_id, secret.as_deref())?
+        };
         if let Some(scope) = scope {
             form.push(("scope", scope.to_owned()));
         }

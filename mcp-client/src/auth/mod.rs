@@ -212,6 +212,9 @@ enum Credentials {
         key: jsonwebtoken::EncodingKey,
         alg: jsonwebtoken::Algorithm,
     },
+    /// A workload's identity token, exchanged with the JWT-bearer grant
+    /// (RFC 7523 section 2.1, SEP-1933): the function gives the current one.
+    Workload(Arc<dyn Fn() -> String + Send + Sync>),
 }
 
 /// How the client signs in: its identity, how the user is sent to the
@@ -373,6 +376,30 @@ impl OAuth {
         });
         self.credentials = Some(Credentials::PrivateKey { key, alg });
         Ok(self)
+    }
+
+    /// A workload registered with the authorization server `issuer` as
+    /// `id`, proving who it is with a JWT its platform issues (workload
+    /// identity federation, SEP-1933): the JWT-bearer grant (RFC 7523,
+    /// `urn:ietf:params:oauth:grant-type:jwt-bearer`) exchanges `assertion()`
+    /// (called for each token request, so a token the platform renews is
+    /// read afresh) for an access token. A refused grant is an error, never
+    /// retried nor replaced by another grant. The assertion goes to that
+    /// issuer only (see [`OAuth::client`]).
+    #[must_use]
+    pub fn workload_identity(
+        mut self,
+        issuer: impl Into<Issuer>,
+        id: impl Into<String>,
+        assertion: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.pre_registered = Some(PreRegistered {
+            issuer: issuer.into(),
+            id: id.into(),
+            secret: None,
+        });
+        self.credentials = Some(Credentials::Workload(Arc::new(assertion)));
+        self
     }
 
     /// Scopes the application knows it will need, asked for with those the
