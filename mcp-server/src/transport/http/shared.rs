@@ -450,6 +450,9 @@ impl Inner {
             .await
             .map_err(|e| unavailable(&e))?;
         *lock(&held.stored_at) = Instant::now();
+        // What the store has is what this instance holds: no need to read it back.
+        held.generation
+            .store(shared.generation.load(Ordering::Acquire), Ordering::Release);
         if changed {
             let mut notice = shared.notice(Kind::Changed);
             notice.session = Some(held.id.to_string());
