@@ -258,6 +258,12 @@ impl Authenticator {
             // Another request signed in meanwhile.
             return Ok(());
         }
+        if used.is_some() {
+            // A token was refused: the resource may have moved to another
+            // authorization server (SEP-2352), so its metadata is read
+            // again, and a registration with the old one is not reused.
+            flow.found = None;
+        }
         self.discover(&mut flow, challenge).await?;
         let stored = flow.stored.clone();
         if let Some(token) = &stored.access_token {
