@@ -79,6 +79,22 @@ fn oauth(scenario: &str) -> Result<OAuth, String> {
         scenario.starts_with("auth/client-credentials"),
     ) {
         oauth = oauth.client_credentials(Issuer::danger_named_by_server(), id, secret);
+    } else if let (Some(id), Some(secret), Some(idp), Some(id_token)) = (
+        text("client_id"),
+        text("client_secret"),
+        text("idp_token_endpoint"),
+        text("idp_id_token"),
+    ) {
+        // Enterprise-managed: the user's ID token exchanged at the identity
+        // provider for an ID-JAG, presented with the JWT-bearer grant.
+        oauth = oauth.enterprise_managed(
+            Issuer::danger_named_by_server(),
+            id,
+            secret,
+            idp,
+            text("idp_client_id"),
+            move || id_token.clone(),
+        );
     } else if let (Some(id), Some(jwt)) = (text("client_id"), text("valid_jwt")) {
         // Workload identity: the platform's JWT, exchanged with the JWT-bearer grant.
         oauth = oauth.workload_identity(Issuer::danger_named_by_server(), id, move || jwt.clone());

@@ -18,6 +18,11 @@ use super::flow::{
 };
 use super::{AuthError, Credentials, RedirectParams};
 
+/// The JWT-bearer grant type (RFC 7523).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The token type of an identity assertion grant (SEP-990).
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+
 impl Authenticator {
     pub(super) async fn refresh(&self, flow: &mut Flow) -> Result<(), AuthError> {
         let Some(refresh) = flow.stored.refresh_token.clone() else {
@@ -202,6 +207,59 @@ impl Authenticator {
         Ok(answer.json(&endpoint)?)
     }
 
+    /// The ID-JAG for this issuer and resource: the user's ID token
+    /// exchanged at the enterprise identity provider (RFC 8693, SEP-990).
+    async fn identity_assertion_grant(
+        &self,
+        idp: &super::EnterpriseIdp,
+        found: &Found,
+    ) -> Result<String, AuthError> {
+        #[derive(serde::Deserialize)]
+        struct Exchanged {
+            access_token: String,
+            #[serde(default)]
+            issued_token_type: Option<String>,
+        }
+        mcp_wire::oauth::is_secure_or_loopback(&idp.token_endpoint)
+            .then_some(())
+            .ok_or_else(|| AuthError::Insecure(idp.token_endpoint.clone()))?;
+        let id_token = (idp.id_token)();
+        let mut form = vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange",
+            ),
+            ("subject_token", id_token.as_str()),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token",
+            ),
+            ("requested_token_type", ID_JAG),
+            ("audience", found.meta.issuer.as_str()),
+            ("resource", found.resource.as_str()),
+        ];
+        if let Some(id) = &idp.client_id {
+            form.push(("client_id", id.as_str()));
+        }
+        let request = form_request(&idp.token_endpoint, &form)?;
+        let answer = send(&self.client, request, TIMEOUT).await?;
+        if !answer.status.is_success() {
+            return Err(refused(&answer));
+        }
+        let exchanged: Exchanged = answer.json(&idp.token_endpoint)?;
+        if exchanged
+            .issued_token_type
+            .as_deref()
+            .is_some_and(|t| t != ID_JAG)
+        {
+            return Err(AuthError::Unsupported(format!(
+                "the identity provider issued a {:?}, not an identity assertion grant",
+                exchanged.issued_token_type
+            )));
+        }
+        Ok(exchanged.access_token)
+    }
+
     pub(super) async fn client_credentials(
         &self,
         flow: &mut Flow,
@@ -210,16 +268,24 @@ impl Authenticator {
         let found = found_in(flow)?;
         let (client_id, secret) = self.known_identity(flow)?;
         let mut form = vec![("resource", found.resource.clone())];
-        let auth = if let Some(Credentials::Workload(assertion)) = &self.oauth.credentials {
-            form.push((
-                "grant_type",
-                "urn:ietf:params:oauth:grant-type:jwt-bearer".to_owned(),
-            ));
-            form.push(("assertion", assertion()));
-            TokenAuth::None(&client_id)
-        } else {
-            form.push(("grant_type", "client_credentials".to_owned()));
-            self.token_auth(found, &client_id, secret.as_deref())?
+        let jwt_bearer = || ("grant_type", JWT_BEARER.to_owned());
+        let auth = match &self.oauth.credentials {
+            Some(Credentials::Workload(assertion)) => {
+                form.push(jwt_bearer());
+                form.push(("assertion", assertion()));
+                TokenAuth::None(&client_id)
+            }
+            Some(Credentials::Enterprise(idp)) => {
+                let grant = self.identity_assertion_grant(idp, found).await?;
+                form.push(jwt_bearer());
+                form.push(("assertion", grant));
+                let secret = secret.as_deref().unwrap_or_default();
+                TokenAuth::Basic(&client_id, secret)
+            }
+            _ => {
+                form.push(("grant_type", "client_credentials".to_owned()));
+                self.token_auth(found, &client_id, secret.as_deref())?
+            }
         };
         if let Some(scope) = scope {
             form.push(("scope", scope.to_owned()));

@@ -215,6 +215,17 @@ enum Credentials {
     /// A workload's identity token, exchanged with the JWT-bearer grant
     /// (RFC 7523 section 2.1, SEP-1933): the function gives the current one.
     Workload(Arc<dyn Fn() -> String + Send + Sync>),
+    /// Enterprise-managed authorization (SEP-990): the user's ID token from
+    /// the enterprise identity provider, exchanged there for an ID-JAG
+    /// (RFC 8693), which the JWT-bearer grant presents to the issuer.
+    Enterprise(Arc<EnterpriseIdp>),
+}
+
+/// The enterprise identity provider of [`OAuth::enterprise_managed`].
+pub(crate) struct EnterpriseIdp {
+    pub(crate) token_endpoint: String,
+    pub(crate) client_id: Option<String>,
+    pub(crate) id_token: Box<dyn Fn() -> String + Send + Sync>,
 }
 
 /// How the client signs in: its identity, how the user is sent to the
@@ -399,6 +410,38 @@ impl OAuth {
             secret: None,
         });
         self.credentials = Some(Credentials::Workload(Arc::new(assertion)));
+        self
+    }
+
+    /// Enterprise-managed authorization (SEP-990): a client registered with
+    /// the authorization server `issuer` as `id` with `secret` (sent there
+    /// only, as `client_secret_basic`), whose user signed in with the
+    /// enterprise's identity provider. For each token, the user's ID token
+    /// (`id_token()`) is exchanged at the provider's `idp_token_endpoint`
+    /// (RFC 8693 token exchange; `idp_client_id` names this client there)
+    /// for an identity assertion grant (ID-JAG) for this issuer and this
+    /// resource, which the JWT-bearer grant (RFC 7523) presents to the
+    /// issuer. No browser is involved.
+    #[must_use]
+    pub fn enterprise_managed(
+        mut self,
+        issuer: impl Into<Issuer>,
+        id: impl Into<String>,
+        secret: impl Into<String>,
+        idp_token_endpoint: impl Into<String>,
+        idp_client_id: Option<String>,
+        id_token: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.pre_registered = Some(PreRegistered {
+            issuer: issuer.into(),
+            id: id.into(),
+            secret: Some(secret.into()),
+        });
+        self.credentials = Some(Credentials::Enterprise(Arc::new(EnterpriseIdp {
+            token_endpoint: idp_token_endpoint.into(),
+            client_id: idp_client_id,
+            id_token: Box::new(id_token),
+        })));
         self
     }
 
