@@ -398,6 +398,23 @@ impl Notes {
         Ok(id)
     }
 
+    #[describe("Show the notebook: every note's number and title, one per line (a host with MCP Apps shows it as a board where the user adds notes)")]
+    #[tool(read_only, ui = "ui://notes/board")]
+    pub async fn board(&self) -> Result<String, ToolError> {
+        let titles = self.book.titles().await?;
+        Ok(titles
+            .iter()
+            .map(|(id, title)| format!("{id}. {title}"))
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    #[resource(uri = "ui://notes/board", title = "Notebook board")]
+    #[describe("The notebook as a board (MCP Apps): its notes, and a form that adds one")]
+    pub fn board_page(&self) -> &'static str {
+        include_str!("apps/notes-board.html")
+    }
+
     #[describe("Replace the text of a note")]
     pub async fn edit_note(
         &self,

@@ -10,6 +10,10 @@
 #     authorization interop tests, tests/interop/oauth/)
 #   - @modelcontextprotocol/server-filesystem@2026.8.31 (the reference filesystem
 #     server, compared with our `files` toolbox by tests/toolbox/)
+#   - for the MCP Apps browser test (tests/apps/): Debian's chromium, and
+#     @modelcontextprotocol/ext-apps@2.0.4 (the official host-side bridge) with
+#     @modelcontextprotocol/client@2.4.0, zod@4.6.7, puppeteer-core@25.16.0
+#     and esbuild@0.28.2 in .tools/apps
 #   - a Python venv .tools/pyenv with mcp==2.3.0, openai==3.54.0 and
 #     anthropic==2.12.0 (the providers' SDKs: tests/agent/scripted_model.py
 #     validates the agent's model requests against their published types),
@@ -35,6 +39,9 @@ CONF_STABLE_VERSION="0.1.16"
 CONF_ALPHA_VERSION="0.2.0-alpha.12"
 OIDC_PROVIDER_VERSION="9.13.3"
 FS_SERVER_VERSION="2026.8.31"
+# The MCP Apps browser test's packages (one npm install, pinned together).
+APPS_PKGS=("@modelcontextprotocol/ext-apps@2.0.4" "@modelcontextprotocol/client@2.4.0"
+           "zod@4.6.7" "puppeteer-core@25.16.0" "esbuild@0.28.2")
 PY_MCP_VERSION="2.3.0"
 PY_OPENAI_VERSION="3.54.0"
 PY_ANTHROPIC_VERSION="2.12.0"
@@ -47,6 +54,7 @@ CONF_STABLE_DIR="$TOOLS/conformance-$CONF_STABLE_VERSION"
 CONF_ALPHA_DIR="$TOOLS/conformance-$CONF_ALPHA_VERSION"
 OIDC_DIR="$TOOLS/oidc-provider"
 FS_SERVER_DIR="$TOOLS/server-filesystem"
+APPS_DIR="$TOOLS/apps"
 PYENV_DIR="$TOOLS/pyenv"
 HOME_DIR="$TOOLS/home"
 
@@ -66,15 +74,16 @@ pkg_version() { # <prefix> <package name>
 }
 
 # npm install <spec> into its own prefix folder (with a private package.json).
-npm_install_into() { # <dir> <spec>
-    local dir="$1" spec="$2"
+npm_install_into() { # <dir> <spec>...
+    local dir="$1"
+    shift
     mkdir -p "$dir"
     if [ ! -f "$dir/package.json" ]; then
         printf '{\n  "name": "mcp-tools-%s",\n  "private": true\n}\n' "$(basename "$dir")" >"$dir/package.json"
     fi
-    log "npm install $spec  (into ${dir#"$ROOT"/})"
-    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$spec") \
-        || die "npm install $spec failed"
+    log "npm install $*  (into ${dir#"$ROOT"/})"
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$@") \
+        || die "npm install $* failed"
 }
 
 ensure_npm_pkg() { # <dir> <package> <version> <label>
@@ -123,6 +132,18 @@ for svc in redis-server haproxy nginx; do
 done
 log "ok: $(redis-server --version | cut -d' ' -f1-3), $(haproxy -v | head -n1), $(nginx -v 2>&1)"
 
+# ---------------------------------------------------------------- Chromium
+# The MCP Apps browser test (tests/apps/) hosts a tool's page in a real
+# browser: Debian's headless-capable chromium.
+if ! command -v chromium >/dev/null; then
+    command -v apt-get >/dev/null || die "chromium is missing, and there is no apt-get to install it"
+    log "apt-get install chromium"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+        || die "apt-get install chromium failed"
+fi
+CHROMIUM_BIN="$(command -v chromium)"
+log "ok: $("$CHROMIUM_BIN" --version 2>/dev/null | head -n1)"
+
 # ---------------------------------------------------------------- Node 22
 node22_version() {
     if [ -x "$NODE_BIN_DIR/node" ]; then "$NODE_BIN_DIR/node" --version 2>/dev/null || true; fi
@@ -157,6 +178,23 @@ CONF_ALPHA_BIN="$CONF_ALPHA_DIR/node_modules/.bin/conformance"
 for b in "$INSPECTOR_BIN" "$CONF_STABLE_BIN" "$CONF_ALPHA_BIN"; do
     [ -x "$b" ] || die "expected executable $b is missing"
 done
+# The MCP Apps browser test's packages: installed together when one is
+# missing or at another version.
+apps_wrong=()
+for spec in "${APPS_PKGS[@]}"; do
+    [ "$(pkg_version "$APPS_DIR" "${spec%@*}")" = "${spec##*@}" ] || apps_wrong+=("$spec")
+done
+if [ "${#apps_wrong[@]}" -eq 0 ]; then
+    log "ok: ${APPS_PKGS[*]} already installed"
+else
+    npm_install_into "$APPS_DIR" "${APPS_PKGS[@]}"
+    for spec in "${APPS_PKGS[@]}"; do
+        have="$(pkg_version "$APPS_DIR" "${spec%@*}")"
+        [ "$have" = "${spec##*@}" ] || die "${spec%@*}: expected ${spec##*@} after install, found '${have:-nothing}'"
+    done
+    log "installed: ${APPS_PKGS[*]}"
+fi
+
 # The reference filesystem server's entry point (run with Node 22: node <it> ROOT...).
 FS_SERVER_JS="$FS_SERVER_DIR/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 [ -f "$FS_SERVER_JS" ] || die "expected $FS_SERVER_JS is missing"
@@ -234,6 +272,10 @@ export MCP_OIDC_PROVIDER_MODULES="$OIDC_DIR/node_modules"
 # and "\$MCP_SERVER_FETCH" [--ignore-robots-txt] (stdio).
 export MCP_SERVER_FILESYSTEM_JS="$FS_SERVER_JS"
 export MCP_SERVER_FETCH="$PYENV_DIR/bin/mcp-server-fetch"
+# The MCP Apps browser test (tests/apps/run.sh): a chromium, and the
+# node_modules with ext-apps, the TypeScript client, puppeteer-core, esbuild.
+export MCP_CHROMIUM="$CHROMIUM_BIN"
+export MCP_APPS_MODULES="$APPS_DIR/node_modules"
 EOF
 if [ -f "$ENV_FILE" ] && cmp -s "$ENV_NEW" "$ENV_FILE"; then
     rm -f "$ENV_NEW"

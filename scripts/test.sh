@@ -15,7 +15,7 @@ step() { printf '\n==== [%ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 export CARGO_INCREMENTAL=0
 echo "disk at start: $(df -h . | awk 'NR==2 {print $4}') free"
 
-step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp, Redis, HAProxy)"
+step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp, Redis, HAProxy, Chromium)"
 scripts/install-tools.sh
 
 step "the scripted model server against the official openai and anthropic SDK clients (tests/agent/selftest.py)"
@@ -24,11 +24,14 @@ step "the scripted model server against the official openai and anthropic SDK cl
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+# Lint and docs build metadata only, nothing later steps use: they get a
+# target directory of their own, removed once they pass (about 1 GB).
 step "cargo clippy -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
+CARGO_TARGET_DIR=target/check cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo doc (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=target/check cargo doc --workspace --no-deps --quiet
+rm -rf target/check
 
 step "cargo test --workspace"
 cargo test --workspace
@@ -37,7 +40,8 @@ cargo test --workspace
 # whole dependency tree again without the dev-dependencies' features.
 
 step "slim builds: the stdio-only server and client (--no-default-features --features stdio) have no hyper, rustls or jsonschema in their tree, pass clippy and their stdio tests"
-scripts/slim.sh
+CARGO_TARGET_DIR=target/slim scripts/slim.sh
+rm -rf target/slim
 
 step "load at full size (optimized): 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
 # The release profile at opt-level 1 and without debug info: this is the only
@@ -45,6 +49,7 @@ step "load at full size (optimized): 32 HTTP clients x 10,000 calls, 1,000,000 s
 # speed, so the full optimizer (about 50 s more to build here) buys nothing.
 CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=0 MCP_LOAD_FULL=1 \
   cargo test --release -p mcp-server --test load -- --nocapture
+rm -rf target/release
 
 step "interop over stdio: Python mcp client (legacy, auto, 2026-07-28) and MCP Inspector CLI (legacy, modern)"
 tests/interop/run_stdio.sh target/debug/calculator
@@ -54,6 +59,9 @@ tests/interop/run_http.sh target/debug/calculator
 
 step "interop, prompts and resources: Python mcp client (legacy, 2026-07-28; stdio, HTTP: prompts, text/binary/template resources, completion, elicitation, sampling) and MCP Inspector CLI (legacy, modern; stdio, HTTP)"
 tests/interop/run_notes.sh target/debug/notes
+
+step "MCP Apps in a browser: headless Chromium hosts the notes board page with the official AppBridge (@modelcontextprotocol/ext-apps); its button calls add_note through the host; screenshot in target/test-output/apps/"
+tests/apps/run.sh target/debug/notes
 
 step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
 tests/conformance/run.sh target/debug/conformance_server

@@ -590,7 +590,13 @@ async fn a_legacy_session_opened_on_one_instance_is_used_on_the_other() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["add_note", "delete_note", "edit_note", "suggest_title"]
+        [
+            "add_note",
+            "board",
+            "delete_note",
+            "edit_note",
+            "suggest_title"
+        ]
     );
 
     let id = t.b.add_note(&session, 2, "Shared", "written on B").await;

@@ -14,7 +14,8 @@ use crate::ctxt::Ctxt;
 use crate::symbol::{
     Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
     DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, RENAME,
-    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS,
+    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS, UI,
+    VISIBILITIES, VISIBILITY,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -107,6 +108,11 @@ pub(crate) struct ToolOptions {
     /// `scopes("notes:write")`: the OAuth scopes a caller's token needs
     /// (with those of the block, when it names some).
     pub(crate) scopes: Option<Scopes>,
+    /// `ui = "ui://..."`: the page (a resource of the block) the host shows
+    /// with the tool's results (MCP Apps).
+    pub(crate) ui: Option<LitStr>,
+    /// `visibility(model, app)`: who may call the tool (MCP Apps).
+    pub(crate) visibility: Option<Vec<Ident>>,
     /// `description = ...` was given where it does not belong (already reported).
     pub(crate) description_attempted: bool,
 }
@@ -255,6 +261,8 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
     let mut task = Attr::none(TASK);
     let mut scopes = Attr::none(SCOPES);
+    let mut ui = Attr::none(UI);
+    let mut visibility = Attr::none(VISIBILITY);
     let mut description_attempted = false;
     for meta in metas(cx, args) {
         let key = meta.path();
@@ -269,6 +277,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             cx.error_spanned_by(key, declared_key_error(key));
         } else if key == &SCOPES {
             set_scopes(cx, &mut scopes, &meta);
+        } else if apps_key(cx, &meta, position, &mut ui, &mut visibility) {
         } else if key == &TASK {
             if let Some(mode) = task_value(cx, &meta) {
                 task.set(cx, key, mode);
@@ -333,6 +342,8 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         requires_extensions: requires_extensions.get(),
         task: task.get(),
         scopes: scopes.get(),
+        ui: ui.get(),
+        visibility: visibility.get(),
         description_attempted,
     }
 }
@@ -365,6 +376,8 @@ fn declared_key_error(key: &syn::Path) -> String {
         "the server that runs the tool refuses a client without the capability; this client declares its own capabilities when it connects. Remove it"
     } else if key == &SCOPES {
         "the server that runs the tool decides which scopes a token needs, and this client signs in with the scopes the server asks for. Remove it"
+    } else if key == &UI || key == &VISIBILITY {
+        "the server that runs the tool says which page it shows and who may call it; remove it"
     } else {
         "the server that runs the tool sets its title and annotations; remove it"
     };
@@ -483,6 +496,81 @@ fn requires_extensions_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
             );
         } else {
             out.push(lit);
+        }
+    }
+    Some(out)
+}
+
+/// Reads `ui = "..."` or `visibility(...)` (MCP Apps) into its slot;
+/// `false` for any other key.
+fn apps_key(
+    cx: &Ctxt,
+    meta: &Meta,
+    position: Position,
+    ui: &mut Attr<LitStr>,
+    visibility: &mut Attr<Vec<Ident>>,
+) -> bool {
+    let key = meta.path();
+    if key == &UI && position == Position::Function {
+        cx.error_spanned_by(
+            key,
+            "a tool function has no block to hold its page: put the tool and its page (a #[resource(uri = \"ui://...\")] method) in one #[tool] impl block",
+        );
+    } else if key == &UI {
+        if let Some(uri) = ui_value(cx, meta) {
+            ui.set(cx, key, uri);
+        }
+    } else if key == &VISIBILITY {
+        if let Some(who) = visibility_value(cx, meta) {
+            visibility.set(cx, key, who);
+        }
+    } else {
+        return false;
+    }
+    true
+}
+
+/// `ui = "ui://..."`: the URI of the tool's page.
+fn ui_value(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
+    let example = r#"#[tool(ui = "ui://notes/board")]"#;
+    let uri = string_value(cx, meta, example)?;
+    let text = uri.value();
+    match text.strip_prefix("ui://") {
+        Some(rest) if !rest.is_empty() => Some(uri),
+        _ => {
+            cx.error_spanned_by(
+                &uri,
+                format!("an app's page is a `ui://` resource: expected {example}, naming a #[resource(uri = \"ui://...\")] of this block"),
+            );
+            None
+        }
+    }
+}
+
+/// `visibility(model, app)`: who may call the tool, each once.
+fn visibility_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>> {
+    let example = "#[tool(visibility(app))] (only the app's page calls the tool) or #[tool(visibility(model))] (only the model)";
+    let names: Punctuated<Ident, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected who may call the tool: {example}"),
+        &format!("expected `model` or `app`: {example}"),
+    )?;
+    if names.is_empty() {
+        cx.error_spanned_by(meta, format!("`visibility()` names no one: {example}"));
+        return None;
+    }
+    let mut out: Vec<Ident> = Vec::new();
+    for name in names {
+        if !VISIBILITIES.iter().any(|v| name == v) {
+            cx.error_spanned_by(&name, format!("unknown caller `{name}`: {example}"));
+        } else if out.contains(&name) {
+            cx.error_spanned_by(
+                &name,
+                format!("duplicate `{name}` in `visibility`: remove one of the two"),
+            );
+        } else {
+            out.push(name);
         }
     }
     Some(out)

@@ -79,9 +79,41 @@ pub(crate) fn check_impl(cx: &Ctxt, model: &ToolImpl) {
         if let ItemKind::Complete(c) = &tool.kind {
             check_completion_target(cx, c, &model.tools);
         }
+        if let (Some(uri), true) = (&tool.options.ui, tool.is_tool()) {
+            check_page(cx, uri, &model.tools);
+        }
     }
     check_unique_names(cx, &model.tools);
     cx.section(0);
+}
+
+/// A tool's `ui = "ui://..."` names a `#[resource(uri = ...)]` of the block.
+fn check_page(cx: &Ctxt, uri: &syn::LitStr, items: &[Tool]) {
+    let wanted = uri.value();
+    let pages: Vec<String> = items
+        .iter()
+        .filter_map(|t| match &t.kind {
+            ItemKind::Resource(ResourceAttr { uri: Some(u), .. })
+                if u.value().starts_with("ui://") =>
+            {
+                Some(u.value())
+            }
+            _ => None,
+        })
+        .collect();
+    if pages.contains(&wanted) {
+        return;
+    }
+    let known = if pages.is_empty() {
+        "this block has none".to_owned()
+    } else {
+        let list: Vec<String> = pages.iter().map(|p| format!("{p:?}")).collect();
+        format!("this block's are {}", list.join(", "))
+    };
+    cx.error_spanned_by(
+        uri,
+        format!("{wanted:?} names no page of this block: declare it here with #[resource(uri = {wanted:?})] on a method returning the page's HTML ({known})"),
+    );
 }
 
 /// A `#[complete(target, argument)]` names a prompt or template of the
@@ -357,6 +389,22 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             &scopes.key,
             format!("a completion function cannot declare `scopes`: a completion needs the scopes of the prompt or resource template it completes; remove it here, and put #[tool(scopes(\"...\"))] on `{target}` instead"),
         );
+    }
+    if !tool.is_tool() {
+        let apps_keys = [
+            tool.options.ui.as_ref().map(ToTokens::to_token_stream),
+            tool.options
+                .visibility
+                .as_ref()
+                .and_then(|v| v.first())
+                .map(ToTokens::to_token_stream),
+        ];
+        for key in apps_keys.into_iter().flatten() {
+            cx.error_spanned_by(
+                key,
+                format!("`ui` and `visibility` belong to a tool (the page the host shows with its results, who may call it); a {noun} cannot declare them: remove it"),
+            );
+        }
     }
     if let (Some(requires), false) = (&tool.options.requires_client, tool.is_tool()) {
         cx.error_spanned_by(

@@ -241,6 +241,21 @@ fn spec(tool: &Tool) -> TokenStream {
         quote!(task: ::mcp_server::TaskSupport::#variant,)
     });
     let scopes = scopes_field(tool);
+    let ui = tool
+        .options
+        .ui
+        .as_ref()
+        .map(|uri| quote!(ui: ::core::option::Option::Some(#uri),));
+    let visibility = tool.options.visibility.as_ref().map(|who| {
+        let variants = who.iter().map(|w| {
+            if w == "app" {
+                quote!(::mcp_server::__private::Visibility::App)
+            } else {
+                quote!(::mcp_server::__private::Visibility::Model)
+            }
+        });
+        quote!(visibility: &[#(#variants),*],)
+    });
     quote! {{
         #id_checks
         ::mcp_server::__private::ToolSpec {
@@ -255,6 +270,8 @@ fn spec(tool: &Tool) -> TokenStream {
             #requires_extensions
             #task
             #scopes
+            #ui
+            #visibility
             ..::core::default::Default::default()
         }
     }}

@@ -181,7 +181,14 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
     let title = option(item.title());
     let description = &item.description;
     let address = r.address();
-    let mime_type = option(r.mime_type.as_ref());
+    // An app's page is served as the Apps MIME type, whatever it returns.
+    let mime_type = if r.is_page() {
+        let mime = crate::ast::APP_MIME_TYPE;
+        quote!(::core::option::Option::Some(#mime))
+    } else {
+        option(r.mime_type.as_ref())
+    };
+    let (app, origin_checks) = page_spec(r);
     let StringParams {
         decode,
         taken,
@@ -206,6 +213,7 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
     let scopes = scopes_field(item);
     quote! {{
         #probes
+        #origin_checks
         let mut __mcp_entry = {
         #capture
         ::mcp_server::__private::#ctor::new(
@@ -215,6 +223,7 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
                 title: #title,
                 description: #description,
                 mime_type: #mime_type,
+                #app
                 #scopes
                 ..::core::default::Default::default()
             },
@@ -239,6 +248,41 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
         #(#completions)*
         __mcp_entry
     }}
+}
+
+/// `app: Some(PageSpec { .. }),` of an app's page, and the checks of its
+/// origins (each a `const` evaluated as the code compiles).
+fn page_spec(r: &crate::ast::ResourceAttr) -> (Option<TokenStream>, TokenStream) {
+    if !r.is_page() {
+        return (None, TokenStream::new());
+    }
+    let default = crate::ast::AppAttr::default();
+    let app = r.app.as_ref().unwrap_or(&default);
+    let mut checks = Vec::new();
+    let lists = app.domains.iter().map(|(key, origins)| {
+        checks.extend(origins.iter().map(|o| {
+            quote_spanned! {o.span()=>
+                const _: () = ::mcp_server::__private::app_origin(#o);
+            }
+        }));
+        quote!(#key: &[#(#origins),*],)
+    });
+    let lists: Vec<TokenStream> = lists.collect();
+    let permissions = app.permissions.iter().map(ToString::to_string);
+    let domain = option(app.domain.as_ref());
+    let prefers_border = option(app.prefers_border.as_ref().map(|b| b.value));
+    (
+        Some(quote! {
+            app: ::core::option::Option::Some(::mcp_server::__private::PageSpec {
+                #(#lists)*
+                permissions: &[#(#permissions),*],
+                domain: #domain,
+                prefers_border: #prefers_border,
+                ..::core::default::Default::default()
+            }),
+        }),
+        quote!(#(#checks)*),
+    )
 }
 
 /// `__mcp_entry = __mcp_entry.with_completion(..)` for each `#[complete]`

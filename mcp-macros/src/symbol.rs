@@ -27,6 +27,8 @@ pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 pub(crate) const REQUIRES_EXTENSIONS: Symbol = Symbol("requires_extensions");
 pub(crate) const TASK: Symbol = Symbol("task");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
+pub(crate) const UI: Symbol = Symbol("ui");
+pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
 
 /// The keys of a tool's own `#[tool(...)]` (on a method or a function).
 pub(crate) const TOOL_KEYS: &[Symbol] = &[
@@ -40,6 +42,8 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     REQUIRES_EXTENSIONS,
     TASK,
     SCOPES,
+    UI,
+    VISIBILITY,
 ];
 /// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).
 pub(crate) const DECLARED_TOOL_KEYS: &[Symbol] = &[NAME];
@@ -54,6 +58,9 @@ pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT, RENAME];
 /// the members of `ClientCapabilities` (2025-11-25, 2026-07-28) that a
 /// server uses (`experimental`, `tasks` and `extensions` are not one feature).
 pub(crate) const CLIENT_CAPABILITIES: &[&str] = &["sampling", "elicitation", "roots"];
+
+/// Who may call a tool with `visibility(...)` (MCP Apps).
+pub(crate) const VISIBILITIES: &[&str] = &["model", "app"];
 
 /// The type whose arguments are injected rather than decoded.
 pub(crate) const CONTEXT: Symbol = Symbol("Context");

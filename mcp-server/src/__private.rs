@@ -6,6 +6,7 @@ use std::sync::Arc;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 
+pub use crate::apps::{PageSpec, Visibility};
 pub use crate::args::Args;
 pub use crate::complete::{Completing, FromCompleting};
 pub use crate::context::{Context, LazyContext};
@@ -32,6 +33,18 @@ pub type Shared<T> = Arc<tokio::sync::RwLock<T>>;
 /// (At compile time, in a `const`) when the identifier breaks the rule.
 pub const fn extension_id(id: &str) {
     if let Some(reason) = mcp_types::extension::id_problem(id) {
+        panic!("{}", reason);
+    }
+}
+
+/// Checks an origin of a page's CSP (`#[resource(app(connect_domains(...)))]`)
+/// against [`mcp_types::apps::origin_problem`].
+///
+/// # Panics
+///
+/// (At compile time, in a `const`) when the origin breaks the rule.
+pub const fn app_origin(origin: &str) {
+    if let Some(reason) = mcp_types::apps::origin_problem(origin) {
         panic!("{}", reason);
     }
 }

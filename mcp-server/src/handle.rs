@@ -64,7 +64,10 @@ impl ServerHandle {
 
     /// Adds one tool. A name already in use (even by a disabled tool) is an error.
     pub fn add_tool(&self, tool: ToolEntry) -> Result<(), Error> {
-        self.catalog.tools.add(vec![tool])
+        self.catalog.add(crate::tool::Items {
+            tools: vec![tool],
+            ..crate::tool::Items::default()
+        })
     }
 
     /// Adds everything a toolbox offers (tools, prompts, resources,

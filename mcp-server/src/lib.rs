@@ -98,6 +98,7 @@
     allow(dead_code, unused_imports)
 )]
 
+pub mod apps;
 mod args;
 mod ask;
 pub mod auth;

@@ -370,8 +370,18 @@ pub(crate) struct Catalog {
 /// it misses some (it is then told of nothing it missed: updates are hints).
 const UPDATE_BACKLOG: usize = 1024;
 
+/// The definition of the static resource at `uri` among `resources`.
+fn page_in(resources: &[crate::ResourceEntry], uri: &str) -> Option<mcp_types::Resource> {
+    resources
+        .iter()
+        .find(|r| r.uri() == uri)
+        .map(|r| (*r.def).clone())
+}
+
 impl Catalog {
     pub(crate) fn new(items: crate::tool::Items) -> Result<Catalog, Error> {
+        crate::apps::check_pages(&items.tools, |uri| page_in(&items.resources, uri))?;
+        crate::apps::check_origins(&items.resources)?;
         Ok(Catalog {
             tools: Live::new(items.tools)?,
             prompts: Live::new(items.prompts)?,
@@ -445,6 +455,11 @@ impl Catalog {
         self.prompts.check_new(&items.prompts)?;
         self.resources.check_new(&items.resources)?;
         self.templates.check_new(&items.templates)?;
+        crate::apps::check_origins(&items.resources)?;
+        let served = self.resources.snapshot();
+        crate::apps::check_pages(&items.tools, |uri| {
+            page_in(&items.resources, uri).or_else(|| served.get(uri).map(|r| (*r.def).clone()))
+        })?;
         self.check_completions(
             items
                 .prompts

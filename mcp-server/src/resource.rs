@@ -50,6 +50,9 @@ pub struct ResourceSpec {
     /// completing a template's variables) is answered with the step-up
     /// challenge (403).
     pub scopes: &'static [&'static str],
+    /// MCP Apps: this resource is an app's page (a `ui://` URI served as
+    /// [`apps::MIME_TYPE`](crate::apps::MIME_TYPE)), with these sandbox settings.
+    pub app: Option<crate::apps::PageSpec>,
 }
 
 /// A static resource ready to serve.
@@ -174,7 +177,7 @@ impl ResourceEntry {
             + Sync
             + 'static,
     {
-        ResourceEntry {
+        let entry = ResourceEntry {
             def: Arc::new(Resource {
                 uri: spec.uri.to_owned(),
                 name: spec.name.to_owned(),
@@ -189,7 +192,44 @@ impl ResourceEntry {
             handler: Arc::new(handler),
             toolbox: Cow::Borrowed(""),
             scopes: Scopes::of(spec.scopes),
+        };
+        match spec.app.map(crate::apps::PageSpec::to_ui) {
+            Some(Ok(ui)) => entry.with_ui(ui),
+            // The macros check the permission names; a hand-written spec
+            // with an unknown one has the page served without them.
+            Some(Err(e)) => {
+                tracing::warn!(uri = spec.uri, "{e}");
+                entry.with_ui(crate::apps::ResourceUi::default())
+            }
+            None => entry,
         }
+    }
+
+    /// MCP Apps: makes this resource an app's page ([`apps`](crate::apps)),
+    /// served as [`apps::MIME_TYPE`](crate::apps::MIME_TYPE) with `ui` (what
+    /// its sandbox may load and do) in its listing and in each content read.
+    /// Its URI should be a `ui://` one.
+    #[must_use]
+    pub fn with_ui(mut self, ui: crate::apps::ResourceUi) -> Self {
+        let def = Arc::make_mut(&mut self.def);
+        def.mime_type = Some(crate::apps::MIME_TYPE.to_owned());
+        let ui = if ui == crate::apps::ResourceUi::default() {
+            None
+        } else {
+            serde_json::to_value(ui).ok()
+        };
+        crate::apps::set_meta(&mut def.meta, ui.as_ref());
+        let read = Arc::clone(&self.handler);
+        self.handler = Arc::new(move |reading, ctx| {
+            let fut = read(reading, ctx);
+            let ui = ui.clone();
+            Box::pin(async move {
+                let mut result = fut.await?;
+                crate::apps::mark_contents(&mut result, ui.as_ref());
+                Ok(result)
+            })
+        });
+        self
     }
 
     /// A static resource built at run time from its definition and an async

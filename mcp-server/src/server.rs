@@ -340,24 +340,43 @@ impl ServerBuilder {
                 .templates
                 .iter()
                 .any(|t| !t.completions.is_empty());
-        let mut extensions = JsonObject::new();
-        // A tool that may run as a task offers the tasks extension (the
-        // builder may still declare it once, with settings of its own).
-        let mut tasks_automatic = this
-            .items
+        // What the items use is offered without being asked: the tasks
+        // extension for a tool that may run as a task, Apps for a page or
+        // a tool with Apps settings. The builder may still declare each
+        // once, with settings of its own.
+        let items = &this.items;
+        let mut automatic: Vec<&str> = Vec::new();
+        if items
             .tools
             .iter()
-            .any(|t| t.task != crate::TaskSupport::Never);
-        if tasks_automatic {
-            extensions.insert(
-                mcp_types::extension::TASKS.to_owned(),
-                JsonObject::new().into(),
-            );
+            .any(|t| t.task != crate::TaskSupport::Never)
+        {
+            automatic.push(mcp_types::extension::TASKS);
         }
+        if items
+            .resources
+            .iter()
+            .any(|r| crate::apps::is_page(r.resource()))
+            || items
+                .tools
+                .iter()
+                .any(|t| crate::apps::tool_ui(t.tool()).is_some())
+        {
+            automatic.push(mcp_types::extension::UI);
+        }
+        let mut extensions: JsonObject = automatic
+            .iter()
+            .map(|id| ((*id).to_owned(), JsonObject::new().into()))
+            .collect();
         for (id, settings) in this.extensions {
             mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
-            let replaces_automatic =
-                id == mcp_types::extension::TASKS && std::mem::take(&mut tasks_automatic);
+            let replaces_automatic = match automatic.iter().position(|a| *a == id) {
+                Some(i) => {
+                    automatic.swap_remove(i);
+                    true
+                }
+                None => false,
+            };
             if extensions.insert(id.clone(), settings.into()).is_some() && !replaces_automatic {
                 return Err(Error::Config(format!("extension `{id}` is declared twice")));
             }

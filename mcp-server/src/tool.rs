@@ -150,6 +150,13 @@ pub struct ToolSpec {
     /// How long one call may run; then it is stopped and answered with an
     /// `isError` result. `None` falls back to the server's `call_timeout`.
     pub timeout: Option<std::time::Duration>,
+    /// MCP Apps: the `ui://` page the host shows with this tool's results
+    /// (a resource of the server, served as
+    /// [`apps::MIME_TYPE`](crate::apps::MIME_TYPE)).
+    pub ui: Option<&'static str>,
+    /// MCP Apps: who may call the tool (both when empty); a tool only the
+    /// app calls is listed only to clients that declared Apps.
+    pub visibility: &'static [crate::apps::Visibility],
 }
 
 /// One tool ready to serve: its wire definition, built once, and its handler.
@@ -259,6 +266,12 @@ impl ToolEntry {
         entry.task = spec.task;
         entry.scopes = crate::registry::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
+        if spec.ui.is_some() || !spec.visibility.is_empty() {
+            entry.set_ui(&crate::apps::ToolUi {
+                resource_uri: spec.ui.map(str::to_owned),
+                visibility: (!spec.visibility.is_empty()).then(|| spec.visibility.to_vec()),
+            });
+        }
         entry
     }
 
@@ -311,6 +324,32 @@ impl ToolEntry {
     pub fn with_task_support(mut self, support: crate::TaskSupport) -> Self {
         self.task = support;
         self
+    }
+
+    /// MCP Apps: shows the `ui://` page `uri` with this tool's results
+    /// ([`apps`](crate::apps)); the server must serve that page (a
+    /// resource of MIME type [`apps::MIME_TYPE`](crate::apps::MIME_TYPE)),
+    /// or adding the tool fails.
+    #[must_use]
+    pub fn with_ui(mut self, uri: impl Into<String>) -> Self {
+        let mut ui = crate::apps::tool_ui(&self.def).unwrap_or_default();
+        ui.resource_uri = Some(uri.into());
+        self.set_ui(&ui);
+        self
+    }
+
+    /// MCP Apps: who may call the tool ([`Visibility`](crate::apps::Visibility));
+    /// a tool only the app calls is listed only to clients that declared Apps.
+    #[must_use]
+    pub fn with_visibility(mut self, visibility: &[crate::apps::Visibility]) -> Self {
+        let mut ui = crate::apps::tool_ui(&self.def).unwrap_or_default();
+        ui.visibility = Some(visibility.to_vec());
+        self.set_ui(&ui);
+        self
+    }
+
+    fn set_ui(&mut self, ui: &crate::apps::ToolUi) {
+        crate::apps::set_meta(&mut Arc::make_mut(&mut self.def).meta, Some(ui));
     }
 
     /// Limits how long one call may run (overrides the server's `call_timeout`).

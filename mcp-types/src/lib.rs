@@ -24,6 +24,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod apps;
 mod base;
 pub mod call;
 pub mod completion;

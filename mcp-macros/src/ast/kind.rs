@@ -41,6 +41,40 @@ pub(crate) struct ResourceAttr {
     pub(crate) mime_type: Option<LitStr>,
     /// The variables of a valid template, in order.
     pub(crate) variables: Vec<String>,
+    /// `app(...)`: the sandbox settings of an app's page.
+    pub(crate) app: Option<AppAttr>,
+}
+
+/// `app(connect_domains("..."), permissions(camera), domain = "...", prefers_border = true)`
+/// in `#[resource(uri = "ui://...", ...)]`.
+#[derive(Default)]
+pub(crate) struct AppAttr {
+    /// `connect_domains`, `resource_domains`, `frame_domains`, `base_uri_domains`.
+    pub(crate) domains: Vec<(Ident, Vec<LitStr>)>,
+    pub(crate) permissions: Vec<Ident>,
+    pub(crate) domain: Option<LitStr>,
+    pub(crate) prefers_border: Option<syn::LitBool>,
+}
+
+/// The lists of origins a page's CSP has.
+const DOMAIN_LISTS: [&str; 4] = [
+    "connect_domains",
+    "resource_domains",
+    "frame_domains",
+    "base_uri_domains",
+];
+/// The permissions a page may ask for.
+const PERMISSIONS: [&str; 4] = ["camera", "microphone", "geolocation", "clipboard_write"];
+/// The MIME type of an app's page.
+pub(crate) const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+impl ResourceAttr {
+    /// Whether the resource is an app's page (a `ui://` URI).
+    pub(crate) fn is_page(&self) -> bool {
+        self.uri
+            .as_ref()
+            .is_some_and(|u| u.value().starts_with("ui://"))
+    }
 }
 
 impl ResourceAttr {
@@ -153,6 +187,7 @@ fn resource(attr: &Attribute) -> syn::Result<ResourceAttr> {
         template: None,
         mime_type: None,
         variables: Vec::new(),
+        app: None,
     };
     if matches!(attr.meta, syn::Meta::Path(_)) {
         return Err(syn::Error::new_spanned(
@@ -173,9 +208,15 @@ fn resource(attr: &Attribute) -> syn::Result<ResourceAttr> {
             &mut r.named.title
         } else if meta.path.is_ident("scopes") {
             return Err(meta.error(SCOPES_HERE));
+        } else if meta.path.is_ident("app") {
+            if r.app.is_some() {
+                return Err(meta.error("duplicate key: remove one of the two"));
+            }
+            r.app = Some(app(&meta)?);
+            return Ok(());
         } else {
             return Err(meta.error(
-                "unknown key: #[resource] takes `uri` or `template`, and `mime_type`, `name`, `title`",
+                "unknown key: #[resource] takes `uri` or `template`, and `mime_type`, `name`, `title`, `app(...)` (an app's page)",
             ));
         };
         if slot.is_some() {
@@ -196,6 +237,21 @@ fn resource(attr: &Attribute) -> syn::Result<ResourceAttr> {
         (Some(uri), None) if uri.value().is_empty() => {
             Err(syn::Error::new_spanned(uri, "empty URI: write the resource's URI"))
         }
+        (None, Some(t)) if r.app.is_some() => Err(syn::Error::new_spanned(
+            t,
+            "an app's page has one URI: write `uri = \"ui://...\"`, not a template",
+        )),
+        (Some(uri), None) if r.app.is_some() && !r.is_page() => Err(syn::Error::new_spanned(
+            uri,
+            "`app(...)` makes the resource an app's page, whose URI is a `ui://` one: write `uri = \"ui://...\"`",
+        )),
+        (Some(_), None) if r.is_page() => match &r.mime_type {
+            Some(m) if m.value() != APP_MIME_TYPE => Err(syn::Error::new_spanned(
+                m,
+                format!("a `ui://` resource is an app's page, served as `{APP_MIME_TYPE}`: remove `mime_type`"),
+            )),
+            _ => Ok(r),
+        },
         (None, Some(t)) => match mcp_uri_template::UriTemplate::parse(&t.value()) {
             Ok(parsed) => {
                 r.variables = parsed.variables().into_iter().map(str::to_owned).collect();
@@ -211,6 +267,63 @@ fn resource(attr: &Attribute) -> syn::Result<ResourceAttr> {
         },
         _ => Ok(r),
     }
+}
+
+/// `app(...)` of a page.
+fn app(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<AppAttr> {
+    let usage = "`app(...)` takes connect_domains(\"https://...\"), resource_domains(...), frame_domains(...), base_uri_domains(...), permissions(camera, microphone, geolocation, clipboard_write), domain = \"...\" and prefers_border = true";
+    let mut app = AppAttr::default();
+    meta.parse_nested_meta(|inner| {
+        let Some(key) = inner.path.get_ident().cloned() else {
+            return Err(inner.error(usage));
+        };
+        let name = key.to_string();
+        if DOMAIN_LISTS.contains(&name.as_str()) {
+            if app.domains.iter().any(|(k, _)| *k == key) {
+                return Err(inner.error("duplicate key: remove one of the two"));
+            }
+            let content;
+            syn::parenthesized!(content in inner.input);
+            let origins =
+                syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated(&content)?;
+            app.domains.push((key, origins.into_iter().collect()));
+        } else if name == "permissions" {
+            let content;
+            syn::parenthesized!(content in inner.input);
+            let names =
+                syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated(&content)?;
+            for p in names {
+                if !PERMISSIONS.contains(&p.to_string().as_str()) {
+                    return Err(syn::Error::new_spanned(
+                        &p,
+                        format!(
+                            "unknown permission `{p}`: a page may ask for {}",
+                            PERMISSIONS.join(", ")
+                        ),
+                    ));
+                }
+                if app.permissions.contains(&p) {
+                    return Err(syn::Error::new_spanned(
+                        &p,
+                        "duplicate permission: remove one of the two",
+                    ));
+                }
+                app.permissions.push(p);
+            }
+        } else if name == "domain" {
+            app.domain = Some(inner.value()?.parse()?);
+        } else if name == "prefers_border" {
+            app.prefers_border = Some(if inner.input.peek(syn::Token![=]) {
+                inner.value()?.parse()?
+            } else {
+                syn::LitBool::new(true, key.span())
+            });
+        } else {
+            return Err(inner.error(format!("unknown key `{name}`: {usage}")));
+        }
+        Ok(())
+    })?;
+    Ok(app)
 }
 
 fn complete(attr: &Attribute) -> syn::Result<CompleteAttr> {

@@ -14,7 +14,7 @@ mod kind;
 mod tool;
 mod toolbox;
 
-pub(crate) use kind::{CompleteAttr, ItemKind, ResourceAttr};
+pub(crate) use kind::{AppAttr, CompleteAttr, ItemKind, ResourceAttr, APP_MIME_TYPE};
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;

@@ -26,6 +26,14 @@ impl Era {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
         }
     }
+
+    /// What the client declared: at `initialize`, or in this request's `_meta`.
+    pub(super) fn client_capabilities(&self) -> &mcp_types::ClientCapabilities {
+        match self {
+            Era::Legacy(s) => &s.client_capabilities,
+            Era::Modern(m) => &m.client_capabilities,
+        }
+    }
 }
 
 /// Parses params and decides the era: modern when `_meta` names a protocol

@@ -78,10 +78,13 @@ impl ServerCore {
             era_of::<PaginatedParams>(req.session, req.params, |p| modern_meta(p.meta.as_ref()))?;
         let caller = self.offer_caller(req, &era);
         let who = req.info.identity.as_deref();
+        let hide_pages = self.hides_apps(&era);
         let (items, next) = live
             .snapshot()
             .page_filtered(p.cursor.as_deref(), self.page_size, |e| {
-                e.scopes().allow(who) && self.offered_to(caller.as_ref(), e)
+                e.scopes().allow(who)
+                    && self.offered_to(caller.as_ref(), e)
+                    && !(hide_pages && is_page(&e.offer().offer))
             })
             .map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
         Ok((items, next, era))
@@ -123,9 +126,25 @@ impl ServerCore {
         }
     }
 
-    /// Whether every caller sees the same lists (they may then be shared).
+    /// Whether every caller sees the same lists (they may then be shared):
+    /// no offer hook decides, and no list depends on whether the client
+    /// declared Apps.
     pub(super) fn offers_shared(&self) -> bool {
-        self.policy.offer_visibility.is_none()
+        self.policy.offer_visibility.is_none() && !self.offers_apps()
+    }
+
+    /// Whether the server offers MCP Apps (it has pages, or tools with
+    /// Apps settings).
+    pub(super) fn offers_apps(&self) -> bool {
+        self.capabilities
+            .extension(mcp_types::extension::UI)
+            .is_some()
+    }
+
+    /// Whether what only Apps clients see is hidden from this request's
+    /// client: the server offers Apps and the client did not declare them.
+    pub(super) fn hides_apps(&self, era: &Era) -> bool {
+        self.offers_apps() && !mcp_types::apps::client_supports(era.client_capabilities())
     }
 
     /// Parses a request's params and builds the context its user code runs
@@ -250,4 +269,14 @@ pub(super) trait UserParams: DeserializeOwned + Default {
 fn modern_meta(meta: Option<&Meta>) -> Option<Result<RequestMeta, mcp_types::modern::MetaError>> {
     meta.filter(|m| RequestMeta::is_modern(Some(m)))
         .map(RequestMeta::from_meta)
+}
+
+/// Whether an offered item is an app's page (a resource, or a template of
+/// resources, served as [`apps::MIME_TYPE`](crate::apps::MIME_TYPE)).
+fn is_page(offer: &crate::policy::Offer<'_>) -> bool {
+    match offer {
+        crate::policy::Offer::Resource(r) => crate::apps::is_page(r),
+        crate::policy::Offer::Template(t) => t.mime_type.as_deref() == Some(crate::apps::MIME_TYPE),
+        _ => false,
+    }
 }

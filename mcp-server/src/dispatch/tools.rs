@@ -89,16 +89,23 @@ impl ServerCore {
         })?;
         let registry = self.registry();
         let per_caller = self.policy.visibility.is_some() || info.identity.is_some();
-        let page = if per_caller {
-            let caller = Self::caller(session, &era, info);
+        // A client that did not declare Apps sees no tool only the app
+        // calls, and no tool's `_meta.ui`.
+        let hide_apps = self.hides_apps(&era);
+        let page = if per_caller || hide_apps {
+            let caller = per_caller.then(|| Self::caller(session, &era, info));
             registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
-                self.tool_visible(&caller, t)
+                caller.as_ref().is_none_or(|c| self.tool_visible(c, t))
+                    && !(hide_apps && crate::apps::tool_ui(t.tool()).is_some_and(|u| u.app_only()))
             })
         } else {
             registry.page(p.cursor.as_deref(), self.page_size)
         };
-        let (tools, next_cursor) =
+        let (mut tools, next_cursor) =
             page.map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
+        if hide_apps {
+            tools = tools.into_iter().map(crate::apps::without_ui).collect();
+        }
         let mut result = ListToolsResult {
             tools,
             next_cursor,
@@ -108,7 +115,7 @@ impl ServerCore {
             result.result_type = Some(ResultType::Complete);
             result.ttl_ms = Some(self.list_ttl_ms);
             // A list that depends on the caller must not be shared.
-            result.cache_scope = Some(if per_caller {
+            result.cache_scope = Some(if per_caller || self.offers_apps() {
                 CacheScope::Private
             } else {
                 CacheScope::Public
