@@ -633,6 +633,47 @@ async fn a_task_created_on_one_instance_is_polled_updated_and_cancelled_on_the_o
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 }
 
+#[tokio::test]
+async fn a_listen_stream_on_one_instance_hears_the_tasks_of_the_other() {
+    let (a, b) = pair(MemoryStore::new()).await;
+    let task = a.start_task("ask_later").await;
+    a.task_until(&task, "input_required").await;
+    // B runs no task: it finds this one in the store, and hears its states
+    // on the bus; one no instance knows is left out.
+    let body = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {
+    "notifications": {"taskIds": [task, "nobody-runs-this"]},
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    }}});
+    let mut stream = b
+        .send(
+            "POST",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "subscriptions/listen"),
+            ],
+            &body.to_string(),
+        )
+        .await;
+    stream
+        .until("notifications/subscriptions/acknowledged")
+        .await;
+    stream.until("\n\n").await;
+    let acknowledged = stream.seen.clone();
+    assert!(acknowledged.contains(&task), "{acknowledged}");
+    assert!(!acknowledged.contains("nobody-runs-this"), "{acknowledged}");
+    // Answered through B, run on A: B's stream hears it complete.
+    let answer = json!({"taskId": task, "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}});
+    b.with_tasks("tasks/update", &task, answer).await;
+    stream.until("notifications/tasks").await;
+    stream.until("later, Ada").await;
+    assert!(stream.seen.contains("\"completed\""), "{}", stream.seen);
+}
+
 /// A store that stops answering when told to.
 #[derive(Clone, Default)]
 struct Flaky {

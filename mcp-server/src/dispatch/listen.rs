@@ -84,6 +84,18 @@ impl ServerCore {
         )
     }
 
+    /// The tasks a stream asked for that do not run here, and the shared
+    /// store that knows those of the other instances (`None` without one).
+    fn tasks_elsewhere(
+        &self,
+        agreed: &SubscriptionFilter,
+    ) -> Option<(Arc<dyn crate::state::Store>, Vec<String>)> {
+        let share = self.task_share.get()?;
+        let ids = agreed.task_ids.iter().flatten();
+        let elsewhere: Vec<String> = ids.filter(|t| !self.tasks.knows(t)).cloned().collect();
+        (!elsewhere.is_empty()).then(|| (Arc::clone(&share.store), elsewhere))
+    }
+
     fn listen(
         self: &Arc<Self>,
         session: &Arc<Session>,
@@ -151,19 +163,23 @@ impl ServerCore {
             meta_key::SUBSCRIPTION_ID.to_owned(),
             serde_json::to_value(&id).unwrap_or(Value::Null),
         );
-        out.send(encode(&Notification::new(
-            method::SUBSCRIPTIONS_ACKNOWLEDGED,
-            SubscriptionsAcknowledgedParams {
-                notifications: agreed.clone(),
-                meta: Some(sub_meta.clone()),
-            },
-        )));
-        let mut changes = self.listen_changes(&agreed).with_tasks(
-            self.tasks.notices(),
-            agreed.task_ids.clone().unwrap_or_default(),
-        );
+        let elsewhere = self.tasks_elsewhere(&agreed);
+        // Subscribed before anything is awaited, so no change is missed.
+        let mut changes = self.listen_changes(&agreed);
+        let notices = self.tasks.notices();
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {
+            if let Some((store, tasks)) = elsewhere {
+                keep_stored_tasks(&*store, tasks, &mut agreed).await;
+            }
+            out.send(encode(&Notification::new(
+                method::SUBSCRIPTIONS_ACKNOWLEDGED,
+                SubscriptionsAcknowledgedParams {
+                    notifications: agreed.clone(),
+                    meta: Some(sub_meta.clone()),
+                },
+            )));
+            changes = changes.with_tasks(notices, agreed.task_ids.clone().unwrap_or_default());
             // The stream stays open until the client cancels it (then nothing is
             // sent) or the connection ends; it carries only what was agreed.
             if changes.is_empty() {
@@ -181,5 +197,22 @@ impl ServerCore {
                 }
             }
         }))
+    }
+}
+
+/// Leaves out of `agreed` the `tasks` (run by no instance here) that the
+/// shared store does not know: the states of the others arrive on the bus.
+async fn keep_stored_tasks(
+    store: &dyn crate::state::Store,
+    tasks: Vec<String>,
+    agreed: &mut SubscriptionFilter,
+) {
+    for task in tasks {
+        let found = crate::state::within(store, store.get_task(&task)).await;
+        if !matches!(found, Ok(Some(_))) {
+            if let Some(ids) = agreed.task_ids.as_mut() {
+                ids.retain(|t| *t != task);
+            }
+        }
     }
 }

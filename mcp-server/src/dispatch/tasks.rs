@@ -82,6 +82,12 @@ pub(crate) enum TaskOp {
         /// The answers, by input request key.
         responses: JsonObject,
     },
+    /// The task's state changed on the instance that runs it: every other
+    /// instance tells its `subscriptions/listen` streams.
+    Changed {
+        /// The state, as `notifications/tasks` carries it.
+        state: Value,
+    },
 }
 
 /// Tasks shared by several instances: each task's record in the store
@@ -236,6 +242,11 @@ impl TaskTable {
 
     /// Applies what another instance was asked for task `id`, if it runs here.
     pub(crate) fn apply(&self, id: &str, op: TaskOp) {
+        if let TaskOp::Changed { state } = op {
+            // Not run here (the instance running it does not hear itself).
+            let _ = self.notices.send((Arc::from(id), Arc::new(state)));
+            return;
+        }
         let mut tasks = lock(&self.tasks);
         let Some(task) = tasks.get_mut(id) else {
             return;
@@ -255,6 +266,7 @@ impl TaskTable {
                 task.updated = SystemTime::now();
                 task.changed.notify_one();
             }
+            TaskOp::Changed { .. } => {}
         }
     }
 
@@ -515,6 +527,15 @@ async fn watch_task(
                     .tasks
                     .notices
                     .send((Arc::clone(&key), Arc::new(view.clone())));
+                // Listeners on the other instances hear it on the bus.
+                if let Some(share) = core.task_share.get() {
+                    (share.forward)(
+                        &id,
+                        TaskOp::Changed {
+                            state: view.clone(),
+                        },
+                    );
+                }
                 told = Some(view);
             }
         }
@@ -592,10 +613,12 @@ impl Capability for Tasks {
         if core.capabilities.extension(TASKS).is_none() {
             return;
         }
-        // Only tasks that run here can be followed from here.
+        // Tasks that run here, and with a shared store those of the other
+        // instances (which `subscriptions/listen` looks up in the store).
+        let shared = core.task_share.get().is_some();
         agreed.task_ids = asked.task_ids.as_ref().map(|ids| {
             ids.iter()
-                .filter(|id| core.tasks.knows(id))
+                .filter(|id| shared || core.tasks.knows(id))
                 .cloned()
                 .collect()
         });
