@@ -172,6 +172,8 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+#[cfg(feature = "skills")]
+pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 mod client;
@@ -185,7 +187,6 @@ mod options;
 mod prompts;
 mod session;
 mod shared;
-#[cfg(feature = "skills")]
 mod skills;
 mod tasks;
 mod tools;

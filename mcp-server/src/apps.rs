@@ -93,8 +93,7 @@ pub(crate) fn set_meta<T: serde::Serialize>(meta: &mut Option<Meta>, value: Opti
 
 /// A tool's `_meta.ui`, if it has one that reads as such.
 pub(crate) fn tool_ui(tool: &Tool) -> Option<ToolUi> {
-    let value = tool.meta.as_ref()?.get(mcp_types::apps::META_KEY)?;
-    serde_json::from_value(value.clone()).ok()
+    ToolUi::of(tool)
 }
 
 /// Whether a resource is an app's page.

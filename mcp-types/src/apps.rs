@@ -44,6 +44,12 @@ pub struct ToolUi {
 }
 
 impl ToolUi {
+    /// A tool's `_meta.ui`, if it has one that reads as such.
+    pub fn of(tool: &crate::Tool) -> Option<ToolUi> {
+        let value = tool.meta.as_ref()?.get(META_KEY)?;
+        serde_json::from_value(value.clone()).ok()
+    }
+
     /// Whether only the app may call the tool (the host hides it from the model).
     pub fn app_only(&self) -> bool {
         self.visibility

@@ -226,6 +226,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares MCP Apps (`io.modelcontextprotocol/ui`, with pages of
+    /// `text/html;profile=mcp-app`): the server then lists its tools'
+    /// pages, which [`Client::app_page`] fetches for a host to render.
+    pub fn apps(self) -> Self {
+        let mut settings = mcp_types::JsonObject::new();
+        settings.insert(
+            "mimeTypes".into(),
+            serde_json::json!([mcp_types::apps::MIME_TYPE]),
+        );
+        self.extension(mcp_types::extension::UI, settings)
+    }
+
     pub(super) fn parts(&self) -> Result<(Arc<Shared>, Arc<Config>), CallError> {
         let mut capabilities = self.handlers.capabilities();
         let tasks = self.tasks.then(|| {
