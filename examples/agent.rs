@@ -27,8 +27,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_agent::model::{Anthropic, OpenAiChat};
-use mcp_agent::{Agent, ChatModel, Event, RunError, ToolSet};
-use mcp_client::{Chain, Client};
+use mcp_agent::{chat::ChatModel, Agent, Event, RunError, ToolSet};
+use mcp_client::{types::error::Chain, Client};
 
 #[path = "calculator_tools.rs"]
 pub mod calculator_tools;

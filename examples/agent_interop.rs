@@ -28,10 +28,10 @@ use std::time::Duration;
 
 use mcp_agent::strict::to_strict;
 use mcp_agent::{
-    Agent, ChatModel, ChatRequest, ChatResponse, Message, ModelError, Source, ToolCall,
-    ToolCallError, ToolSet, ToolSetError, ToolView,
+    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
+    chat::ToolCall, Agent, Source, ToolCallError, ToolSet, ToolSetError, ToolView,
 };
-use mcp_client::{Chain, Client};
+use mcp_client::{types::error::Chain, Client};
 use mcp_server::{ToolBox, ToolEntry};
 use serde_json::{json, Value};
 

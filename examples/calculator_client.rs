@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
-use mcp_client::{CallOptions, Chain, Client, Error, Json};
+use mcp_client::{types::error::Chain, CallOptions, Client, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
 

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use mcp_client::auth::{Algorithm, HeadlessAuthorizer, Issuer, OAuth};
 use mcp_client::types::{ErrorObject, JsonObject};
-use mcp_client::{Chain, Client, Era};
+use mcp_client::{types::error::Chain, Client, Era};
 
 use serde_json::{json, Value};
 

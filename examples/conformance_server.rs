@@ -10,10 +10,10 @@ use std::time::Duration;
 use mcp_server::http::HttpConfig;
 use mcp_server::types::elicitation::ElicitParams;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::types::{ContentBlock, JsonObject, ResourceContents};
+use mcp_server::types::{ContentBlock, ResourceContents};
 use mcp_server::{
-    tool, Args, CallToolResult, Content, Context, Elicited, LoggingLevel, PromptEntry,
-    PromptMessage, RequestError, Server, ServerHandle, ToolBox, ToolEntry, ToolError, ToolSpec,
+    ask::Elicited, prompt::PromptEntry, tool, types::LoggingLevel, types::PromptMessage, Context,
+    RequestError, Server, ServerHandle, ToolBox, ToolEntry, ToolError,
 };
 
 /// A 1×1 PNG.
@@ -434,17 +434,17 @@ impl Fixture {
     }
 
     #[describe("Tests image content response")]
-    pub fn test_image_content(&self) -> Content {
+    pub fn test_image_content(&self) -> ContentBlock {
         ContentBlock::image(PNG, "image/png")
     }
 
     #[describe("Tests audio content response")]
-    pub fn test_audio_content(&self) -> Content {
+    pub fn test_audio_content(&self) -> ContentBlock {
         ContentBlock::audio(WAV, "audio/wav")
     }
 
     #[describe("Tests embedded resource content response")]
-    pub fn test_embedded_resource(&self) -> Content {
+    pub fn test_embedded_resource(&self) -> ContentBlock {
         ContentBlock::resource(ResourceContents::text(
             "test://embedded-resource",
             "text/plain",
@@ -453,7 +453,7 @@ impl Fixture {
     }
 
     #[describe("Tests response with multiple content types (text, image, resource)")]
-    pub fn test_multiple_content_types(&self) -> Vec<Content> {
+    pub fn test_multiple_content_types(&self) -> Vec<ContentBlock> {
         vec![
             ContentBlock::text("Multiple content types test:"),
             ContentBlock::image(PNG, "image/png"),
@@ -549,16 +549,14 @@ fn toggle_dynamic_tool(server: &ServerHandle, want: Option<bool>) -> Result<bool
     if want == Some(false) || (want.is_none() && present) {
         return Ok(false);
     }
-    server.add_tool(ToolEntry::new(
-        &ToolSpec {
-            name: "test_dynamic_tool",
-            description: "A tool added at run time by test_trigger_tool_change",
-            ..ToolSpec::default()
-        },
-        mcp_server::InputSchemaBuilder::new().build(),
-        None,
-        |_args: Args<'_>, _ctx: Context| Box::pin(async { CallToolResult::text("dynamic") }),
-    ))?;
+    let tool = ToolEntry::dynamic(
+        "test_dynamic_tool",
+        "A tool added at run time by test_trigger_tool_change",
+        serde_json::json!({"type": "object"}),
+        |_args, _ctx| async { "dynamic" },
+    )
+    .map_err(|e| ToolError::new(e.to_string()))?;
+    server.add_tool(tool)?;
     Ok(true)
 }
 
@@ -679,7 +677,7 @@ impl ToolBox for SchemaTools {
     const DESCRIPTION: &'static str = "Tools with hand-written schemas";
 
     fn into_tools(self) -> Vec<ToolEntry> {
-        let schema: JsonObject = serde_json::from_value(serde_json::json!({
+        let schema = serde_json::json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "$defs": {
@@ -704,28 +702,23 @@ impl ToolBox for SchemaTools {
             "then": {"required": ["phone"]},
             "else": {"required": ["email"]},
             "additionalProperties": false
-        }))
-        .unwrap_or_default();
-        vec![ToolEntry::new(
-            &ToolSpec {
-                name: "json_schema_2020_12_tool",
-                description: "Tool with JSON Schema 2020-12 features",
-                ..ToolSpec::default()
-            },
+        });
+        let tool = ToolEntry::dynamic(
+            "json_schema_2020_12_tool",
+            "Tool with JSON Schema 2020-12 features",
             schema,
-            None,
-            |args: Args<'_>, _ctx: Context| {
-                let received = match args.into_object() {
-                    Ok(args) => serde_json::Value::Object(args),
-                    Err(e) => return Box::pin(async move { e.into_result() }),
-                };
-                Box::pin(async move {
-                    CallToolResult::text(format!(
-                        "JSON Schema 2020-12 tool called with: {received}"
-                    ))
-                })
+            |args, _ctx| async move {
+                let received = serde_json::Value::Object(args);
+                format!("JSON Schema 2020-12 tool called with: {received}")
             },
-        )]
+        );
+        match tool {
+            Ok(tool) => vec![tool],
+            Err(e) => {
+                tracing::error!(error = %e, "json_schema_2020_12_tool is not served");
+                Vec::new()
+            }
+        }
     }
 }
 

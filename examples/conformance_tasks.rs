@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcp_server::policy::{CallOutcome, Middleware, Next, ToolCall};
 use mcp_server::types::ErrorObject;
-use mcp_server::{tool, BoxFuture, Context, Elicited, ToolError};
+use mcp_server::{ask::Elicited, policy::BoxFuture, tool, Context, ToolError};
 
 /// What the user types: a name, or a yes/no.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]

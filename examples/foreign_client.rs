@@ -32,7 +32,7 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use mcp_client::{CallOptions, Chain, Client, Era, Error, Json};
+use mcp_client::{types::error::Chain, CallOptions, Client, Era, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
 

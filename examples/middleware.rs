@@ -7,7 +7,7 @@
 
 use mcp_server::policy::{AuditLog, CallOutcome, Middleware, Next, RateLimit, ToolCall};
 use mcp_server::types::CallToolResult;
-use mcp_server::{tool, BoxFuture, Server};
+use mcp_server::{policy::BoxFuture, tool, Server};
 
 /// Refuses arguments that look like credentials, before any tool sees them.
 #[derive(Debug)]

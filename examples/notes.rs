@@ -26,7 +26,8 @@ use mcp_server::http::HttpConfig;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::types::ResourceContents;
 use mcp_server::{
-    tool, Content, Context, Elicited, PromptMessage, RequestError, Server, ToolError,
+    ask::Elicited, tool, types::ContentBlock, types::PromptMessage, Context, RequestError, Server,
+    ToolError,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
@@ -506,7 +507,7 @@ impl Notes {
             .await?
             .ok_or_else(|| RequestError::invalid_params(format!("there is no note {id}")))?;
         Ok(vec![
-            PromptMessage::user(Content::resource(ResourceContents::text(
+            PromptMessage::user(ContentBlock::resource(ResourceContents::text(
                 format!("notes://{id}"),
                 "text/markdown",
                 format!("# {}\n\n{}", note.title, note.body),

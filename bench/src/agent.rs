@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::{try_join_all, BoxFuture};
 use mcp_agent::{
-    Agent, ChatModel, ChatRequest, ChatResponse, Message, ModelError, ToolCall, ToolSet,
+    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
+    chat::ToolCall, Agent, ToolSet,
 };
 use mcp_server::types::JsonObject;
-use mcp_server::{tool, CallToolResult, Context, ToolBox as _, ToolEntry};
+use mcp_server::{tool, types::CallToolResult, Context, ToolBox as _, ToolEntry};
 use serde_json::Value;
 
 use crate::cli;

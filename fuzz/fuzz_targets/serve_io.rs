@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_server::types::CallToolResult;
-use mcp_server::{Args, InputSchemaBuilder, Server, ToolEntry, ToolSpec};
+use mcp_server::{__private::Args, __private::InputSchemaBuilder, Server, ToolEntry, __private::ToolSpec};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

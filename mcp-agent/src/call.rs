@@ -16,7 +16,7 @@ use crate::view::ToolView;
 ///
 /// `Display` says what failed at this level only; [`ToolCallError::Failed`]
 /// returns the client's error from `source()`. Print the chain with
-/// [`mcp_client::Chain`].
+/// [`mcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ToolCallError {
     /// No tool of that name.

@@ -36,7 +36,7 @@ impl fmt::Display for Diagnostic {
 ///
 /// `Display` says what failed at this level only; [`ToolSetError::Server`]
 /// returns the client's error from `source()`. Print the chain with
-/// [`mcp_client::Chain`].
+/// [`mcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ToolSetError {
     /// Two sources offer one name.

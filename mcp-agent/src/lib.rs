@@ -79,14 +79,14 @@
 //! # The loop
 //!
 //! [`Agent::run`] sends the conversation and the run's tools to the
-//! [`ChatModel`] each turn. The model's tool calls of one turn run
+//! [`ChatModel`](chat::ChatModel) each turn. The model's tool calls of one turn run
 //! concurrently; their results go back in call order, each with its call id.
 //! Arguments are parsed, mapped back from the strict form, and validated
 //! against the tool's input schema before the tool runs: an unknown tool,
 //! unparsable JSON or invalid arguments go back to the model as an error
 //! result naming the problem. A tool's own failure follows its
 //! [`ErrorPolicy`]: report it to the model (the default), retry, or fail the
-//! run. [`ToolChoice`] applies to the first turn and then falls back to auto
+//! run. [`ToolChoice`](chat::ToolChoice) applies to the first turn and then falls back to auto
 //! ([`AgentBuilder::keep_tool_choice`] keeps it). Past
 //! [`max_turns`](AgentBuilder::max_turns) (default 10) the run ends with
 //! [`RunError::MaxTurns`], carrying the transcript. Dropping the run, or
@@ -118,10 +118,6 @@ mod view;
 pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run, DEFAULT_MAX_TURNS};
 pub use call::ToolCallError;
 pub use catalog::{Diagnostic, ToolSetError};
-pub use chat::{
-    ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, Message, ModelError, ToolCall,
-    ToolChoice, ToolDef, ToolResult, Usage,
-};
 pub use outcome::{CallRecord, Event, Outcome, RunError};
 pub use toolset::{Source, ToolSet, ToolSetBuilder};
 pub use view::ToolView;

@@ -123,7 +123,7 @@ pub enum Event {
 /// `Display` says what failed at this level only: [`RunError::Model`] and
 /// [`RunError::ToolSet`] return their cause from `source()`, and
 /// [`RunError::ToolFailed`] shows the tool's failure (already rendered with
-/// its causes) in its message. Print the chain with [`mcp_client::Chain`].
+/// its causes) in its message. Print the chain with [`mcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The model still wanted tools after `max_turns` model requests.

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use mcp_agent::{
-    Agent, CancellationToken, ChatModel, ChatRequest, ChatResponse, ErrorPolicy, Event, Message,
-    ModelError, RunError, Source, ToolCall, ToolChoice, ToolSet, ToolSetError,
+    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
+    chat::ToolCall, chat::ToolChoice, Agent, CancellationToken, ErrorPolicy, Event, RunError,
+    Source, ToolSet, ToolSetError,
 };
 use mcp_server::{tool, Context, Server, ToolEntry, ToolError};
 use serde_json::json;

@@ -3,8 +3,8 @@
 
 use std::error::Error as _;
 
-use mcp_agent::{ModelError, Outcome, RunError, ToolCallError, ToolSetError};
-use mcp_client::Chain;
+use mcp_agent::{chat::ModelError, Outcome, RunError, ToolCallError, ToolSetError};
+use mcp_client::types::error::Chain;
 use mcp_types::error::assert_each_level_once;
 
 /// A client error two levels deep: `transport failed`, then the I/O error.

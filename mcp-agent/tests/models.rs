@@ -15,8 +15,9 @@ use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
 use mcp_agent::model::{Anthropic, MaxTokensField, OpenAiChat};
 use mcp_agent::{
-    ChatModel, ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice,
-    ToolDef, ToolResult, Usage,
+    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Delta, chat::Message,
+    chat::ModelError, chat::ToolCall, chat::ToolChoice, chat::ToolDef, chat::ToolResult,
+    chat::Usage,
 };
 use serde_json::{json, Value};
 

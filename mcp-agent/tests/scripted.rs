@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use mcp_agent::model::{Anthropic, OpenAiChat};
 use mcp_agent::{
-    Agent, CancellationToken, ChatModel, ErrorPolicy, ModelError, RunError, ToolChoice, ToolSet,
+    chat::ChatModel, chat::ModelError, chat::ToolChoice, Agent, CancellationToken, ErrorPolicy,
+    RunError, ToolSet,
 };
 use mcp_server::{tool, Context, Server, ToolError};
 use serde_json::{json, Value};

@@ -15,7 +15,10 @@ use std::collections::{HashMap, HashSet};
 
 use mcp_agent::strict::{from_strict, is_nullable, to_strict, to_strict_with, StrictOptions};
 use mcp_server::types::JsonObject;
-use mcp_server::{tool, Args, CallToolResult, Context, ToolBox, ToolEntry, ToolError, ToolSpec};
+use mcp_server::{
+    __private::Args, __private::ToolSpec, tool, types::CallToolResult, Context, ToolBox, ToolEntry,
+    ToolError,
+};
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -491,9 +494,10 @@ impl ToolBox for SchemaTools {
             "additionalProperties": false
         }))
         .unwrap();
-        let handler = |_args: Args<'_>, _ctx: Context| -> mcp_server::BoxFuture<CallToolResult> {
-            Box::pin(async { CallToolResult::text("ok") })
-        };
+        let handler =
+            |_args: Args<'_>, _ctx: Context| -> mcp_server::policy::BoxFuture<CallToolResult> {
+                Box::pin(async { CallToolResult::text("ok") })
+            };
         vec![
             ToolEntry::new(
                 &ToolSpec {
@@ -502,7 +506,7 @@ impl ToolBox for SchemaTools {
                     requires_client: &["sampling"],
                     ..ToolSpec::default()
                 },
-                mcp_server::InputSchemaBuilder::new().build(),
+                mcp_server::__private::InputSchemaBuilder::new().build(),
                 None,
                 handler,
             ),

@@ -172,7 +172,6 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
-#[cfg(feature = "skills")]
 pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
@@ -187,7 +186,8 @@ mod options;
 mod prompts;
 mod session;
 mod shared;
-mod skills;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod tasks;
 mod tools;
 mod transport;
@@ -197,14 +197,10 @@ pub use connect::ClientBuilder;
 pub use handler::RequestHandler;
 pub use notifications::{Notifications, Subscription};
 pub use options::{CallOptions, Era, IntoArguments, Progress};
-#[cfg(feature = "skills")]
-pub use skills::{LoadedSkill, SkillEntry, SkillFileEntry};
 
 /// The client's one error type: transport, protocol, tool, timeout,
 /// cancellation and schema-mismatch failures (see the [crate docs](crate#errors)).
 pub use mcp_types::call::CallError as Error;
-/// Prints an error with its causes (`{}`: `": "`-joined, `{:#}`: one per line).
-pub use mcp_types::error::Chain;
 
 pub use mcp_types as types;
 

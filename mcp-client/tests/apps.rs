@@ -7,7 +7,7 @@ mod support;
 use mcp_client::{Client, ClientBuilder, Era};
 use mcp_server::apps::ResourceUi;
 use mcp_server::types::Resource;
-use mcp_server::{ResourceEntry, Server, ToolEntry};
+use mcp_server::{resource::ResourceEntry, Server, ToolEntry};
 use serde_json::json;
 
 #[derive(Debug)]

@@ -76,7 +76,7 @@ async fn a_malformed_identifier_fails_the_connection() {
     let e = connect(Client::builder().extension("notes-sync", JsonObject::new()))
         .await
         .expect_err("refused");
-    let chain = mcp_server::Chain(&e).to_string();
+    let chain = mcp_server::types::error::Chain(&e).to_string();
     assert!(
         chain.contains("invalid extension identifier `notes-sync`"),
         "{chain}"

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_client::types::{method, ProtocolVersion};
-use mcp_client::{CallOptions, Chain, Client, Era, Error};
+use mcp_client::{types::error::Chain, CallOptions, Client, Era, Error};
 use mcp_server::http::HttpConfig;
 use mcp_server::types::LoggingLevel;
 use mcp_server::Server;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use mcp_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use mcp_client::rustls::{self, RootCertStore};
 use mcp_client::types::ProtocolVersion;
-use mcp_client::{Chain, Client, Era, Error};
+use mcp_client::{types::error::Chain, Client, Era, Error};
 use mcp_server::http::HttpConfig;
 use serde_json::json;
 use tokio_rustls::TlsAcceptor;

@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use mcp_client::types::ProtocolVersion;
-use mcp_client::{Chain, Client, Era, Error};
+use mcp_client::{types::error::Chain, Client, Era, Error};
 use serde_json::json;
 use tokio::process::Command;
 

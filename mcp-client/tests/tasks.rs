@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_client::{Client, Era, Error};
-use mcp_server::{tool, Context, Elicited, Server, ToolError};
+use mcp_server::{ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -238,7 +238,7 @@ fn spec(tool: &Tool) -> TokenStream {
         } else {
             quote!(Optional)
         };
-        quote!(task: ::mcp_server::TaskSupport::#variant,)
+        quote!(task: ::mcp_server::__private::TaskSupport::#variant,)
     });
     let scopes = scopes_field(tool);
     let ui = tool

@@ -36,8 +36,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use mcp_server::policy::BoxFuture;
 use mcp_server::state::{Append, BusEvent, Store, StoreError, StoreResult, StreamLog};
-use mcp_server::BoxFuture;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, IntoConnectionInfo, RedisError, RedisResult};
 use tokio::sync::mpsc;

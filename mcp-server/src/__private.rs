@@ -7,15 +7,16 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 
 pub use crate::apps::{PageSpec, Visibility};
-pub use crate::args::Args;
 pub use crate::complete::{Completing, FromCompleting};
 pub use crate::context::{Context, LazyContext};
 pub use crate::error::RequestError;
-pub use crate::prompt::{PromptEntry, PromptSpec};
-pub use crate::resource::{Reading, ResourceEntry, ResourceSpec, TemplateEntry};
-pub use crate::schema::InputSchemaBuilder;
-pub use crate::text_args::{ArgKind, Probe, ProbeOptional, ProbeRequired, StringArgs};
-pub use crate::tool::{BoxFuture, IntoToolResult, Items, ToolBox, ToolEntry, ToolSpec};
+pub use crate::prompt::args::{ArgKind, Probe, ProbeOptional, ProbeRequired, StringArgs};
+pub use crate::prompt::entry::{PromptEntry, PromptSpec};
+pub use crate::resource::entry::{Reading, ResourceEntry, ResourceSpec, TemplateEntry};
+pub use crate::tool::args::Args;
+pub use crate::tool::entry::{BoxFuture, IntoToolResult, Items, ToolBox, ToolEntry, ToolSpec};
+pub use crate::tool::schema::InputSchemaBuilder;
+pub use crate::tool::TaskSupport;
 pub use mcp_types::completion::Completion;
 pub use mcp_types::CallToolResult;
 pub use mcp_types::{GetPromptResult, ReadResourceResult};
@@ -250,7 +251,7 @@ where
 }
 
 // For the typed client `#[tool]` generates beside a toolbox (`<Type>Client<C>`).
-pub use crate::tool::Json;
+pub use crate::tool::entry::Json;
 pub use mcp_types::call::{
     is_wrapped_output, CallArguments, CallError, EncodeFor, PromptArgFor, ToolCaller, ToolOutput,
     Wrapping,

@@ -5,7 +5,7 @@
 //! resource of the same block, `#[resource(uri = "ui://...")]`, served as
 //! [`MIME_TYPE`] with what its sandbox may load and do
 //! (`#[resource(uri = "ui://...", app(connect_domains("https://..."), ...))]`,
-//! or [`ResourceEntry::with_ui`](crate::ResourceEntry::with_ui)). A `ui`
+//! or [`ResourceEntry::with_ui`](crate::resource::ResourceEntry::with_ui)). A `ui`
 //! that names no page of its block is a compile error; at run time a tool
 //! whose page the server does not serve is refused when it is added.
 //!
@@ -162,7 +162,7 @@ pub(crate) fn check_pages<'a>(
 
 /// Checks the origins of each page's CSP ([`mcp_types::apps::origin_problem`]):
 /// one that would add a directive to the host's policy is refused.
-pub(crate) fn check_origins(resources: &[crate::ResourceEntry]) -> Result<(), Error> {
+pub(crate) fn check_origins(resources: &[crate::resource::ResourceEntry]) -> Result<(), Error> {
     for r in resources {
         let Some(ui) = r
             .resource()

@@ -28,7 +28,7 @@ pub type CompleteHandler =
     dyn Fn(Completing, Context) -> BoxFuture<Result<Completion, RequestError>> + Send + Sync;
 
 /// A completion handler from an async function of the request: for dynamic
-/// prompts and templates ([`PromptEntry::with_completion`](crate::PromptEntry::with_completion)).
+/// prompts and templates ([`PromptEntry::with_completion`](crate::prompt::PromptEntry::with_completion)).
 ///
 /// ```
 /// use mcp_server::{completion, Completing};

@@ -189,7 +189,7 @@ impl<E: std::error::Error> From<E> for RequestError {
 ///
 /// `Display` says what failed at this level only: [`Error::Io`] returns the
 /// I/O error from `source()`; the other variants are leaves whose message
-/// says everything. Print the chain with [`Chain`](crate::Chain).
+/// says everything. Print the chain with [`Chain`](mcp_types::error::Chain).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

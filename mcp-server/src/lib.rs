@@ -53,24 +53,38 @@
 //!
 //! # Modules and items
 //!
-//! - [`tool`], `describe`, `param`: the macros (see [`tool`] for every attribute).
-//! - [`Server`], [`ServerBuilder`]: configuration and transports.
+//! At the root, what ordinary code names:
+//!
+//! - [`tool`](macro@tool), `describe`, `param`, `prompt`, `resource`,
+//!   `complete`: the macros (see [`tool`](macro@tool) for every attribute).
+//! - [`Server`], [`ServerBuilder`]: configuration and transports;
+//!   [`ServerHandle`]: tools, prompts and resources added, removed, enabled
+//!   and disabled at run time, and resource updates to subscribers.
 //! - [`Context`]: progress, log messages and cancellation inside a tool, and
 //!   asking the client ([`Context::sample`], [`Context::elicit`],
 //!   [`Context::roots`]) in both eras.
-//! - `prompt`, `resource`, `complete` (in a [`tool`] block), [`PromptEntry`],
-//!   [`ResourceEntry`], [`TemplateEntry`]: prompts, resources, resource
-//!   templates and argument completion.
-//! - [`Json`], [`ToolError`], [`IntoToolResult`]: what tools return.
+//! - [`Json`], [`ToolError`], [`IntoToolResult`]: what tools return;
+//!   [`ToolBox`], [`ToolEntry`]: what the macro makes of a block, and tools
+//!   made at run time ([`ToolEntry::dynamic`]).
+//! - [`RequestError`]: what prompts, resources and completions fail with;
+//!   [`Error`]: what building and serving fail with.
 //! - [`types`]: the wire types (`mcp-types`).
-//! - [`ServerHandle`]: tools, prompts and resources added, removed, enabled
-//!   and disabled at run time; resource updates to subscribers.
+//!
+//! Each family in its module:
+//!
+//! - [`mod@tool`]: what a toolbox hands the server, and task support.
+//! - [`mod@prompt`], [`mod@resource`], [`mod@complete`]: prompts, resources,
+//!   resource templates and argument completion, built by the macros or at
+//!   run time.
+//! - [`ask`]: the typed elicitation forms and what asking can fail with.
+//! - [`apps`]: MCP Apps, tools that show a page.
 //! - [`policy`]: visibility per caller, middleware, audit log, rate limits.
 //! - [`auth`] (feature `auth`): the HTTP server as an OAuth protected
 //!   resource, and the scopes a token needs per tool, prompt, resource and
 //!   template (`#[tool(scopes("..."))]`, `with_scopes` on an entry).
 //! - `http` (feature `http`): [`HttpConfig`](http::HttpConfig) and the
 //!   `tower::Service` that mounts the server in an existing router.
+//! - [`state`]: state shared by several instances of one service.
 //!
 //! # Cargo features
 //!
@@ -86,7 +100,7 @@
 //! # Re-exports
 //!
 //! [`types`] is `mcp-types`, the wire model, so a tool names
-//! [`CallToolResult`] or a capability without its own dependency; the
+//! [`CallToolResult`](types::CallToolResult) or a capability without its own dependency; the
 //! macros come from `mcp-macros`. No third-party crate is re-exported: the
 //! `tower` and `hyper` types in the `http` module's signatures are those of
 //! the versions in your own `Cargo.toml` (tower-service 0.3, hyper 1).
@@ -99,64 +113,42 @@
 )]
 
 pub mod apps;
-mod args;
-mod ask;
+pub mod ask;
 pub mod auth;
-mod complete;
+pub mod complete;
 mod context;
 mod dispatch;
-mod dynamic;
-mod elicit;
 mod error;
 mod handle;
 mod panic;
 pub mod policy;
-mod prompt;
+pub mod prompt;
 mod registry;
-mod request_state;
-mod resource;
-mod schema;
+pub mod resource;
 mod server;
 #[cfg(feature = "skills")]
 mod skills;
-mod text_args;
-mod tool;
-mod transport;
-
 pub mod state;
+pub mod tool;
+mod transport;
 
 #[doc(hidden)]
 #[path = "__private.rs"]
 pub mod __private;
 
-pub use args::Args;
-pub use ask::AskError;
-pub use complete::{completion, CompleteHandler, Completing, FromCompleting, IntoCompletion};
 pub use context::Context;
-pub use dispatch::TaskSupport;
-pub use elicit::{form_schema, Ask, Elicited};
 pub use error::{Error, RequestError, ToolError};
 pub use handle::ServerHandle;
-/// Prints an error with its causes (`{}`: `": "`-joined, `{:#}`: one per line).
-pub use mcp_types::error::Chain;
-pub use schema::InputSchemaBuilder;
-pub use server::{Server, ServerBuilder, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
+pub use server::{Server, ServerBuilder};
+pub use tool::entry::{IntoToolResult, Json, ToolBox, ToolEntry};
 
 /// The HTTP transports: Streamable HTTP (both eras) and the legacy HTTP+SSE.
 #[cfg(feature = "http")]
 pub mod http {
     pub use crate::transport::http::{HttpConfig, HttpService, McpBody};
 }
-pub use prompt::{IntoPromptResult, PromptEntry, PromptSpec};
-pub use resource::{IntoReadResult, Reading, ResourceEntry, ResourceSpec, TemplateEntry};
-pub use text_args::{FromArgument, StringArgs};
-pub use tool::{BoxFuture, IntoToolResult, Items, Json, ToolBox, ToolEntry, ToolSpec};
 
 pub use mcp_macros::{complete, describe, param, prompt, resource, tool};
 
 /// The wire types (`mcp-types`), re-exported.
 pub use mcp_types as types;
-pub use mcp_types::{
-    CallToolResult, ContentBlock as Content, GetPromptResult, LoggingLevel, PromptMessage,
-    ReadResourceResult, ResourceContents,
-};

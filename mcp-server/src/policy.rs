@@ -7,10 +7,13 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use crate::dispatch::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
+pub use crate::tool::entry::BoxFuture;
+
 use mcp_types::{CallToolResult, ErrorObject, Implementation, JsonObject, ProtocolVersion, Tool};
 
 use crate::context::Context;
-use crate::tool::{BoxFuture, ToolEntry};
+use crate::tool::ToolEntry;
 
 /// The transport a request came in on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,7 +211,7 @@ impl Next {
         }
         let fut = self
             .entry
-            .call(crate::args::Args::new(Some(call.arguments)), call.ctx);
+            .call(crate::tool::Args::new(Some(call.arguments)), call.ctx);
         Box::pin(async move { Ok(fut.await) })
     }
 }

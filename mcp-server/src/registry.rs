@@ -371,7 +371,7 @@ pub(crate) struct Catalog {
 const UPDATE_BACKLOG: usize = 1024;
 
 /// The definition of the static resource at `uri` among `resources`.
-fn page_in(resources: &[crate::ResourceEntry], uri: &str) -> Option<mcp_types::Resource> {
+fn page_in(resources: &[crate::resource::ResourceEntry], uri: &str) -> Option<mcp_types::Resource> {
     resources
         .iter()
         .find(|r| r.uri() == uri)

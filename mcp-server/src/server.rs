@@ -19,7 +19,6 @@ use crate::tool::{ToolBox, ToolEntry};
 /// Default page size of `tools/list`.
 const DEFAULT_PAGE_SIZE: usize = 100;
 
-pub use crate::dispatch::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 /// Default limit on one incoming message (a stdio line, an HTTP body).
 pub(crate) const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 
@@ -145,8 +144,8 @@ impl ServerBuilder {
     /// Bounds the calls running at once (`running`) and those waiting for a
     /// slot (`waiting`), over all clients; beyond both, a call is refused at
     /// once with a "server busy" error (-32000) instead of queueing without
-    /// bound. The default is [`DEFAULT_MAX_RUNNING_CALLS`] running and
-    /// [`DEFAULT_MAX_WAITING_CALLS`] waiting.
+    /// bound. The default is [`DEFAULT_MAX_RUNNING_CALLS`](crate::policy::DEFAULT_MAX_RUNNING_CALLS) running and
+    /// [`DEFAULT_MAX_WAITING_CALLS`](crate::policy::DEFAULT_MAX_WAITING_CALLS) waiting.
     pub fn max_concurrent_calls(mut self, running: usize, waiting: usize) -> Self {
         self.policy.limits = CallLimits::new(running, waiting);
         self
@@ -349,7 +348,7 @@ impl ServerBuilder {
         if items
             .tools
             .iter()
-            .any(|t| t.task != crate::TaskSupport::Never)
+            .any(|t| t.task != crate::tool::TaskSupport::Never)
         {
             automatic.push(mcp_types::extension::TASKS);
         }
@@ -414,9 +413,9 @@ impl ServerBuilder {
                 page_size: this.page_size,
                 list_ttl_ms: ttl_ms,
                 policy: this.policy,
-                signer: crate::request_state::Signer::new(
+                signer: crate::ask::request_state::Signer::new(
                     this.state_key,
-                    crate::request_state::DEFAULT_STATE_TTL,
+                    crate::ask::request_state::DEFAULT_STATE_TTL,
                 ),
                 #[cfg(feature = "skills")]
                 skills,

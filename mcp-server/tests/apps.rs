@@ -9,7 +9,7 @@ mod support;
 use mcp_server::apps::{ResourceUi, Visibility, MIME_TYPE};
 use mcp_server::types::extension::UI;
 use mcp_server::types::Resource;
-use mcp_server::{ResourceEntry, Server, ToolEntry};
+use mcp_server::{resource::ResourceEntry, Server, ToolEntry};
 use serde_json::{json, Value};
 use support::Client;
 

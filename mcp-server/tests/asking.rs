@@ -5,7 +5,7 @@
 mod support;
 
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::{tool, AskError, Context, Elicited, Server, ToolError};
+use mcp_server::{ask::AskError, ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
 use support::{modern_meta, Client};
 

@@ -43,7 +43,7 @@ impl Notes {
     #[describe("Asks the user to confirm")]
     pub async fn confirm(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
         match ctx.elicit::<Answer>("Sure?").await? {
-            mcp_server::Elicited::Accepted(a) => Ok(a.answer),
+            mcp_server::ask::Elicited::Accepted(a) => Ok(a.answer),
             _ => Ok("declined".into()),
         }
     }

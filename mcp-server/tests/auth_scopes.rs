@@ -16,7 +16,10 @@ use http_body_util::{BodyExt, Full};
 use mcp_server::auth::{Authorization, Identity, TokenError, TokenVerifier, VerifyFuture};
 use mcp_server::http::HttpConfig;
 use mcp_server::types::{Resource, ResourceTemplate};
-use mcp_server::{tool, PromptEntry, ResourceEntry, Server, StringArgs, TemplateEntry};
+use mcp_server::{
+    prompt::PromptEntry, prompt::StringArgs, resource::ResourceEntry, resource::TemplateEntry,
+    tool, Server,
+};
 use mcp_wire::http_client::{http_client, send, Fetched, HttpClient};
 use mcp_wire::oauth::Challenge;
 use mcp_wire::route::NameParam;

@@ -6,7 +6,7 @@ mod support;
 use std::time::Duration;
 
 use mcp_server::types::CallToolResult;
-use mcp_server::{InputSchemaBuilder, ToolEntry, ToolSpec};
+use mcp_server::{__private::InputSchemaBuilder, __private::ToolSpec, ToolEntry};
 use serde_json::{json, Value};
 use support::{modern_meta, server, Client};
 

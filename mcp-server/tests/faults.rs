@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
-use mcp_server::{Server, DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
+use mcp_server::{policy::DEFAULT_MAX_RUNNING_CALLS, policy::DEFAULT_MAX_WAITING_CALLS, Server};
 use reliability_support as rs;
 use rs::{
     alive_tasks, as_refs, eventually, http_request, legacy_headers, modern_call_headers,

@@ -13,7 +13,8 @@ use std::time::Duration;
 use mcp_server::http::HttpConfig;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::{
-    tool, Context, Elicited, PromptEntry, RequestError, Server, ServerHandle, ToolError,
+    ask::Elicited, prompt::PromptEntry, tool, Context, RequestError, Server, ServerHandle,
+    ToolError,
 };
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use mcp_server::policy::{AuditLog, CallOutcome, Middleware, Next, RateLimit, ToolCall};
 use mcp_server::types::{CallToolResult, ErrorObject};
-use mcp_server::{BoxFuture, InputSchemaBuilder, Server, ToolEntry, ToolSpec};
+use mcp_server::{
+    __private::InputSchemaBuilder, __private::ToolSpec, policy::BoxFuture, Server, ToolEntry,
+};
 use serde_json::{json, Value};
 use support::{Client, TestTools};
 
@@ -110,7 +112,8 @@ impl Middleware for Probe {
             let mut outcome = fut.await;
             log.lock().unwrap().push(format!("{name} after"));
             if let (Ok(r), "rewrite") = (&mut outcome, name) {
-                r.content.push(mcp_server::Content::text("(rewritten)"));
+                r.content
+                    .push(mcp_server::types::ContentBlock::text("(rewritten)"));
             }
             outcome
         })

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use mcp_server::types::{ContentBlock, PromptMessage, ResourceContents};
 use mcp_server::{
-    completion, tool, Completing, PromptEntry, RequestError, ResourceEntry, Server, TemplateEntry,
+    complete::completion, complete::Completing, prompt::PromptEntry, resource::ResourceEntry,
+    resource::TemplateEntry, tool, RequestError, Server,
 };
 use serde_json::{json, Value};
 use support::{modern_meta, Client};

@@ -14,7 +14,9 @@ use mcp_server::http::HttpConfig;
 use mcp_server::state::{
     Append, BusEvent, MemoryStore, SigningKeys, Store, StoreResult, StreamLog,
 };
-use mcp_server::{tool, BoxFuture, Context, Elicited, Server, ServerHandle, ToolError};
+use mcp_server::{
+    ask::Elicited, policy::BoxFuture, tool, Context, Server, ServerHandle, ToolError,
+};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
-use mcp_server::{tool, CallToolResult, Content, Context, Json, ToolBox, ToolEntry, ToolError};
+use mcp_server::{
+    tool, types::CallToolResult, types::ContentBlock, Context, Json, ToolBox, ToolEntry, ToolError,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -259,9 +261,9 @@ pub fn tag_counts(
 
 #[tool]
 #[describe("Say hello")]
-fn hello(ctx: Context) -> Vec<Content> {
+fn hello(ctx: Context) -> Vec<ContentBlock> {
     let _ = ctx;
-    vec![Content::text("hello")]
+    vec![ContentBlock::text("hello")]
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_server::types::call::{BoxFuture, CallError, ToolCaller};
 use mcp_server::types::{CallToolResult, ContentBlock, ErrorObject, JsonObject, Tool};
-use mcp_server::{tool, Content, Json, Server, ToolError};
+use mcp_server::{tool, Json, Server, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
@@ -128,13 +128,13 @@ impl Calculator {
     }
 
     #[describe("Two blocks")]
-    pub fn blocks(&self) -> Vec<Content> {
-        vec![Content::text("a"), Content::text("b")]
+    pub fn blocks(&self) -> Vec<ContentBlock> {
+        vec![ContentBlock::text("a"), ContentBlock::text("b")]
     }
 
     #[describe("One block")]
-    pub fn block(&self) -> Content {
-        Content::text("only")
+    pub fn block(&self) -> ContentBlock {
+        ContentBlock::text("only")
     }
 
     #[describe("A whole result")]

@@ -477,7 +477,7 @@ macro_rules! http_builder_methods {
 
         /// An extra header sent with every request, replacing one of the same
         /// name. An invalid name or value fails the requests with
-        /// [`ModelError::Config`](crate::ModelError::Config).
+        /// [`ModelError::Config`](crate::chat::ModelError::Config).
         pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
             self.http.headers.push((name.into(), value.into()));
             self

@@ -17,7 +17,7 @@
 //!   minutes) without data;
 //! - an answer (a JSON body, or a whole event stream) may be 32 MiB.
 //!
-//! Errors are [`ModelError`](crate::ModelError)s: `Status` with the
+//! Errors are [`ModelError`](crate::chat::ModelError)s: `Status` with the
 //! provider's `error.message` for an HTTP error (or an error object sent
 //! instead of an answer: its `code` or `type` gives the status, e.g. 529 for
 //! Anthropic's `overloaded_error` mid-stream), `Transport` for a failed

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_client::auth::{HeadlessAuthorizer, OAuth};
-use mcp_client::{Chain, Client};
+use mcp_client::{types::error::Chain, Client};
 use mcp_server::auth::{Authorization, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::{tool, Server};

@@ -19,7 +19,10 @@ use std::time::Duration;
 use mcp_client::{Client, ClientBuilder};
 use mcp_server::http::HttpConfig;
 use mcp_server::types::{CallToolResult, JsonObject};
-use mcp_server::{Args, Context, InputSchemaBuilder, Server, ToolBox, ToolEntry, ToolSpec};
+use mcp_server::{
+    __private::Args, __private::InputSchemaBuilder, __private::ToolSpec, Context, Server, ToolBox,
+    ToolEntry,
+};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::sync::mpsc;
@@ -154,7 +157,7 @@ impl ToolBox for TestTools {
                     Box::pin(async move {
                         let value = json!({"total": a + b});
                         CallToolResult {
-                            content: vec![mcp_server::Content::text(value.to_string())],
+                            content: vec![mcp_server::types::ContentBlock::text(value.to_string())],
                             structured_content: Some(value),
                             ..CallToolResult::default()
                         }
@@ -168,7 +171,7 @@ impl ToolBox for TestTools {
                 |_args, _ctx| {
                     Box::pin(async {
                         CallToolResult {
-                            content: vec![mcp_server::Content::text("three")],
+                            content: vec![mcp_server::types::ContentBlock::text("three")],
                             structured_content: Some(json!({"total": "three", "extra": 1})),
                             ..CallToolResult::default()
                         }

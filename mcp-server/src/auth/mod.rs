@@ -8,9 +8,9 @@
 //! Scopes come from `#[tool(scopes("..."))]` on a tool, a prompt, a
 //! resource or a resource template (or on a whole `#[tool]` impl block, for
 //! all of its items), and from `with_scopes` on entries built by hand
-//! ([`ToolEntry`](crate::ToolEntry), [`PromptEntry`](crate::PromptEntry),
-//! [`ResourceEntry`](crate::ResourceEntry),
-//! [`TemplateEntry`](crate::TemplateEntry)). A caller whose token lacks
+//! ([`ToolEntry`](crate::ToolEntry), [`PromptEntry`](crate::prompt::PromptEntry),
+//! [`ResourceEntry`](crate::resource::ResourceEntry),
+//! [`TemplateEntry`](crate::resource::TemplateEntry)). A caller whose token lacks
 //! them does not see the item in its list, and a request that reaches it
 //! (`tools/call`, `prompts/get`, `resources/read` of the resource or of a
 //! URI the template matches, `resources/subscribe`, `subscriptions/listen`

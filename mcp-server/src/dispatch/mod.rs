@@ -100,7 +100,7 @@ pub(crate) struct ServerCore {
     server_info_meta_json: Vec<u8>,
     pub(crate) policy: Policy,
     /// Signs and checks the `requestState` of 2026-07-28 input rounds.
-    pub(crate) signer: crate::request_state::Signer,
+    pub(crate) signer: crate::ask::request_state::Signer,
     /// The tasks this server runs (the tasks extension).
     pub(crate) tasks: tasks::TaskTable,
     /// Tasks shared with other instances (a shared store is configured).
@@ -204,7 +204,7 @@ pub(crate) struct CoreParts {
     pub(crate) page_size: usize,
     pub(crate) list_ttl_ms: u64,
     pub(crate) policy: Policy,
-    pub(crate) signer: crate::request_state::Signer,
+    pub(crate) signer: crate::ask::request_state::Signer,
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
 }

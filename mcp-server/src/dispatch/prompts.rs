@@ -12,7 +12,7 @@ use super::era::Era;
 use super::rounds::Retry;
 use super::serve::{ListResult, ModernFields, UserParams};
 use super::{failed, Capability, Outcome, Request, ServerCore};
-use crate::text_args::StringArgs;
+use crate::prompt::StringArgs;
 
 /// `prompts/list`, `prompts/get`, and the prompt list's changes.
 pub(super) struct Prompts;

@@ -19,8 +19,8 @@ use super::rounds::Retry;
 use super::serve::{ListResult, ModernFields, UserParams};
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::error::resource_not_found;
+use crate::prompt::StringArgs;
 use crate::resource::{read, Reading};
-use crate::text_args::StringArgs;
 
 /// The resource methods and the resource list's changes.
 pub(super) struct Resources;

@@ -15,10 +15,10 @@ use serde_json::Value;
 use super::era::Era;
 use super::session::Session;
 use super::{encode, ServerCore};
+use crate::ask::request_state::{caller_of, digest};
 use crate::ask::{arguments_of, Asker, Binding, BoundArgs, Rounds};
 use crate::auth::Identity;
 use crate::context::Outbound;
-use crate::request_state::{caller_of, digest};
 
 /// The arguments a request's input rounds are bound to.
 pub(super) enum Bound<'a> {

@@ -352,7 +352,7 @@ impl ServerCore {
                 core.tasks.apply(&task_id, TaskOp::Cancel);
                 let error = ErrorObject::internal(format!(
                     "the task could not be recorded: {}",
-                    crate::Chain(&e)
+                    mcp_types::error::Chain(&e)
                 ));
                 return Some(super::error_reply(Some(id), error));
             }
@@ -443,7 +443,7 @@ impl ServerCore {
                 Err(e) => {
                     let error = ErrorObject::internal(format!(
                         "the task store is unavailable: {}",
-                        crate::Chain(&e)
+                        mcp_types::error::Chain(&e)
                     ));
                     return Some(super::error_reply(Some(id), error));
                 }
@@ -547,7 +547,7 @@ async fn watch_task(
         };
         let put = store.put_task(&id, bytes.into(), TASK_TTL);
         if let Err(e) = crate::state::within(&**store, put).await {
-            tracing::warn!(task = %id, error = %crate::Chain(&e), "a task's state was not written to the shared store");
+            tracing::warn!(task = %id, error = %mcp_types::error::Chain(&e), "a task's state was not written to the shared store");
         } else if done {
             return;
         }

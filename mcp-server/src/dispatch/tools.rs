@@ -20,10 +20,10 @@ use super::era::{era_for, era_of, params, raw_modern, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
-use crate::args::{Args, TextArgs};
 use crate::context::{Context, ContextParts, Outbound};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
 use crate::tool::BoxFuture;
+use crate::tool::{Args, TextArgs};
 
 /// A tool its caller may not see.
 struct Hidden;
@@ -207,7 +207,7 @@ impl ServerCore {
             call_settings(&mut era, p.meta.as_ref());
         // A tool that only runs as a task needs the tasks extension.
         let task_only = [mcp_types::extension::TASKS];
-        let extensions = if entry.task == crate::TaskSupport::Required {
+        let extensions = if entry.task == crate::tool::TaskSupport::Required {
             &task_only[..]
         } else {
             entry.requires_extensions

@@ -31,7 +31,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-pub use crate::request_state::SigningKeys;
+pub use crate::ask::request_state::SigningKeys;
 use crate::tool::BoxFuture;
 pub use memory::MemoryStore;
 

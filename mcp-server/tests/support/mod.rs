@@ -4,7 +4,10 @@
 use std::time::Duration;
 
 use mcp_server::types::{CallToolResult, JsonObject};
-use mcp_server::{Args, Context, InputSchemaBuilder, Server, ToolBox, ToolEntry, ToolSpec};
+use mcp_server::{
+    __private::Args, __private::InputSchemaBuilder, __private::ToolSpec, Context, Server, ToolBox,
+    ToolEntry,
+};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 

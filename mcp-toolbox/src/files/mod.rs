@@ -103,7 +103,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use mcp_server::types::ResourceContents;
-use mcp_server::{tool, Content, Context, ToolError};
+use mcp_server::{tool, types::ContentBlock, Context, ToolError};
 use serde::{Deserialize, Serialize};
 
 pub use builder::{BuildError, Files, FilesBuilder};
@@ -211,7 +211,7 @@ impl FileTools {
         #[param("Path of the file (absolute, or relative to the first allowed directory)")]
         path: String,
         ctx: Context,
-    ) -> Result<Content, ToolError> {
+    ) -> Result<ContentBlock, ToolError> {
         self.run(&ctx, move |core, scope| {
             let t = core.locate(scope, &path)?;
             let mut file = core.open_file(&t, &path)?;
@@ -220,11 +220,11 @@ impl FileTools {
             let full = t.path();
             let mime = mime_type(&full);
             Ok(if mime.starts_with("image/") {
-                Content::image(data, mime)
+                ContentBlock::image(data, mime)
             } else if mime.starts_with("audio/") {
-                Content::audio(data, mime)
+                ContentBlock::audio(data, mime)
             } else {
-                Content::resource(ResourceContents::blob(file_uri(&full), mime, data))
+                ContentBlock::resource(ResourceContents::blob(file_uri(&full), mime, data))
             })
         })
         .await

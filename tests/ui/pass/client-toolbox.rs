@@ -6,7 +6,7 @@
 
 use mcp_server::types::call::{CallError, ToolCaller};
 use mcp_server::types::{CallToolResult, ContentBlock};
-use mcp_server::{tool, Content, Context, Json, ToolError};
+use mcp_server::{tool, Context, Json, ToolError};
 
 /// `Serialize + JsonSchema` only.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
@@ -63,13 +63,13 @@ impl Kinds {
     }
 
     #[describe("Content")]
-    pub fn content(&self) -> Content {
-        Content::text("c")
+    pub fn content(&self) -> ContentBlock {
+        ContentBlock::text("c")
     }
 
     #[describe("Contents")]
-    pub fn contents(&self) -> Vec<Content> {
-        vec![Content::text("c")]
+    pub fn contents(&self) -> Vec<ContentBlock> {
+        vec![ContentBlock::text("c")]
     }
 
     #[describe("A whole result")]

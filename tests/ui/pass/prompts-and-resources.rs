@@ -1,5 +1,5 @@
 use mcp_server::types::ResourceContents;
-use mcp_server::{tool, Completing, Context, PromptMessage, RequestError, Server};
+use mcp_server::{tool, complete::Completing, Context, types::PromptMessage, RequestError, Server};
 
 #[derive(Default)]
 pub struct Notes {

@@ -2,7 +2,7 @@
 //! `Json<T>`, and `Result`s of them.
 #![deny(warnings)]
 
-use mcp_server::{tool, CallToolResult, Content, Json, ToolBox, ToolError};
+use mcp_server::{tool, types::CallToolResult, types::ContentBlock, Json, ToolBox, ToolError};
 
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct Stats {
@@ -44,13 +44,13 @@ impl Kinds {
     }
 
     #[describe("A content block")]
-    pub fn content(&self) -> Content {
-        Content::text("block")
+    pub fn content(&self) -> ContentBlock {
+        ContentBlock::text("block")
     }
 
-    #[describe("Content blocks")]
-    pub fn contents(&self) -> Vec<Content> {
-        vec![Content::text("a"), Content::text("b")]
+    #[describe("ContentBlock blocks")]
+    pub fn contents(&self) -> Vec<ContentBlock> {
+        vec![ContentBlock::text("a"), ContentBlock::text("b")]
     }
 
     #[describe("A whole result")]

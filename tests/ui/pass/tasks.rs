@@ -1,4 +1,4 @@
-use mcp_server::{tool, Context, Server, TaskSupport, ToolEntry};
+use mcp_server::{tool, Context, Server, tool::TaskSupport, ToolEntry};
 
 pub struct Jobs;
 

@@ -85,7 +85,7 @@ impl Shared {
 /// The answer to a request that needed the store when it failed: 503,
 /// `Retry-After`, and a JSON-RPC error naming the store.
 pub(super) fn unavailable(error: &StoreError) -> Response<McpBody> {
-    tracing::warn!(error = %crate::Chain(error), "the shared store failed a request");
+    tracing::warn!(error = %mcp_types::error::Chain(error), "the shared store failed a request");
     let mut r = transport_error(
         StatusCode::SERVICE_UNAVAILABLE,
         code::INTERNAL_ERROR,
@@ -122,7 +122,7 @@ impl Shared {
                 let store = Arc::clone(&store);
                 tokio::spawn(async move {
                     if let Err(e) = within(&*store, store.publish(Bytes::from(bytes))).await {
-                        tracing::warn!(error = %crate::Chain(&e), "an operation on a task did not reach its instance");
+                        tracing::warn!(error = %mcp_types::error::Chain(&e), "an operation on a task did not reach its instance");
                     }
                 });
             }),
@@ -201,7 +201,7 @@ impl Inner {
                 match within(&*store, store.subscribe()).await {
                     Ok(rx) => break rx,
                     Err(e) => {
-                        tracing::warn!(error = %crate::Chain(&e), "cannot subscribe to the shared store's bus; trying again");
+                        tracing::warn!(error = %mcp_types::error::Chain(&e), "cannot subscribe to the shared store's bus; trying again");
                         tokio::select! {
                             () = shutdown.cancelled() => return,
                             () = tokio::time::sleep(BUS_RETRY) => {}
@@ -420,7 +420,7 @@ impl Inner {
                     }
                 }
                 Err(e) => {
-                    tracing::debug!(error = %crate::Chain(&e), "could not refresh a session's expiry");
+                    tracing::debug!(error = %mcp_types::error::Chain(&e), "could not refresh a session's expiry");
                 }
             }
         });
@@ -712,7 +712,7 @@ async fn write_events(
             }
         }
         if let Err(e) = within(&*store, store.append_events(appends, max_events, ttl)).await {
-            tracing::warn!(error = %crate::Chain(&e), "stream events not copied to the shared store: another instance cannot replay them");
+            tracing::warn!(error = %mcp_types::error::Chain(&e), "stream events not copied to the shared store: another instance cannot replay them");
         }
     }
 }
@@ -744,7 +744,7 @@ async fn publish_changes(inner: std::sync::Weak<Inner>) {
                 Change::Task(_) => continue,
             };
             if let Err(e) = me.publish(shared, &notice).await {
-                tracing::warn!(error = %crate::Chain(&e), "a change was not told to the other instances");
+                tracing::warn!(error = %mcp_types::error::Chain(&e), "a change was not told to the other instances");
             }
         }
     }

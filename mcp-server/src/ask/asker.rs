@@ -187,13 +187,13 @@ pub(crate) enum BoundArgs {
 }
 
 impl BoundArgs {
-    /// The digest of the arguments (see [`crate::request_state::digest`]).
+    /// The digest of the arguments (see [`crate::ask::request_state::digest`]).
     pub(crate) fn digest(&self) -> std::borrow::Cow<'_, str> {
         match self {
             BoundArgs::Digest(d) => std::borrow::Cow::Borrowed(d),
-            BoundArgs::Params(raw) => {
-                std::borrow::Cow::Owned(crate::request_state::digest(&arguments_of(raw.as_deref())))
-            }
+            BoundArgs::Params(raw) => std::borrow::Cow::Owned(crate::ask::request_state::digest(
+                &arguments_of(raw.as_deref()),
+            )),
         }
     }
 }

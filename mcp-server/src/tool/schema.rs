@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::args::accepts_absent;
+use crate::tool::accepts_absent;
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde::Serialize;
 
-use crate::args::Args;
 use crate::context::{Context, LazyContext};
 use crate::error::ToolError;
+use crate::tool::Args;
 
 /// A boxed, `Send`, `'static` future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -142,7 +142,7 @@ pub struct ToolSpec {
     /// Whether a call may run as a task (the tasks extension, SEP-2663):
     /// answered with a handle the client polls, when the client declared
     /// the extension and the call has to wait.
-    pub task: crate::TaskSupport,
+    pub task: crate::tool::TaskSupport,
     /// OAuth scopes a caller's token needs (HTTP with
     /// [`Authorization`](crate::auth)): a caller without them does not see
     /// the tool, and calling it gets the step-up challenge (403).
@@ -170,7 +170,7 @@ pub struct ToolEntry {
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) requires_client: &'static [&'static str],
     pub(crate) requires_extensions: &'static [&'static str],
-    pub(crate) task: crate::TaskSupport,
+    pub(crate) task: crate::tool::TaskSupport,
     pub(crate) scopes: crate::registry::Scopes,
     pub(crate) timeout: Option<std::time::Duration>,
 }
@@ -240,7 +240,7 @@ impl ToolEntry {
         };
         let (output_schema, wrap_structured) = match output_schema {
             Some(schema) => {
-                let (schema, wrapped) = crate::schema::object_root(schema);
+                let (schema, wrapped) = crate::tool::object_root(schema);
                 (Some(schema), wrapped)
             }
             None => (None, false),
@@ -290,7 +290,7 @@ impl ToolEntry {
             toolbox,
             requires_client: &[],
             requires_extensions: &[],
-            task: crate::TaskSupport::Never,
+            task: crate::tool::TaskSupport::Never,
             scopes: crate::registry::Scopes::default(),
             timeout: None,
         }
@@ -321,7 +321,7 @@ impl ToolEntry {
 
     /// Lets calls run as tasks ([`ToolSpec::task`]).
     #[must_use]
-    pub fn with_task_support(mut self, support: crate::TaskSupport) -> Self {
+    pub fn with_task_support(mut self, support: crate::tool::TaskSupport) -> Self {
         self.task = support;
         self
     }
@@ -677,7 +677,7 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     }
 
     fn output_schema() -> Option<schemars::Schema> {
-        Some(crate::schema::root_schema_for::<T>())
+        Some(crate::tool::root_schema_for::<T>())
     }
 }
 

@@ -10,9 +10,9 @@ use mcp_types::tool::is_valid_tool_name;
 use mcp_types::{JsonObject, Tool};
 use serde_json::Value;
 
-use crate::args::Args;
 use crate::context::Context;
 use crate::error::Error;
+use crate::tool::Args;
 use crate::tool::{IntoToolResult, ToolEntry};
 
 impl ToolEntry {

@@ -12,8 +12,8 @@ use mcp_types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMes
 use crate::complete::{CompleteHandler, Completions};
 use crate::context::Context;
 use crate::error::{Error, RequestError};
+use crate::prompt::StringArgs;
 use crate::registry::Scopes;
-use crate::text_args::StringArgs;
 use crate::tool::BoxFuture;
 
 /// The erased form of every prompt handler.

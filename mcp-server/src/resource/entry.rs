@@ -13,8 +13,8 @@ use mcp_uri_template::UriTemplate;
 use crate::complete::{CompleteHandler, Completions};
 use crate::context::Context;
 use crate::error::{Error, RequestError};
+use crate::prompt::StringArgs;
 use crate::registry::Scopes;
-use crate::text_args::StringArgs;
 use crate::tool::BoxFuture;
 
 /// One `resources/read`: the URI asked for and, for a template, the values

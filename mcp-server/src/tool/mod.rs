@@ -1,0 +1,20 @@
+//! Tools: what a `#[tool]` method becomes at run time ([`crate::ToolEntry`],
+//! built by the macro, or at run time with [`crate::ToolEntry::dynamic`]),
+//! what a toolbox hands the server ([`Items`]), and whether a call may run
+//! as a task ([`TaskSupport`]).
+//!
+//! Inside: `entry` (the tool and the traits that turn return values into
+//! results), `args` (decoding a call's arguments), `schema` (the JSON
+//! Schemas of arguments and results), `dynamic` (tools made at run time).
+
+pub(crate) mod args;
+pub(crate) mod dynamic;
+pub(crate) mod entry;
+pub(crate) mod schema;
+
+pub(crate) use args::*;
+pub(crate) use entry::*;
+pub(crate) use schema::*;
+
+pub use crate::dispatch::TaskSupport;
+pub use entry::Items;
