@@ -20,6 +20,24 @@ pub(crate) struct Verified {
     /// The token's SHA-256: what owns a session opened by a token that
     /// names neither a subject nor a client.
     pub(crate) token: [u8; 32],
+    /// A DPoP nonce the answer carries (`DPoP-Nonce`): the proof had the
+    /// one before.
+    pub(crate) dpop_nonce: Option<String>,
+}
+
+impl Verified {
+    /// Adds what the answer to the verified request carries (a new DPoP nonce).
+    pub(crate) fn dress<B>(&self, response: &mut Response<B>) {
+        if let Some(value) = self
+            .dpop_nonce
+            .as_deref()
+            .and_then(|n| http::HeaderValue::from_str(n).ok())
+        {
+            response
+                .headers_mut()
+                .insert(mcp_wire::dpop::DPOP_NONCE, value);
+        }
+    }
 }
 
 impl Authorization {
@@ -152,14 +170,14 @@ where
                 let (status, headers, body) = auth.metadata_response(req.method());
                 return Ok(full(status, &headers, body));
             }
-            match auth.verify_request(req.uri(), req.headers()).await {
-                Ok((identity, token)) => {
-                    req.extensions_mut().insert(Verified {
-                        identity: Arc::new(identity),
-                        authorization: auth,
-                        token,
-                    });
-                    let response = inner.call(req).await?;
+            match auth
+                .verify_request(req.method(), req.uri(), req.headers())
+                .await
+            {
+                Ok(verified) => {
+                    req.extensions_mut().insert(verified.clone());
+                    let mut response = inner.call(req).await?;
+                    verified.dress(&mut response);
                     Ok(response.map(Either::Right))
                 }
                 Err(denied) => Ok(denied_response(denied)),
