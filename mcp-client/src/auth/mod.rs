@@ -14,6 +14,9 @@
 //! for machine clients. Tokens are kept in a [`TokenStore`] and refreshed
 //! before they expire or on a 401; a 403 `insufficient_scope` asks for the
 //! union of the scopes held and those challenged, a bounded number of times.
+//! Where the authorization server offers DPoP (RFC 9449; see
+//! [`OAuth::dpop`]), tokens are bound to a key of the client and every
+//! request carries a proof signed with it.
 //!
 //! # What the client refuses
 //!
