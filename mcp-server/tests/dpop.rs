@@ -40,6 +40,13 @@ impl Notes {
         self.0.fetch_add(1, Ordering::SeqCst);
         "hello".into()
     }
+
+    #[describe("Delete the note")]
+    #[tool(scopes("notes:write"))]
+    pub fn delete_note(&self) -> String {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        "deleted".into()
+    }
 }
 
 /// A client's proof key (ES256) and its public JWK.
@@ -133,12 +140,17 @@ async fn serve(issuer: &Issuer, dpop: Dpop) -> Served {
 impl Served {
     /// A 2026-07-28 `tools/call` of `read_note` with these extra headers.
     async fn call(&self, headers: &[(&str, &str)]) -> Fetched {
+        self.call_tool("read_note", headers).await
+    }
+
+    /// A 2026-07-28 `tools/call` of `tool` with these extra headers.
+    async fn call_tool(&self, tool: &str, headers: &[(&str, &str)]) -> Fetched {
         let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
-            "params":{"name":"read_note","arguments":{},"_meta":support::modern_meta()}});
+            "params":{"name":tool,"arguments":{},"_meta":support::modern_meta()}});
         let mut all = vec![
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "read_note"),
+            ("Mcp-Name", tool),
         ];
         all.extend_from_slice(headers);
         issuer::request(
@@ -396,6 +408,14 @@ async fn a_valid_proof_is_served_and_every_hostile_one_is_refused() {
     let r = s.dpop_call(&unbound, &proof).await;
     assert_eq!(r.status.as_u16(), 401, "unbound token sent with DPoP");
     assert_eq!(error_of(&r, true).as_deref(), Some("invalid_token"));
+
+    // A scope the token lacks: the step-up answer, on a DPoP challenge.
+    let proof = key.sign(&key.header(), &good());
+    let r = s
+        .call_tool("delete_note", &[("authorization", &auth), ("dpop", &proof)])
+        .await;
+    assert_eq!(r.status.as_u16(), 403, "insufficient scope");
+    assert_eq!(error_of(&r, true).as_deref(), Some("insufficient_scope"));
 
     // Only the replayed proof's first use ran the tool.
     assert_eq!(s.ran.load(Ordering::SeqCst), ran_before + 1);

@@ -20,12 +20,19 @@ pub(crate) struct Verified {
     /// The token's SHA-256: what owns a session opened by a token that
     /// names neither a subject nor a client.
     pub(crate) token: [u8; 32],
+    /// Whether the token came with the `DPoP` scheme (and a proof).
+    pub(crate) dpop: bool,
     /// A DPoP nonce the answer carries (`DPoP-Nonce`): the proof had the
     /// one before.
     pub(crate) dpop_nonce: Option<String>,
 }
 
 impl Verified {
+    /// The step-up answer (403) for this request: it lacks `needed`.
+    pub(crate) fn insufficient_scope(&self, needed: &[&str]) -> Denied {
+        self.authorization.insufficient_scope_for(self.dpop, needed)
+    }
+
     /// Adds what the answer to the verified request carries (a new DPoP nonce).
     pub(crate) fn dress<B>(&self, response: &mut Response<B>) {
         if let Some(value) = self

@@ -361,13 +361,15 @@ impl Authorization {
         identity.imply(&self.inner.implies);
         let required: Vec<&str> = self.inner.required.iter().map(String::as_str).collect();
         let missing = identity.missing_scopes(&required);
+        let dpop = scheme == Scheme::Dpop;
         if !missing.is_empty() {
-            return Err(self.insufficient_scope(&required));
+            return Err(self.insufficient_scope_for(dpop, &required));
         }
         Ok(Verified {
             identity: Arc::new(identity),
             authorization: self.clone(),
             token: sha2::Sha256::digest(token.as_bytes()).into(),
+            dpop,
             dpop_nonce,
         })
     }
@@ -506,6 +508,13 @@ impl Authorization {
     /// The 403 step-up answer: the token lacks some of `needed` (all of
     /// them, and those every request needs, are named).
     pub fn insufficient_scope(&self, needed: &[&str]) -> Denied {
+        self.insufficient_scope_for(false, needed)
+    }
+
+    /// [`insufficient_scope`](Self::insufficient_scope) for a request that
+    /// presented its token with the `DPoP` scheme when `dpop`: the
+    /// challenge is then a `DPoP` one, naming the algorithms.
+    pub(crate) fn insufficient_scope_for(&self, dpop: bool, needed: &[&str]) -> Denied {
         let mut scopes: Vec<&str> = self.inner.required.iter().map(String::as_str).collect();
         for s in needed {
             if !scopes.contains(s) {
@@ -515,14 +524,18 @@ impl Authorization {
         let scope = scopes.join(" ");
         Denied {
             status: StatusCode::FORBIDDEN,
-            challenges: vec![Challenge::bearer()
-                .param("error", "insufficient_scope")
-                .param("scope", scope.clone())
-                .param("resource_metadata", self.inner.metadata_url.clone())
-                .param(
-                    "error_description",
-                    format!("this needs the scopes: {scope}"),
-                )],
+            challenges: vec![(if dpop {
+                Challenge::dpop().param("algs", algorithm_names().join(" "))
+            } else {
+                Challenge::bearer()
+            })
+            .param("error", "insufficient_scope")
+            .param("scope", scope.clone())
+            .param("resource_metadata", self.inner.metadata_url.clone())
+            .param(
+                "error_description",
+                format!("this needs the scopes: {scope}"),
+            )],
             message: format!("insufficient scope: this needs {scope}"),
             retry_after: None,
             dpop_nonce: None,

@@ -180,9 +180,7 @@ impl Inner {
             .core
             .missing_scopes(method_name, params, &verified.identity)?;
         let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
-        Some(denied_response(
-            verified.authorization.insufficient_scope(&needed),
-        ))
+        Some(denied_response(verified.insufficient_scope(&needed)))
     }
 
     async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<McpBody>
