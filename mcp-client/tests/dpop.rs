@@ -97,3 +97,28 @@ async fn a_client_told_not_to_use_dpop_gets_bearer_tokens() {
     assert!(seen.dpop_jkts.is_empty());
     assert_eq!(seen.without_proof, seen.code_grants + seen.refresh_grants);
 }
+
+#[tokio::test]
+async fn the_legacy_era_signs_every_request_too() {
+    let (url, a) = protected_notes(Script {
+        dpop: Some(IssuerDpop::default()),
+        server_dpop: Some(Dpop::new().required().nonces(Duration::from_secs(300))),
+        ..Script::default()
+    })
+    .await;
+    let client = mcp_client::Client::builder()
+        .protocol(mcp_client::Era::Legacy)
+        .oauth(signing_in())
+        .connect_http(&url)
+        .await
+        .unwrap();
+    assert_eq!(
+        client.protocol_version(),
+        mcp_client::types::ProtocolVersion::V2025_11_25
+    );
+    assert_eq!(read_note(&client).await, "hello");
+    assert_eq!(read_note(&client).await, "hello");
+    client.close().await;
+    let seen = a.seen.lock().unwrap();
+    assert_eq!((seen.code_grants, seen.refresh_grants), (1, 0));
+}

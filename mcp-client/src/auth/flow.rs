@@ -223,6 +223,11 @@ impl Authenticator {
         Some(current.header)
     }
 
+    /// Keeps the `DPoP-Nonce` of an answer from the server, if any.
+    pub(crate) fn note_nonce(&self, headers: &HeaderMap) {
+        self.nonces.note(&self.server_url, headers);
+    }
+
     /// Uses `token` from now on, bound to `key` (DPoP) or as a bearer
     /// token; its header value is marked sensitive (kept out of `Debug` and
     /// HTTP/2 header compression tables), and every request's

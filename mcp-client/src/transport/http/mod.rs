@@ -482,6 +482,16 @@ impl Signer {
         #[cfg(not(feature = "auth"))]
         let _ = (method, url, headers);
     }
+
+    /// Keeps what an answer says for the credentials (a DPoP nonce).
+    fn note(&self, headers: &HeaderMap) {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            auth.note_nonce(headers);
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = headers;
+    }
 }
 
 /// A `GET` of the stream at `url`, with the credentials `signer` adds.
@@ -546,6 +556,7 @@ async fn standalone(
             }
             Ok(r) if r.status().is_success() && matches!(kind_of(r.headers()), Kind::Sse) => {
                 failures = 0;
+                signer.note(r.headers());
                 parser.new_connection();
                 let mut body = r.into_body();
                 let ended = pump(&mut body, &mut parser, |event| {
@@ -559,6 +570,8 @@ async fn standalone(
             }
             Ok(r) => {
                 failures += 1;
+                // A server asking for a (new) DPoP nonce gets it next time.
+                signer.note(r.headers());
                 tracing::debug!(status = %r.status(), "the standalone stream was refused");
                 if r.status() == StatusCode::NOT_FOUND || failures >= 3 {
                     return;
