@@ -49,9 +49,10 @@ impl Notes {
     }
 }
 
-/// A client's proof key (ES256) and its public JWK.
+/// A client's proof key (ES256, or `EdDSA` with Ed25519) and its public JWK.
 struct ProofKey {
     encoding: EncodingKey,
+    alg: Algorithm,
     jwk: Value,
 }
 
@@ -61,32 +62,47 @@ impl ProofKey {
         let raw = pair.public_key_raw().to_vec();
         ProofKey {
             encoding: EncodingKey::from_ec_der(&pair.serialize_der()),
+            alg: Algorithm::ES256,
             jwk: json!({"kty": "EC", "crv": "P-256",
                 "x": b64(&raw[1..33]), "y": b64(&raw[33..])}),
         }
     }
 
-    /// The RFC 7638 thumbprint, written out for an EC key.
+    fn ed25519() -> ProofKey {
+        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).unwrap();
+        ProofKey {
+            encoding: EncodingKey::from_ed_der(&pair.serialize_der()),
+            alg: Algorithm::EdDSA,
+            jwk: json!({"kty": "OKP", "crv": "Ed25519", "x": b64(pair.public_key_raw())}),
+        }
+    }
+
+    /// The RFC 7638 thumbprint, written out for each key type.
     fn thumbprint(&self) -> String {
-        let canonical = format!(
-            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
-            self.jwk["x"].as_str().unwrap(),
-            self.jwk["y"].as_str().unwrap()
-        );
+        let s = |name: &str| self.jwk[name].as_str().unwrap();
+        let canonical = if self.jwk["kty"] == "OKP" {
+            format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{}"}}"#, s("x"))
+        } else {
+            format!(
+                r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+                s("x"),
+                s("y")
+            )
+        };
         b64(&sha2::Sha256::digest(canonical.as_bytes()))
     }
 
-    /// A proof with this JOSE header and these claims, signed with ES256.
+    /// A proof with this JOSE header and these claims, signed with the key.
     fn sign(&self, header: &Value, claims: &Value) -> String {
         let enc = |v: &Value| b64(v.to_string().as_bytes());
         let input = format!("{}.{}", enc(header), enc(claims));
         let signature =
-            jsonwebtoken::crypto::sign(input.as_bytes(), &self.encoding, Algorithm::ES256).unwrap();
+            jsonwebtoken::crypto::sign(input.as_bytes(), &self.encoding, self.alg).unwrap();
         format!("{input}.{signature}")
     }
 
     fn header(&self) -> Value {
-        json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk})
+        json!({"typ": "dpop+jwt", "alg": format!("{:?}", self.alg), "jwk": self.jwk})
     }
 }
 
@@ -260,6 +276,16 @@ async fn a_valid_proof_is_served_and_every_hostile_one_is_refused() {
         .call(&[("authorization", &format!("Bearer {unbound}"))])
         .await;
     assert_eq!(r.status.as_u16(), 200);
+    // So is a proof signed with EdDSA (Ed25519), for a token bound to its key.
+    let ed = ProofKey::ed25519();
+    let ed_bound = token(&issuer, &s.url, Some(&ed.thumbprint()));
+    let r = s
+        .dpop_call(
+            &ed_bound,
+            &ed.sign(&ed.header(), &claims(&s.url, &ed_bound)),
+        )
+        .await;
+    assert_served(&r);
     // No token: both schemes are offered, DPoP with its algorithms.
     let r = s.call(&[]).await;
     assert_eq!(r.status.as_u16(), 401);
@@ -484,4 +510,25 @@ async fn with_dpop_required_and_nonces_a_bearer_token_is_refused_and_the_nonce_i
     let newest = r.headers["dpop-nonce"].to_str().unwrap().to_owned();
     let r = s.dpop_call(&bound, &with_nonce(&newest)).await;
     assert_eq!(r.status.as_u16(), 200);
+}
+
+#[tokio::test]
+async fn a_full_replay_record_refuses_rather_than_forgets() {
+    let issuer = Issuer::start().await;
+    let s = serve(&issuer, Dpop::new().replay_capacity(2)).await;
+    let key = ProofKey::new();
+    let bound = token(&issuer, &s.url, Some(&key.thumbprint()));
+    for _ in 0..2 {
+        let r = s
+            .dpop_call(&bound, &key.sign(&key.header(), &claims(&s.url, &bound)))
+            .await;
+        assert_served(&r);
+    }
+    // Two proofs still in their window fill the record: a third is refused.
+    let r = s
+        .dpop_call(&bound, &key.sign(&key.header(), &claims(&s.url, &bound)))
+        .await;
+    assert_eq!(r.status.as_u16(), 503);
+    assert!(r.headers.contains_key("retry-after"));
+    assert_eq!(s.ran.load(Ordering::SeqCst), 2);
 }
