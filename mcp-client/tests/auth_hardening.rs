@@ -115,9 +115,16 @@ fn the_debug_of_stored_tokens_shows_no_secret() {
         refresh_token: Some("the-refresh-token".into()),
         expires_at: Some(42),
         scope: Some("notes:read".into()),
+        token_type: Some("DPoP".into()),
+        dpop_key: Some("the-dpop-private-key".into()),
     };
     let shown = format!("{stored:?} {stored:#?}");
-    for secret in ["the-client-secret", "the-access-token", "the-refresh-token"] {
+    for secret in [
+        "the-client-secret",
+        "the-access-token",
+        "the-refresh-token",
+        "the-dpop-private-key",
+    ] {
         assert!(!shown.contains(secret), "{shown}");
     }
     assert!(shown.contains("the-client-id") && shown.contains("notes:read"));

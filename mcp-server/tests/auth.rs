@@ -12,15 +12,12 @@ mod support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use bytes::Bytes;
-use http::Request;
-use http_body_util::Full;
 use issuer::{b64, now, Issuer};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_server::auth::{Authorization, Introspection, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::{tool, Context, Server};
-use mcp_wire::http_client::{http_client, send, Fetched, HttpClient};
+use mcp_wire::http_client::{http_client, Fetched, HttpClient};
 use mcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 
@@ -62,19 +59,16 @@ struct Protected {
 }
 
 async fn serve(issuer: &Issuer, verifier: impl FnOnce(&str) -> Authorization) -> Protected {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (base, stop) = issuer::serve_on_loopback(|resource| {
+        let auth = verifier(resource)
+            .authorization_server(issuer.url.clone())
+            .scopes_supported(["notes:read"])
+            .scope_implies("notes:admin", ["notes:read", "notes:write"]);
+        let server = Server::builder("notes", "1").toolbox(Notes).build();
+        (server, HttpConfig::default().authorization(auth))
+    })
+    .await;
     let resource = format!("{base}/mcp");
-    let auth = verifier(&resource)
-        .authorization_server(issuer.url.clone())
-        .scopes_supported(["notes:read"])
-        .scope_implies("notes:admin", ["notes:read", "notes:write"]);
-    let server = Server::builder("notes", "1").toolbox(Notes).build();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let config = HttpConfig::default().authorization(auth);
-    tokio::spawn(server.serve_http_on(listener, config, async {
-        let _ = stopped.await;
-    }));
     Protected {
         base,
         resource,
@@ -95,18 +89,16 @@ impl Protected {
         headers: &[(&str, &str)],
         body: &str,
     ) -> Fetched {
-        let mut req = Request::builder()
-            .method(method)
-            .uri(format!("{}{path}", self.base))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        let req = req.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-        send(&self.client, req, Duration::from_secs(10))
-            .await
-            .unwrap()
+        let url = format!("{}{path}", self.base);
+        issuer::request(
+            &self.client,
+            method,
+            &url,
+            headers,
+            body,
+            Duration::from_secs(10),
+        )
+        .await
     }
 
     /// A 2026-07-28 `tools/call` with `auth` as the Authorization header.

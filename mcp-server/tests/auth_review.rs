@@ -100,18 +100,16 @@ fn bearer(token: &str) -> String {
 
 impl Served {
     async fn request(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Fetched {
-        let mut req = Request::builder()
-            .method(method)
-            .uri(format!("{}/mcp", self.base))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        let req = req.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
-        send(&self.client, req, Duration::from_secs(20))
-            .await
-            .unwrap()
+        let url = format!("{}/mcp", self.base);
+        issuer::request(
+            &self.client,
+            method,
+            &url,
+            headers,
+            body,
+            Duration::from_secs(20),
+        )
+        .await
     }
 
     /// A 2026-07-28 `whoami` call with this token.

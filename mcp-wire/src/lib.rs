@@ -8,6 +8,8 @@
 //!
 //! - `http_client` (feature `http-client`, https with `tls`): the hyper client
 //!   both sides build, and JSON and form fetches with limits;
+//! - `dpop` (feature `dpop`): what a DPoP proof's maker and its checker
+//!   compute alike (RFC 9449): the JWK thumbprint, `ath`, the `htu` form;
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
 //! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
@@ -23,6 +25,8 @@
 //! - [`sync`]: the poison-tolerant locks every crate uses.
 #![warn(missing_docs)]
 
+#[cfg(feature = "dpop")]
+pub mod dpop;
 pub mod header;
 #[cfg(feature = "http-client")]
 pub mod http_client;

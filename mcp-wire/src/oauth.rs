@@ -268,6 +268,14 @@ impl Challenge {
         }
     }
 
+    /// A `DPoP` challenge (RFC 9449 §7.1) without parameters yet.
+    pub fn dpop() -> Self {
+        Challenge {
+            scheme: "DPoP".into(),
+            params: Vec::new(),
+        }
+    }
+
     /// Adds a parameter.
     #[must_use]
     pub fn param(mut self, name: &str, value: impl Into<String>) -> Self {
@@ -286,6 +294,11 @@ impl Challenge {
     /// Whether this is a `Bearer` challenge.
     pub fn is_bearer(&self) -> bool {
         self.scheme.eq_ignore_ascii_case("bearer")
+    }
+
+    /// Whether this is a `DPoP` challenge (RFC 9449 §7.1).
+    pub fn is_dpop(&self) -> bool {
+        self.scheme.eq_ignore_ascii_case("dpop")
     }
 
     /// The header value: every parameter as a quoted string.

@@ -6,12 +6,13 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
-use http::header::{self, HeaderMap, HeaderValue};
-use http::StatusCode;
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, StatusCode, Uri};
 use mcp_wire::http_client::HttpClient;
 use mcp_wire::oauth::{AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata};
 use serde::Deserialize;
 
+use super::dpop::{DpopKey, Nonces, ALG};
 use super::{AuthError, Authorizer, LoopbackAuthorizer, OAuth, Stored};
 
 /// How long an exchange with the authorization server may take.
@@ -41,11 +42,23 @@ pub(crate) enum Next {
     Retry,
 }
 
+/// What one request went through so far (the transport keeps one per
+/// request, across its retries).
+#[derive(Debug, Default)]
+pub(crate) struct Attempt {
+    /// It led to a sign-in (at most one per request).
+    signed_in: bool,
+    /// It was sent again with a server's new DPoP nonce (at most once).
+    nonce_retried: bool,
+}
+
 /// The token in use.
 #[derive(Clone)]
 struct Current {
     header: HeaderValue,
     expires_at: Option<u64>,
+    /// For a DPoP-bound token: its key, and the token (each proof's `ath`).
+    bound: Option<(Arc<DpopKey>, String)>,
 }
 
 /// Where the client stands with one server's authorization server.
@@ -67,6 +80,8 @@ pub(super) struct Flow {
     pub(super) stored: Stored,
     /// Authorizations since the last answer that was neither 401 nor 403.
     pub(super) step_ups: u32,
+    /// The DPoP key of `stored.dpop_key`, once loaded or generated.
+    pub(super) dpop: Option<Arc<DpopKey>>,
 }
 
 /// The token response (RFC 6749 §5.1).
@@ -79,6 +94,14 @@ pub(super) struct TokenResponse {
     pub(super) refresh_token: Option<String>,
     #[serde(default)]
     pub(super) scope: Option<String>,
+    /// `Bearer`, or `DPoP` for a token bound to the proof's key (RFC 9449 §5).
+    #[serde(default)]
+    pub(super) token_type: Option<String>,
+}
+
+/// Whether a token type names a DPoP-bound token.
+pub(super) fn is_dpop(token_type: Option<&str>) -> bool {
+    token_type.is_some_and(|t| t.eq_ignore_ascii_case("dpop"))
 }
 
 /// A registration's answer (RFC 7591 §3.2.1).
@@ -115,6 +138,8 @@ pub(crate) struct Authenticator {
     current: RwLock<Option<Current>>,
     /// True while an authorization waits for the user.
     pub(super) busy: tokio::sync::watch::Sender<bool>,
+    /// The DPoP nonces servers gave, per origin.
+    pub(super) nonces: Nonces,
 }
 
 impl std::fmt::Debug for Authenticator {
@@ -148,6 +173,7 @@ impl Authenticator {
             flow: tokio::sync::Mutex::new(Flow::default()),
             current: RwLock::new(None),
             busy: tokio::sync::watch::Sender::new(false),
+            nonces: Nonces::default(),
         })
     }
 
@@ -170,18 +196,91 @@ impl Authenticator {
             .map(|c| c.header.clone())
     }
 
-    /// Uses `token` from now on; its header value is marked sensitive (kept
-    /// out of `Debug` and HTTP/2 header compression tables), and every
-    /// request's `Authorization` is a clone of it.
-    fn set_token(&self, token: &str, expires_at: Option<u64>) -> Result<(), AuthError> {
-        let mut header =
-            HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| AuthError::Refused {
+    /// Puts the credentials for a request (`method` on `url`) in
+    /// `headers`: the `Authorization` header, and for a DPoP-bound token a
+    /// fresh proof with the origin's latest nonce. Gives the
+    /// `Authorization` value used, if signed in.
+    pub(crate) fn authorize(
+        &self,
+        method: &Method,
+        url: &Uri,
+        headers: &mut HeaderMap,
+    ) -> Option<HeaderValue> {
+        let current = mcp_wire::sync::read(&self.current).clone()?;
+        headers.insert(header::AUTHORIZATION, current.header.clone());
+        if let Some((key, token)) = &current.bound {
+            let url = url.to_string();
+            let nonce = self.nonces.get(&url);
+            match key.proof(method.as_str(), &url, nonce.as_deref(), Some(token)) {
+                Ok(proof) => {
+                    headers.insert(HeaderName::from_static(mcp_wire::dpop::DPOP), proof);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "no DPoP proof for this request; the server will refuse it");
+                }
+            }
+        }
+        Some(current.header)
+    }
+
+    /// Keeps the `DPoP-Nonce` of an answer from the server, if any.
+    pub(crate) fn note_nonce(&self, headers: &HeaderMap) {
+        self.nonces.note(&self.server_url, headers);
+    }
+
+    /// Uses `token` from now on, bound to `key` (DPoP) or as a bearer
+    /// token; its header value is marked sensitive (kept out of `Debug` and
+    /// HTTP/2 header compression tables), and every request's
+    /// `Authorization` is a clone of it.
+    fn set_token(
+        &self,
+        token: &str,
+        expires_at: Option<u64>,
+        key: Option<Arc<DpopKey>>,
+    ) -> Result<(), AuthError> {
+        let scheme = if key.is_some() { "DPoP" } else { "Bearer" };
+        let mut header = HeaderValue::from_str(&format!("{scheme} {token}")).map_err(|_| {
+            AuthError::Refused {
                 error: "invalid_token".into(),
                 description: Some("the access token is not a valid header value".into()),
-            })?;
+            }
+        })?;
         header.set_sensitive(true);
-        *mcp_wire::sync::write(&self.current) = Some(Current { header, expires_at });
+        let bound = key.map(|key| (key, token.to_owned()));
+        *mcp_wire::sync::write(&self.current) = Some(Current {
+            header,
+            expires_at,
+            bound,
+        });
         Ok(())
+    }
+
+    /// The DPoP key for a token request, if tokens are to be bound: those
+    /// held are bound already (their refresh token too), else as
+    /// [`OAuth::dpop`] says, by default when the issuer advertises `ES256`.
+    pub(super) fn dpop_for(&self, flow: &mut Flow) -> Result<Option<Arc<DpopKey>>, AuthError> {
+        if is_dpop(flow.stored.token_type.as_deref()) && flow.stored.dpop_key.is_some() {
+            return kept_key(flow).map(Some);
+        }
+        let meta = &found_in(flow)?.meta;
+        let advertised: Option<Vec<&str>> = meta
+            .extra
+            .get("dpop_signing_alg_values_supported")
+            .and_then(serde_json::Value::as_array)
+            .map(|algs| algs.iter().filter_map(serde_json::Value::as_str).collect());
+        if !self.oauth.dpop.unwrap_or(advertised.is_some()) {
+            return Ok(None);
+        }
+        if advertised.is_some_and(|algs| !algs.contains(&ALG)) {
+            if self.oauth.dpop == Some(true) {
+                return Err(AuthError::Unsupported(format!(
+                    "the issuer `{}` does not accept DPoP proofs signed with {ALG}",
+                    meta.issuer
+                )));
+            }
+            return Ok(None);
+        }
+        kept_key(flow).map(Some)
     }
 
     /// Refreshes a token about to expire, before a request uses it.
@@ -205,25 +304,40 @@ impl Authenticator {
         }
     }
 
-    /// Decides what an answer means for authorization: after a 401, sign in
-    /// (once per request: `signed_in` says it was done already); after a
-    /// 403 `insufficient_scope`, ask for more scope.
+    /// Decides what an answer means for authorization: after a 401 asking
+    /// for a DPoP nonce it gave, send again (once per request); after
+    /// another 401, sign in (once per request: `attempt` says what was done
+    /// already); after a 403 `insufficient_scope`, ask for more scope. A
+    /// `DPoP-Nonce` on any answer replaces the one kept for the server.
     pub(crate) async fn answer(
         &self,
         status: StatusCode,
         headers: &HeaderMap,
         used: Option<&HeaderValue>,
-        signed_in: &mut bool,
+        attempt: &mut Attempt,
     ) -> Result<Next, AuthError> {
-        let challenge = headers
+        let new_nonce = self.nonces.note(&self.server_url, headers);
+        let challenges: Vec<Challenge> = headers
             .get_all(header::WWW_AUTHENTICATE)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(Challenge::parse_all)
-            .find(Challenge::is_bearer);
+            .collect();
+        let wants_nonce = challenges
+            .iter()
+            .any(|c| c.is_dpop() && c.get("error") == Some(mcp_wire::dpop::USE_DPOP_NONCE));
+        if status == StatusCode::UNAUTHORIZED && wants_nonce && new_nonce && !attempt.nonce_retried
+        {
+            // RFC 9449 §9: the same request again, its proof with the nonce.
+            attempt.nonce_retried = true;
+            return Ok(Next::Retry);
+        }
+        let challenge = challenges
+            .into_iter()
+            .find(|c| c.is_bearer() || c.is_dpop());
         match status {
-            StatusCode::UNAUTHORIZED if !*signed_in => {
-                *signed_in = true;
+            StatusCode::UNAUTHORIZED if !attempt.signed_in => {
+                attempt.signed_in = true;
                 self.unauthorized(challenge.as_ref(), used).await?;
                 Ok(Next::Retry)
             }
@@ -272,7 +386,12 @@ impl Authenticator {
                 .is_none_or(|at| at > now().saturating_add(EARLY_REFRESH));
             let failed = used.is_some_and(|u| u.as_bytes().ends_with(token.as_bytes()));
             if fresh && !failed {
-                return self.set_token(token, stored.expires_at);
+                let key = if is_dpop(stored.token_type.as_deref()) {
+                    Some(kept_key(&mut flow)?)
+                } else {
+                    None
+                };
+                return self.set_token(token, stored.expires_at, key);
             }
         }
         if stored.refresh_token.is_some() {
@@ -342,8 +461,20 @@ impl Authenticator {
     ) -> Result<(), AuthError> {
         // `expires_in` is the server's: any number, u64::MAX included.
         let expires_at = token.expires_in.map(|s| now().saturating_add(s));
-        self.set_token(&token.access_token, expires_at)?;
+        let key = if is_dpop(token.token_type.as_deref()) {
+            // Bound to the key of the proof sent with the token request.
+            Some(flow.dpop.clone().ok_or_else(|| {
+                AuthError::Unsupported(
+                    "the issuer answered with a DPoP-bound token to a request without a proof"
+                        .into(),
+                )
+            })?)
+        } else {
+            None
+        };
+        self.set_token(&token.access_token, expires_at, key)?;
         flow.stored.access_token = Some(token.access_token);
+        flow.stored.token_type = token.token_type;
         flow.stored.expires_at = expires_at;
         if token.refresh_token.is_some() {
             flow.stored.refresh_token = token.refresh_token;
@@ -370,6 +501,22 @@ fn union(scope: Option<&str>, more: &[String]) -> Option<String> {
     (!all.is_empty()).then(|| all.join(" "))
 }
 
+/// The DPoP key kept with the tokens (loaded once), or a new one, kept.
+fn kept_key(flow: &mut Flow) -> Result<Arc<DpopKey>, AuthError> {
+    if let (Some(key), Some(kept)) = (&flow.dpop, &flow.stored.dpop_key) {
+        if key.pkcs8() == kept {
+            return Ok(Arc::clone(key));
+        }
+    }
+    let key = Arc::new(match &flow.stored.dpop_key {
+        Some(kept) => DpopKey::from_pkcs8(kept)?,
+        None => DpopKey::generate()?,
+    });
+    flow.stored.dpop_key = Some(key.pkcs8().to_owned());
+    flow.dpop = Some(Arc::clone(&key));
+    Ok(key)
+}
+
 /// What discovery found (it runs before anything needs it).
 pub(super) fn found_in(flow: &Flow) -> Result<&Found, AuthError> {
     flow.found
@@ -384,7 +531,7 @@ mod tests {
     #[test]
     fn the_bearer_header_is_marked_sensitive() {
         let auth = Authenticator::new(OAuth::new("test"), "http://127.0.0.1:1/mcp");
-        auth.set_token("the-access-token", None).unwrap();
+        auth.set_token("the-access-token", None, None).unwrap();
         let header = auth.bearer().unwrap();
         assert!(header.is_sensitive());
         assert!(!format!("{header:?}").contains("the-access-token"));

@@ -4,7 +4,7 @@
 
 use base64::Engine as _;
 use bytes::Bytes;
-use http::header::{self, HeaderValue};
+use http::header::{self, HeaderName, HeaderValue};
 use http::{Method, Request};
 use http_body_util::Full;
 use mcp_wire::http_client::{form_request, send, Fetched};
@@ -12,6 +12,7 @@ use mcp_wire::oauth::{form_encode, percent_encode, AuthorizationServerMetadata};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::dpop::DpopKey;
 use super::flow::{
     found_in, now, random_b64, Authenticator, ErrorResponse, Flow, Found, Registered, TokenAuth,
     TokenResponse, TIMEOUT,
@@ -28,6 +29,7 @@ impl Authenticator {
         let Some(refresh) = flow.stored.refresh_token.clone() else {
             return Err(AuthError::Registration("no refresh token".into()));
         };
+        let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
         let (client_id, secret) = self.known_identity(flow)?;
         let auth = self.token_auth(found, &client_id, secret.as_deref())?;
@@ -36,7 +38,9 @@ impl Authenticator {
             ("refresh_token", refresh),
             ("resource", found.resource.clone()),
         ];
-        let token = self.token_request(found, form, auth).await?;
+        let token = self
+            .token_request(found, form, auth, key.as_deref())
+            .await?;
         self.keep(flow, token).await
     }
 
@@ -166,11 +170,15 @@ impl Authenticator {
         })
     }
 
+    /// A request to the token endpoint, with a DPoP proof made with `dpop`
+    /// when tokens are bound; a `use_dpop_nonce` refusal that brings a
+    /// nonce is sent again once with it (RFC 9449 §8).
     async fn token_request(
         &self,
         found: &Found,
         mut form: Vec<(&'static str, String)>,
         auth: TokenAuth<'_>,
+        dpop: Option<&DpopKey>,
     ) -> Result<TokenResponse, AuthError> {
         let endpoint = found.meta.token_endpoint.clone().ok_or_else(|| {
             AuthError::Unsupported(format!(
@@ -196,15 +204,33 @@ impl Authenticator {
             }
         }
         let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let mut request = form_request(&endpoint, &pairs)?;
-        if let Some(value) = basic {
-            request.headers_mut().insert(header::AUTHORIZATION, value);
+        let mut retried = false;
+        loop {
+            let mut request = form_request(&endpoint, &pairs)?;
+            if let Some(value) = &basic {
+                request
+                    .headers_mut()
+                    .insert(header::AUTHORIZATION, value.clone());
+            }
+            if let Some(key) = dpop {
+                let nonce = self.nonces.get(&endpoint);
+                let proof = key.proof("POST", &endpoint, nonce.as_deref(), None)?;
+                request
+                    .headers_mut()
+                    .insert(HeaderName::from_static(mcp_wire::dpop::DPOP), proof);
+            }
+            let answer = send(&self.client, request, TIMEOUT).await?;
+            let new_nonce = self.nonces.note(&endpoint, &answer.headers);
+            if answer.status.is_success() {
+                return Ok(answer.json(&endpoint)?);
+            }
+            let refusal = refused(&answer);
+            let wants_nonce = matches!(&refusal, AuthError::Refused { error, .. } if error == mcp_wire::dpop::USE_DPOP_NONCE);
+            if dpop.is_none() || !wants_nonce || !new_nonce || retried {
+                return Err(refusal);
+            }
+            retried = true;
         }
-        let answer = send(&self.client, request, TIMEOUT).await?;
-        if !answer.status.is_success() {
-            return Err(refused(&answer));
-        }
-        Ok(answer.json(&endpoint)?)
     }
 
     /// The ID-JAG for this issuer and resource: the user's ID token
@@ -265,6 +291,7 @@ impl Authenticator {
         flow: &mut Flow,
         scope: Option<&str>,
     ) -> Result<TokenResponse, AuthError> {
+        let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
         let (client_id, secret) = self.known_identity(flow)?;
         let mut form = vec![("resource", found.resource.clone())];
@@ -290,7 +317,7 @@ impl Authenticator {
         if let Some(scope) = scope {
             form.push(("scope", scope.to_owned()));
         }
-        self.token_request(found, form, auth).await
+        self.token_request(found, form, auth, key.as_deref()).await
     }
 
     pub(super) async fn authorization_code(
@@ -308,6 +335,7 @@ impl Authenticator {
             }
         };
         let params = self.wait_for_user(&request.url).await?;
+        let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
         let code = code_from(&found.meta, &params, &request.state)?;
         let auth = self.token_auth(found, &request.client_id, request.secret.as_deref())?;
@@ -318,7 +346,7 @@ impl Authenticator {
             ("code_verifier", request.verifier),
             ("resource", found.resource.clone()),
         ];
-        self.token_request(found, form, auth).await
+        self.token_request(found, form, auth, key.as_deref()).await
     }
 
     /// The authorization request for the code flow: the client's identity

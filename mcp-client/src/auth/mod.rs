@@ -14,6 +14,9 @@
 //! for machine clients. Tokens are kept in a [`TokenStore`] and refreshed
 //! before they expire or on a 401; a 403 `insufficient_scope` asks for the
 //! union of the scopes held and those challenged, a bounded number of times.
+//! Where the authorization server offers DPoP (RFC 9449; see
+//! [`OAuth::dpop`]), tokens are bound to a key of the client and every
+//! request carries a proof signed with it.
 //!
 //! # What the client refuses
 //!
@@ -54,6 +57,7 @@
 //! ```
 
 mod discovery;
+mod dpop;
 mod flow;
 mod grants;
 mod redirect;
@@ -64,7 +68,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use flow::{Authenticator, Next};
+pub(crate) use flow::{Attempt, Authenticator, Next};
 /// The signature algorithms of [`OAuth::client_credentials_key`] (re-exported
 /// from `jsonwebtoken`, which signs the assertion).
 pub use jsonwebtoken::Algorithm;
@@ -245,6 +249,8 @@ pub struct OAuth {
     pub(crate) max_step_ups: u32,
     pub(crate) http: Option<HttpClient>,
     pub(crate) extra_scopes: Vec<String>,
+    /// DPoP-bound tokens: `None` when the issuer advertises them.
+    pub(crate) dpop: Option<bool>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -280,6 +286,7 @@ impl OAuth {
             max_step_ups: 3,
             http: None,
             extra_scopes: Vec::new(),
+            dpop: None,
         }
     }
 
@@ -451,6 +458,40 @@ impl OAuth {
     #[must_use]
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.extra_scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether tokens are bound to a key of this client with DPoP (RFC
+    /// 9449), so a stolen token is useless without the key.
+    ///
+    /// By default the client does so when the authorization server
+    /// advertises `dpop_signing_alg_values_supported` with `ES256`; `true`
+    /// binds tokens whatever the metadata says (an issuer advertising DPoP
+    /// without `ES256` is then refused), `false` never does.
+    ///
+    /// With DPoP the client generates an ES256 key pair (kept in the
+    /// [`TokenStore`] with the tokens it binds, and reused when they are
+    /// refreshed), sends a proof signed with it on every token request and
+    /// every request to the server (`DPoP` header: a JWT of type
+    /// `dpop+jwt` with the public key, the method, the URL without query
+    /// or fragment, a fresh `jti`, `iat`, and on requests to the server
+    /// `ath`, the access token's hash), and presents the token as
+    /// `Authorization: DPoP <token>`. A server's `DPoP-Nonce` is put in
+    /// every later proof to that origin, the last one given replacing the
+    /// one before; a refusal with `use_dpop_nonce` (400 from the token
+    /// endpoint, 401 from the server) is retried once with the new nonce.
+    /// An issuer that answers with a bearer token despite the proof gets
+    /// its token used as a bearer token.
+    ///
+    /// ```
+    /// use mcp_client::auth::OAuth;
+    ///
+    /// let oauth = OAuth::new("my-cli").dpop(true);
+    /// # let _ = oauth;
+    /// ```
+    #[must_use]
+    pub fn dpop(mut self, bind: bool) -> Self {
+        self.dpop = Some(bind);
         self
     }
 

@@ -31,6 +31,14 @@ pub struct Stored {
     /// The scopes asked for, space-separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The access token's type: `DPoP` for a token bound to
+    /// [`dpop_key`](Self::dpop_key) (RFC 9449), else a bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_type: Option<String>,
+    /// The private key DPoP-bound tokens are bound to (PKCS#8, base64url):
+    /// the tokens are useless without it, and it is as secret as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 impl std::fmt::Debug for Stored {
@@ -42,6 +50,8 @@ impl std::fmt::Debug for Stored {
             .field("refresh_token", &redacted(self.refresh_token.as_ref()))
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("token_type", &self.token_type)
+            .field("dpop_key", &redacted(self.dpop_key.as_ref()))
             .finish()
     }
 }

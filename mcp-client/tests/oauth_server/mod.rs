@@ -120,6 +120,11 @@ pub struct Script {
     /// every token (so a revoked one is refused at once) rather than
     /// checking the JWT itself.
     pub introspect: bool,
+    /// DPoP at the issuer: it advertises it (`ES256`), wants a valid
+    /// proof with every token request and binds its tokens to the proof's key.
+    pub dpop: Option<IssuerDpop>,
+    /// DPoP on the protected server.
+    pub server_dpop: Option<mcp_server::auth::Dpop>,
 }
 
 impl Default for Script {
@@ -131,8 +136,17 @@ impl Default for Script {
             iss: None,
             tamper_state: false,
             introspect: false,
+            dpop: None,
+            server_dpop: None,
         }
     }
+}
+
+/// How the scratch issuer does DPoP.
+#[derive(Clone, Default)]
+pub struct IssuerDpop {
+    /// The nonce it wants in proofs (`use_dpop_nonce` without it).
+    pub nonce: Option<String>,
 }
 
 /// A code handed out by the authorization endpoint.
@@ -164,6 +178,12 @@ pub struct Seen {
     pub issued: Vec<String>,
     /// Access tokens the introspection endpoint calls inactive.
     pub revoked: Vec<String>,
+    /// The key thumbprint of each token request's DPoP proof.
+    pub dpop_jkts: Vec<String>,
+    /// Token requests refused with `use_dpop_nonce`.
+    pub nonce_challenges: usize,
+    /// Token requests that came without a DPoP proof.
+    pub without_proof: usize,
 }
 
 impl Seen {
@@ -233,7 +253,9 @@ impl As {
 
     fn metadata(&self) -> http::Response<String> {
         let url = &self.url;
+        let dpop = self.script.dpop.as_ref().map(|_| json!(["ES256"]));
         let mut m = json!({
+            "dpop_signing_alg_values_supported": dpop,
             "issuer": url,
             "authorization_endpoint": format!("{url}/authorize"),
             "token_endpoint": format!("{url}/token"),
@@ -244,6 +266,11 @@ impl As {
             "token_endpoint_auth_methods_supported": ["client_secret_basic"],
             "authorization_response_iss_parameter_supported": true,
         });
+        if self.script.dpop.is_none() {
+            m.as_object_mut()
+                .unwrap()
+                .remove("dpop_signing_alg_values_supported");
+        }
         if let (Some(fields), Some(own)) = (self.script.meta.as_object(), m.as_object_mut()) {
             for (k, v) in fields {
                 if v.is_null() {
@@ -310,6 +337,35 @@ impl As {
         if get(f, "resource") != Some(self.resource.as_str()) {
             return json_reply(400, &json!({"error": "invalid_target"}));
         }
+        let proof = headers.get("dpop").and_then(|v| v.to_str().ok());
+        if proof.is_none() {
+            seen.without_proof += 1;
+        }
+        let jkt = match (&self.script.dpop, proof) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return json_reply(400, &json!({"error": "invalid_dpop_proof"}));
+            }
+            (Some(dpop), Some(proof)) => match check_proof(proof, &format!("{}/token", self.url)) {
+                Err(e) => {
+                    return json_reply(
+                        400,
+                        &json!({"error": "invalid_dpop_proof", "error_description": e}),
+                    )
+                }
+                Ok((_, nonce)) if dpop.nonce.is_some() && nonce != dpop.nonce => {
+                    seen.nonce_challenges += 1;
+                    let mut r = json_reply(400, &json!({"error": "use_dpop_nonce"}));
+                    r.headers_mut()
+                        .insert("dpop-nonce", dpop.nonce.clone().unwrap().parse().unwrap());
+                    return r;
+                }
+                Ok((jkt, _)) => {
+                    seen.dpop_jkts.push(jkt.clone());
+                    Some(jkt)
+                }
+            },
+        };
         let scope = match get(f, "grant_type") {
             Some("authorization_code") => {
                 // PKCE: the verifier must hash to the code's challenge.
@@ -357,6 +413,10 @@ impl As {
         let refresh = random("refresh");
         let mut answer = json!({"token_type": "Bearer",
             "expires_in": self.script.expires_in, "refresh_token": refresh});
+        if let Some(jkt) = jkt {
+            claims["cnf"] = json!({ "jkt": jkt });
+            answer["token_type"] = json!("DPoP");
+        }
         if !scope.is_empty() {
             claims["scope"] = json!(scope);
             answer["scope"] = json!(scope);
@@ -391,6 +451,7 @@ pub async fn protected_notes(script: Script) -> (String, Arc<As>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let introspect = script.introspect;
+    let server_dpop = script.server_dpop.clone();
     let a = As::start(script, &url).await;
     let auth = if introspect {
         let verifier = mcp_server::auth::Introspection::new(format!("{}/introspect", a.url), &url)
@@ -399,8 +460,11 @@ pub async fn protected_notes(script: Script) -> (String, Arc<As>) {
     } else {
         Authorization::new(&url, JwtVerifier::new(a.url.clone(), &url))
     };
+    let mut auth = auth.unwrap();
+    if let Some(dpop) = server_dpop {
+        auth = auth.dpop(dpop);
+    }
     let auth = auth
-        .unwrap()
         .authorization_server(a.url.clone())
         .scopes_supported(["notes:read"])
         .scope_implies("notes:write", ["notes:read"]);
@@ -411,4 +475,50 @@ pub async fn protected_notes(script: Script) -> (String, Arc<As>) {
         std::future::pending(),
     ));
     (url, a)
+}
+
+/// The issuer's own check of a token request's DPoP proof (RFC 9449 §4.3,
+/// written here apart from the code under test): `typ`, ES256 with the
+/// public `jwk`, `htm` POST, `htu` the token endpoint, a recent `iat`, a
+/// `jti`. Gives the key's thumbprint and the proof's nonce.
+fn check_proof(proof: &str, token_endpoint: &str) -> Result<(String, Option<String>), String> {
+    let header: Value = serde_json::from_slice(&b64_decode(proof.split('.').next().unwrap_or("")))
+        .map_err(|e| format!("header: {e}"))?;
+    if header["typ"] != "dpop+jwt" || header["alg"] != "ES256" {
+        return Err(format!("typ or alg: {header}"));
+    }
+    let jwk = &header["jwk"];
+    if jwk.get("d").is_some() {
+        return Err("a private key".into());
+    }
+    let parsed: jsonwebtoken::jwk::Jwk =
+        serde_json::from_value(jwk.clone()).map_err(|e| format!("jwk: {e}"))?;
+    let key = jsonwebtoken::DecodingKey::from_jwk(&parsed).map_err(|e| format!("jwk: {e}"))?;
+    let mut validation = jsonwebtoken::Validation::new(Algorithm::ES256);
+    validation.validate_exp = false;
+    validation.required_spec_claims.clear();
+    let claims = jsonwebtoken::decode::<Value>(proof, &key, &validation)
+        .map_err(|e| format!("signature: {e}"))?
+        .claims;
+    if claims["htm"] != "POST" || claims["htu"] != token_endpoint {
+        return Err(format!("htm or htu: {claims}"));
+    }
+    if !claims["jti"].is_string()
+        || claims["iat"]
+            .as_u64()
+            .is_none_or(|iat| iat.abs_diff(now()) > 60)
+    {
+        return Err(format!("jti or iat: {claims}"));
+    }
+    if claims.get("ath").is_some() {
+        return Err("an ath at the token endpoint".into());
+    }
+    let canonical = format!(
+        r#"{{"crv":"{}","kty":"EC","x":"{}","y":"{}"}}"#,
+        jwk["crv"].as_str().unwrap_or_default(),
+        jwk["x"].as_str().unwrap_or_default(),
+        jwk["y"].as_str().unwrap_or_default()
+    );
+    let jkt = b64(&sha2::Sha256::digest(canonical.as_bytes()));
+    Ok((jkt, claims["nonce"].as_str().map(str::to_owned)))
 }

@@ -20,7 +20,7 @@ use super::{Identity, TokenError, TokenVerifier, VerifyFuture};
 
 /// The algorithms a JWT access token may be signed with: asymmetric only, so
 /// a public key can never serve as an HMAC secret, and never `none`.
-const ACCEPTED: &[Algorithm] = &[
+pub(super) const ACCEPTED: &[Algorithm] = &[
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,

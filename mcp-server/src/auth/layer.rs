@@ -20,6 +20,31 @@ pub(crate) struct Verified {
     /// The token's SHA-256: what owns a session opened by a token that
     /// names neither a subject nor a client.
     pub(crate) token: [u8; 32],
+    /// Whether the token came with the `DPoP` scheme (and a proof).
+    pub(crate) dpop: bool,
+    /// A DPoP nonce the answer carries (`DPoP-Nonce`): the proof had the
+    /// one before.
+    pub(crate) dpop_nonce: Option<String>,
+}
+
+impl Verified {
+    /// The step-up answer (403) for this request: it lacks `needed`.
+    pub(crate) fn insufficient_scope(&self, needed: &[&str]) -> Denied {
+        self.authorization.insufficient_scope_for(self.dpop, needed)
+    }
+
+    /// Adds what the answer to the verified request carries (a new DPoP nonce).
+    pub(crate) fn dress<B>(&self, response: &mut Response<B>) {
+        if let Some(value) = self
+            .dpop_nonce
+            .as_deref()
+            .and_then(|n| http::HeaderValue::from_str(n).ok())
+        {
+            response
+                .headers_mut()
+                .insert(mcp_wire::dpop::DPOP_NONCE, value);
+        }
+    }
 }
 
 impl Authorization {
@@ -152,14 +177,14 @@ where
                 let (status, headers, body) = auth.metadata_response(req.method());
                 return Ok(full(status, &headers, body));
             }
-            match auth.verify_request(req.uri(), req.headers()).await {
-                Ok((identity, token)) => {
-                    req.extensions_mut().insert(Verified {
-                        identity: Arc::new(identity),
-                        authorization: auth,
-                        token,
-                    });
-                    let response = inner.call(req).await?;
+            match auth
+                .verify_request(req.method(), req.uri(), req.headers())
+                .await
+            {
+                Ok(verified) => {
+                    req.extensions_mut().insert(verified.clone());
+                    let mut response = inner.call(req).await?;
+                    verified.dress(&mut response);
                     Ok(response.map(Either::Right))
                 }
                 Err(denied) => Ok(denied_response(denied)),

@@ -3,7 +3,7 @@
 //! ([`Authorization`], configured on
 //! [`HttpConfig`](crate::http::HttpConfig::authorization)), with bearer
 //! tokens checked by a [`TokenVerifier`]: [`JwtVerifier`] or
-//! [`Introspection`].
+//! [`Introspection`], and DPoP-bound tokens (RFC 9449) with [`Dpop`].
 //!
 //! Scopes come from `#[tool(scopes("..."))]` on a tool, a prompt, a
 //! resource or a resource template (or on a whole `#[tool]` impl block, for
@@ -23,6 +23,8 @@
 //! Authorization applies to the HTTP transports only; a stdio server takes
 //! its credentials from its environment, as the spec says.
 
+#[cfg(feature = "auth")]
+mod dpop;
 mod identity;
 #[cfg(feature = "auth")]
 mod introspect;
@@ -35,6 +37,8 @@ mod resource;
 #[cfg(feature = "auth")]
 mod verify;
 
+#[cfg(feature = "auth")]
+pub use dpop::Dpop;
 pub use identity::Identity;
 #[cfg(feature = "http")]
 pub(crate) use identity::Principal;

@@ -3,14 +3,15 @@
 use std::sync::Arc;
 
 use http::header::{self, HeaderMap};
-use http::{StatusCode, Uri};
+use http::{Method, StatusCode, Uri};
 use mcp_wire::oauth::{
     protected_resource_path, split_url, Challenge, ProtectedResourceMetadata,
     PROTECTED_RESOURCE_WELL_KNOWN,
 };
 use sha2::Digest as _;
 
-use super::{Identity, TokenError, TokenVerifier};
+use super::dpop::{algorithm_names, Dpop, DpopState, Proof, Refusal};
+use super::{Identity, TokenError, TokenVerifier, Verified};
 
 /// The HTTP server as an OAuth 2.1 protected resource (MCP
 /// `basic/authorization`, 2025-06-18 and later): its Protected Resource
@@ -54,6 +55,14 @@ struct Inner {
     verifier: Arc<dyn TokenVerifier>,
     required: Vec<String>,
     implies: Vec<(String, Vec<String>)>,
+    dpop: Option<DpopState>,
+}
+
+/// How a request presents its token.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scheme {
+    Bearer,
+    Dpop,
 }
 
 impl std::fmt::Debug for Authorization {
@@ -106,6 +115,7 @@ impl Authorization {
                 verifier: Arc::new(verifier),
                 required: Vec::new(),
                 implies: Vec::new(),
+                dpop: None,
             }),
         })
     }
@@ -159,6 +169,32 @@ impl Authorization {
         self
     }
 
+    /// Accepts DPoP-bound tokens (RFC 9449), checking their proofs as
+    /// [`Dpop`] says; the metadata then names the proof algorithms
+    /// (`dpop_signing_alg_values_supported`) and, when [`Dpop::required`],
+    /// says `dpop_bound_access_tokens_required`.
+    #[must_use]
+    pub fn dpop(mut self, dpop: Dpop) -> Self {
+        let inner = self.inner_mut();
+        inner.metadata.extra.insert(
+            "dpop_signing_alg_values_supported".into(),
+            algorithm_names().into(),
+        );
+        if dpop.required {
+            inner
+                .metadata
+                .extra
+                .insert("dpop_bound_access_tokens_required".into(), true.into());
+        } else {
+            inner
+                .metadata
+                .extra
+                .remove("dpop_bound_access_tokens_required");
+        }
+        inner.dpop = Some(DpopState::new(dpop));
+        self
+    }
+
     /// A name for people, in the metadata.
     #[must_use]
     pub fn resource_name(mut self, name: impl Into<String>) -> Self {
@@ -200,19 +236,59 @@ impl Authorization {
         Challenge::bearer().param("resource_metadata", self.inner.metadata_url.clone())
     }
 
-    /// Checks a request's credentials: the `Authorization: Bearer` header,
-    /// and no token in the query.
-    pub async fn authenticate(&self, uri: &Uri, headers: &HeaderMap) -> Result<Identity, Denied> {
-        self.verify_request(uri, headers).await.map(|(who, _)| who)
+    /// The challenges of a 401: `Bearer` (unless DPoP is required) and,
+    /// with DPoP, `DPoP` with the algorithms; `error` (a code and its
+    /// description) on the one of the scheme the request used.
+    fn challenges(&self, used: Scheme, error: Option<(&str, &str)>) -> Vec<Challenge> {
+        let scope = self.challenge_scopes();
+        let dress = |mut c: Challenge, mine: bool| {
+            if let Some(scope) = &scope {
+                c = c.param("scope", scope.clone());
+            }
+            if let (true, Some((code, description))) = (mine, error) {
+                c = c
+                    .param("error", code)
+                    .param("error_description", description);
+            }
+            c
+        };
+        let dpop = self.inner.dpop.as_ref();
+        let mut out = Vec::new();
+        if dpop.is_none_or(|d| !d.config.required) {
+            out.push(dress(self.challenge(), used == Scheme::Bearer));
+        }
+        if dpop.is_some() {
+            let c = Challenge::dpop()
+                .param("algs", algorithm_names().join(" "))
+                .param("resource_metadata", self.inner.metadata_url.clone());
+            out.push(dress(c, used == Scheme::Dpop || out.is_empty()));
+        }
+        out
+    }
+
+    /// Checks a request's credentials: the `Authorization` header (a bearer
+    /// token, or with [`dpop`](Self::dpop) a DPoP-bound one and its proof
+    /// for `method` on `uri`), and no token in the query.
+    pub async fn authenticate(
+        &self,
+        method: &Method,
+        uri: &Uri,
+        headers: &HeaderMap,
+    ) -> Result<Identity, Denied> {
+        self.verify_request(method, uri, headers)
+            .await
+            .map(|v| Identity::clone(&v.identity))
     }
 
     /// [`authenticate`](Self::authenticate), also giving the token's SHA-256
-    /// (what owns a session opened by a token that names nobody).
+    /// (what owns a session opened by a token that names nobody) and a DPoP
+    /// nonce to send back.
     pub(crate) async fn verify_request(
         &self,
+        method: &Method,
         uri: &Uri,
         headers: &HeaderMap,
-    ) -> Result<(Identity, [u8; 32]), Denied> {
+    ) -> Result<Verified, Denied> {
         if uri.query().is_some_and(|q| {
             mcp_wire::oauth::form_decode(q)
                 .iter()
@@ -231,9 +307,14 @@ impl Authorization {
             return Err(self.bad_request("the Authorization header is not text"));
         };
         let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-        if !scheme.eq_ignore_ascii_case("bearer") {
+        let dpop = self.inner.dpop.as_ref();
+        let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+            Scheme::Bearer
+        } else if scheme.eq_ignore_ascii_case("dpop") && dpop.is_some() {
+            Scheme::Dpop
+        } else {
             return Err(self.unauthorized(None));
-        }
+        };
         let token = token.trim();
         if token.is_empty() {
             // `Bearer` and nothing: a client without a token yet. The
@@ -248,9 +329,19 @@ impl Authorization {
         if !well_formed {
             return Err(self.bad_request("the bearer token is malformed"));
         }
+        let proof = match (scheme, dpop) {
+            (Scheme::Dpop, Some(dpop)) => Some(self.proof(dpop, method, uri, headers, token)?),
+            (Scheme::Bearer, Some(dpop)) if dpop.config.required => {
+                return Err(self.refused_token(
+                    scheme,
+                    "this server accepts DPoP-bound tokens only (Authorization: DPoP, with a proof)",
+                ));
+            }
+            _ => None,
+        };
         let mut identity = match self.inner.verifier.verify(token).await {
             Ok(identity) => identity,
-            Err(TokenError::Invalid(reason)) => return Err(self.unauthorized(Some(reason))),
+            Err(TokenError::Invalid(reason)) => return Err(self.refused_token(scheme, &reason)),
             Err(e @ TokenError::Unavailable { .. }) => {
                 tracing::warn!(error = %mcp_types::error::Chain(&e), "a token could not be checked");
                 let retry_after = match &e {
@@ -259,60 +350,171 @@ impl Authorization {
                 };
                 return Err(Denied {
                     status: StatusCode::SERVICE_UNAVAILABLE,
-                    challenge: None,
+                    challenges: Vec::new(),
                     message: "the token cannot be checked now; try again later".into(),
                     retry_after,
+                    dpop_nonce: None,
                 });
             }
         };
+        let dpop_nonce = self.bind(scheme, proof.as_ref(), &identity)?;
         identity.imply(&self.inner.implies);
         let required: Vec<&str> = self.inner.required.iter().map(String::as_str).collect();
         let missing = identity.missing_scopes(&required);
+        let dpop = scheme == Scheme::Dpop;
         if !missing.is_empty() {
-            return Err(self.insufficient_scope(&required));
+            return Err(self.insufficient_scope_for(dpop, &required));
         }
-        let digest = sha2::Sha256::digest(token.as_bytes()).into();
-        Ok((identity, digest))
+        Ok(Verified {
+            identity: Arc::new(identity),
+            authorization: self.clone(),
+            token: sha2::Sha256::digest(token.as_bytes()).into(),
+            dpop,
+            dpop_nonce,
+        })
+    }
+
+    /// The request's DPoP proof, checked against the request and `token`
+    /// (not yet against the token's key, nor for replay).
+    fn proof(
+        &self,
+        dpop: &DpopState,
+        method: &Method,
+        uri: &Uri,
+        headers: &HeaderMap,
+        token: &str,
+    ) -> Result<Proof, Denied> {
+        let mut values = headers.get_all(mcp_wire::dpop::DPOP).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return Err(self.refused_proof(&Refusal::Invalid(
+                "a DPoP-bound token needs exactly one DPoP proof header".into(),
+            )));
+        };
+        let Ok(proof) = value.to_str() else {
+            return Err(self.refused_proof(&Refusal::Invalid("the DPoP proof is not text".into())));
+        };
+        // The URL as this server is reached: the resource's scheme and
+        // host, the request's path.
+        let origin = split_url(&self.inner.metadata.resource).map_or("", |(origin, _)| origin);
+        let url = format!("{origin}{}", uri.path());
+        dpop.check(proof, method.as_str(), &url, token)
+            .map_err(|refusal| self.refused_proof(&refusal))
+    }
+
+    /// Checks how the verified token was presented against its binding
+    /// (`cnf.jkt`): a bound token only with a proof made with its key, an
+    /// unbound one only as a bearer token. Then records the proof against
+    /// replay, and gives the nonce to send back, if any.
+    fn bind(
+        &self,
+        scheme: Scheme,
+        proof: Option<&Proof>,
+        identity: &Identity,
+    ) -> Result<Option<String>, Denied> {
+        let jkt = identity
+            .claims()
+            .get("cnf")
+            .and_then(|cnf| cnf.get("jkt"))
+            .and_then(serde_json::Value::as_str);
+        match (proof, jkt, self.inner.dpop.as_ref()) {
+            (None, None, _) => Ok(None),
+            (None, Some(_), _) => Err(self.refused_token(
+                scheme,
+                "this token is DPoP-bound: present it as Authorization: DPoP, with a proof",
+            )),
+            (Some(_), None, _) => Err(self.refused_token(
+                scheme,
+                "this token is not DPoP-bound: it cannot be presented with the DPoP scheme",
+            )),
+            (Some(proof), Some(jkt), Some(dpop)) => {
+                if proof.jkt != jkt {
+                    return Err(self.refused_proof(&Refusal::Invalid(
+                        "the proof's key is not the one the token is bound to".into(),
+                    )));
+                }
+                dpop.record(proof).map_err(|r| self.refused_proof(&r))?;
+                Ok(proof.next_nonce.clone())
+            }
+            (Some(_), Some(_), None) => Err(self.unauthorized(None)),
+        }
     }
 
     fn unauthorized(&self, invalid: Option<String>) -> Denied {
-        let mut challenge = self.challenge();
-        if let Some(scope) = self.challenge_scopes() {
-            challenge = challenge.param("scope", scope);
+        match invalid {
+            Some(reason) => self.refused_token(Scheme::Bearer, &reason),
+            None => Denied {
+                status: StatusCode::UNAUTHORIZED,
+                challenges: self.challenges(Scheme::Bearer, None),
+                message: "authorization required: send a bearer token".into(),
+                retry_after: None,
+                dpop_nonce: None,
+            },
         }
-        let message = match &invalid {
-            Some(reason) => format!("invalid token: {reason}"),
-            None => "authorization required: send a bearer token".into(),
-        };
-        if let Some(reason) = invalid {
-            challenge = challenge
-                .param("error", "invalid_token")
-                .param("error_description", reason);
-        }
+    }
+
+    /// 401 `invalid_token`, on the challenge of the scheme used.
+    fn refused_token(&self, scheme: Scheme, reason: &str) -> Denied {
         Denied {
             status: StatusCode::UNAUTHORIZED,
-            challenge: Some(challenge),
-            message,
+            challenges: self.challenges(scheme, Some(("invalid_token", reason))),
+            message: format!("invalid token: {reason}"),
             retry_after: None,
+            dpop_nonce: None,
+        }
+    }
+
+    /// 401 `invalid_dpop_proof` or `use_dpop_nonce` (with the nonce), or
+    /// 503 when the replay record is full.
+    fn refused_proof(&self, refusal: &Refusal) -> Denied {
+        let (error, reason, nonce) = match refusal {
+            Refusal::Invalid(reason) => (mcp_wire::dpop::INVALID_DPOP_PROOF, reason.clone(), None),
+            Refusal::UseNonce(nonce) => (
+                mcp_wire::dpop::USE_DPOP_NONCE,
+                "the DPoP proof must carry the nonce in DPoP-Nonce".to_owned(),
+                Some(nonce.clone()),
+            ),
+            Refusal::Full => {
+                return Denied {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    challenges: Vec::new(),
+                    message: "too many DPoP proofs to remember; try again later".into(),
+                    retry_after: Some(std::time::Duration::from_secs(1)),
+                    dpop_nonce: None,
+                }
+            }
+        };
+        Denied {
+            status: StatusCode::UNAUTHORIZED,
+            challenges: self.challenges(Scheme::Dpop, Some((error, &reason))),
+            message: format!("DPoP proof refused: {reason}"),
+            retry_after: None,
+            dpop_nonce: nonce,
         }
     }
 
     fn bad_request(&self, reason: &str) -> Denied {
         Denied {
             status: StatusCode::BAD_REQUEST,
-            challenge: Some(
-                self.challenge()
-                    .param("error", "invalid_request")
-                    .param("error_description", reason),
-            ),
+            challenges: vec![self
+                .challenge()
+                .param("error", "invalid_request")
+                .param("error_description", reason)],
             message: reason.into(),
             retry_after: None,
+            dpop_nonce: None,
         }
     }
 
     /// The 403 step-up answer: the token lacks some of `needed` (all of
     /// them, and those every request needs, are named).
     pub fn insufficient_scope(&self, needed: &[&str]) -> Denied {
+        self.insufficient_scope_for(false, needed)
+    }
+
+    /// [`insufficient_scope`](Self::insufficient_scope) for a request that
+    /// presented its token with the `DPoP` scheme when `dpop`: the
+    /// challenge is then a `DPoP` one, naming the algorithms.
+    pub(crate) fn insufficient_scope_for(&self, dpop: bool, needed: &[&str]) -> Denied {
         let mut scopes: Vec<&str> = self.inner.required.iter().map(String::as_str).collect();
         for s in needed {
             if !scopes.contains(s) {
@@ -322,18 +524,21 @@ impl Authorization {
         let scope = scopes.join(" ");
         Denied {
             status: StatusCode::FORBIDDEN,
-            challenge: Some(
+            challenges: vec![(if dpop {
+                Challenge::dpop().param("algs", algorithm_names().join(" "))
+            } else {
                 Challenge::bearer()
-                    .param("error", "insufficient_scope")
-                    .param("scope", scope.clone())
-                    .param("resource_metadata", self.inner.metadata_url.clone())
-                    .param(
-                        "error_description",
-                        format!("this needs the scopes: {scope}"),
-                    ),
-            ),
+            })
+            .param("error", "insufficient_scope")
+            .param("scope", scope.clone())
+            .param("resource_metadata", self.inner.metadata_url.clone())
+            .param(
+                "error_description",
+                format!("this needs the scopes: {scope}"),
+            )],
             message: format!("insufficient scope: this needs {scope}"),
             retry_after: None,
+            dpop_nonce: None,
         }
     }
 }
@@ -344,13 +549,16 @@ impl Authorization {
 pub struct Denied {
     /// 400, 401, 403 or 503.
     pub status: StatusCode,
-    /// The challenge sent in `WWW-Authenticate`.
-    pub challenge: Option<Challenge>,
+    /// The challenges sent, each in a `WWW-Authenticate` header (`Bearer`,
+    /// and `DPoP` when DPoP tokens are accepted).
+    pub challenges: Vec<Challenge>,
     /// What went wrong, for people.
     pub message: String,
     /// When to try again (a 503 while the issuer cannot be reached), sent
     /// as `Retry-After` in whole seconds.
     pub retry_after: Option<std::time::Duration>,
+    /// The nonce a DPoP proof must carry (RFC 9449 §9), sent as `DPoP-Nonce`.
+    pub dpop_nonce: Option<String>,
 }
 
 impl Denied {
@@ -361,11 +569,16 @@ impl Denied {
             header::CONTENT_TYPE,
             http::HeaderValue::from_static("application/json"),
         );
+        for challenge in &self.challenges {
+            if let Ok(value) = http::HeaderValue::from_str(&challenge.to_header_value()) {
+                headers.append(header::WWW_AUTHENTICATE, value);
+            }
+        }
         if let Some(value) = self
-            .challenge
-            .and_then(|c| http::HeaderValue::from_str(&c.to_header_value()).ok())
+            .dpop_nonce
+            .and_then(|n| http::HeaderValue::from_str(&n).ok())
         {
-            headers.insert(header::WWW_AUTHENTICATE, value);
+            headers.insert(mcp_wire::dpop::DPOP_NONCE, value);
         }
         if let Some(after) = self.retry_after {
             // Rounded up: "0" would invite an immediate retry.

@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_wire::http_client::{send, Fetched, HttpClient};
 use serde_json::{json, Value};
 
 pub fn b64(bytes: &[u8]) -> String {
@@ -199,6 +200,48 @@ impl Issuer {
             "scope": scope, "iat": now(), "exp": now() + 600
         })
     }
+}
+
+/// Serves what `build` makes of the resource URL (`http://127.0.0.1:PORT/mcp`)
+/// on a fresh port of 127.0.0.1, until the sender given back is dropped or
+/// used; gives the server's base URL too.
+pub async fn serve_on_loopback(
+    build: impl FnOnce(&str) -> (mcp_server::Server, mcp_server::http::HttpConfig),
+) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (server, config) = build(&format!("{base}/mcp"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.serve_http_on(listener, config, async {
+        let _ = stopped.await;
+    }));
+    (base, stop)
+}
+
+/// Sends `method` on `url` with a JSON body and these headers (the MCP
+/// `Accept` included), waiting at most `wait`.
+pub async fn request(
+    client: &HttpClient,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    wait: Duration,
+) -> Fetched {
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req
+        .body(http_body_util::Full::new(bytes::Bytes::from(
+            body.to_owned(),
+        )))
+        .unwrap();
+    send(client, req, wait).await.unwrap()
 }
 
 pub fn json_reply(v: &Value) -> ([(http::HeaderName, &'static str); 1], String) {

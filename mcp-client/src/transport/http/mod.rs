@@ -118,14 +118,12 @@ impl HttpTransport {
         self
     }
 
-    /// Adds the bearer token, when signed in.
-    fn authorize(&self, headers: &mut HeaderMap) {
-        #[cfg(feature = "auth")]
-        if let Some(bearer) = self.auth.as_ref().and_then(|a| a.bearer()) {
-            headers.insert(header::AUTHORIZATION, bearer);
+    /// What adds the credentials to requests made outside [`execute`](Self::execute).
+    fn signer(&self) -> Signer {
+        Signer {
+            #[cfg(feature = "auth")]
+            auth: self.auth.clone(),
         }
-        #[cfg(not(feature = "auth"))]
-        let _ = headers;
     }
 
     /// Sends the request `build` makes, with the bearer token when signed
@@ -138,15 +136,11 @@ impl HttpTransport {
         #[cfg(feature = "auth")]
         if let Some(auth) = &self.auth {
             auth.before_request().await;
-            let mut signed_in = false;
+            let mut attempt = crate::auth::Attempt::default();
             loop {
-                let token = auth.bearer();
                 let mut request = build()?;
-                if let Some(token) = &token {
-                    request
-                        .headers_mut()
-                        .insert(header::AUTHORIZATION, token.clone());
-                }
+                let (method, uri) = (request.method().clone(), request.uri().clone());
+                let token = auth.authorize(&method, &uri, request.headers_mut());
                 let response = self
                     .client
                     .request(request)
@@ -157,7 +151,7 @@ impl HttpTransport {
                         response.status(),
                         response.headers(),
                         token.as_ref(),
-                        &mut signed_in,
+                        &mut attempt,
                     )
                     .await
                     .map_err(|e| CallError::Transport(Box::new(e)))?;
@@ -242,7 +236,12 @@ impl HttpTransport {
     }
 
     fn get(&self, last_event_id: Option<&str>) -> Result<Request<Full<Bytes>>, CallError> {
-        get_request(&self.url, self.session_headers(), last_event_id)
+        signed_get(
+            &self.url,
+            self.session_headers(),
+            last_event_id,
+            &self.signer(),
+        )
     }
 
     /// Keeps the session id from the `initialize` response.
@@ -418,9 +417,9 @@ impl HttpTransport {
     /// elicitation request, in some SDKs) only on this stream, and drop them
     /// when it is not open yet.
     pub(crate) async fn start_standalone(&self) {
-        let mut headers = self.session_headers();
-        self.authorize(&mut headers);
-        let first = match get_request(&self.url, headers.clone(), None) {
+        let headers = self.session_headers();
+        let signer = self.signer();
+        let first = match signed_get(&self.url, headers.clone(), None, &signer) {
             Ok(request) => {
                 tokio::time::timeout(Duration::from_secs(10), self.client.request(request))
                     .await
@@ -435,6 +434,7 @@ impl HttpTransport {
             Arc::clone(&self.shared),
             self.max_message,
             first,
+            signer,
         ));
         if let Some(old) = lock(&self.standalone).replace(task.abort_handle()) {
             old.abort();
@@ -456,13 +456,53 @@ impl HttpTransport {
             .body(Full::new(Bytes::new()))
             .ok()?;
         let mut headers = self.session_headers();
-        self.authorize(&mut headers);
+        self.signer().sign(&Method::DELETE, &self.url, &mut headers);
         request.headers_mut().extend(headers);
         request
             .headers_mut()
             .insert(HeaderName::from_static(SESSION_ID), session);
         Some(request)
     }
+}
+
+/// Adds the credentials, when signed in, to a request: fresh for each one
+/// (a DPoP proof is good for one request only).
+#[derive(Clone)]
+struct Signer {
+    #[cfg(feature = "auth")]
+    auth: Option<Arc<crate::auth::Authenticator>>,
+}
+
+impl Signer {
+    fn sign(&self, method: &Method, url: &Uri, headers: &mut HeaderMap) {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            auth.authorize(method, url, headers);
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = (method, url, headers);
+    }
+
+    /// Keeps what an answer says for the credentials (a DPoP nonce).
+    fn note(&self, headers: &HeaderMap) {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            auth.note_nonce(headers);
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = headers;
+    }
+}
+
+/// A `GET` of the stream at `url`, with the credentials `signer` adds.
+fn signed_get(
+    url: &Uri,
+    mut headers: HeaderMap,
+    last_event_id: Option<&str>,
+    signer: &Signer,
+) -> Result<Request<Full<Bytes>>, CallError> {
+    signer.sign(&Method::GET, url, &mut headers);
+    get_request(url, headers, last_event_id)
 }
 
 fn get_request(
@@ -494,6 +534,7 @@ async fn standalone(
     shared: Arc<Shared>,
     max_message: usize,
     first: Option<Result<http::Response<Incoming>, hyper_util::client::legacy::Error>>,
+    signer: Signer,
 ) {
     let mut parser = SseParser::new(max_message);
     let mut failures = 0u32;
@@ -502,7 +543,8 @@ async fn standalone(
         let response = if let Some(response) = first.take() {
             response
         } else {
-            let Ok(request) = get_request(&url, headers.clone(), parser.last_event_id()) else {
+            let Ok(request) = signed_get(&url, headers.clone(), parser.last_event_id(), &signer)
+            else {
                 return;
             };
             client.request(request).await
@@ -514,6 +556,7 @@ async fn standalone(
             }
             Ok(r) if r.status().is_success() && matches!(kind_of(r.headers()), Kind::Sse) => {
                 failures = 0;
+                signer.note(r.headers());
                 parser.new_connection();
                 let mut body = r.into_body();
                 let ended = pump(&mut body, &mut parser, |event| {
@@ -527,6 +570,8 @@ async fn standalone(
             }
             Ok(r) => {
                 failures += 1;
+                // A server asking for a (new) DPoP nonce gets it next time.
+                signer.note(r.headers());
                 tracing::debug!(status = %r.status(), "the standalone stream was refused");
                 if r.status() == StatusCode::NOT_FOUND || failures >= 3 {
                     return;

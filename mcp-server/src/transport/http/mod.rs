@@ -149,13 +149,12 @@ impl Inner {
             }
             return Err(reply::respond(builder, McpBody::full(body)));
         }
-        match auth.verify_request(req.uri(), req.headers()).await {
-            Ok((identity, token)) => {
-                req.extensions_mut().insert(crate::auth::Verified {
-                    identity: Arc::new(identity),
-                    authorization: auth.clone(),
-                    token,
-                });
+        match auth
+            .verify_request(req.method(), req.uri(), req.headers())
+            .await
+        {
+            Ok(verified) => {
+                req.extensions_mut().insert(verified);
                 Ok(())
             }
             Err(denied) => Err(denied_response(denied)),
@@ -181,9 +180,7 @@ impl Inner {
             .core
             .missing_scopes(method_name, params, &verified.identity)?;
         let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
-        Some(denied_response(
-            verified.authorization.insufficient_scope(&needed),
-        ))
+        Some(denied_response(verified.insufficient_scope(&needed)))
     }
 
     async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<McpBody>
@@ -207,12 +204,15 @@ impl Inner {
             return response;
         }
         #[cfg(feature = "auth")]
-        let expires = req
-            .extensions()
-            .get::<crate::auth::Verified>()
-            .and_then(|v| v.identity.expires_at());
+        let verified = req.extensions().get::<crate::auth::Verified>().cloned();
+        #[cfg(feature = "auth")]
+        let expires = verified.as_ref().and_then(|v| v.identity.expires_at());
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut response = self.route(req).await;
+        #[cfg(feature = "auth")]
+        if let Some(verified) = &verified {
+            verified.dress(&mut response);
+        }
         // A stream opened with a token lasts no longer than the token: the
         // client comes back (resuming, where the stream is resumable) with
         // a fresh one, which is checked again.
