@@ -28,13 +28,21 @@ mod stderr_logs;
 mod several;
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("calculator", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let builder = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .instructions("A calculator: arithmetic on two numbers, statistics of a list, and one memory register.")
         .toolbox(Calculator::default());
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let ["--http", addr, ..] = args.as_slice() {
+        stderr_logs::http_addr("calculator", addr);
+    }
     if let ["--http", addr, "--redis", url] = args.as_slice() {
         // Several instances, one service: sessions, replay and
         // notifications shared in Redis (the memory register stays per

@@ -732,7 +732,12 @@ mod several;
 pub mod conformance_tasks;
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("conformance_server", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

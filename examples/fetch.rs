@@ -21,7 +21,12 @@ const USAGE: &str =
 mod stderr_logs;
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("fetch", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match configure(Http::builder(), &args) {

@@ -47,7 +47,12 @@ impl Text {
 mod stderr_logs;
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("middleware", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("mcp_server::audit=info");
     Server::builder("middleware", env!("CARGO_PKG_VERSION"))
         .layer(AuditLog) // outermost: sees every call, refused or not

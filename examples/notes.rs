@@ -578,7 +578,12 @@ mod stderr_logs;
 mod several;
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("notes", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let builder = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .instructions("A notebook. Read notes as resources (notes://index, notes://{id}); change them with the tools.");
@@ -587,6 +592,9 @@ async fn main() -> Result<(), mcp_server::Error> {
     let memory = || Notes {
         book: Notebook::memory(),
     };
+    if let ["--http", addr, ..] = args.as_slice() {
+        stderr_logs::http_addr("notes", addr);
+    }
     match args.as_slice() {
         [] => builder.toolbox(memory()).build().serve_stdio().await,
         ["--http", addr] => {

@@ -37,7 +37,12 @@ impl Admin {
 const ADMIN_TOKEN: &str = "Bearer let-me-in";
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("permissions", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     let mut args = std::env::args().skip(1);
     let port: u16 = match (args.next().as_deref(), args.next().map(|p| p.parse())) {
         (Some("--port"), Some(Ok(port))) => port,
@@ -65,3 +70,6 @@ async fn main() -> Result<(), mcp_server::Error> {
         .serve_http_on(listener, HttpConfig::default(), ctrl_c)
         .await
 }
+
+#[path = "stderr_logs.rs"]
+mod stderr_logs;

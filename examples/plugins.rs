@@ -65,10 +65,18 @@ impl Plugins {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("plugins", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     Server::builder("plugins", env!("CARGO_PKG_VERSION"))
         .toolbox(Plugins)
         .build()
         .serve_stdio()
         .await
 }
+
+#[path = "stderr_logs.rs"]
+mod stderr_logs;

@@ -16,7 +16,12 @@ const USAGE: &str = "usage: shell [--allow PROGRAM[,PROGRAM...]]   (serves MCP o
 mod stderr_logs;
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("shell", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

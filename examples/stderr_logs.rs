@@ -2,6 +2,7 @@
 //! carries the protocol), filtered by `RUST_LOG`, else by the program's default.
 
 /// Installs the subscriber; `default` is the filter without `RUST_LOG`.
+#[allow(dead_code)] // some examples keep the default logging
 pub(crate) fn init(default: &str) {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -10,4 +11,33 @@ pub(crate) fn init(default: &str) {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
         )
         .init();
+}
+
+/// What `main` returns: the program's error, if any, printed with its
+/// causes (`program: what failed: why`), and exit code 1.
+#[allow(dead_code)] // not every example serves
+pub(crate) fn report(
+    program: &str,
+    result: Result<(), mcp_server::Error>,
+) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{program}: {}", mcp_server::types::error::Chain(&e));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The address given to `--http`, or the program exits (2) naming it.
+#[allow(dead_code)] // not every example serves HTTP
+pub(crate) fn http_addr(program: &str, given: &str) -> std::net::SocketAddr {
+    let resolved = std::net::ToSocketAddrs::to_socket_addrs(given).map(|mut a| a.next());
+    if let Ok(Some(addr)) = resolved {
+        return addr;
+    }
+    eprintln!(
+        "{program}: --http {given:?}: not an address to listen on (expected HOST:PORT, e.g. 127.0.0.1:3000)"
+    );
+    std::process::exit(2);
 }

@@ -21,7 +21,12 @@ impl Careless {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    stderr_logs::report("stdout_guard", result)
+}
+
+async fn run() -> Result<(), mcp_server::Error> {
     // Printing before `serve_stdio` starts is not guarded: the protocol has
     // not claimed stdout yet. Log to stderr instead.
     eprintln!("careless server starting");
@@ -31,3 +36,6 @@ async fn main() -> Result<(), mcp_server::Error> {
         .serve_stdio()
         .await
 }
+
+#[path = "stderr_logs.rs"]
+mod stderr_logs;

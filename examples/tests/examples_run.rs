@@ -281,3 +281,27 @@ fn tower_layers_authenticate_before_mcp_and_name_the_caller_to_the_permission_ho
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A bad command line is answered in words that name the bad input, with
+/// exit code 2, not a `Debug` dump of an error.
+#[test]
+fn a_bad_address_is_named_in_plain_words() {
+    for bin in [
+        env!("CARGO_BIN_EXE_calculator"),
+        env!("CARGO_BIN_EXE_notes"),
+    ] {
+        let out = std::process::Command::new(bin)
+            .args(["--http", "nonsense"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bin}: {err}");
+        assert!(err.contains("--http \"nonsense\""), "{bin}: {err}");
+        assert!(err.contains("HOST:PORT"), "{bin}: {err}");
+        assert!(
+            !err.contains("Io(") && !err.contains("Error {"),
+            "{bin}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{bin}: nothing on stdout");
+    }
+}

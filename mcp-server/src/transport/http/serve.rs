@@ -33,7 +33,12 @@ impl Server {
         addr: impl tokio::net::ToSocketAddrs,
         config: HttpConfig,
     ) -> Result<(), Error> {
-        let listener = TcpListener::bind(addr).await?;
+        // Resolved first, so that a refusal names the address.
+        let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host(addr).await?.collect();
+        let listener = TcpListener::bind(addrs.as_slice()).await.map_err(|e| {
+            let at: Vec<String> = addrs.iter().map(ToString::to_string).collect();
+            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", at.join(", ")))
+        })?;
         let ctrl_c = async {
             let _ = tokio::signal::ctrl_c().await;
         };
