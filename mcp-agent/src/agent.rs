@@ -29,7 +29,7 @@ pub enum ErrorPolicy {
 /// A model with a tool set: runs conversations in which the model calls tools.
 ///
 /// ```
-/// use mcp_agent::{Agent, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall, ToolSet};
+/// use mcp_agent::{Agent, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError, chat::ToolCall, ToolSet};
 /// use mcp_server::tool;
 ///
 /// pub struct Maths;
@@ -55,7 +55,7 @@ pub enum ErrorPolicy {
 ///     ) -> futures_util::future::BoxFuture<'_, Result<ChatResponse, ModelError>> {
 ///         Box::pin(async move {
 ///             Ok(match request.messages.last() {
-///                 Some(mcp_agent::Message::ToolResults { results }) => ChatResponse {
+///                 Some(mcp_agent::chat::Message::ToolResults { results }) => ChatResponse {
 ///                     text: format!("The sum is {}.", results[0].content),
 ///                     ..ChatResponse::default()
 ///                 },

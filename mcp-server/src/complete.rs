@@ -31,7 +31,7 @@ pub type CompleteHandler =
 /// prompts and templates ([`PromptEntry::with_completion`](crate::prompt::PromptEntry::with_completion)).
 ///
 /// ```
-/// use mcp_server::{completion, Completing};
+/// use mcp_server::{complete::completion, complete::Completing};
 ///
 /// let colors = completion(|c: Completing, _ctx| async move {
 ///     ["red", "green", "blue"].into_iter().filter(|v| v.starts_with(&c.value)).collect::<Vec<_>>()

@@ -152,7 +152,7 @@ pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 ///
 /// ```
 /// use mcp_server::policy::{CallOutcome, Middleware, Next, ToolCall};
-/// use mcp_server::BoxFuture;
+/// use mcp_server::policy::BoxFuture;
 ///
 /// /// Refuses every call to tools whose name starts with `admin_`.
 /// struct NoAdmin;

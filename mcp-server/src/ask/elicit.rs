@@ -69,7 +69,7 @@ impl Context {
     /// doc comments their descriptions.
     ///
     /// ```
-    /// use mcp_server::{tool, Context, Elicited, ToolError};
+    /// use mcp_server::{tool, Context, ask::Elicited, ToolError};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Confirm {

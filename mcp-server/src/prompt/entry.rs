@@ -115,7 +115,7 @@ impl PromptEntry {
     /// returning anything [`IntoPromptResult`].
     ///
     /// ```
-    /// use mcp_server::{PromptEntry, StringArgs};
+    /// use mcp_server::{prompt::PromptEntry, prompt::StringArgs};
     /// use mcp_server::types::PromptArgument;
     ///
     /// let greet = PromptEntry::dynamic(

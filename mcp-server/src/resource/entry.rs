@@ -237,7 +237,7 @@ impl ResourceEntry {
     /// contents).
     ///
     /// ```
-    /// use mcp_server::ResourceEntry;
+    /// use mcp_server::resource::ResourceEntry;
     /// use mcp_server::types::Resource;
     ///
     /// let mut def = Resource::new("config://app", "config");
@@ -338,7 +338,7 @@ impl TemplateEntry {
     /// the variables' values in [`Reading::variables`].
     ///
     /// ```
-    /// use mcp_server::TemplateEntry;
+    /// use mcp_server::resource::TemplateEntry;
     /// use mcp_server::types::ResourceTemplate;
     ///
     /// let users = TemplateEntry::dynamic(
