@@ -4,6 +4,12 @@
 //! through `tracing`. Bad input never ends the session: an unparsable line is
 //! answered with -32700, an invalid message with -32600, a line over the size
 //! limit with -32600, and the next line is served.
+//!
+//! Inside: this file (the connection loop), `output` (what waits to be
+//! written, in order), `fds` (the file descriptors the protocol uses).
+
+mod fds;
+mod output;
 
 use std::io;
 use std::sync::Arc;
@@ -20,137 +26,8 @@ use crate::dispatch::{error_reply, Outcome, RequestInfo, Session};
 use crate::error::Error;
 use crate::server::Server;
 
-/// Hands messages from other tasks (spawned calls, notifications) to the
-/// connection task, which writes them. The queue is bounded: a reply waits
-/// for room; a notification that finds no room (a client that stopped
-/// reading while a tool floods progress) is dropped, so memory stays bounded.
-struct LineSink {
-    tx: mpsc::Sender<Vec<u8>>,
-}
-
-/// How many messages from other tasks may wait for the connection task.
-const SINK_CAPACITY: usize = 1024;
-
-impl LineSink {
-    /// Queues a response, waiting for room.
-    async fn reply(&self, message: Vec<u8>) {
-        // The receiver lives as long as the connection; after it, nothing can be sent.
-        let _ = self.tx.send(message).await;
-    }
-}
-
-impl Outbound for LineSink {
-    fn send(&self, message: Vec<u8>) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(message) {
-            tracing::warn!("the client is not reading; a notification was dropped");
-        }
-    }
-}
-
-/// Stop reading input while this much output waits for a client that does
-/// not read (backpressure instead of unbounded memory).
-const HIGH_WATER: usize = 1024 * 1024;
-
-/// Write replies out once this much is pending, even while more input is
-/// ready to be served. Measured with `mcp-bench stdio` (64 requests in
-/// flight): 1.5 KiB served best of 0.25–4 KiB (0.44 of the floor's
-/// throughput when written only once the input is drained, 0.60–0.65 here).
-const EARLY_WRITE: usize = 1536;
-
-/// Output waiting to be written, in order: messages from other tasks arrive
-/// through `rx`; replies computed on the connection task are appended after
-/// draining `rx`, so a call's notifications always precede its response.
-struct Output {
-    rx: mpsc::Receiver<Vec<u8>>,
-    buf: Vec<u8>,
-    written: usize,
-}
-
-impl Output {
-    fn push(&mut self, message: &[u8]) {
-        self.buf.extend_from_slice(message);
-        self.buf.push(b'\n');
-    }
-
-    fn drain(&mut self) {
-        while let Ok(message) = self.rx.try_recv() {
-            self.push(&message);
-        }
-    }
-
-    /// A reply produced on the connection task.
-    fn reply(&mut self, message: &[u8]) {
-        self.drain();
-        self.push(message);
-    }
-
-    fn is_empty(&self) -> bool {
-        self.written == self.buf.len()
-    }
-
-    fn pending(&self) -> usize {
-        self.buf.len() - self.written
-    }
-
-    /// Once [`EARLY_WRITE`] is pending, writes what the writer takes at
-    /// once: replies start out while the rest of a burst is served, so a
-    /// client that pipelines reads them and sends more meanwhile, instead of
-    /// the two taking turns. Returns whether anything was written.
-    fn write_early<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> bool {
-        self.pending() >= EARLY_WRITE && self.write_ready(writer)
-    }
-
-    /// Writes what the writer takes at once, and flushes when that was all
-    /// (a pipe's flush does nothing). `None` when nothing was written, else
-    /// whether a flush is still owed.
-    fn write_now<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> Option<bool> {
-        if !self.write_ready(writer) {
-            return None;
-        }
-        let flushed = self.is_empty()
-            && matches!(
-                futures_util::FutureExt::now_or_never(writer.flush()),
-                Some(Ok(()))
-            );
-        Some(!flushed)
-    }
-
-    /// Writes what the writer takes at once; whether anything was written.
-    fn write_ready<W: AsyncWrite + Unpin>(&mut self, writer: &mut W) -> bool {
-        if self.is_empty() {
-            return false;
-        }
-        let ready = futures_util::FutureExt::now_or_never(writer.write(&self.buf[self.written..]));
-        match ready {
-            Some(Ok(n)) if n > 0 => {
-                self.advance(n);
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn advance(&mut self, n: usize) {
-        self.written += n;
-        if self.written == self.buf.len() {
-            self.buf.clear();
-            self.written = 0;
-            if self.buf.capacity() > 4 * HIGH_WATER {
-                self.buf.shrink_to(64 * 1024);
-            }
-        }
-    }
-}
-
-/// Writes some of `buf`, or flushes when it is empty (one borrow of the writer
-/// for both, so the connection loop can select on it).
-async fn write_or_flush<W: AsyncWrite + Unpin>(writer: &mut W, buf: &[u8]) -> io::Result<usize> {
-    if buf.is_empty() {
-        writer.flush().await.map(|()| 0)
-    } else {
-        writer.write(buf).await
-    }
-}
+use fds::stdio_fds;
+use output::{write_or_flush, LineSink, Output, HIGH_WATER, SINK_CAPACITY};
 
 /// Aborts a task when dropped, on every path out of the connection loop.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -158,75 +35,6 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-type BoxRead = Box<dyn AsyncRead + Unpin + Send>;
-type BoxWrite = Box<dyn AsyncWrite + Unpin + Send>;
-
-/// The protocol's ends of stdin and stdout, not yet tied to a runtime.
-struct StdioFds {
-    #[cfg(unix)]
-    input: std::os::fd::OwnedFd,
-    #[cfg(unix)]
-    output: std::os::fd::OwnedFd,
-}
-
-/// Takes private duplicates of stdin and stdout for the protocol.
-///
-/// With `guard`, file descriptor 1 is then pointed at stderr, so a stray
-/// `println!` anywhere in the process lands in the log instead of corrupting
-/// the protocol stream.
-fn stdio_fds(guard: bool) -> io::Result<StdioFds> {
-    #[cfg(unix)]
-    {
-        use std::io::Write as _;
-        use std::os::fd::AsFd;
-        let input = std::io::stdin().as_fd().try_clone_to_owned()?;
-        let output = std::io::stdout().as_fd().try_clone_to_owned()?;
-        if guard {
-            std::io::stdout().flush()?;
-            rustix::stdio::dup2_stdout(std::io::stderr())?;
-        }
-        Ok(StdioFds { input, output })
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = guard;
-        Ok(StdioFds {})
-    }
-}
-
-impl StdioFds {
-    /// The two ends as async streams of the current runtime. Pipes (as when
-    /// a host spawns the server) are driven by the reactor directly; anything
-    /// else (a file, a terminal) through tokio's blocking-pool wrappers.
-    fn into_streams(self) -> (BoxRead, BoxWrite) {
-        #[cfg(unix)]
-        {
-            use tokio::net::unix::pipe;
-            let reader: BoxRead = match self
-                .input
-                .try_clone()
-                .and_then(pipe::Receiver::from_owned_fd)
-            {
-                Ok(rx) => Box::new(rx),
-                Err(_) => Box::new(tokio::fs::File::from_std(std::fs::File::from(self.input))),
-            };
-            let writer: BoxWrite = match self
-                .output
-                .try_clone()
-                .and_then(pipe::Sender::from_owned_fd)
-            {
-                Ok(tx) => Box::new(tx),
-                Err(_) => Box::new(tokio::fs::File::from_std(std::fs::File::from(self.output))),
-            };
-            (reader, writer)
-        }
-        #[cfg(not(unix))]
-        {
-            (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
-        }
     }
 }
 
