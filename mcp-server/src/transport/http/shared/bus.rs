@@ -1,0 +1,266 @@
+//! The bus: what other instances publish, and what this one publishes for
+//! them (list changes, resource updates, answers and cancellations for
+//! calls running elsewhere, session changes and ends).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::Response;
+use mcp_types::jsonrpc::RawMessage;
+use mcp_wire::sync::lock;
+use serde_json::value::RawValue;
+
+use super::super::session::HttpSession;
+use super::super::{Inner, McpBody};
+use super::streams::{id_json, write_events};
+use super::{unavailable, Kind, Notice, Shared, BUS_RETRY};
+use crate::context::Outbound;
+use crate::dispatch::{Change, Changes, RequestInfo, SessionRecord, Watched};
+use crate::state::{within, BusEvent, StoreError};
+
+impl Inner {
+    /// Starts this instance's side of the bus, once: subscribing (tried
+    /// again until it works), the bus reader, the publisher of local
+    /// changes and the writer of stream events.
+    pub(in crate::transport::http) fn start_shared(self: &Arc<Self>) {
+        let Some(shared) = &self.shared else { return };
+        if shared.started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let inner = Arc::downgrade(self);
+        let store = Arc::clone(&shared.store);
+        let shutdown = self.shutdown.clone();
+        if let Some(log) = lock(&shared.log).take() {
+            tokio::spawn(write_events(
+                Arc::clone(&store),
+                log,
+                self.config.replay.max_events,
+                self.config.session_idle,
+            ));
+        }
+        tokio::spawn(async move {
+            let mut bus = loop {
+                match within(&*store, store.subscribe()).await {
+                    Ok(rx) => break rx,
+                    Err(e) => {
+                        tracing::warn!(error = %mcp_types::error::Chain(&e), "cannot subscribe to the shared store's bus; trying again");
+                        tokio::select! {
+                            () = shutdown.cancelled() => return,
+                            () = tokio::time::sleep(BUS_RETRY) => {}
+                        }
+                    }
+                }
+            };
+            let Some(me) = inner.upgrade() else { return };
+            tokio::spawn(publish_changes(Arc::downgrade(&me)));
+            if let Some(shared) = &me.shared {
+                shared.ready.send_replace(true);
+            }
+            drop(me);
+            loop {
+                let event = tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    event = bus.recv() => event,
+                };
+                let (Some(event), Some(me)) = (event, inner.upgrade()) else {
+                    return;
+                };
+                me.on_bus(event);
+            }
+        });
+    }
+
+    /// Waits (within the store's deadline) for the bus to be up.
+    pub(super) async fn bus_ready(
+        self: &Arc<Self>,
+        shared: &Shared,
+    ) -> Result<(), Response<McpBody>> {
+        self.start_shared();
+        let mut ready = shared.ready.subscribe();
+        let up = tokio::time::timeout(crate::state::STORE_DEADLINE, ready.wait_for(|up| *up))
+            .await
+            .is_ok_and(|r| r.is_ok());
+        if up {
+            Ok(())
+        } else {
+            Err(unavailable(&StoreError::timed_out(shared.store.name())))
+        }
+    }
+
+    /// What another instance published.
+    pub(super) fn on_bus(&self, event: BusEvent) {
+        let Some(shared) = &self.shared else { return };
+        let bytes = match event {
+            BusEvent::Message(bytes) => bytes,
+            BusEvent::Resubscribed => {
+                // Ends and changes may have been missed: check what we hold.
+                shared.generation.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+        };
+        let notice: Notice = match serde_json::from_slice(&bytes) {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::warn!(error = %e, "ignoring a malformed message on the shared store's bus");
+                return;
+            }
+        };
+        if notice.from == shared.instance {
+            return;
+        }
+        let local = || {
+            notice
+                .session
+                .as_deref()
+                .and_then(|id| self.sessions.local(id))
+        };
+        match notice.kind {
+            Kind::List => {
+                if let Some(feed) = notice
+                    .list
+                    .and_then(|i| self.core.catalog.peer_lists.get(i))
+                {
+                    feed.send_modify(|n| *n += 1);
+                }
+            }
+            Kind::Updated => {
+                if let Some(uri) = notice.uri {
+                    self.core.catalog.updated_elsewhere(uri.into());
+                }
+            }
+            Kind::Deliver => {
+                let (Some(held), Some(body)) = (local(), &notice.body) else {
+                    return;
+                };
+                match RawMessage::parse(body.get()) {
+                    Ok(msg) => {
+                        let out: Arc<dyn Outbound> = super::super::sse::RequestSink::new();
+                        let _ = self
+                            .core
+                            .handle(&held.session, msg, &out, &RequestInfo::default());
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e.to_response().error.message, "ignoring a malformed message forwarded by another instance");
+                    }
+                }
+            }
+            Kind::Changed => {
+                let (Some(held), Some(body)) = (local(), &notice.body) else {
+                    return;
+                };
+                if let Ok(record) = serde_json::from_str::<SessionRecord>(body.get()) {
+                    held.session.apply(record);
+                }
+            }
+            Kind::Task => {
+                let (Some(task), Some(body)) = (&notice.session, &notice.body) else {
+                    return;
+                };
+                if let Ok(op) = serde_json::from_str::<crate::dispatch::TaskOp>(body.get()) {
+                    self.core.tasks.apply(task, op);
+                }
+            }
+            Kind::Ended => {
+                if let Some(id) = &notice.session {
+                    if self.sessions.remove(id).is_some() {
+                        tracing::debug!(session = %id, "session ended on another instance");
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) async fn publish(&self, shared: &Shared, notice: &Notice) -> Result<(), StoreError> {
+        let bytes =
+            serde_json::to_vec(notice).map_err(|e| StoreError::new(shared.store.name(), e))?;
+        within(&*shared.store, shared.store.publish(Bytes::from(bytes))).await
+    }
+
+    /// Passes a client's message to the instance that waits for it, when
+    /// this one does not: a response to a request another instance sent
+    /// (sampling, elicitation, roots), or the cancellation of a call that
+    /// may run elsewhere.
+    pub(in crate::transport::http) async fn forward(
+        self: &Arc<Self>,
+        held: &HttpSession,
+        msg: &RawMessage<'_>,
+    ) -> Result<(), Response<McpBody>> {
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        let body = match msg {
+            RawMessage::Response { id, result } => {
+                if held.session.pending.waits_for(id) {
+                    return Ok(());
+                }
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
+                    id_json(id),
+                    result.get()
+                )
+            }
+            RawMessage::Error {
+                id: Some(id),
+                error,
+            } => {
+                if held.session.pending.waits_for(id) {
+                    return Ok(());
+                }
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"error":{}}}"#,
+                    id_json(id),
+                    serde_json::to_string(error).unwrap_or_else(|_| "null".into())
+                )
+            }
+            RawMessage::Notification {
+                method,
+                params: Some(params),
+            } if method == mcp_types::method::CANCELLED => format!(
+                r#"{{"jsonrpc":"2.0","method":"{method}","params":{}}}"#,
+                params.get()
+            ),
+            _ => return Ok(()),
+        };
+        self.bus_ready(shared).await?;
+        let mut notice = shared.notice(Kind::Deliver);
+        notice.session = Some(held.id.to_string());
+        notice.body = RawValue::from_string(body).ok();
+        self.publish(shared, &notice)
+            .await
+            .map_err(|e| unavailable(&e))
+    }
+}
+
+/// Tells the other instances of what changes here: lists, and resource
+/// updates raised on this instance.
+pub(super) async fn publish_changes(inner: std::sync::Weak<Inner>) {
+    let mut changes = {
+        let Some(me) = inner.upgrade() else { return };
+        Changes::new(
+            me.core.local_feeds(),
+            Some((me.core.catalog.local_updates(), Watched::Everything)),
+        )
+    };
+    while let Some(changes) = changes.next().await {
+        let Some(me) = inner.upgrade() else { return };
+        let Some(shared) = &me.shared else { return };
+        for change in changes {
+            let notice = match change {
+                Change::List(kind) => Notice {
+                    list: Some(kind.index()),
+                    ..shared.notice(Kind::List)
+                },
+                Change::Updated(uri) => Notice {
+                    uri: Some(uri.to_string()),
+                    ..shared.notice(Kind::Updated)
+                },
+                // Not followed here: tasks are shared through the store.
+                Change::Task(_) => continue,
+            };
+            if let Err(e) = me.publish(shared, &notice).await {
+                tracing::warn!(error = %mcp_types::error::Chain(&e), "a change was not told to the other instances");
+            }
+        }
+    }
+}

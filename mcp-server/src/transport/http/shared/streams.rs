@@ -1,0 +1,147 @@
+//! Stream events copied to the store in order, and a stream another
+//! instance held resumed from it (`Last-Event-ID`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Response, StatusCode};
+use mcp_types::jsonrpc::code;
+use mcp_types::RequestId;
+use tokio::sync::mpsc;
+
+use super::super::reply::{respond, sse_builder, transport_error};
+use super::super::session::HttpSession;
+use super::super::{Inner, McpBody};
+use super::{unavailable, Logged, FOLLOW_EVERY};
+use crate::state::{within, Append, Store};
+
+impl Inner {
+    /// A `Last-Event-ID` naming a stream this instance does not hold:
+    /// replays it from the store, then goes on as the session's standalone
+    /// stream (a GET stream resumed here), follows the stream while the
+    /// instance that runs its call writes it (a POST's), or closes (it
+    /// ended).
+    pub(in crate::transport::http) async fn resume_elsewhere(
+        self: &Arc<Self>,
+        held: &Arc<HttpSession>,
+        stream: u64,
+        after: u64,
+    ) -> Response<McpBody> {
+        let Some(shared) = &self.shared else {
+            return unknown_stream();
+        };
+        let read = shared.store.read_events(&held.id, stream, after);
+        let log = match within(&*shared.store, read).await {
+            Ok(Some(log)) => log,
+            Ok(None) => return unknown_stream(),
+            Err(e) => return unavailable(&e),
+        };
+        let last = log.events.last().map_or(after, |(seq, _)| *seq);
+        let replay: Vec<Bytes> = log.events.into_iter().map(|(_, ev)| ev).collect();
+        if !log.ended && HttpSession::is_standalone(stream) {
+            let next = held.open_stream(self.config.replay, self.config.retry_ms(), true);
+            let rx = next.attach_after(replay, None);
+            held.prime(&next);
+            held.replace_standalone(&next);
+            self.keep_alive(&next, held);
+            return respond(sse_builder(), McpBody::stream(rx, None));
+        }
+        let (tx, rx) = mpsc::channel(super::super::sse::SINK_CAPACITY.max(replay.len() + 16));
+        for ev in replay {
+            let _ = tx.try_send(ev);
+        }
+        if !log.ended {
+            tokio::spawn(follow(
+                Arc::clone(&shared.store),
+                Arc::clone(&held.id),
+                stream,
+                last,
+                tx,
+                held.ended.clone(),
+            ));
+        }
+        respond(sse_builder(), McpBody::stream(rx, None))
+    }
+}
+
+pub(super) fn unknown_stream() -> Response<McpBody> {
+    transport_error(
+        StatusCode::NOT_FOUND,
+        code::INVALID_REQUEST,
+        "unknown stream in Last-Event-ID",
+    )
+}
+
+pub(super) fn id_json(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_else(|_| "null".into())
+}
+
+/// Sends a stream another instance writes, as it grows, until it ends, the
+/// client leaves, the session ends, or the store forgets the stream.
+pub(super) async fn follow(
+    store: Arc<dyn Store>,
+    session: Arc<str>,
+    stream: u64,
+    mut last: u64,
+    tx: mpsc::Sender<Bytes>,
+    ended: tokio_util::sync::CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            () = ended.cancelled() => return,
+            () = tx.closed() => return,
+            () = tokio::time::sleep(FOLLOW_EVERY) => {}
+        }
+        let log = match within(&*store, store.read_events(&session, stream, last)).await {
+            Ok(Some(log)) => log,
+            Ok(None) => return,
+            // The store is down for now: the client keeps waiting, as it would
+            // for a slow call.
+            Err(_) => continue,
+        };
+        for (seq, ev) in log.events {
+            last = seq;
+            if !super::super::sse::offer(&tx, ev) {
+                return;
+            }
+        }
+        if log.ended {
+            return;
+        }
+    }
+}
+
+/// Copies stream events to the store, in order, in batches of whatever
+/// has queued meanwhile.
+pub(super) async fn write_events(
+    store: Arc<dyn Store>,
+    mut log: mpsc::UnboundedReceiver<Logged>,
+    max_events: usize,
+    ttl: Duration,
+) {
+    let mut batch: Vec<Logged> = Vec::new();
+    while log.recv_many(&mut batch, 256).await > 0 {
+        let mut appends: Vec<Append> = Vec::new();
+        for logged in batch.drain(..) {
+            let same = appends
+                .last()
+                .is_some_and(|a| a.stream == logged.stream && *a.session == *logged.session);
+            if !same {
+                appends.push(Append {
+                    session: logged.session.to_string(),
+                    stream: logged.stream,
+                    events: Vec::new(),
+                    ended: false,
+                });
+            }
+            if let Some(a) = appends.last_mut() {
+                a.events.extend(logged.event);
+                a.ended |= logged.ended;
+            }
+        }
+        if let Err(e) = within(&*store, store.append_events(appends, max_events, ttl)).await {
+            tracing::warn!(error = %mcp_types::error::Chain(&e), "stream events not copied to the shared store: another instance cannot replay them");
+        }
+    }
+}
