@@ -343,7 +343,7 @@ impl ArgsCode {
             // captures nothing, so it is `Copy` into the handler.
             let default_ident = format_ident!("__mcp_default_{}", i);
             let default_span = default.span();
-            let default = default_value(default);
+            let default = default_value(default, &ty);
             self.schema.push(quote_spanned! {span=>
                 let #default_ident = || -> #ty { #default };
             });
@@ -371,9 +371,11 @@ impl ArgsCode {
     }
 }
 
-/// A `default = ...` as the parameter's value: a string literal through
-/// `StrDefault` (so `default = ", "` makes a `String`), anything else as written.
-pub(crate) fn default_value(default: &syn::Expr) -> TokenStream {
+/// A `default = ...` as the value of a parameter of type `ty`: a string
+/// literal through `StrDefault` (so `default = ", "` makes a `String`, and
+/// `Some` of one for an `Option<String>`), anything else as written (so an
+/// integer literal takes the parameter's type).
+pub(crate) fn default_value(default: &syn::Expr, ty: &syn::Type) -> TokenStream {
     let is_str = matches!(
         default,
         syn::Expr::Lit(syn::ExprLit {
@@ -382,7 +384,11 @@ pub(crate) fn default_value(default: &syn::Expr) -> TokenStream {
         })
     );
     if is_str {
-        quote_spanned!(default.span()=> ::mcp_server::__private::str_default(#default))
+        quote_spanned! {default.span()=> {
+            #[allow(unused_imports)]
+            use ::mcp_server::__private::{StrLiteralOption as _, StrLiteralPlain as _};
+            (&&::mcp_server::__private::StrLiteral::<#ty>::new()).make(#default)
+        }}
     } else {
         default.to_token_stream()
     }

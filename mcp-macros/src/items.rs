@@ -92,9 +92,9 @@ fn string_params(item: &Tool) -> StringParams {
             }
         });
         let decode = if let Some(default) = &info.default {
-            let default = default_value(default);
+            let default = default_value(default, &ty);
             quote_spanned! {span=>
-                let #taken = __mcp_args.arg_or::<#ty>(#wire, || -> #ty { #default });
+                let #taken = __mcp_args.arg_or(#wire, #kind, || -> #ty { #default });
             }
         } else {
             quote_spanned! {span=>

@@ -277,7 +277,55 @@ impl<T: From<&'static str>> StrDefault for T {
     }
 }
 
-/// A string literal default as the parameter's type.
-pub fn str_default<T: StrDefault>(literal: &'static str) -> T {
-    T::from_literal(literal)
+/// A string literal default as the parameter's type (`String`, or any
+/// `StrDefault` type), or as `Some` of it for an `Option` of such a type:
+/// `(&&StrLiteral::<T>::new()).make("...")` picks [`StrLiteralOption`] for
+/// `Option<U>` and [`StrLiteralPlain`] for every other `T` (autoref
+/// specialization, as [`Probe`] does).
+#[derive(Debug)]
+pub struct StrLiteral<T>(std::marker::PhantomData<T>);
+
+impl<T> StrLiteral<T> {
+    /// The probe of a parameter of type `T`.
+    pub fn new() -> Self {
+        StrLiteral(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for StrLiteral<T> {
+    fn default() -> Self {
+        StrLiteral::new()
+    }
+}
+
+/// Picked first: a string default of an `Option<U>` parameter is `Some`.
+pub trait StrLiteralOption {
+    /// The parameter's type.
+    type Out;
+    /// The default.
+    fn make(&self, literal: &'static str) -> Self::Out;
+}
+
+impl<U: StrDefault> StrLiteralOption for &StrLiteral<Option<U>> {
+    type Out = Option<U>;
+
+    fn make(&self, literal: &'static str) -> Option<U> {
+        Some(U::from_literal(literal))
+    }
+}
+
+/// Picked otherwise: the parameter's own type.
+pub trait StrLiteralPlain {
+    /// The parameter's type.
+    type Out;
+    /// The default.
+    fn make(&self, literal: &'static str) -> Self::Out;
+}
+
+impl<T: StrDefault> StrLiteralPlain for StrLiteral<T> {
+    type Out = T;
+
+    fn make(&self, literal: &'static str) -> T {
+        T::from_literal(literal)
+    }
 }
