@@ -406,6 +406,12 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             );
         }
     }
+    if let (Some(_), false) = (tool.options.allow_unknown_arguments, tool.is_tool()) {
+        cx.error_at(
+            tool.name_span(),
+            format!("`allow_unknown_arguments` lets a tool ignore arguments it does not declare; a {noun} cannot declare it: remove it"),
+        );
+    }
     if let (Some(requires), false) = (&tool.options.requires_client, tool.is_tool()) {
         cx.error_spanned_by(
             &requires.key,
@@ -495,9 +501,29 @@ fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
         if let Some(rename) = &info.rename {
             check_rename(cx, arg_name, rename);
         }
+        if let Some(key) = info.rules.first_key() {
+            check_rules_place(cx, tool, key);
+        }
         check_arg_type(cx, &arg.ty, tool.position);
     }
     check_unique_wire_names(cx, tool);
+}
+
+/// Rules (`min`, `pattern`, `one_of`, ...) are checked on a tool's calls:
+/// a declared tool's server checks its own, a prompt checks its strings.
+fn check_rules_place(cx: &Ctxt, tool: &Tool, key: &Ident) {
+    let noun = tool.kind.noun();
+    if tool.position == Position::Declared {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` has no effect on a declared tool: the server that runs it checks its arguments; remove it"),
+        );
+    } else if !tool.is_tool() {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` is checked on a tool's arguments, not on a {noun}'s: check the value in the {noun} (return `RequestError::invalid_params(...)`), or remove it"),
+        );
+    }
 }
 
 /// A `rename = "..."`: a property name of the input schema.

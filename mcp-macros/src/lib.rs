@@ -24,6 +24,7 @@ mod expand;
 mod fallback;
 mod glue;
 mod items;
+mod param_rules;
 mod standalone;
 mod symbol;
 

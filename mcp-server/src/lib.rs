@@ -110,6 +110,7 @@ mod elicit;
 mod error;
 mod handle;
 mod panic;
+mod param_rules;
 pub mod policy;
 mod prompt;
 mod registry;
