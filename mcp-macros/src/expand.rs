@@ -390,7 +390,10 @@ pub(crate) fn default_value(default: &syn::Expr, ty: &syn::Type) -> TokenStream 
         quote_spanned! {default.span()=> {
             #[allow(unused_imports)]
             use ::mcp_server::__private::{StrLiteralOption as _, StrLiteralPlain as _};
-            (&&::mcp_server::__private::StrLiteral::<#ty>::new()).make(#default)
+            ::mcp_server::__private::str_value(
+                (&&::mcp_server::__private::StrLiteral::<#ty>::new()).kind(),
+                #default,
+            )
         }}
     } else {
         default.to_token_stream()

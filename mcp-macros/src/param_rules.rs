@@ -207,11 +207,17 @@ impl ParamRules {
             let (l, h) = (low.value.as_f64(), high.value.as_f64());
             let touching = l.partial_cmp(&h).is_some_and(std::cmp::Ordering::is_eq)
                 && (low.key == EXCLUSIVE_MIN || high.key == EXCLUSIVE_MAX);
-            if l > h || touching {
-                let (lt, ht) = (low.expr.to_token_stream(), high.expr.to_token_stream());
+            let (lt, ht) = (low.expr.to_token_stream(), high.expr.to_token_stream());
+            let (lk, hk) = (&low.key, &high.key);
+            if l > h {
                 cx.error_spanned_by(
-                    &high.key,
-                    format!("no value is allowed: `{} = {lt}` is above `{} = {ht}`; swap the two bounds", low.key, high.key),
+                    hk,
+                    format!("no value is allowed: `{lk} = {lt}` is above `{hk} = {ht}`; swap the two bounds"),
+                );
+            } else if touching {
+                cx.error_spanned_by(
+                    hk,
+                    format!("no value is allowed: `{lk} = {lt}` and `{hk} = {ht}` exclude the only value between them; lower the least bound or raise the greatest"),
                 );
             }
         }
@@ -234,13 +240,14 @@ impl ParamRules {
     pub(crate) fn schema_calls(&self, ty: &syn::Type) -> TokenStream {
         let mut out = TokenStream::new();
         let bounds = [
-            (&self.min, quote!(minimum), false),
-            (&self.exclusive_min, quote!(minimum), true),
-            (&self.max, quote!(maximum), false),
-            (&self.exclusive_max, quote!(maximum), true),
+            (&self.min, "minimum", false),
+            (&self.exclusive_min, "minimum", true),
+            (&self.max, "maximum", false),
+            (&self.exclusive_max, "maximum", true),
         ];
         for (bound, method, exclusive) in bounds {
             if let Some(b) = bound {
+                let method = Ident::new(method, b.key.span());
                 let value = b.value.tokens();
                 out.extend(quote_spanned! {b.key.span()=>
                     __mcp_schema.#method::<#ty>(#value, #exclusive);

@@ -257,15 +257,15 @@ pub use mcp_types::call::{
 };
 pub use mcp_types::{ContentBlock, JsonObject};
 
-/// A string literal written as a parameter's `default`, as the parameter's
-/// type: `default = ", "` on a `String`.
+/// A string literal written as a parameter's value (its `default`, or one of
+/// its `one_of(...)`), as the parameter's type: `default = ", "` on a `String`.
 #[diagnostic::on_unimplemented(
-    message = "a string literal cannot be the default of this `{Self}` parameter",
-    label = "this default is a string",
-    note = "a string default is for a `String` (or another type that is `From<&'static str>`); write a `{Self}` value instead"
+    message = "a string literal cannot be a value of this `{Self}` parameter",
+    label = "this value is a string",
+    note = "a string literal is for a `String` (or another type that is `From<&'static str>`, or an `Option` of one); write a `{Self}` value instead"
 )]
 pub trait StrDefault {
-    /// The default.
+    /// The value.
     fn from_literal(literal: &'static str) -> Self;
 }
 
@@ -277,11 +277,11 @@ impl<T: From<&'static str>> StrDefault for T {
     }
 }
 
-/// A string literal default as the parameter's type (`String`, or any
-/// `StrDefault` type), or as `Some` of it for an `Option` of such a type:
-/// `(&&StrLiteral::<T>::new()).make("...")` picks [`StrLiteralOption`] for
-/// `Option<U>` and [`StrLiteralPlain`] for every other `T` (autoref
-/// specialization, as [`Probe`] does).
+/// A string literal as a value of a parameter of type `T`:
+/// `str_value((&&StrLiteral::<T>::new()).kind(), "...")`. The probe picks
+/// [`InOption`] for `Option<U>` (the value is `Some`) and [`Plain`] for
+/// every other `T` (autoref specialization, as [`Probe`]); the kind's bound
+/// then names the type that takes no string.
 #[derive(Debug)]
 pub struct StrLiteral<T>(std::marker::PhantomData<T>);
 
@@ -298,36 +298,74 @@ impl<T> Default for StrLiteral<T> {
     }
 }
 
-/// Picked first: a string default of an `Option<U>` parameter is `Some`.
+/// The value is `Some` of a `U`.
+#[derive(Debug)]
+pub struct InOption<U>(std::marker::PhantomData<U>);
+
+/// The value is a `T`.
+#[derive(Debug)]
+pub struct Plain<T>(std::marker::PhantomData<T>);
+
+/// Picked first: an `Option<U>` parameter.
 pub trait StrLiteralOption {
-    /// The parameter's type.
-    type Out;
-    /// The default.
-    fn make(&self, literal: &'static str) -> Self::Out;
+    /// The kind.
+    type Kind;
+    /// The kind.
+    fn kind(&self) -> Self::Kind;
 }
 
-impl<U: StrDefault> StrLiteralOption for &StrLiteral<Option<U>> {
+impl<U> StrLiteralOption for &StrLiteral<Option<U>> {
+    type Kind = InOption<U>;
+
+    fn kind(&self) -> InOption<U> {
+        InOption(std::marker::PhantomData)
+    }
+}
+
+/// Picked otherwise: every other parameter.
+pub trait StrLiteralPlain {
+    /// The kind.
+    type Kind;
+    /// The kind.
+    fn kind(&self) -> Self::Kind;
+}
+
+impl<T> StrLiteralPlain for StrLiteral<T> {
+    type Kind = Plain<T>;
+
+    fn kind(&self) -> Plain<T> {
+        Plain(std::marker::PhantomData)
+    }
+}
+
+/// How a string literal becomes a parameter's value.
+pub trait StrKind {
+    /// The parameter's type.
+    type Out;
+    /// The value.
+    fn make(literal: &'static str) -> Self::Out;
+}
+
+impl<U: StrDefault> StrKind for InOption<U> {
     type Out = Option<U>;
 
-    fn make(&self, literal: &'static str) -> Option<U> {
+    fn make(literal: &'static str) -> Option<U> {
         Some(U::from_literal(literal))
     }
 }
 
-/// Picked otherwise: the parameter's own type.
-pub trait StrLiteralPlain {
-    /// The parameter's type.
-    type Out;
-    /// The default.
-    fn make(&self, literal: &'static str) -> Self::Out;
-}
-
-impl<T: StrDefault> StrLiteralPlain for StrLiteral<T> {
+impl<T: StrDefault> StrKind for Plain<T> {
     type Out = T;
 
-    fn make(&self, literal: &'static str) -> T {
+    fn make(literal: &'static str) -> T {
         T::from_literal(literal)
     }
+}
+
+/// A string literal as the value of the parameter whose kind is `K`.
+#[allow(clippy::needless_pass_by_value)] // the kind is a zero-sized marker
+pub fn str_value<K: StrKind>(_kind: K, literal: &'static str) -> K::Out {
+    K::make(literal)
 }
 
 pub use crate::param_rules::{Bound, LengthOf, Params};
