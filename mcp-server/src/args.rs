@@ -274,14 +274,18 @@ impl<'a> Args<'a> {
     /// first): a misspelled optional argument would otherwise silently
     /// take its default. Allocates nothing when there is none.
     pub fn refuse_unknown(&mut self, params: &Params) {
+        /// How many unknown names the error lists (a call may send thousands).
+        const LISTED: usize = 10;
         let mut unknown = String::new();
         let mut count = 0;
         let mut note = |key: &str| {
             if !params.accepts(key) {
-                if count > 0 {
+                if count > 0 && count < LISTED {
                     unknown.push_str(", ");
                 }
-                let _ = write!(unknown, "`{key}`");
+                if count < LISTED {
+                    let _ = write!(unknown, "`{key}`");
+                }
                 count += 1;
             }
         };
@@ -292,6 +296,9 @@ impl<'a> Args<'a> {
                 .iter()
                 .filter(|f| !f.taken)
                 .for_each(|f| note(args.key(f))),
+        }
+        if count > LISTED {
+            let _ = write!(unknown, " and {} more", count - LISTED);
         }
         if count > 0 {
             let s = if count == 1 { "" } else { "s" };
