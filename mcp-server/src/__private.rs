@@ -433,11 +433,7 @@ pub trait PatternEngine {}
 #[cfg(not(feature = "validation"))]
 impl InputSchemaBuilder {
     /// Refused: see [`PatternEngine`].
-    pub fn pattern<T: Textual>(&mut self, _pattern: &str)
-    where
-        T: PatternEngine,
-    {
-    }
+    pub fn pattern<T: Textual + PatternEngine>(&mut self, _pattern: &str) {}
 }
 
 /// A prompt argument's default as text, shown in its description:
