@@ -914,6 +914,9 @@ fn param_keys(cx: &Ctxt, input: ParseStream<'_>, out: &mut ParamAttr) -> syn::Re
     out.default = default.get();
     out.rename = rename.get();
     out.rules.check(cx);
+    if let Some(default) = &out.default {
+        out.rules.check_default(cx, default);
+    }
     Ok(())
 }
 

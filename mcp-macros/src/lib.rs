@@ -445,7 +445,8 @@ use proc_macro::TokenStream;
 /// - a rule the parameter's type cannot take (`min` on a string,
 ///   `max_length` on a number, `pattern` on a number, a `one_of` value of
 ///   another type: the compiler's trait error, at the rule); a range or a
-///   length that leaves no value; both `min` and `exclusive_min`; a rule
+///   length that leaves no value; both `min` and `exclusive_min`; a literal
+///   `default` the rules refuse; a rule
 ///   given twice or with a value of the wrong kind; a rule on a prompt's or a
 ///   declared tool's argument; `allow_unknown_arguments` on the block or a
 ///   declared tool;

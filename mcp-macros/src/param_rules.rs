@@ -52,6 +52,9 @@ impl Num {
     }
 }
 
+/// Whether a value breaks a bound: `(value, bound)`.
+type Breaks = fn(f64, f64) -> bool;
+
 /// A length bound: a whole number.
 pub(crate) struct LenBound {
     pub(crate) key: Ident,
@@ -231,6 +234,57 @@ impl ParamRules {
                     ),
                 );
             }
+        }
+    }
+
+    /// A literal `default` the rules would refuse: the schema would show a
+    /// default no call may send, and the tool would get a value its rules
+    /// exclude.
+    pub(crate) fn check_default(&self, cx: &Ctxt, default: &Expr) {
+        let mut broken: Vec<String> = Vec::new();
+        if let Some(value) = number(default) {
+            let v = value.as_f64();
+            let rules: [(&Option<NumBound>, Breaks); 4] = [
+                (&self.min, |v, b| v < b),
+                (&self.exclusive_min, |v, b| v <= b),
+                (&self.max, |v, b| v > b),
+                (&self.exclusive_max, |v, b| v >= b),
+            ];
+            for (bound, breaks) in rules {
+                if let Some(b) = bound.as_ref().filter(|b| breaks(v, b.value.as_f64())) {
+                    broken.push(format!("`{} = {}`", b.key, b.expr.to_token_stream()));
+                }
+            }
+        }
+        if let Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) = default
+        {
+            let chars = lit.value().chars().count() as u64;
+            if let Some(b) = self.min_length.as_ref().filter(|b| chars < b.value) {
+                broken.push(format!("`{} = {}`", b.key, b.value));
+            }
+            if let Some(b) = self.max_length.as_ref().filter(|b| chars > b.value) {
+                broken.push(format!("`{} = {}`", b.key, b.value));
+            }
+            if let Some((key, values)) = &self.one_of {
+                let listed = values.iter().all(is_str_lit);
+                let found = values.iter().any(|v| {
+                    matches!(v, Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) if s.value() == lit.value())
+                });
+                if listed && !found {
+                    broken.push(format!("`{key}(...)`"));
+                }
+            }
+        }
+        if !broken.is_empty() {
+            cx.error_spanned_by(
+                default,
+                format!(
+                    "this default breaks {}: the tool would run with a value its rules refuse, and the schema would offer it to the model; change the default or the rule",
+                    broken.join(" and ")
+                ),
+            );
         }
     }
 
