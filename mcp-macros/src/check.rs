@@ -501,29 +501,10 @@ fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
         if let Some(rename) = &info.rename {
             check_rename(cx, arg_name, rename);
         }
-        if let Some(key) = info.rules.first_key() {
-            check_rules_place(cx, tool, key);
-        }
+        info.rules.check_place(cx, tool);
         check_arg_type(cx, &arg.ty, tool.position);
     }
     check_unique_wire_names(cx, tool);
-}
-
-/// Rules (`min`, `pattern`, `one_of`, ...) are checked on a tool's calls:
-/// a declared tool's server checks its own, a prompt checks its strings.
-fn check_rules_place(cx: &Ctxt, tool: &Tool, key: &Ident) {
-    let noun = tool.kind.noun();
-    if tool.position == Position::Declared {
-        cx.error_spanned_by(
-            key,
-            format!("`{key}` has no effect on a declared tool: the server that runs it checks its arguments; remove it"),
-        );
-    } else if !tool.is_tool() {
-        cx.error_spanned_by(
-            key,
-            format!("`{key}` is checked on a tool's arguments, not on a {noun}'s: check the value in the {noun} (return `RequestError::invalid_params(...)`), or remove it"),
-        );
-    }
 }
 
 /// A `rename = "..."`: a property name of the input schema.

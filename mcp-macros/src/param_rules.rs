@@ -11,6 +11,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Token, UnOp};
 
+use crate::ast::Tool;
+use crate::attr::Position;
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     EXCLUSIVE_MAX, EXCLUSIVE_MIN, MAX, MAX_LENGTH, MIN, MIN_LENGTH, PATTERN, RULE_KEYS,
@@ -169,7 +171,7 @@ impl ParamRules {
     }
 
     /// The first key of any rule, for errors about all of them.
-    pub(crate) fn first_key(&self) -> Option<&Ident> {
+    fn first_key(&self) -> Option<&Ident> {
         [
             &self.min,
             &self.max,
@@ -234,6 +236,26 @@ impl ParamRules {
                     ),
                 );
             }
+        }
+    }
+
+    /// Rules are checked on a tool's calls: a declared tool's server checks
+    /// its own arguments, and a prompt's are strings it checks itself.
+    pub(crate) fn check_place(&self, cx: &Ctxt, tool: &Tool) {
+        let Some(key) = self.first_key() else {
+            return;
+        };
+        let noun = tool.kind.noun();
+        if tool.position == Position::Declared {
+            cx.error_spanned_by(
+                key,
+                format!("`{key}` has no effect on a declared tool: the server that runs it checks its arguments; remove it"),
+            );
+        } else if !tool.is_tool() {
+            cx.error_spanned_by(
+                key,
+                format!("`{key}` is checked on a tool's arguments, not on a {noun}'s: check the value in the {noun} (return `RequestError::invalid_params(...)`), or remove it"),
+            );
         }
     }
 
