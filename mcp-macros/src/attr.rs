@@ -11,11 +11,12 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token, Visibility};
 
 use crate::ctxt::Ctxt;
+use crate::param_rules::{is_rule_key, ParamRules};
 use crate::symbol::{
-    Symbol, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT, DESCRIBE, DESCRIPTION,
-    DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, OPEN_WORLD, PARAM, PARAM_KEYS, READ_ONLY, RENAME,
-    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK, TITLE, TOOL, TOOL_KEYS, TRAIT_KEYS, UI,
-    VISIBILITIES, VISIBILITY,
+    Symbol, ALLOW_UNKNOWN_ARGUMENTS, CLIENT, CLIENT_CAPABILITIES, DECLARED_TOOL_KEYS, DEFAULT,
+    DESCRIBE, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT, IMPL_KEYS, NAME, ONE_OF, OPEN_WORLD, PARAM,
+    PARAM_KEYS, READ_ONLY, RENAME, REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK, TITLE, TOOL,
+    TOOL_KEYS, TRAIT_KEYS, UI, VISIBILITIES, VISIBILITY,
 };
 
 /// One attribute value, remembering the tokens that set it (serde `attr.rs` `Attr`).
@@ -113,6 +114,9 @@ pub(crate) struct ToolOptions {
     pub(crate) ui: Option<LitStr>,
     /// `visibility(model, app)`: who may call the tool (MCP Apps).
     pub(crate) visibility: Option<Vec<Ident>>,
+    /// `allow_unknown_arguments`: arguments the tool does not declare are
+    /// ignored rather than refused.
+    pub(crate) allow_unknown_arguments: Option<bool>,
     /// `description = ...` was given where it does not belong (already reported).
     pub(crate) description_attempted: bool,
 }
@@ -257,6 +261,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut destructive = Attr::none(DESTRUCTIVE);
     let mut idempotent = Attr::none(IDEMPOTENT);
     let mut open_world = Attr::none(OPEN_WORLD);
+    let mut allow_unknown = Attr::none(ALLOW_UNKNOWN_ARGUMENTS);
     let mut requires_client = Attr::none(REQUIRES_CLIENT);
     let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
     let mut task = Attr::none(TASK);
@@ -303,6 +308,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             (DESTRUCTIVE, &mut destructive),
             (IDEMPOTENT, &mut idempotent),
             (OPEN_WORLD, &mut open_world),
+            (ALLOW_UNKNOWN_ARGUMENTS, &mut allow_unknown),
         ]
         .into_iter()
         .find_map(|(sym, attr)| (key == &sym).then_some(attr))
@@ -344,6 +350,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         scopes: scopes.get(),
         ui: ui.get(),
         visibility: visibility.get(),
+        allow_unknown_arguments: allow_unknown.get(),
         description_attempted,
     }
 }
@@ -378,6 +385,8 @@ fn declared_key_error(key: &syn::Path) -> String {
         "the server that runs the tool decides which scopes a token needs, and this client signs in with the scopes the server asks for. Remove it"
     } else if key == &UI || key == &VISIBILITY {
         "the server that runs the tool says which page it shows and who may call it; remove it"
+    } else if key == &ALLOW_UNKNOWN_ARGUMENTS {
+        "the server that runs the tool decides which arguments it accepts; remove it"
     } else {
         "the server that runs the tool sets its title and annotations; remove it"
     };
@@ -793,6 +802,8 @@ pub(crate) struct ParamAttr {
     pub(crate) default: Option<Expr>,
     /// `rename = "dryRun"`: the parameter's name on the wire (checked in `check`).
     pub(crate) rename: Option<LitStr>,
+    /// `min = 1, max = 16, pattern = "...", one_of(...)`, ...
+    pub(crate) rules: ParamRules,
 }
 
 pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
@@ -818,6 +829,7 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             description: None,
             default: None,
             rename: None,
+            rules: ParamRules::default(),
         };
         if input.peek(Ident) && !input.peek2(Token![=]) {
             out.name = Some(input.parse()?);
@@ -833,36 +845,7 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             }
             input.parse::<Token![,]>()?;
         }
-        let mut default = Attr::none(DEFAULT);
-        let mut rename = Attr::none(RENAME);
-        while !input.is_empty() {
-            let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
-            input.parse::<Token![=]>()?;
-            let value: Expr = input.parse()?;
-            if key == DEFAULT {
-                default.set(cx, &key, value);
-            } else if key == RENAME {
-                if let Expr::Lit(ExprLit {
-                    lit: Lit::Str(lit), ..
-                }) = value
-                {
-                    rename.set(cx, &key, lit);
-                } else {
-                    cx.error_spanned_by(
-                        &value,
-                        "expected the parameter's name on the wire as a string literal: #[param(\"...\", rename = \"dryRun\")]",
-                    );
-                }
-            } else {
-                unknown_key(cx, &key.clone().into(), "#[param(...)]", PARAM_KEYS);
-            }
-            if input.is_empty() {
-                break;
-            }
-            input.parse::<Token![,]>()?;
-        }
-        out.default = default.get();
-        out.rename = rename.get();
+        param_keys(cx, input, &mut out)?;
         Ok(out)
     };
     match parser.parse2(tokens) {
@@ -871,12 +854,70 @@ pub(crate) fn param(cx: &Ctxt, attr: &Attribute) -> Option<ParamAttr> {
             cx.syn_error(syn::Error::new(
                 err.span(),
                 format!(
-                    "{err}: write #[param(\"...\")] on the argument, or #[param(name, \"...\")] above the method (optionally followed by `, default = <expr>` and `, rename = \"wireName\"`)"
+                    "{err}: write #[param(\"...\")] on the argument, or #[param(name, \"...\")] above the method (optionally followed by `, default = <expr>`, `, rename = \"wireName\"` and rules such as `, min = 1, max = 16`)"
                 ),
             ));
             None
         }
     }
+}
+
+/// The keys after a `#[param]`'s description: `default`, `rename` and the
+/// rules (`min = 1`, `one_of(..)`, ...), into `out`.
+fn param_keys(cx: &Ctxt, input: ParseStream<'_>, out: &mut ParamAttr) -> syn::Result<()> {
+    let mut default = Attr::none(DEFAULT);
+    let mut rename = Attr::none(RENAME);
+    while !input.is_empty() {
+        let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
+        if key == ONE_OF && input.peek(syn::token::Paren) {
+            let list;
+            syn::parenthesized!(list in input);
+            let values = Punctuated::<Expr, Token![,]>::parse_terminated(&list)?;
+            out.rules.set_one_of(cx, key, values);
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+            continue;
+        }
+        input.parse::<Token![=]>()?;
+        let value: Expr = input.parse()?;
+        if is_rule_key(&key) {
+            out.rules.set(cx, key, value);
+        } else if key == ONE_OF {
+            cx.error_spanned_by(
+                &key,
+                "expected the values in parentheses: one_of(\"celsius\", \"fahrenheit\")",
+            );
+        } else if key == DEFAULT {
+            default.set(cx, &key, value);
+        } else if key == RENAME {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) = value
+            {
+                rename.set(cx, &key, lit);
+            } else {
+                cx.error_spanned_by(
+                    &value,
+                    "expected the parameter's name on the wire as a string literal: #[param(\"...\", rename = \"dryRun\")]",
+                );
+            }
+        } else {
+            unknown_key(cx, &key.clone().into(), "#[param(...)]", PARAM_KEYS);
+        }
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    out.default = default.get();
+    out.rename = rename.get();
+    out.rules.check(cx);
+    if let Some(default) = &out.default {
+        out.rules.check_default(cx, default);
+    }
+    Ok(())
 }
 
 /// Which helper an attribute is, if any.

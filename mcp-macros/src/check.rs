@@ -406,6 +406,12 @@ fn check_tool(cx: &Ctxt, tool: &Tool) {
             );
         }
     }
+    if let (Some(_), false) = (tool.options.allow_unknown_arguments, tool.is_tool()) {
+        cx.error_at(
+            tool.name_span(),
+            format!("`allow_unknown_arguments` lets a tool ignore arguments it does not declare; a {noun} cannot declare it: remove it"),
+        );
+    }
     if let (Some(requires), false) = (&tool.options.requires_client, tool.is_tool()) {
         cx.error_spanned_by(
             &requires.key,
@@ -495,6 +501,7 @@ fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
         if let Some(rename) = &info.rename {
             check_rename(cx, arg_name, rename);
         }
+        info.rules.check_place(cx, tool);
         check_arg_type(cx, &arg.ty, tool.position);
     }
     check_unique_wire_names(cx, tool);

@@ -317,21 +317,23 @@ struct ArgsCode {
 impl ArgsCode {
     fn new(tool: &Tool) -> Self {
         let mut code = ArgsCode::default();
-        for (i, arg) in tool.args.iter().enumerate() {
+        for arg in &tool.args {
             match &arg.kind {
                 ArgKind::Injected => code.call_args.push(inject(&arg.ty)),
-                ArgKind::Param(info) => code.param(i, arg, info),
+                ArgKind::Param(info) => code.param(arg, info),
             }
         }
         code
     }
 
-    /// One parameter: its schema, its decoding, its value.
+    /// One parameter: its schema and rules, its decoding, its value.
     ///
     /// The schema and the decoding are spanned on its type, so that a type
     /// lacking `Deserialize` or `JsonSchema` is reported there; a default
-    /// lacking `Serialize`, on the default.
-    fn param(&mut self, i: usize, arg: &Arg, info: &ParamInfo) {
+    /// lacking `Serialize`, on the default; a rule the type cannot take, on
+    /// the rule's key.
+    fn param(&mut self, arg: &Arg, info: &ParamInfo) {
+        let i = self.taken.len();
         let ty = erase_lifetimes(&arg.ty);
         let span = arg.ty.span();
         let wire = arg.wire_name();
@@ -343,7 +345,7 @@ impl ArgsCode {
             // captures nothing, so it is `Copy` into the handler.
             let default_ident = format_ident!("__mcp_default_{}", i);
             let default_span = default.span();
-            let default = default_value(default);
+            let default = default_value(default, &ty);
             self.schema.push(quote_spanned! {span=>
                 let #default_ident = || -> #ty { #default };
             });
@@ -355,25 +357,28 @@ impl ArgsCode {
                 );
             });
             self.decode.push(quote_spanned! {span=>
-                let #taken = __mcp_args.take_or::<#ty>(#wire, #default_ident);
+                let #taken = __mcp_args.param_or::<#ty>(&__mcp_params, #i, #default_ident);
             });
         } else {
             self.schema.push(quote_spanned! {span=>
                 __mcp_schema.param::<#ty>(#wire, #description);
             });
             self.decode.push(quote_spanned! {span=>
-                let #taken = __mcp_args.take::<#ty>(#wire);
+                let #taken = __mcp_args.param::<#ty>(&__mcp_params, #i);
             });
         }
+        self.schema.push(info.rules.schema_calls(&ty));
         self.taken.push(taken);
         self.values.push(value.clone());
         self.call_args.push(value.into_token_stream());
     }
 }
 
-/// A `default = ...` as the parameter's value: a string literal through
-/// `StrDefault` (so `default = ", "` makes a `String`), anything else as written.
-pub(crate) fn default_value(default: &syn::Expr) -> TokenStream {
+/// A `default = ...` as the value of a parameter of type `ty`: a string
+/// literal through `StrDefault` (so `default = ", "` makes a `String`, and
+/// `Some` of one for an `Option<String>`), anything else as written (so an
+/// integer literal takes the parameter's type).
+pub(crate) fn default_value(default: &syn::Expr, ty: &syn::Type) -> TokenStream {
     let is_str = matches!(
         default,
         syn::Expr::Lit(syn::ExprLit {
@@ -382,7 +387,14 @@ pub(crate) fn default_value(default: &syn::Expr) -> TokenStream {
         })
     );
     if is_str {
-        quote_spanned!(default.span()=> ::mcp_server::__private::str_default(#default))
+        quote_spanned! {default.span()=> {
+            #[allow(unused_imports)]
+            use ::mcp_server::__private::{StrLiteralOption as _, StrLiteralPlain as _};
+            ::mcp_server::__private::str_value(
+                (&&::mcp_server::__private::StrLiteral::<#ty>::new()).kind(),
+                #default,
+            )
+        }}
     } else {
         default.to_token_stream()
     }
@@ -436,6 +448,51 @@ impl Call {
     }
 }
 
+/// How a tool's handler checks its arguments once each is taken: every
+/// value decoded, and (unless the tool opts out) no argument it does not
+/// declare; else it answers with the `isError` result naming each problem.
+struct Checks {
+    schema_binding: TokenStream,
+    args_binding: TokenStream,
+    /// After the decoding: notes the arguments no parameter took.
+    unknown: Option<TokenStream>,
+    /// Binds the values, or returns the error result.
+    bind: TokenStream,
+}
+
+impl Checks {
+    fn new(tool: &Tool, taken: &[Ident], values: &[Ident]) -> Self {
+        let has_params = !taken.is_empty();
+        let refuse = tool.options.allow_unknown_arguments != Some(true);
+        let (schema_binding, args_binding) = match (has_params, refuse) {
+            (true, _) => (quote!(let mut __mcp_schema), quote!(mut __mcp_args)),
+            (false, true) => (quote!(let __mcp_schema), quote!(mut __mcp_args)),
+            (false, false) => (quote!(let __mcp_schema), quote!(__mcp_args)),
+        };
+        let unknown = refuse.then(|| quote!(__mcp_args.refuse_unknown(&__mcp_params);));
+        let bind_values = has_params.then(|| {
+            quote! {
+                let (#(::core::option::Option::Some(#values),)*) = (#(#taken,)*) else {
+                    return __mcp_args.error_result();
+                };
+            }
+        });
+        let bind_unknown = refuse.then(|| {
+            quote! {
+                if !__mcp_args.is_ok() {
+                    return __mcp_args.error_result();
+                }
+            }
+        });
+        Checks {
+            schema_binding,
+            args_binding,
+            unknown,
+            bind: quote!(#bind_values #bind_unknown),
+        }
+    }
+}
+
 /// `__mcp_tools.push(ToolEntry::new(..));` for one tool.
 ///
 /// A `fn` tool that takes no lock (`locked`: the toolbox is behind one)
@@ -452,19 +509,12 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
         values,
         call_args,
     } = ArgsCode::new(tool);
-    let has_params = !taken.is_empty();
-    let (schema_binding, args_binding) = if has_params {
-        (quote!(let mut __mcp_schema), quote!(mut __mcp_args))
-    } else {
-        (quote!(let __mcp_schema), quote!(__mcp_args))
-    };
-    let bind = has_params.then(|| {
-        quote! {
-            let (#(::core::option::Option::Some(#values),)*) = (#(#taken,)*) else {
-                return __mcp_args.error_result();
-            };
-        }
-    });
+    let Checks {
+        schema_binding,
+        args_binding,
+        unknown,
+        bind,
+    } = Checks::new(tool, &taken, &values);
     let Call {
         capture,
         lock,
@@ -491,15 +541,17 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
             __mcp_tools.push({
                 #schema_binding = ::mcp_server::__private::InputSchemaBuilder::new();
                 #(#schema)*
+                let (__mcp_input, __mcp_params) = __mcp_schema.finish();
                 #capture
                 ::mcp_server::__private::sync_tool(
                     &#spec,
-                    __mcp_schema.build(),
+                    __mcp_input,
                     #output_schema,
                     move |#args_binding: ::mcp_server::__private::Args<'_>,
                           __mcp_lazy: ::mcp_server::__private::LazyContext<'_>|
                           -> ::mcp_server::__private::CallToolResult {
                         #(#decode)*
+                        #unknown
                         #bind
                         #ctx
                         #this
@@ -524,16 +576,18 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
         __mcp_tools.push({
             #schema_binding = ::mcp_server::__private::InputSchemaBuilder::new();
             #(#schema)*
+            let (__mcp_input, __mcp_params) = __mcp_schema.finish();
             #capture
             ::mcp_server::__private::ToolEntry::new(
                 &#spec,
-                __mcp_schema.build(),
+                __mcp_input,
                 #output_schema,
                 move |#args_binding: ::mcp_server::__private::Args<'static>,
                       __mcp_ctx: ::mcp_server::__private::Context|
                       -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
                     #capture
                     #(#decode)*
+                    #unknown
                     #future
                 },
             )

@@ -69,11 +69,25 @@ fn string_params(item: &Tool) -> StringParams {
         let wire = arg.wire_name();
         let taken = format_ident!("__mcp_arg_{}", i);
         let value = format_ident!("__mcp_value_{}", i);
-        let description = option(
+        let mut description = option(
             info.description
                 .as_ref()
                 .map(|d| quote!(::std::string::String::from(#d))),
         );
+        // A default is shown to clients in the description: "... (default: 3)".
+        if let Some(default) = &info.default {
+            let default = default_value(default, &ty);
+            description = quote_spanned! {span=>
+                ::mcp_server::__private::with_default_text(#description, {
+                    #[allow(unused_imports)]
+                    use ::mcp_server::__private::{
+                        DefaultTextDisplay as _, DefaultTextNone as _, DefaultTextOption as _,
+                    };
+                    let __mcp_default: #ty = #default;
+                    (&&&::mcp_server::__private::DefaultText(&__mcp_default)).text()
+                })
+            };
+        }
         // The kind (required, optional) is the compiler's answer for the type.
         let kind = quote_spanned! {span=>
             (&&::mcp_server::__private::Probe::<#ty>::new()).kind()
@@ -92,9 +106,9 @@ fn string_params(item: &Tool) -> StringParams {
             }
         });
         let decode = if let Some(default) = &info.default {
-            let default = default_value(default);
+            let default = default_value(default, &ty);
             quote_spanned! {span=>
-                let #taken = __mcp_args.arg_or::<#ty>(#wire, || -> #ty { #default });
+                let #taken = __mcp_args.arg_or(#wire, #kind, || -> #ty { #default });
             }
         } else {
             quote_spanned! {span=>

@@ -24,6 +24,7 @@ mod expand;
 mod fallback;
 mod glue;
 mod items;
+mod param_rules;
 mod standalone;
 mod symbol;
 
@@ -168,7 +169,23 @@ use proc_macro::TokenStream;
 ///   its type, that says to describe it.
 /// - A `default` is written into the schema, so its type must implement
 ///   `Serialize` (a compile error on the default says so); a string literal
-///   default suits a `String` parameter: `#[param("Separator", default = ", ")]`.
+///   default suits a `String` parameter (or an `Option<String>`, as `Some`):
+///   `#[param("Separator", default = ", ")]`.
+/// - Rules, after the description in either form, go into the schema and
+///   are checked before the tool runs (a call that breaks one is an
+///   `isError` result naming the parameter and the rule):
+///   `min = 1, max = 16` (`minimum`/`maximum`; `exclusive_min`/`exclusive_max`
+///   for strict bounds) on a number; `min_length = 1, max_length = 64` on a
+///   string (characters: `minLength`/`maxLength`) or a `Vec` (items:
+///   `minItems`/`maxItems`); `pattern = "^[a-z]+$"` on a string (a Rust
+///   `regex`, matched anywhere; needs the `validation` feature of
+///   mcp-server); `one_of("short", "long")` (`enum`) on any type that
+///   serializes, the values written as values of the parameter (of `T`, for
+///   an `Option<T>`). Integers also carry their natural bounds (`u8` is 0 to
+///   255).
+/// - Arguments the tool does not declare are refused (an `isError` result
+///   naming them and the accepted ones); `#[tool(allow_unknown_arguments)]`
+///   on the method ignores them instead.
 ///
 /// # Return types
 ///
@@ -425,6 +442,14 @@ use proc_macro::TokenStream;
 /// - an empty `rename`, or one outside `[A-Za-z0-9_.-]{1,64}`; two
 ///   parameters of one tool with one name on the wire (after renames);
 ///   `rename` or `default` given twice in one `#[param]`;
+/// - a rule the parameter's type cannot take (`min` on a string,
+///   `max_length` on a number, `pattern` on a number, a `one_of` value of
+///   another type: the compiler's trait error, at the rule); a range or a
+///   length that leaves no value; both `min` and `exclusive_min`; a literal
+///   `default` the rules refuse; a rule
+///   given twice or with a value of the wrong kind; a rule on a prompt's or a
+///   declared tool's argument; `allow_unknown_arguments` on the block or a
+///   declared tool;
 /// - a tool name outside `[A-Za-z0-9_.-]{1,128}`; two tools with one name;
 /// - an unknown key in `#[tool(...)]` or `#[param(...)]` (with a suggestion);
 /// - in `requires_client(...)`: an unknown capability (the valid ones are
@@ -467,9 +492,11 @@ pub fn describe(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Describes a tool's parameter: `#[param(a, "The first number")]` above the
 /// method, or `#[param("The first number")]` on the argument; both take an
-/// optional `default = <expr>` and an optional `rename = "wireName"` (its
+/// optional `default = <expr>`, an optional `rename = "wireName"` (its
 /// name in the schema and on the wire: `#[param("Preview only", rename =
-/// "dryRun")] dry_run: bool`).
+/// "dryRun")] dry_run: bool`), and rules checked before the tool runs
+/// (`min = 1, max = 16`, `min_length`, `max_length`, `pattern = "..."`,
+/// `one_of(...)`; see [`macro@tool`]).
 ///
 /// Only valid inside a `#[tool]` item (see [`macro@tool`]); used anywhere
 /// else it is a compile error that names the fix.

@@ -22,6 +22,15 @@ pub(crate) const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub(crate) const OPEN_WORLD: Symbol = Symbol("open_world");
 pub(crate) const DEFAULT: Symbol = Symbol("default");
 pub(crate) const RENAME: Symbol = Symbol("rename");
+pub(crate) const MIN: Symbol = Symbol("min");
+pub(crate) const MAX: Symbol = Symbol("max");
+pub(crate) const EXCLUSIVE_MIN: Symbol = Symbol("exclusive_min");
+pub(crate) const EXCLUSIVE_MAX: Symbol = Symbol("exclusive_max");
+pub(crate) const MIN_LENGTH: Symbol = Symbol("min_length");
+pub(crate) const MAX_LENGTH: Symbol = Symbol("max_length");
+pub(crate) const PATTERN: Symbol = Symbol("pattern");
+pub(crate) const ONE_OF: Symbol = Symbol("one_of");
+pub(crate) const ALLOW_UNKNOWN_ARGUMENTS: Symbol = Symbol("allow_unknown_arguments");
 pub(crate) const CLIENT: Symbol = Symbol("client");
 pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 pub(crate) const REQUIRES_EXTENSIONS: Symbol = Symbol("requires_extensions");
@@ -44,6 +53,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     SCOPES,
     UI,
     VISIBILITY,
+    ALLOW_UNKNOWN_ARGUMENTS,
 ];
 /// The keys of a declared tool's `#[tool(...)]` (a method of a `#[tool]` trait).
 pub(crate) const DECLARED_TOOL_KEYS: &[Symbol] = &[NAME];
@@ -52,7 +62,20 @@ pub(crate) const IMPL_KEYS: &[Symbol] = &[DESCRIPTION, CLIENT, SCOPES];
 /// The keys of `#[tool(...)]` on a trait.
 pub(crate) const TRAIT_KEYS: &[Symbol] = &[DESCRIPTION];
 /// The keys of `#[param(...)]` after the description.
-pub(crate) const PARAM_KEYS: &[Symbol] = &[DEFAULT, RENAME];
+pub(crate) const PARAM_KEYS: &[Symbol] = &[
+    DEFAULT,
+    RENAME,
+    ONE_OF,
+    MIN,
+    MAX,
+    EXCLUSIVE_MIN,
+    EXCLUSIVE_MAX,
+    MIN_LENGTH,
+    MAX_LENGTH,
+    PATTERN,
+];
+/// The keys of `#[param(...)]` written `key = value` that declare a rule.
+pub(crate) const RULE_KEYS: &[Symbol] = PARAM_KEYS.split_at(3).1;
 
 /// The client capabilities a tool can require with `requires_client(...)`:
 /// the members of `ClientCapabilities` (2025-11-25, 2026-07-28) that a

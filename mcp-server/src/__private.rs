@@ -258,15 +258,15 @@ pub use mcp_types::call::{
 };
 pub use mcp_types::{ContentBlock, JsonObject};
 
-/// A string literal written as a parameter's `default`, as the parameter's
-/// type: `default = ", "` on a `String`.
+/// A string literal written as a parameter's value (its `default`, or one of
+/// its `one_of(...)`), as the parameter's type: `default = ", "` on a `String`.
 #[diagnostic::on_unimplemented(
-    message = "a string literal cannot be the default of this `{Self}` parameter",
-    label = "this default is a string",
-    note = "a string default is for a `String` (or another type that is `From<&'static str>`); write a `{Self}` value instead"
+    message = "a string literal cannot be a value of this `{Self}` parameter",
+    label = "this value is a string",
+    note = "a string literal is for a `String` (or another type that is `From<&'static str>`, or an `Option` of one); write a `{Self}` value instead"
 )]
 pub trait StrDefault {
-    /// The default.
+    /// The value.
     fn from_literal(literal: &'static str) -> Self;
 }
 
@@ -278,7 +278,262 @@ impl<T: From<&'static str>> StrDefault for T {
     }
 }
 
-/// A string literal default as the parameter's type.
-pub fn str_default<T: StrDefault>(literal: &'static str) -> T {
-    T::from_literal(literal)
+/// A string literal as a value of a parameter of type `T`:
+/// `str_value((&&StrLiteral::<T>::new()).kind(), "...")`. The probe picks
+/// [`InOption`] for `Option<U>` (the value is `Some`) and [`Plain`] for
+/// every other `T` (autoref specialization, as [`Probe`]); the kind's bound
+/// then names the type that takes no string.
+#[derive(Debug)]
+pub struct StrLiteral<T>(std::marker::PhantomData<T>);
+
+impl<T> StrLiteral<T> {
+    /// The probe of a parameter of type `T`.
+    pub fn new() -> Self {
+        StrLiteral(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for StrLiteral<T> {
+    fn default() -> Self {
+        StrLiteral::new()
+    }
+}
+
+/// The value is `Some` of a `U`.
+#[derive(Debug)]
+pub struct InOption<U>(std::marker::PhantomData<U>);
+
+/// The value is a `T`.
+#[derive(Debug)]
+pub struct Plain<T>(std::marker::PhantomData<T>);
+
+/// Picked first: an `Option<U>` parameter.
+pub trait StrLiteralOption {
+    /// The kind.
+    type Kind;
+    /// The kind.
+    fn kind(&self) -> Self::Kind;
+}
+
+impl<U> StrLiteralOption for &StrLiteral<Option<U>> {
+    type Kind = InOption<U>;
+
+    fn kind(&self) -> InOption<U> {
+        InOption(std::marker::PhantomData)
+    }
+}
+
+/// Picked otherwise: every other parameter.
+pub trait StrLiteralPlain {
+    /// The kind.
+    type Kind;
+    /// The kind.
+    fn kind(&self) -> Self::Kind;
+}
+
+impl<T> StrLiteralPlain for StrLiteral<T> {
+    type Kind = Plain<T>;
+
+    fn kind(&self) -> Plain<T> {
+        Plain(std::marker::PhantomData)
+    }
+}
+
+/// How a string literal becomes a parameter's value.
+pub trait StrKind {
+    /// The parameter's type.
+    type Out;
+    /// The value.
+    fn make(literal: &'static str) -> Self::Out;
+}
+
+impl<U: StrDefault> StrKind for InOption<U> {
+    type Out = Option<U>;
+
+    fn make(literal: &'static str) -> Option<U> {
+        Some(U::from_literal(literal))
+    }
+}
+
+impl<T: StrDefault> StrKind for Plain<T> {
+    type Out = T;
+
+    fn make(literal: &'static str) -> T {
+        T::from_literal(literal)
+    }
+}
+
+/// A string literal as the value of the parameter whose kind is `K`.
+#[allow(clippy::needless_pass_by_value)] // the kind is a zero-sized marker
+pub fn str_value<K: StrKind>(_kind: K, literal: &'static str) -> K::Out {
+    K::make(literal)
+}
+
+pub use crate::param_rules::{Bound, LengthOf, Params};
+
+/// A parameter `#[param(min = .., max = ..)]` may bound: a number.
+#[diagnostic::on_unimplemented(
+    message = "`min`/`max` bound a number, and `{Self}` is not one",
+    label = "this parameter is not a number",
+    note = "for the length of a string or a list write `min_length`/`max_length`; for the values allowed, `one_of(...)`"
+)]
+pub trait Numeric {}
+
+macro_rules! numeric {
+    ($($t:ty),*) => {$( impl Numeric for $t {} )*};
+}
+numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+impl<T: Numeric> Numeric for Option<T> {}
+
+/// A parameter `#[param(min_length = .., max_length = ..)]` may bound: a
+/// string (its characters) or a list (its items).
+#[diagnostic::on_unimplemented(
+    message = "`min_length`/`max_length` count the characters of a string or the items of a list, and `{Self}` is neither",
+    label = "this parameter has no length",
+    note = "for a number's range write `min = ..`/`max = ..`"
+)]
+pub trait HasLength {
+    /// What the length counts.
+    const LENGTH_OF: LengthOf;
+}
+
+impl HasLength for String {
+    const LENGTH_OF: LengthOf = LengthOf::Chars;
+}
+impl HasLength for Cow<'_, str> {
+    const LENGTH_OF: LengthOf = LengthOf::Chars;
+}
+impl<T> HasLength for Vec<T> {
+    const LENGTH_OF: LengthOf = LengthOf::Items;
+}
+impl<T: HasLength> HasLength for Option<T> {
+    const LENGTH_OF: LengthOf = T::LENGTH_OF;
+}
+
+/// A parameter `#[param(pattern = "..")]` may match: a string.
+#[diagnostic::on_unimplemented(
+    message = "`pattern` matches a string, and `{Self}` is not one",
+    label = "this parameter is not a string",
+    note = "for a number's range write `min = ..`/`max = ..`; for the values allowed, `one_of(...)`"
+)]
+pub trait Textual {}
+impl Textual for String {}
+impl Textual for Cow<'_, str> {}
+impl<T: Textual> Textual for Option<T> {}
+
+/// Without the `validation` feature there is no regular expression engine:
+/// a `pattern` is refused when the code compiles.
+#[cfg(not(feature = "validation"))]
+#[diagnostic::on_unimplemented(
+    message = "`pattern` needs the `validation` feature of mcp-server",
+    label = "checked with a regular expression engine, which this build leaves out",
+    note = "turn on the feature: mcp-server = {{ features = [\"validation\"] }} (on by default)"
+)]
+pub trait PatternEngine {}
+
+#[cfg(not(feature = "validation"))]
+impl InputSchemaBuilder {
+    /// Refused: see [`PatternEngine`].
+    pub fn pattern<T: Textual + PatternEngine>(&mut self, _pattern: &str) {}
+}
+
+/// A prompt argument's default as text, shown in its description:
+/// `(&&&DefaultText(&value)).text()` is its `Display`, that of the value
+/// inside an `Option`, or `None` (autoref specialization, as [`Probe`]).
+#[derive(Debug)]
+pub struct DefaultText<'a, T>(pub &'a T);
+
+/// Picked first: `Some(value)` of a displayable value.
+pub trait DefaultTextOption {
+    /// The text.
+    fn text(&self) -> Option<String>;
+}
+
+impl<T: std::fmt::Display> DefaultTextOption for &&DefaultText<'_, Option<T>> {
+    fn text(&self) -> Option<String> {
+        self.0.as_ref().map(ToString::to_string)
+    }
+}
+
+/// Picked next: a displayable value.
+pub trait DefaultTextDisplay {
+    /// The text.
+    fn text(&self) -> Option<String>;
+}
+
+impl<T: std::fmt::Display> DefaultTextDisplay for &DefaultText<'_, T> {
+    fn text(&self) -> Option<String> {
+        Some(self.0.to_string())
+    }
+}
+
+/// Picked last: a value without text (not shown).
+pub trait DefaultTextNone {
+    /// The text.
+    fn text(&self) -> Option<String>;
+}
+
+impl<T> DefaultTextNone for DefaultText<'_, T> {
+    fn text(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A prompt argument's description with its default: "Tone (default: warm)".
+pub fn with_default_text(description: Option<String>, default: Option<String>) -> Option<String> {
+    match (description, default) {
+        (Some(d), Some(v)) => Some(format!("{d} (default: {v})")),
+        (None, Some(v)) => Some(format!("(default: {v})")),
+        (d, None) => d,
+    }
+}
+
+/// A value of `one_of(...)` as a value of the parameter (of `U`, for an
+/// `Option<U>`): `(&&Allowed::<T>::new()).value(v)`, as [`Probe`].
+#[derive(Debug)]
+pub struct Allowed<T>(std::marker::PhantomData<T>);
+
+impl<T> Allowed<T> {
+    /// The probe of a parameter of type `T`.
+    pub fn new() -> Self {
+        Allowed(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for Allowed<T> {
+    fn default() -> Self {
+        Allowed::new()
+    }
+}
+
+/// Picked first: an `Option<U>` parameter takes values of `U`.
+pub trait AllowedOption {
+    /// The type of a value.
+    type Value;
+    /// The value.
+    fn value(&self, value: Self::Value) -> Self::Value;
+}
+
+impl<U> AllowedOption for &Allowed<Option<U>> {
+    type Value = U;
+
+    fn value(&self, value: U) -> U {
+        value
+    }
+}
+
+/// Picked otherwise: values of the parameter's type.
+pub trait AllowedPlain {
+    /// The type of a value.
+    type Value;
+    /// The value.
+    fn value(&self, value: Self::Value) -> Self::Value;
+}
+
+impl<T> AllowedPlain for Allowed<T> {
+    type Value = T;
+
+    fn value(&self, value: T) -> T {
+        value
+    }
 }

@@ -122,6 +122,40 @@ impl Expect {
     }
 }
 
+/// The isError result of a call to `add` with an unknown argument `c`.
+fn unknown_c(got: &[Value]) -> Result<(), String> {
+    let text = refused_text(got)?;
+    if !text.contains("unknown argument `c`") {
+        return Err(format!("expected `c` named unknown: {text}"));
+    }
+    Ok(())
+}
+
+/// The isError result of a call to `add` with 50,000 unknown arguments:
+/// ten named, the rest counted.
+fn fifty_thousand_unknown(got: &[Value]) -> Result<(), String> {
+    let text = refused_text(got)?;
+    if !text.contains("unknown arguments `k0`") || !text.contains(" and 49990 more") {
+        return Err(format!("expected the first names and a count: {text}"));
+    }
+    if text.len() > 400 {
+        return Err(format!("the message is {} bytes long", text.len()));
+    }
+    Ok(())
+}
+
+/// The text of one isError tool result with id 1.
+fn refused_text(got: &[Value]) -> Result<&str, String> {
+    let [v] = got else {
+        return Err(format!("expected one message, got {}", got.len()));
+    };
+    rs::check_response(v)?;
+    if v["id"] != json!(1) || v["result"]["isError"] != true {
+        return Err(format!("expected an isError result for id 1: {v}"));
+    }
+    result_text(v).ok_or_else(|| format!("no text: {v}"))
+}
+
 fn check_error(v: &Value, codes: &[i64], id: &Value) -> Result<(), String> {
     rs::check_response(v)?;
     let code = v["error"]["code"].as_i64();
@@ -433,8 +467,9 @@ fn cases() -> Vec<Case> {
             "an escaped NUL in an argument",
             S11,
             add_req(1, &json!({"a": 1, "b": 2, "c": "\u{0}"})),
-            Ok(json!(1), Some("3".into())),
-            h200(Ok(json!(1), Some("3".into()))),
+            // `add` takes no `c`: the answer names it (tools refuse unknown arguments).
+            Lines(1, unknown_c),
+            h200(Lines(1, unknown_c)),
         ),
         // ---- framing
         case(
@@ -1112,8 +1147,9 @@ fn cases() -> Vec<Case> {
                     .chain([("a".to_owned(), json!(2)), ("b".to_owned(), json!(3))])
                     .collect::<serde_json::Map<_, _>>()),
             ),
-            Ok(json!(1), Some("5".into())),
-            h200(Ok(json!(1), Some("5".into()))),
+            // Refused as unknown, in a message of bounded length.
+            Lines(1, fifty_thousand_unknown),
+            h200(Lines(1, fifty_thousand_unknown)),
         ),
         case(
             "a tool name that is a number",

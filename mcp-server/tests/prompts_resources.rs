@@ -145,7 +145,7 @@ async fn prompts_list_in_pages_and_get_with_parsed_arguments() {
         summarise["arguments"],
         json!([
             {"name": "id", "description": "The note's number", "required": true},
-            {"name": "style", "description": "How to write it", "required": false},
+            {"name": "style", "description": "How to write it (default: short)", "required": false},
             {"name": "language", "description": "The language", "required": false}
         ])
     );
@@ -1070,7 +1070,7 @@ async fn inline_described_prompt_arguments_and_an_audio_message() {
         list["result"]["prompts"][0]["arguments"],
         json!([
             {"name": "clip", "description": "The clip's name", "required": true},
-            {"name": "language", "description": "The language", "required": false},
+            {"name": "language", "description": "The language (default: en)", "required": false},
             {"name": "speaker", "description": "Who speaks", "required": false}
         ]),
         "{list}"

@@ -483,14 +483,12 @@ async fn a_panic_in_a_tool_or_its_decoding_is_an_error_result_and_serving_goes_o
     let mut c = Client::start(server);
     c.initialize("2025-11-25").await;
     let call = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments});
-    for (id, name, expected) in [
-        (1, "sync_boom", "sync boom 11"),
-        (2, "async_boom", "async boom 12"),
-        (3, "decode_boom", "the decoder broke on 1"),
+    for (id, name, arguments, expected) in [
+        (1, "sync_boom", json!({"n": 11}), "sync boom 11"),
+        (2, "async_boom", json!({"n": 12}), "async boom 12"),
+        (3, "decode_boom", json!({"f": 1}), "the decoder broke on 1"),
     ] {
-        let r = c
-            .request(id, "tools/call", call(name, json!({"n": 10 + id, "f": 1})))
-            .await;
+        let r = c.request(id, "tools/call", call(name, arguments)).await;
         assert_eq!(r["result"]["isError"], true, "{r}");
         let text = r["result"]["content"][0]["text"].as_str().unwrap();
         assert!(

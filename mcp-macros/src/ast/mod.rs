@@ -218,9 +218,11 @@ pub(crate) enum ArgKind {
 #[derive(Default)]
 pub(crate) struct ParamInfo {
     pub(crate) description: Option<LitStr>,
-    pub(crate) default: Option<Expr>,
+    pub(crate) default: Option<Box<Expr>>,
     /// `rename = "dryRun"`: its name on the wire, when not its name in Rust.
     pub(crate) rename: Option<LitStr>,
+    /// `min = 1, max = 16`, `pattern = "..."`, `one_of(...)`, ...
+    pub(crate) rules: Box<crate::param_rules::ParamRules>,
     /// A `#[param]` named it (its description may still be missing, already reported).
     pub(crate) described: bool,
     /// A misspelled `#[param(name)]` meant it (already reported): not "undescribed" too.

@@ -348,6 +348,7 @@ fn apply_param(cx: &Ctxt, arg: &mut Arg, param: ParamAttr) {
     }
     info.described = true;
     info.description = param.description;
-    info.default = param.default;
+    info.default = param.default.map(Box::new);
     info.rename = param.rename;
+    *info.rules = param.rules;
 }

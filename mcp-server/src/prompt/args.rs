@@ -53,14 +53,15 @@ impl StringArgs {
 
     /// Like [`arg`](Self::arg), with `default` for a missing argument.
     #[doc(hidden)]
-    pub fn arg_or<T: FromArgument>(
+    pub fn arg_or<K: ArgKind>(
         &mut self,
         name: &str,
-        default: impl FnOnce() -> T,
-    ) -> Option<T> {
+        kind: K,
+        default: impl FnOnce() -> K::Out,
+    ) -> Option<K::Out> {
         match self.values.get(name) {
             None => Some(default()),
-            Some(_) => self.arg(name, Required::<T>(PhantomData)),
+            Some(_) => self.arg(name, kind),
         }
     }
 
@@ -218,7 +219,7 @@ mod tests {
         let mut args = StringArgs::new([("n".to_owned(), "x".to_owned())].into());
         assert_eq!(args.arg("n", Required::<u8>(PhantomData)), None);
         assert_eq!(args.arg("m", Required::<String>(PhantomData)), None);
-        assert_eq!(args.arg_or("k", || 3u8), Some(3));
+        assert_eq!(args.arg_or("k", Required::<u8>(PhantomData), || 3), Some(3));
         let e = args.error().to_string();
         assert!(e.contains("argument `n`: invalid digit"), "{e}");
         assert!(e.contains("argument `m`: missing"), "{e}");

@@ -12,6 +12,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use smallvec::SmallVec;
 
+use crate::param_rules::{JsonArg, Param, Params};
+
 /// The arguments of one call, consumed parameter by parameter.
 ///
 /// Every problem is recorded rather than returned at once, so one result can
@@ -216,7 +218,99 @@ impl<'a> Args<'a> {
         name: &str,
         default: impl FnOnce() -> T,
     ) -> Option<T> {
-        let absent = match &mut self.source {
+        let absent = self.absent(name);
+        if absent {
+            Some(default())
+        } else {
+            self.take(name)
+        }
+    }
+
+    /// Takes parameter `i` of `params`: decoded, checked against its rules,
+    /// and any problem worded for the model ("`days` must be an integer
+    /// from 1 to 16 (got 20)"). Absent is fine when `T` accepts it (`Option<T>`).
+    pub fn param<T: DeserializeOwned>(&mut self, params: &Params, i: usize) -> Option<T> {
+        let param = params.get(i)?;
+        let name = param.name.as_str();
+        let outcome = match &mut self.source {
+            Source::Map(map) => map.remove(name).map(|value| {
+                let arg = JsonArg::Value(&value);
+                T::deserialize(&value)
+                    .map_err(|e| decode_error(param, &arg, &e.to_string()))
+                    .and_then(|v| param.check(&arg).map(|()| v))
+            }),
+            Source::Text(args) => args.take(name).map(|range| {
+                let text = &args.text[range];
+                let arg = JsonArg::Text(text);
+                from_text::<T>(text)
+                    .map_err(|e| decode_error(param, &arg, &e))
+                    .and_then(|v| param.check(&arg).map(|()| v))
+            }),
+        };
+        let result = match outcome {
+            Some(r) => r,
+            None => T::deserialize(Absent).map_err(|_| param.missing()),
+        };
+        result.map_err(|e| self.errors.push(e)).ok()
+    }
+
+    /// Takes parameter `i` of `params`, or `default()` when it is absent or null.
+    pub fn param_or<T: DeserializeOwned>(
+        &mut self,
+        params: &Params,
+        i: usize,
+        default: impl FnOnce() -> T,
+    ) -> Option<T> {
+        let name = params.get(i)?.name.as_str();
+        if self.absent(name) {
+            Some(default())
+        } else {
+            self.param(params, i)
+        }
+    }
+
+    /// Records an error naming every argument that is none of `params`
+    /// (each parameter taken so far, as generated code takes them all
+    /// first): a misspelled optional argument would otherwise silently
+    /// take its default. Allocates nothing when there is none.
+    pub fn refuse_unknown(&mut self, params: &Params) {
+        /// How many unknown names the error lists (a call may send thousands).
+        const LISTED: usize = 10;
+        let mut unknown = String::new();
+        let mut count = 0;
+        let mut note = |key: &str| {
+            if !params.accepts(key) {
+                if count > 0 && count < LISTED {
+                    unknown.push_str(", ");
+                }
+                if count < LISTED {
+                    let _ = write!(unknown, "`{key}`");
+                }
+                count += 1;
+            }
+        };
+        match &self.source {
+            Source::Map(map) => map.keys().for_each(|k| note(k)),
+            Source::Text(args) => args
+                .fields
+                .iter()
+                .filter(|f| !f.taken)
+                .for_each(|f| note(args.key(f))),
+        }
+        if count > LISTED {
+            let _ = write!(unknown, " and {} more", count - LISTED);
+        }
+        if count > 0 {
+            let s = if count == 1 { "" } else { "s" };
+            let accepted = params.accepted();
+            self.errors
+                .push(format!("unknown argument{s} {unknown} ({accepted})"));
+        }
+    }
+
+    /// Whether `name` is absent or null; if null, it is taken.
+    fn absent(&mut self, name: &str) -> bool {
+        match &mut self.source {
             Source::Map(map) => match map.get(name) {
                 None | Some(Value::Null) => {
                     map.remove(name);
@@ -231,11 +325,6 @@ impl<'a> Args<'a> {
                 }
                 Some(_) => false,
             },
-        };
-        if absent {
-            Some(default())
-        } else {
-            self.take(name)
         }
     }
 
@@ -282,6 +371,16 @@ impl<'a> Args<'a> {
             let _ = write!(text, "{e}");
         }
         CallToolResult::error(text)
+    }
+}
+
+/// A value that did not decode, in the model's words: what the parameter
+/// must be and what was sent; for an object, serde's detail (which field).
+fn decode_error(param: &Param, arg: &JsonArg<'_>, detail: &str) -> String {
+    if param.wants_detail() {
+        format!("`{}` must be {} ({detail})", param.name, param.expected)
+    } else {
+        param.invalid(&param.got(arg))
     }
 }
 

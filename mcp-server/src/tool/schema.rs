@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::param_rules::{self, Bound, Param, Params, Rules};
 use crate::tool::accepts_absent;
 
 fn generator() -> SchemaGenerator {
@@ -40,6 +41,8 @@ pub struct InputSchemaBuilder {
     generator: SchemaGenerator,
     properties: JsonObject,
     required: Vec<Value>,
+    /// Each parameter's name and rules, in order.
+    rules: Vec<(String, Rules)>,
 }
 
 impl Default for InputSchemaBuilder {
@@ -55,11 +58,13 @@ impl InputSchemaBuilder {
             generator: generator(),
             properties: JsonObject::new(),
             required: Vec::new(),
+            rules: Vec::new(),
         }
     }
 
     fn property<T: JsonSchema>(&mut self, name: &str, description: &str) -> JsonObject {
-        let schema = self.generator.subschema_for::<T>().to_value();
+        let mut schema = self.generator.subschema_for::<T>().to_value();
+        param_rules::add_natural_bounds(&mut schema);
         let mut obj = match schema {
             Value::Object(map) => map,
             // `true` accepts anything; `false` nothing.
@@ -71,7 +76,7 @@ impl InputSchemaBuilder {
             }
         };
         obj.insert("description".into(), Value::String(description.to_owned()));
-        let _ = name;
+        self.rules.push((name.to_owned(), Rules::default()));
         obj
     }
 
@@ -98,20 +103,152 @@ impl InputSchemaBuilder {
         self.properties.insert(name.to_owned(), Value::Object(obj));
     }
 
+    /// The schema of the parameter added last, and its rules.
+    ///
+    /// # Panics
+    ///
+    /// When no parameter was added yet (generated code adds one first).
+    fn last(&mut self) -> (&mut JsonObject, &mut Rules) {
+        let (name, rules) = self.rules.last_mut().expect("a parameter was added");
+        let Some(Value::Object(obj)) = self.properties.get_mut(name.as_str()) else {
+            unreachable!("each parameter has its property")
+        };
+        (obj, rules)
+    }
+
+    /// The parameter added last is at least `bound` (greater, if `exclusive`):
+    /// `minimum` (or `exclusiveMinimum`) in its schema, checked on each call.
+    pub fn minimum<T: crate::__private::Numeric>(&mut self, bound: Bound, exclusive: bool) {
+        let (obj, rules) = self.last();
+        set_bound(obj, ["minimum", "exclusiveMinimum"], bound, exclusive);
+        rules.min = Some((bound, exclusive));
+    }
+
+    /// The parameter added last is at most `bound` (less, if `exclusive`).
+    pub fn maximum<T: crate::__private::Numeric>(&mut self, bound: Bound, exclusive: bool) {
+        let (obj, rules) = self.last();
+        set_bound(obj, ["maximum", "exclusiveMaximum"], bound, exclusive);
+        rules.max = Some((bound, exclusive));
+    }
+
+    /// The parameter added last has `min` to `max` characters (a string) or
+    /// items (a list).
+    pub fn length<T: crate::__private::HasLength>(&mut self, min: Option<u64>, max: Option<u64>) {
+        let (obj, rules) = self.last();
+        let (min_key, max_key) = T::LENGTH_OF.keywords();
+        if let Some(min) = min {
+            obj.insert(min_key.into(), min.into());
+        }
+        if let Some(max) = max {
+            obj.insert(max_key.into(), max.into());
+        }
+        rules.length = Some((T::LENGTH_OF, min, max));
+    }
+
+    /// The parameter added last matches the regular expression `pattern`
+    /// (anywhere in the string, as JSON Schema's `pattern` does).
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid regular expression: the message names
+    /// the parameter and the problem, when the toolbox is built.
+    #[cfg(feature = "validation")]
+    pub fn pattern<T: crate::__private::Textual>(&mut self, pattern: &str) {
+        let name = self
+            .rules
+            .last()
+            .map(|(n, _)| n.as_str())
+            .unwrap_or_default();
+        let re = match regex::Regex::new(pattern) {
+            Ok(re) => re,
+            Err(e) => {
+                panic!("the `pattern` of parameter `{name}` is not a valid regular expression: {e}")
+            }
+        };
+        let (obj, rules) = self.last();
+        obj.insert("pattern".into(), Value::String(pattern.to_owned()));
+        rules.pattern = Some(re);
+    }
+
+    /// The parameter added last takes only these values (`enum`).
+    pub fn one_of<T: Serialize>(&mut self, values: &[T]) {
+        let (obj, rules) = self.last();
+        let mut allowed: Vec<Value> = values
+            .iter()
+            .filter_map(|v| serde_json::to_value(v).ok())
+            .collect();
+        allowed.dedup();
+        let mut listed = allowed.clone();
+        let nullable = match obj.get("type") {
+            Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+            _ => false,
+        } || accepts_null(obj);
+        if nullable && !listed.contains(&Value::Null) {
+            listed.push(Value::Null);
+        }
+        obj.insert("enum".into(), Value::Array(listed));
+        rules.allowed = allowed;
+    }
+
     /// The finished schema: `type: "object"`, `properties`, `required`, `$defs`.
-    pub fn build(mut self) -> JsonObject {
+    pub fn build(self) -> JsonObject {
+        self.finish().0
+    }
+
+    /// The finished schema, and the parameters' rules and the words of their
+    /// errors, which the generated code checks each call's arguments with.
+    pub fn finish(mut self) -> (JsonObject, Params) {
         let mut root = JsonObject::new();
         root.insert("type".into(), "object".into());
+        let mut defs = self.generator.take_definitions(true);
+        for def in defs.values_mut() {
+            param_rules::add_natural_bounds(def);
+        }
+        let list = self
+            .rules
+            .into_iter()
+            .map(|(name, rules)| {
+                let expected = self
+                    .properties
+                    .get(&name)
+                    .map(|schema| param_rules::expected(schema, Some(&defs)))
+                    .unwrap_or_default();
+                Param {
+                    name,
+                    expected,
+                    rules,
+                }
+            })
+            .collect();
         root.insert("properties".into(), Value::Object(self.properties));
         if !self.required.is_empty() {
             root.insert("required".into(), Value::Array(self.required));
         }
-        let defs = self.generator.take_definitions(true);
         if !defs.is_empty() {
             root.insert("$defs".into(), Value::Object(defs));
         }
-        root
+        (root, Params { list })
     }
+}
+
+/// Writes a bound under its keyword (`keys`: inclusive, exclusive), in
+/// place of the type's own natural bound.
+fn set_bound(obj: &mut JsonObject, keys: [&str; 2], bound: Bound, exclusive: bool) {
+    let [inclusive, excluding] = keys;
+    if exclusive {
+        obj.remove(inclusive);
+        obj.insert(excluding.into(), bound.to_json());
+    } else {
+        obj.insert(inclusive.into(), bound.to_json());
+    }
+}
+
+/// Whether a schema's `anyOf` admits `null` (an `Option` of a `$ref`).
+fn accepts_null(obj: &JsonObject) -> bool {
+    obj.get("anyOf").and_then(Value::as_array).is_some_and(|b| {
+        b.iter()
+            .any(|b| b.get("type") == Some(&Value::from("null")))
+    })
 }
 
 #[cfg(test)]

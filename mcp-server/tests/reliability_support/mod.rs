@@ -119,6 +119,26 @@ fn numbers(params: &[(&str, &str)]) -> JsonObject {
     b.build()
 }
 
+/// `a` and `b`: their schema, and the rules generated code decodes them by
+/// (worded errors, unknown arguments refused), as the calculator's `add`.
+fn a_and_b() -> (JsonObject, mcp_server::__private::Params) {
+    let mut b = InputSchemaBuilder::new();
+    b.param::<f64>("a", "first");
+    b.param::<f64>("b", "second");
+    b.finish()
+}
+
+/// Takes `a` and `b` as generated code does.
+fn take_a_and_b(args: &mut Args<'_>, params: &mcp_server::__private::Params) -> Option<(f64, f64)> {
+    let a = args.param::<f64>(params, 0);
+    let b = args.param::<f64>(params, 1);
+    args.refuse_unknown(params);
+    match (a, b, args.is_ok()) {
+        (Some(a), Some(b), true) => Some((a, b)),
+        _ => None,
+    }
+}
+
 fn spec(name: &'static str, description: &'static str) -> ToolSpec {
     ToolSpec {
         name,
@@ -142,18 +162,19 @@ impl ToolBox for Probed {
         let p2 = Arc::clone(&self.probe);
         let p3 = Arc::clone(&self.probe);
         let p4 = Arc::clone(&self.probe);
+        let (add_input, add_params) = a_and_b();
+        let (later_input, later_params) = a_and_b();
         vec![
             ToolEntry::new(
                 &spec("add", "Add two numbers (answers at once)"),
-                numbers(&[("a", "first"), ("b", "second")]),
+                add_input,
                 None,
-                |mut args: Args<'_>, _ctx| {
-                    let a = args.take::<f64>("a");
-                    let b = args.take::<f64>("b");
+                move |mut args: Args<'_>, _ctx| {
+                    let ab = take_a_and_b(&mut args, &add_params);
                     Box::pin(async move {
-                        match (a, b) {
-                            (Some(a), Some(b)) => CallToolResult::text(sum_text(a, b)),
-                            _ => args.error_result(),
+                        match ab {
+                            Some((a, b)) => CallToolResult::text(sum_text(a, b)),
+                            None => args.error_result(),
                         }
                     })
                 },
@@ -163,16 +184,15 @@ impl ToolBox for Probed {
                     "add_later",
                     "Add two numbers after yielding (a spawned call)",
                 ),
-                numbers(&[("a", "first"), ("b", "second")]),
+                later_input,
                 None,
-                |mut args: Args<'_>, _ctx| {
-                    let a = args.take::<f64>("a");
-                    let b = args.take::<f64>("b");
+                move |mut args: Args<'_>, _ctx| {
+                    let ab = take_a_and_b(&mut args, &later_params);
                     Box::pin(async move {
                         tokio::task::yield_now().await;
-                        match (a, b) {
-                            (Some(a), Some(b)) => CallToolResult::text(sum_text(a, b)),
-                            _ => args.error_result(),
+                        match ab {
+                            Some((a, b)) => CallToolResult::text(sum_text(a, b)),
+                            None => args.error_result(),
                         }
                     })
                 },
