@@ -177,7 +177,12 @@ pub(crate) struct Param {
     pub(crate) name: String,
     /// What it must be, for the model: "an integer from 1 to 16".
     pub(crate) expected: String,
-    pub(crate) rules: Rules,
+    /// It is an object: a value that does not decode is described by
+    /// serde's words (which field is missing or wrong).
+    object: bool,
+    /// Its schema lists the values allowed: a string sent is echoed.
+    lists_values: bool,
+    rules: Rules,
 }
 
 /// The parameters of one tool, in order: their names, their rules and the
@@ -215,6 +220,26 @@ impl Params {
 }
 
 impl Param {
+    /// Parameter `name` of schema `schema` (its property in the input
+    /// schema, whose `$defs` are `defs`), with its rules.
+    pub(crate) fn new(
+        name: String,
+        schema: Option<&Value>,
+        defs: &JsonObject,
+        rules: Rules,
+    ) -> Param {
+        let any = Value::Bool(true);
+        let schema = schema.unwrap_or(&any);
+        let resolved = resolve(schema, defs).and_then(Value::as_object);
+        Param {
+            name,
+            expected: describe(schema, Some(defs), 0),
+            object: resolved.is_some_and(|o| o.get("type") == Some(&Value::from("object"))),
+            lists_values: resolved.is_some_and(|o| allowed_values(o, Some(defs)).is_some()),
+            rules,
+        }
+    }
+
     /// `Err` with the model's words when `arg` breaks a rule.
     pub(crate) fn check(&self, arg: &JsonArg<'_>) -> Result<(), String> {
         self.rules.check(arg).map_err(|got| self.invalid(&got))
@@ -233,20 +258,14 @@ impl Param {
         )
     }
 
-    /// Whether a value that did not decode is better described by serde's
-    /// own words (an object: which field is missing or wrong).
-    pub(crate) fn wants_detail(&self) -> bool {
-        self.expected.starts_with("an object")
-    }
-
-    /// Whether the allowed values are listed: then a string sent is echoed.
-    fn lists_values(&self) -> bool {
-        self.expected.starts_with("one of")
-    }
-
-    /// What was sent, for an error about it.
-    pub(crate) fn got(&self, arg: &JsonArg<'_>) -> String {
-        arg.got(self.lists_values())
+    /// A value that did not decode, in the model's words: what the
+    /// parameter must be and what was sent; for an object, serde's `detail`.
+    pub(crate) fn undecodable(&self, arg: &JsonArg<'_>, detail: &str) -> String {
+        if self.object {
+            format!("`{}` must be {} ({detail})", self.name, self.expected)
+        } else {
+            self.invalid(&arg.got(self.lists_values))
+        }
     }
 }
 
@@ -381,12 +400,26 @@ pub(crate) fn add_natural_bounds(schema: &mut Value) {
     }
 }
 
-/// What a value of `schema` must be, in the model's words: "an integer from
-/// 0 to 255", "one of \"c\", \"f\"", "a list, each item a string".
-pub(crate) fn expected(schema: &Value, defs: Option<&JsonObject>) -> String {
-    describe(schema, defs, 0)
+/// The schema a `$ref` names, or the one branch of an `Option`'s `anyOf`
+/// that is not `null`, else `schema` itself.
+fn resolve<'a>(schema: &'a Value, defs: &'a JsonObject) -> Option<&'a Value> {
+    let obj = schema.as_object()?;
+    if let Some(target) = obj.get("$ref").and_then(Value::as_str) {
+        return defs.get(target.strip_prefix("#/$defs/")?);
+    }
+    if let Some(Value::Array(branches)) = obj.get("anyOf") {
+        let mut real = branches
+            .iter()
+            .filter(|b| b.get("type") != Some(&Value::from("null")));
+        if let (Some(one), None) = (real.next(), real.next()) {
+            return resolve(one, defs);
+        }
+    }
+    Some(schema)
 }
 
+/// What a value of `schema` must be, in the model's words: "an integer from
+/// 0 to 255", "one of \"c\", \"f\"", "a list, each item a string".
 fn describe(schema: &Value, defs: Option<&JsonObject>, depth: u8) -> String {
     let Some(obj) = schema.as_object() else {
         return "any value".to_owned();
@@ -545,7 +578,7 @@ mod tests {
 
     #[test]
     fn words() {
-        let e = |s: Value| expected(&s, None);
+        let e = |s: Value| describe(&s, None, 0);
         assert_eq!(
             e(json!({"type": "integer", "minimum": 0, "maximum": 255})),
             "an integer from 0 to 255"

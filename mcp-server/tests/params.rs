@@ -55,11 +55,12 @@ impl Weather {
         #[param("Tags", min_length = 1, max_length = 2)] tags: Vec<String>,
         #[param("A level", one_of(1, 2, 4))] level: Option<u8>,
         #[param("Below zero", min = -10, exclusive_max = 0)] cold: Option<i32>,
+        #[param("A mood", one_of("calm", "stormy"))] mood: Option<String>,
         ctx: Context,
     ) -> String {
         ctx.info("checked before this runs");
         tokio::task::yield_now().await;
-        format!("{ratio} {tags:?} {level:?} {cold:?}")
+        format!("{ratio} {tags:?} {level:?} {cold:?} {mood:?}")
     }
 
     #[describe("Every common type, each optional")]
@@ -217,7 +218,8 @@ fn the_rules_are_written_into_the_schema() {
             "cold": {
                 "type": ["integer", "null"], "format": "int32", "description": "Below zero",
                 "minimum": -10, "exclusiveMaximum": 0
-            }
+            },
+            "mood": {"type": ["string", "null"], "description": "A mood", "enum": ["calm", "stormy", null]}
         })
     );
 }
@@ -254,7 +256,7 @@ async fn numbers_inside_their_range_pass_and_outside_are_refused() {
     assert_eq!(
         c.accepted("bounds", json!({"ratio": 1, "tags": ["a"], "cold": -10}))
             .await,
-        "1 [\"a\"] None Some(-10)"
+        "1 [\"a\"] None Some(-10) None"
     );
     c.accepted("bounds", json!({"ratio": 0.001, "tags": ["a"], "cold": -1}))
         .await;
@@ -338,6 +340,22 @@ async fn lengths_patterns_and_allowed_values_are_checked() {
     );
     c.accepted("bounds", json!({"ratio": 0.5, "tags": ["a"], "level": 4}))
         .await;
+    assert_eq!(
+        c.accepted(
+            "bounds",
+            json!({"ratio": 0.5, "tags": ["a"], "mood": "calm"})
+        )
+        .await,
+        "0.5 [\"a\"] None None Some(\"calm\")"
+    );
+    assert_eq!(
+        c.refused(
+            "bounds",
+            json!({"ratio": 0.5, "tags": ["a"], "mood": "sunny"})
+        )
+        .await,
+        "`mood` must be one of \"calm\", \"stormy\" (got \"sunny\")"
+    );
     c.accepted(
         "bounds",
         json!({"ratio": 0.5, "tags": ["a"], "level": null}),

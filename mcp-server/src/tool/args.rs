@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use smallvec::SmallVec;
 
-use crate::param_rules::{JsonArg, Param, Params};
+use crate::param_rules::{JsonArg, Params};
 
 /// The arguments of one call, consumed parameter by parameter.
 ///
@@ -236,14 +236,14 @@ impl<'a> Args<'a> {
             Source::Map(map) => map.remove(name).map(|value| {
                 let arg = JsonArg::Value(&value);
                 T::deserialize(&value)
-                    .map_err(|e| decode_error(param, &arg, &e.to_string()))
+                    .map_err(|e| param.undecodable(&arg, &e.to_string()))
                     .and_then(|v| param.check(&arg).map(|()| v))
             }),
             Source::Text(args) => args.take(name).map(|range| {
                 let text = &args.text[range];
                 let arg = JsonArg::Text(text);
                 from_text::<T>(text)
-                    .map_err(|e| decode_error(param, &arg, &e))
+                    .map_err(|e| param.undecodable(&arg, &e))
                     .and_then(|v| param.check(&arg).map(|()| v))
             }),
         };
@@ -371,16 +371,6 @@ impl<'a> Args<'a> {
             let _ = write!(text, "{e}");
         }
         CallToolResult::error(text)
-    }
-}
-
-/// A value that did not decode, in the model's words: what the parameter
-/// must be and what was sent; for an object, serde's detail (which field).
-fn decode_error(param: &Param, arg: &JsonArg<'_>, detail: &str) -> String {
-    if param.wants_detail() {
-        format!("`{}` must be {} ({detail})", param.name, param.expected)
-    } else {
-        param.invalid(&param.got(arg))
     }
 }
 

@@ -208,16 +208,8 @@ impl InputSchemaBuilder {
             .rules
             .into_iter()
             .map(|(name, rules)| {
-                let expected = self
-                    .properties
-                    .get(&name)
-                    .map(|schema| param_rules::expected(schema, Some(&defs)))
-                    .unwrap_or_default();
-                Param {
-                    name,
-                    expected,
-                    rules,
-                }
+                let schema = self.properties.get(&name);
+                Param::new(name, schema, &defs, rules)
             })
             .collect();
         root.insert("properties".into(), Value::Object(self.properties));
