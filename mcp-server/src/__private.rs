@@ -369,7 +369,7 @@ pub fn str_value<K: StrKind>(_kind: K, literal: &'static str) -> K::Out {
     K::make(literal)
 }
 
-pub use crate::param_rules::{Bound, LengthOf, Params};
+pub use crate::tool::rules::{Bound, LengthOf, Params};
 
 /// A parameter `#[param(min = .., max = ..)]` may bound: a number.
 #[diagnostic::on_unimplemented(

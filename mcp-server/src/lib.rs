@@ -121,7 +121,6 @@ mod dispatch;
 mod error;
 mod handle;
 mod panic;
-mod param_rules;
 pub mod policy;
 pub mod prompt;
 mod registry;

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use smallvec::SmallVec;
 
-use crate::param_rules::{JsonArg, Params};
+use crate::tool::rules::{JsonArg, Params};
 
 /// The arguments of one call, consumed parameter by parameter.
 ///

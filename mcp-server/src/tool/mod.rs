@@ -5,11 +5,13 @@
 //!
 //! Inside: `entry` (the tool and the traits that turn return values into
 //! results), `args` (decoding a call's arguments), `schema` (the JSON
-//! Schemas of arguments and results), `dynamic` (tools made at run time).
+//! Schemas of arguments and results), `dynamic` (tools made at run time), `rules` (the `#[param]` rules: what
+//! a parameter accepts, checked before the call, and the words a refusal uses).
 
 pub(crate) mod args;
 pub(crate) mod dynamic;
 pub(crate) mod entry;
+pub(crate) mod rules;
 pub(crate) mod schema;
 
 pub(crate) use args::*;

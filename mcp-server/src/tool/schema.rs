@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::param_rules::{self, Bound, Param, Params, Rules};
 use crate::tool::accepts_absent;
+use crate::tool::rules::{self as param_rules, Bound, Param, Params, Rules};
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()

@@ -187,7 +187,7 @@ pub(crate) struct Param {
 
 /// The parameters of one tool, in order: their names, their rules and the
 /// words of their errors. Built once with the input schema
-/// ([`InputSchemaBuilder::finish`](crate::InputSchemaBuilder::finish)).
+/// ([`InputSchemaBuilder::finish`](crate::tool::schema::InputSchemaBuilder::finish)).
 #[derive(Debug, Default)]
 pub struct Params {
     pub(crate) list: Vec<Param>,
