@@ -129,14 +129,14 @@ pub(crate) fn mark_contents(result: &mut ReadResourceResult, ui: Option<&serde_j
 /// Checks that each tool's page is served: a static resource of that URI
 /// (among the resources `page` finds) with the app MIME type.
 pub(crate) fn check_pages<'a>(
-    tools: impl IntoIterator<Item = &'a crate::ToolEntry>,
+    tools: impl IntoIterator<Item = &'a Tool>,
     page: impl Fn(&str) -> Option<Resource>,
 ) -> Result<(), Error> {
     for tool in tools {
-        let Some(uri) = tool_ui(tool.tool()).and_then(|ui| ui.resource_uri) else {
+        let Some(uri) = tool_ui(tool).and_then(|ui| ui.resource_uri) else {
             continue;
         };
-        let name = tool.name();
+        let name = &tool.name;
         if !uri.starts_with(mcp_types::apps::SCHEME) {
             return Err(Error::Config(format!(
                 "tool `{name}` shows `{uri}`: an app's page is a `ui://` resource"
@@ -162,10 +162,11 @@ pub(crate) fn check_pages<'a>(
 
 /// Checks the origins of each page's CSP ([`mcp_types::apps::origin_problem`]):
 /// one that would add a directive to the host's policy is refused.
-pub(crate) fn check_origins(resources: &[crate::resource::ResourceEntry]) -> Result<(), Error> {
+pub(crate) fn check_origins<'a>(
+    resources: impl IntoIterator<Item = &'a Resource>,
+) -> Result<(), Error> {
     for r in resources {
         let Some(ui) = r
-            .resource()
             .meta
             .as_ref()
             .and_then(|m| m.get(mcp_types::apps::META_KEY))
@@ -175,7 +176,7 @@ pub(crate) fn check_origins(resources: &[crate::resource::ResourceEntry]) -> Res
         let Ok(ui) = serde_json::from_value::<ResourceUi>(ui.clone()) else {
             return Err(Error::Config(format!(
                 "page `{}`: its `_meta.ui` is not MCP Apps resource metadata",
-                r.uri()
+                r.uri
             )));
         };
         let csp = ui.csp.unwrap_or_default();
@@ -189,7 +190,7 @@ pub(crate) fn check_origins(resources: &[crate::resource::ResourceEntry]) -> Res
             if let Some(why) = mcp_types::apps::origin_problem(origin) {
                 return Err(Error::Config(format!(
                     "page `{}`: invalid origin {origin:?}: {why}",
-                    r.uri()
+                    r.uri
                 )));
             }
         }

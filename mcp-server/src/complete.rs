@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use mcp_types::completion::Completion;
 
+use crate::common::BoxFuture;
 use crate::context::Context;
 use crate::error::RequestError;
-use crate::tool::BoxFuture;
 
 /// What a completion handler is asked: the value typed so far and the
 /// arguments already filled in.

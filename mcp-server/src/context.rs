@@ -12,24 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::Notify;
 
 use crate::ask::Asker;
-
-/// Where a request's notifications go: the stdio writer, or an HTTP request's
-/// SSE stream. Each item is one serialized JSON-RPC message.
-pub(crate) trait Outbound: Send + Sync {
-    fn send(&self, message: Vec<u8>);
-
-    /// Ends the current connection of a resumable stream (legacy Streamable
-    /// HTTP); later messages wait for the client to reconnect. Elsewhere a no-op.
-    fn close_stream(&self) {}
-}
-
-/// An [`Outbound`] that drops everything (detached contexts, modern requests
-/// whose transport cannot stream).
-struct Discard;
-
-impl Outbound for Discard {
-    fn send(&self, _message: Vec<u8>) {}
-}
+use crate::common::{Discard, Outbound};
 
 /// What a tool knows about the call it is serving, and how it talks back.
 ///

@@ -115,6 +115,7 @@
 pub mod apps;
 pub mod ask;
 pub mod auth;
+mod common;
 pub mod complete;
 mod context;
 mod dispatch;

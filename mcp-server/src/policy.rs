@@ -7,13 +7,20 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use crate::dispatch::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
-pub use crate::tool::entry::BoxFuture;
+pub use crate::common::BoxFuture;
 
 use mcp_types::{CallToolResult, ErrorObject, Implementation, JsonObject, ProtocolVersion, Tool};
 
 use crate::context::Context;
 use crate::tool::ToolEntry;
+
+/// Calls that run at once unless
+/// [`ServerBuilder::max_concurrent_calls`](crate::ServerBuilder::max_concurrent_calls) says otherwise.
+pub const DEFAULT_MAX_RUNNING_CALLS: usize = 1024;
+
+/// Calls that wait for a slot unless
+/// [`ServerBuilder::max_concurrent_calls`](crate::ServerBuilder::max_concurrent_calls) says otherwise.
+pub const DEFAULT_MAX_WAITING_CALLS: usize = 4096;
 
 /// The transport a request came in on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,12 @@ use mcp_wire::sync::lock;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use crate::auth::Scopes;
 use crate::error::Error;
+use crate::policy::{Offer, OfferInfo};
+use crate::prompt::PromptEntry;
+use crate::resource::{ResourceEntry, TemplateEntry};
+use crate::tool::ToolEntry;
 
 /// What a registry holds: an entry with a unique key (a name, or a
 /// resource's URI), the group it came from (its toolbox) and its wire
@@ -26,53 +31,73 @@ pub(crate) trait Entry: Clone + Send + Sync + 'static {
     fn scopes(&self) -> &Scopes;
 }
 
-/// The OAuth scopes a caller's token needs for one entry (HTTP with
-/// [`Authorization`](crate::auth)): without them it is left out of its
-/// list, and a request for it gets the step-up challenge. Empty: anyone may.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Scopes(Arc<[Box<str>]>);
-
-impl Scopes {
-    /// The scopes a spec names (the macros list each once).
-    pub(crate) fn of(scopes: &[&str]) -> Scopes {
-        Scopes(scopes.iter().map(|s| Box::from(*s)).collect())
-    }
-
-    /// These and `more`, each once, in order.
-    pub(crate) fn with<S: AsRef<str>>(&self, more: impl IntoIterator<Item = S>) -> Scopes {
-        let mut all: Vec<Box<str>> = self.0.to_vec();
-        for s in more {
-            if !all.iter().any(|have| **have == *s.as_ref()) {
-                all.push(Box::from(s.as_ref()));
-            }
-        }
-        Scopes(all.into())
-    }
-
-    /// Each scope, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|s| &**s)
-    }
-
-    /// Whether `who` may reach the entry: no token was verified (nothing to
-    /// check: stdio, or HTTP without authorization), or its token has every
-    /// scope.
-    pub(crate) fn allow(&self, who: Option<&crate::auth::Identity>) -> bool {
-        who.is_none_or(|who| self.iter().all(|s| who.has_scope(s)))
-    }
-
-    /// What a step-up challenge names when `who`'s token lacks one of these
-    /// scopes: all of them. `None` when it lacks none.
-    #[cfg(feature = "auth")]
-    pub(crate) fn lacked_by(&self, who: &crate::auth::Identity) -> Option<&Scopes> {
-        (!self.allow(Some(who))).then_some(self)
-    }
-}
-
 /// An entry a visibility hook decides on (prompts, resources, templates).
 pub(crate) trait Offered {
     /// What the hook is shown.
-    fn offer(&self) -> crate::policy::OfferInfo<'_>;
+    fn offer(&self) -> OfferInfo<'_>;
+}
+
+/// Each kind of entry is keyed by one field of its definition.
+macro_rules! entry {
+    ($entry:ty, $def:ty, $kind:literal, $key:ident) => {
+        impl Entry for $entry {
+            type Def = $def;
+            const KIND: &'static str = $kind;
+
+            fn key(&self) -> &str {
+                &self.def.$key
+            }
+
+            fn group(&self) -> &str {
+                &self.toolbox
+            }
+
+            fn def(&self) -> &Arc<$def> {
+                &self.def
+            }
+
+            fn scopes(&self) -> &Scopes {
+                &self.scopes
+            }
+        }
+    };
+}
+
+entry!(ToolEntry, mcp_types::Tool, "tool", name);
+entry!(PromptEntry, mcp_types::Prompt, "prompt", name);
+entry!(ResourceEntry, mcp_types::Resource, "resource", uri);
+entry!(
+    TemplateEntry,
+    mcp_types::ResourceTemplate,
+    "resource template",
+    uri_template
+);
+
+impl Offered for PromptEntry {
+    fn offer(&self) -> OfferInfo<'_> {
+        OfferInfo {
+            offer: Offer::Prompt(&self.def),
+            toolbox: &self.toolbox,
+        }
+    }
+}
+
+impl Offered for ResourceEntry {
+    fn offer(&self) -> OfferInfo<'_> {
+        OfferInfo {
+            offer: Offer::Resource(&self.def),
+            toolbox: &self.toolbox,
+        }
+    }
+}
+
+impl Offered for TemplateEntry {
+    fn offer(&self) -> OfferInfo<'_> {
+        OfferInfo {
+            offer: Offer::Template(&self.def),
+            toolbox: &self.toolbox,
+        }
+    }
 }
 
 /// An immutable set of entries, sorted by key (so a list is deterministic
@@ -380,8 +405,10 @@ fn page_in(resources: &[crate::resource::ResourceEntry], uri: &str) -> Option<mc
 
 impl Catalog {
     pub(crate) fn new(items: crate::tool::Items) -> Result<Catalog, Error> {
-        crate::apps::check_pages(&items.tools, |uri| page_in(&items.resources, uri))?;
-        crate::apps::check_origins(&items.resources)?;
+        crate::apps::check_pages(items.tools.iter().map(ToolEntry::tool), |uri| {
+            page_in(&items.resources, uri)
+        })?;
+        crate::apps::check_origins(items.resources.iter().map(ResourceEntry::resource))?;
         Ok(Catalog {
             tools: Live::new(items.tools)?,
             prompts: Live::new(items.prompts)?,
@@ -455,9 +482,9 @@ impl Catalog {
         self.prompts.check_new(&items.prompts)?;
         self.resources.check_new(&items.resources)?;
         self.templates.check_new(&items.templates)?;
-        crate::apps::check_origins(&items.resources)?;
+        crate::apps::check_origins(items.resources.iter().map(ResourceEntry::resource))?;
         let served = self.resources.snapshot();
-        crate::apps::check_pages(&items.tools, |uri| {
+        crate::apps::check_pages(items.tools.iter().map(ToolEntry::tool), |uri| {
             page_in(&items.resources, uri).or_else(|| served.get(uri).map(|r| (*r.def).clone()))
         })?;
         self.check_completions(

@@ -20,7 +20,7 @@ use mcp_wire::sync::lock;
 use serde_json::Value;
 use tokio::sync::{oneshot, Notify};
 
-use crate::context::Outbound;
+use crate::common::Outbound;
 
 /// Why an ask got no answer.
 #[derive(Debug, thiserror::Error)]
@@ -238,7 +238,7 @@ impl Asker {
             Asker::Nobody => Err(AskError::NoClient),
             Asker::Session { out, pending } => {
                 let (id, rx) = pending.register();
-                out.send(crate::dispatch::encode(&RpcRequest::new(
+                out.send(crate::common::encode(&RpcRequest::new(
                     id.clone(),
                     method,
                     params,

@@ -1,6 +1,7 @@
 //! [`Identity`]: who a verified access token speaks for.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use mcp_types::JsonObject;
 use serde_json::Value;
@@ -201,6 +202,49 @@ impl Principal {
         };
         let issuer = issuer.as_deref().unwrap_or_default();
         format!("{kind}:{}:{issuer}{}:{name}", issuer.len(), name.len())
+    }
+}
+
+/// The OAuth scopes a caller's token needs for one entry (HTTP with
+/// [`Authorization`](crate::auth)): without them it is left out of its
+/// list, and a request for it gets the step-up challenge. Empty: anyone may.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scopes(Arc<[Box<str>]>);
+
+impl Scopes {
+    /// The scopes a spec names (the macros list each once).
+    pub(crate) fn of(scopes: &[&str]) -> Scopes {
+        Scopes(scopes.iter().map(|s| Box::from(*s)).collect())
+    }
+
+    /// These and `more`, each once, in order.
+    pub(crate) fn with<S: AsRef<str>>(&self, more: impl IntoIterator<Item = S>) -> Scopes {
+        let mut all: Vec<Box<str>> = self.0.to_vec();
+        for s in more {
+            if !all.iter().any(|have| **have == *s.as_ref()) {
+                all.push(Box::from(s.as_ref()));
+            }
+        }
+        Scopes(all.into())
+    }
+
+    /// Each scope, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|s| &**s)
+    }
+
+    /// Whether `who` may reach the entry: no token was verified (nothing to
+    /// check: stdio, or HTTP without authorization), or its token has every
+    /// scope.
+    pub(crate) fn allow(&self, who: Option<&Identity>) -> bool {
+        who.is_none_or(|who| self.iter().all(|s| who.has_scope(s)))
+    }
+
+    /// What a step-up challenge names when `who`'s token lacks one of these
+    /// scopes: all of them. `None` when it lacks none.
+    #[cfg(feature = "auth")]
+    pub(crate) fn lacked_by(&self, who: &Identity) -> Option<&Scopes> {
+        (!self.allow(Some(who))).then_some(self)
     }
 }
 

@@ -42,6 +42,7 @@ pub use dpop::Dpop;
 pub use identity::Identity;
 #[cfg(feature = "http")]
 pub(crate) use identity::Principal;
+pub(crate) use identity::Scopes;
 #[cfg(feature = "auth")]
 pub use introspect::Introspection;
 #[cfg(feature = "auth")]

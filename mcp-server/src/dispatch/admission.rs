@@ -5,13 +5,7 @@ use std::sync::Arc;
 
 use mcp_types::ErrorObject;
 
-/// Calls that run at once unless
-/// [`ServerBuilder::max_concurrent_calls`](crate::ServerBuilder::max_concurrent_calls) says otherwise.
-pub const DEFAULT_MAX_RUNNING_CALLS: usize = 1024;
-
-/// Calls that wait for a slot unless
-/// [`ServerBuilder::max_concurrent_calls`](crate::ServerBuilder::max_concurrent_calls) says otherwise.
-pub const DEFAULT_MAX_WAITING_CALLS: usize = 4096;
+use crate::policy::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 
 /// A bound on calls running at once, and on calls waiting for a slot.
 pub(crate) struct CallLimits {

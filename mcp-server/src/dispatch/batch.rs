@@ -9,8 +9,8 @@ use mcp_types::ErrorObject;
 use serde_json::value::RawValue;
 
 use super::{encode, error_reply, Outcome, RequestInfo, ServerCore, Session};
-use crate::context::Outbound;
-use crate::tool::BoxFuture;
+use crate::common::BoxFuture;
+use crate::common::Outbound;
 
 /// A JSON-RPC batch (revision 2025-03-26) being answered: the replies that
 /// are ready, and the calls still running. The same rules hold on every

@@ -18,7 +18,8 @@ use super::changes::{Changes, Feed, Watched};
 use super::era::{check_modern, required_params};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Request, ServerCore, CAPABILITIES};
-use crate::context::{Context, ContextParts, Outbound};
+use crate::common::Outbound;
+use crate::context::{Context, ContextParts};
 
 /// `subscriptions/listen`.
 pub(super) struct Listen;

@@ -49,31 +49,29 @@ use std::sync::Arc;
 #[cfg(feature = "auth")]
 use mcp_types::completion::CompletionRef;
 use mcp_types::jsonrpc::RawJson;
-use mcp_types::jsonrpc::{ErrorResponse, RawMessage};
+use mcp_types::jsonrpc::RawMessage;
 use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
 use mcp_types::notification::CancelledParams;
 use mcp_types::{method, ErrorObject, Implementation, Meta, RequestId, ServerCapabilities};
 use mcp_wire::sync::lock;
-use serde::Serialize;
 use serde_json::Value;
 
 pub(crate) use admission::CallLimits;
-pub use admission::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 pub(crate) use batch::items as batch_items;
 #[cfg(feature = "http")]
 pub(crate) use changes::{Change, Changes, Watched};
 pub(crate) use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::SessionRecord;
-pub use tasks::TaskSupport;
 #[cfg(feature = "http")]
 pub(crate) use tasks::{TaskOp, TaskShare};
 
-use crate::context::Outbound;
+use crate::common::BoxFuture;
+use crate::common::Outbound;
+pub(crate) use crate::common::{encode, error_reply, random_hex_id};
 use crate::handle::ServerHandle;
 use crate::policy::{Middleware, VisibilityHook};
 use crate::registry::{Catalog, Registry};
-use crate::tool::BoxFuture;
 use crate::tool::ToolEntry;
 use changes::Feed;
 use completion::Completion;
@@ -162,37 +160,6 @@ fn failed(id: RequestId, error: ErrorObject) -> Outcome {
         code: error.code,
         bytes: error_reply(Some(id), error),
     }
-}
-
-/// Serializes one message. Our types always serialize; a failure is still
-/// answered rather than unwrapped.
-pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
-    // Most messages are small: one allocation instead of a doubling series.
-    let mut out = Vec::with_capacity(256);
-    match serde_json::to_writer(&mut out, value) {
-        Ok(()) => out,
-        Err(e) => {
-            tracing::error!(error = %e, "failed to serialize a message");
-            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
-        }
-    }
-}
-
-/// A cryptographically random id: 32 hex digits (128 bits), visible ASCII
-/// (legacy session ids, task ids).
-pub(crate) fn random_hex_id() -> Result<String, getrandom::Error> {
-    use std::fmt::Write as _;
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)?;
-    let mut id = String::with_capacity(32);
-    for b in bytes {
-        let _ = write!(id, "{b:02x}");
-    }
-    Ok(id)
-}
-
-pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
-    encode(&ErrorResponse::new(id, error))
 }
 
 /// What a [`ServerCore`] is built from (the builder's configuration).
@@ -412,7 +379,7 @@ impl ServerCore {
         params: Option<RawJson<'_>>,
         who: &crate::auth::Identity,
     ) -> Option<Vec<String>> {
-        use crate::registry::Scopes;
+        use crate::auth::Scopes;
         let peek = mcp_wire::route::Peek::read(params);
         // `params.name`, and `params.uri` (as `resources/read` names it).
         let name = || peek.name_for(method::TOOLS_CALL);
@@ -458,14 +425,14 @@ impl ServerCore {
 
     /// The scopes of prompt `name`, if it exists.
     #[cfg(feature = "auth")]
-    fn prompt_scopes(&self, name: &str) -> Option<crate::registry::Scopes> {
+    fn prompt_scopes(&self, name: &str) -> Option<crate::auth::Scopes> {
         Some(self.catalog.prompts.snapshot().get(name)?.scopes.clone())
     }
 
     /// The scopes of what reading `uri` reaches, if anything: the static
     /// resource of that URI, else the first template (in list order) that
     /// matches it, as `resources/read` looks.
-    fn resource_scopes(&self, uri: &str) -> Option<crate::registry::Scopes> {
+    fn resource_scopes(&self, uri: &str) -> Option<crate::auth::Scopes> {
         if let Some(resource) = self.catalog.resources.snapshot().get(uri) {
             return Some(resource.scopes.clone());
         }

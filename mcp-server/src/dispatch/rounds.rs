@@ -18,7 +18,7 @@ use super::{encode, ServerCore};
 use crate::ask::request_state::{caller_of, digest};
 use crate::ask::{arguments_of, Asker, Binding, BoundArgs, Rounds};
 use crate::auth::Identity;
-use crate::context::Outbound;
+use crate::common::Outbound;
 
 /// The arguments a request's input rounds are bound to.
 pub(super) enum Bound<'a> {

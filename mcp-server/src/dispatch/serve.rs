@@ -18,11 +18,11 @@ use super::era::{era_of, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Outcome, Request, ServerCore};
+use crate::common::BoxFuture;
 use crate::context::{Context, ContextParts};
 use crate::error::RequestError;
 use crate::policy::Caller;
 use crate::registry::{Entry, Live, Offered};
-use crate::tool::BoxFuture;
 
 /// One page of a list: its items, the next cursor, the request's era.
 pub(super) type Page<D> = (Vec<D>, Option<String>, Era);

@@ -26,6 +26,7 @@ use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::ask::Rounds;
 use crate::context::Context;
 use crate::policy::CallOutcome;
+use crate::tool::TaskSupport;
 use mcp_types::modern::InputRequest;
 use std::collections::BTreeMap;
 
@@ -35,20 +36,6 @@ pub(crate) const TASK_TTL: Duration = Duration::from_secs(60 * 60);
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
 /// How often clients are asked to poll.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(500);
-
-/// Whether a tool may run as a task (SEP-2663).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TaskSupport {
-    /// Never: the call is answered in the request (the default).
-    #[default]
-    Never,
-    /// When the client declared the tasks extension: a call that has to
-    /// wait is answered with a task handle.
-    Optional,
-    /// Always: a client without the tasks extension is refused with -32021.
-    Required,
-}
 
 /// A task's state.
 #[derive(Clone)]

@@ -20,9 +20,10 @@ use super::era::{era_for, era_of, params, raw_modern, Era};
 use super::rounds::{input_needed, rounds_of, Bound, Retry};
 use super::session::Session;
 use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
-use crate::context::{Context, ContextParts, Outbound};
+use crate::common::BoxFuture;
+use crate::common::Outbound;
+use crate::context::{Context, ContextParts};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall, ToolInfo};
-use crate::tool::BoxFuture;
 use crate::tool::{Args, TextArgs};
 
 /// A tool its caller may not see.

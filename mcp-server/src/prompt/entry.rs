@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use mcp_types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage};
 
+use crate::auth::Scopes;
+use crate::common::BoxFuture;
 use crate::complete::{CompleteHandler, Completions};
 use crate::context::Context;
 use crate::error::{Error, RequestError};
 use crate::prompt::StringArgs;
-use crate::registry::Scopes;
-use crate::tool::BoxFuture;
 
 /// The erased form of every prompt handler.
 pub(crate) type PromptHandler =
@@ -52,36 +52,6 @@ impl fmt::Debug for PromptEntry {
             .field("name", &self.def.name)
             .field("toolbox", &self.toolbox)
             .finish_non_exhaustive()
-    }
-}
-
-impl crate::registry::Entry for PromptEntry {
-    type Def = Prompt;
-    const KIND: &'static str = "prompt";
-
-    fn key(&self) -> &str {
-        &self.def.name
-    }
-
-    fn group(&self) -> &str {
-        &self.toolbox
-    }
-
-    fn def(&self) -> &Arc<Prompt> {
-        &self.def
-    }
-
-    fn scopes(&self) -> &Scopes {
-        &self.scopes
-    }
-}
-
-impl crate::registry::Offered for PromptEntry {
-    fn offer(&self) -> crate::policy::OfferInfo<'_> {
-        crate::policy::OfferInfo {
-            offer: crate::policy::Offer::Prompt(&self.def),
-            toolbox: &self.toolbox,
-        }
     }
 }
 

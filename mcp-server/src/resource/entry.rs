@@ -10,12 +10,12 @@ use std::sync::Arc;
 use mcp_types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use mcp_uri_template::UriTemplate;
 
+use crate::auth::Scopes;
+use crate::common::BoxFuture;
 use crate::complete::{CompleteHandler, Completions};
 use crate::context::Context;
 use crate::error::{Error, RequestError};
 use crate::prompt::StringArgs;
-use crate::registry::Scopes;
-use crate::tool::BoxFuture;
 
 /// One `resources/read`: the URI asked for and, for a template, the values
 /// its variables bound.
@@ -88,66 +88,6 @@ impl fmt::Debug for TemplateEntry {
         f.debug_struct("TemplateEntry")
             .field("uri_template", &self.def.uri_template)
             .finish_non_exhaustive()
-    }
-}
-
-impl crate::registry::Entry for ResourceEntry {
-    type Def = Resource;
-    const KIND: &'static str = "resource";
-
-    fn key(&self) -> &str {
-        &self.def.uri
-    }
-
-    fn group(&self) -> &str {
-        &self.toolbox
-    }
-
-    fn def(&self) -> &Arc<Resource> {
-        &self.def
-    }
-
-    fn scopes(&self) -> &Scopes {
-        &self.scopes
-    }
-}
-
-impl crate::registry::Entry for TemplateEntry {
-    type Def = ResourceTemplate;
-    const KIND: &'static str = "resource template";
-
-    fn key(&self) -> &str {
-        &self.def.uri_template
-    }
-
-    fn group(&self) -> &str {
-        &self.toolbox
-    }
-
-    fn def(&self) -> &Arc<ResourceTemplate> {
-        &self.def
-    }
-
-    fn scopes(&self) -> &Scopes {
-        &self.scopes
-    }
-}
-
-impl crate::registry::Offered for ResourceEntry {
-    fn offer(&self) -> crate::policy::OfferInfo<'_> {
-        crate::policy::OfferInfo {
-            offer: crate::policy::Offer::Resource(&self.def),
-            toolbox: &self.toolbox,
-        }
-    }
-}
-
-impl crate::registry::Offered for TemplateEntry {
-    fn offer(&self) -> crate::policy::OfferInfo<'_> {
-        crate::policy::OfferInfo {
-            offer: crate::policy::Offer::Template(&self.def),
-            toolbox: &self.toolbox,
-        }
     }
 }
 

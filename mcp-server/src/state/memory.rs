@@ -9,7 +9,7 @@ use mcp_wire::sync::lock;
 use tokio::sync::mpsc;
 
 use super::{Append, BusEvent, Store, StoreResult, StreamLog};
-use crate::tool::BoxFuture;
+use crate::common::BoxFuture;
 
 /// How many bus messages may wait for a subscriber that is not reading;
 /// beyond that it misses some and hears [`BusEvent::Resubscribed`].

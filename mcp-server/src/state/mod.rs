@@ -32,7 +32,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 
 pub use crate::ask::request_state::SigningKeys;
-use crate::tool::BoxFuture;
+use crate::common::BoxFuture;
 pub use memory::MemoryStore;
 
 /// A store's answer.

@@ -14,8 +14,7 @@ use crate::context::{Context, LazyContext};
 use crate::error::ToolError;
 use crate::tool::Args;
 
-/// A boxed, `Send`, `'static` future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::common::BoxFuture;
 
 /// A tool handler whose result may have to wait: arguments and context in,
 /// a future of the result out.
@@ -171,7 +170,7 @@ pub struct ToolEntry {
     pub(crate) requires_client: &'static [&'static str],
     pub(crate) requires_extensions: &'static [&'static str],
     pub(crate) task: crate::tool::TaskSupport,
-    pub(crate) scopes: crate::registry::Scopes,
+    pub(crate) scopes: crate::auth::Scopes,
     pub(crate) timeout: Option<std::time::Duration>,
 }
 
@@ -181,27 +180,6 @@ impl fmt::Debug for ToolEntry {
             .field("name", &self.def.name)
             .field("toolbox", &self.toolbox)
             .finish_non_exhaustive()
-    }
-}
-
-impl crate::registry::Entry for ToolEntry {
-    type Def = Tool;
-    const KIND: &'static str = "tool";
-
-    fn key(&self) -> &str {
-        &self.def.name
-    }
-
-    fn group(&self) -> &str {
-        &self.toolbox
-    }
-
-    fn def(&self) -> &Arc<Tool> {
-        &self.def
-    }
-
-    fn scopes(&self) -> &crate::registry::Scopes {
-        &self.scopes
     }
 }
 
@@ -264,7 +242,7 @@ impl ToolEntry {
         entry.requires_client = spec.requires_client;
         entry.requires_extensions = spec.requires_extensions;
         entry.task = spec.task;
-        entry.scopes = crate::registry::Scopes::of(spec.scopes);
+        entry.scopes = crate::auth::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
         if spec.ui.is_some() || !spec.visibility.is_empty() {
             entry.set_ui(&crate::apps::ToolUi {
@@ -291,7 +269,7 @@ impl ToolEntry {
             requires_client: &[],
             requires_extensions: &[],
             task: crate::tool::TaskSupport::Never,
-            scopes: crate::registry::Scopes::default(),
+            scopes: crate::auth::Scopes::default(),
             timeout: None,
         }
     }

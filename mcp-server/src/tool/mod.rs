@@ -18,5 +18,18 @@ pub(crate) use args::*;
 pub(crate) use entry::*;
 pub(crate) use schema::*;
 
-pub use crate::dispatch::TaskSupport;
 pub use entry::Items;
+
+/// Whether a tool may run as a task (SEP-2663).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never: the call is answered in the request (the default).
+    #[default]
+    Never,
+    /// When the client declared the tasks extension: a call that has to
+    /// wait is answered with a task handle.
+    Optional,
+    /// Always: a client without the tasks extension is refused with -32021.
+    Required,
+}

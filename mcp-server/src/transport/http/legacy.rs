@@ -17,7 +17,7 @@ use super::session::{HttpSession, Owner, Refused};
 use super::sse;
 use super::sse::{EventStream, RequestSink};
 use super::{Inner, McpBody};
-use crate::context::Outbound;
+use crate::common::Outbound;
 use crate::dispatch::Outcome;
 use crate::policy::TransportKind;
 use serde_json::value::RawValue;

@@ -14,7 +14,7 @@ use super::body::{McpBody, OnDrop};
 use super::reply::{accepts, is_json_content, respond, sse_builder, transport_error};
 use super::sse::SseOut;
 use super::{BoxError, Inner};
-use crate::context::Outbound;
+use crate::common::Outbound;
 use crate::dispatch::{encode, Outcome};
 
 /// `GET /sse`: a new session and its stream.

@@ -335,7 +335,7 @@ impl Inner {
         let Ok(text) = std::str::from_utf8(&body) else {
             return json(
                 StatusCode::BAD_REQUEST,
-                crate::dispatch::error_reply(
+                crate::common::error_reply(
                     None,
                     mcp_types::ErrorObject::parse_error("parse error: the body is not valid UTF-8"),
                 ),

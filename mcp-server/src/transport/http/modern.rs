@@ -14,7 +14,7 @@ use super::body::OnDrop;
 use super::reply::{base, header_str, json, modern_status, respond, sse_builder, transport_error};
 use super::sse::{EventStream, RequestSink};
 use super::{Inner, McpBody};
-use crate::context::Outbound;
+use crate::common::Outbound;
 use crate::dispatch::{Outcome, Session};
 use crate::policy::TransportKind;
 
@@ -30,7 +30,7 @@ fn check_modern_headers(
         let e = mcp_types::ErrorObject::new(code::HEADER_MISMATCH, message);
         Box::new(json(
             StatusCode::BAD_REQUEST,
-            crate::dispatch::error_reply(Some(id.clone()), e),
+            crate::common::error_reply(Some(id.clone()), e),
         ))
     };
     let body_version = peeked.protocol_version().and_then(json_str);

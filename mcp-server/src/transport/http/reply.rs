@@ -42,7 +42,7 @@ pub(super) fn respond(builder: http::response::Builder, body: McpBody) -> Respon
 pub(super) fn transport_error(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
     json(
         status,
-        crate::dispatch::error_reply(None, mcp_types::ErrorObject::new(code, message)),
+        crate::common::error_reply(None, mcp_types::ErrorObject::new(code, message)),
     )
 }
 

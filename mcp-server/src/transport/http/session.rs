@@ -15,7 +15,7 @@ use super::sse::{EventStream, ReplayLimits};
 
 /// A cryptographically random session id: 32 hex digits (128 bits), visible ASCII.
 pub(crate) fn new_session_id() -> Result<String, getrandom::Error> {
-    crate::dispatch::random_hex_id()
+    crate::common::random_hex_id()
 }
 
 /// How many finished streams a session keeps for late resumption.
@@ -29,7 +29,7 @@ pub(crate) struct HttpSession {
     next_stream: AtomicU64,
     last_seen: Mutex<Instant>,
     /// The legacy HTTP+SSE transport's one stream, where every reply goes.
-    pub(crate) legacy_out: std::sync::OnceLock<Arc<dyn crate::context::Outbound>>,
+    pub(crate) legacy_out: std::sync::OnceLock<Arc<dyn crate::common::Outbound>>,
     /// Cancelled when the session ends (deleted, expired, its stream gone):
     /// the tasks that serve its streams stop with it.
     pub(crate) ended: tokio_util::sync::CancellationToken,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::context::Outbound;
+use crate::common::Outbound;
 
 pub(crate) use mcp_wire::sse::event;
 

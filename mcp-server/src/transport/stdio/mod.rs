@@ -21,7 +21,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
-use crate::context::Outbound;
+use crate::common::Outbound;
 use crate::dispatch::{error_reply, Outcome, RequestInfo, Session};
 use crate::error::Error;
 use crate::server::Server;
@@ -326,7 +326,7 @@ impl Server {
         }
         match RawMessage::parse(text) {
             Ok(msg) => self.run(msg, conn, output),
-            Err(e) => output.reply(&crate::dispatch::encode(&e.to_response())),
+            Err(e) => output.reply(&crate::common::encode(&e.to_response())),
         }
     }
 

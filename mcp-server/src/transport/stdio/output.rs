@@ -7,7 +7,7 @@ use std::io;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use crate::context::Outbound;
+use crate::common::Outbound;
 
 /// Hands messages from other tasks (spawned calls, notifications) to the
 /// connection task, which writes them. The queue is bounded: a reply waits

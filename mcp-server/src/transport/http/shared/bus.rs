@@ -15,7 +15,7 @@ use super::super::session::HttpSession;
 use super::super::{Inner, McpBody};
 use super::streams::{id_json, write_events};
 use super::{unavailable, Kind, Notice, Shared, BUS_RETRY};
-use crate::context::Outbound;
+use crate::common::Outbound;
 use crate::dispatch::{Change, Changes, RequestInfo, SessionRecord, Watched};
 use crate::state::{within, BusEvent, StoreError};
 

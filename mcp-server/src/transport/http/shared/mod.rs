@@ -217,7 +217,7 @@ impl Inner {
             Ok(true) => Ok(()),
             Ok(false) => Err(super::reply::json(
                 super::reply::modern_status(code::INVALID_PARAMS),
-                crate::dispatch::error_reply(
+                crate::common::error_reply(
                     Some(id.clone()),
                     mcp_types::ErrorObject::invalid_params(
                         "requestState already used: each state is accepted once",

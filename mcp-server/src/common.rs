@@ -1,0 +1,62 @@
+//! Small pieces every layer of the server shares: the boxed future handlers
+//! return, where a request's messages go ([`Outbound`]), serializing a
+//! message, and random ids. A leaf: it imports nothing else of the crate.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use mcp_types::jsonrpc::ErrorResponse;
+use mcp_types::{ErrorObject, RequestId};
+use serde::Serialize;
+
+/// A boxed, `Send`, `'static` future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Where a request's notifications go: the stdio writer, or an HTTP request's
+/// SSE stream. Each item is one serialized JSON-RPC message.
+pub(crate) trait Outbound: Send + Sync {
+    fn send(&self, message: Vec<u8>);
+
+    /// Ends the current connection of a resumable stream (legacy Streamable
+    /// HTTP); later messages wait for the client to reconnect. Elsewhere a no-op.
+    fn close_stream(&self) {}
+}
+
+/// An [`Outbound`] that drops everything (detached contexts, modern requests
+/// whose transport cannot stream).
+pub(crate) struct Discard;
+
+impl Outbound for Discard {
+    fn send(&self, _message: Vec<u8>) {}
+}
+
+/// Serializes one message. Our types always serialize; a failure is still
+/// answered rather than unwrapped.
+pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    // Most messages are small: one allocation instead of a doubling series.
+    let mut out = Vec::with_capacity(256);
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => out,
+        Err(e) => {
+            tracing::error!(error = %e, "failed to serialize a message");
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
+        }
+    }
+}
+
+/// A cryptographically random id: 32 hex digits (128 bits), visible ASCII
+/// (legacy session ids, task ids).
+pub(crate) fn random_hex_id() -> Result<String, getrandom::Error> {
+    use std::fmt::Write as _;
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    let mut id = String::with_capacity(32);
+    for b in bytes {
+        let _ = write!(id, "{b:02x}");
+    }
+    Ok(id)
+}
+
+pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
+    encode(&ErrorResponse::new(id, error))
+}
