@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::jsonrpc::{code, RawJson};
+use mcp_types::jsonrpc::code;
 use mcp_types::modern::RawRequestMeta;
 use mcp_types::notification::ProgressToken;
 use mcp_types::{method, ClientCapabilities, ErrorObject, LoggingLevel, RequestId};
@@ -17,14 +17,15 @@ use mcp_wire::sync::lock;
 use serde_json::Value;
 
 use super::params::CallParams;
-use crate::common::{BoxFuture, Outbound};
+use crate::common::BoxFuture;
 use crate::context::{Context, ContextParts};
 use crate::dispatch::admission::Admission;
 use crate::dispatch::era::{era_for, raw_modern, Era};
 use crate::dispatch::rounds::{input_needed, rounds_of, Bound, Retry};
 use crate::dispatch::session::Session;
-use crate::dispatch::{failed, Outcome, RequestInfo, ServerCore};
+use crate::dispatch::{failed, Outcome, Request, RequestInfo, ServerCore};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall};
+use crate::registry::Registry;
 use crate::tool::{Args, TaskSupport, ToolEntry};
 
 /// What [`ServerCore::resolve`] found: the call's params and era, its tool,
@@ -47,6 +48,8 @@ struct Settings {
 
 /// A call [`ServerCore::prepare`] made ready to run.
 struct Ready<'r, 'p> {
+    session: &'p Arc<Session>,
+    info: &'p RequestInfo,
     id: RequestId,
     name: Cow<'p, str>,
     era: Era,
@@ -63,21 +66,14 @@ struct Ready<'r, 'p> {
 }
 
 impl ServerCore {
-    pub(super) fn tools_call(
-        self: &Arc<Self>,
-        session: &Arc<Session>,
-        id: RequestId,
-        raw: Option<RawJson<'_>>,
-        out: &Arc<dyn Outbound>,
-        info: &RequestInfo,
-    ) -> Outcome {
+    pub(super) fn tools_call(self: &Arc<Self>, req: Request<'_>) -> Outcome {
         let registry = self.registry();
-        let call = match self.resolve(session, raw, info, &registry) {
+        let call = match self.resolve(&req, &registry) {
             Ok(call) => call,
-            Err(e) => return failed(id, e),
+            Err(e) => return failed(req.id, e),
         };
-        match self.prepare(session, id, raw, out, info, call) {
-            Ok(ready) => self.run(session, info, ready),
+        match self.prepare(req, call) {
+            Ok(ready) => self.run(ready),
             Err(answered) => answered,
         }
     }
@@ -87,13 +83,11 @@ impl ServerCore {
     /// declared what it needs.
     fn resolve<'r, 'p>(
         &self,
-        session: &Session,
-        raw: Option<RawJson<'p>>,
-        info: &RequestInfo,
-        registry: &'r crate::registry::Registry<ToolEntry>,
+        req: &Request<'p>,
+        registry: &'r Registry<ToolEntry>,
     ) -> Result<Resolved<'r, 'p>, ErrorObject> {
-        let mut params = CallParams::read(raw)?;
-        let mut era = era_for(session, &params, |p| raw_modern(p.meta.as_ref()))?;
+        let mut params = CallParams::read(req.params)?;
+        let mut era = era_for(req.session, &params, |p| raw_modern(p.meta.as_ref()))?;
         let name = params
             .name
             .take()
@@ -101,7 +95,7 @@ impl ServerCore {
         let unknown = || ErrorObject::invalid_params(format!("unknown tool: {name}"));
         let entry = registry.get(&name).ok_or_else(unknown)?;
         let caller = self
-            .visible_to(session, &era, info, entry)
+            .visible_to(req.session, &era, req.info, entry)
             .map_err(|_| unknown())?;
         let settings = call_settings(&mut era, params.meta.as_ref());
         // A tool that only runs as a task needs the tasks extension.
@@ -136,13 +130,17 @@ impl ServerCore {
     /// context. `Err` is the answer already made.
     fn prepare<'r, 'p>(
         self: &Arc<Self>,
-        session: &Arc<Session>,
-        id: RequestId,
-        raw: Option<RawJson<'p>>,
-        out: &Arc<dyn Outbound>,
-        info: &RequestInfo,
+        req: Request<'p>,
         call: Resolved<'r, 'p>,
     ) -> Result<Ready<'r, 'p>, Outcome> {
+        let Request {
+            session,
+            id,
+            params: raw,
+            out,
+            info,
+            ..
+        } = req;
         let Resolved {
             params,
             name,
@@ -191,6 +189,8 @@ impl ServerCore {
         };
         let ctx = new_context(asker);
         Ok(Ready {
+            session,
+            info,
             id,
             name,
             era,
@@ -209,13 +209,10 @@ impl ServerCore {
     /// Step three: the call as it is when nothing wraps it and a slot is at
     /// hand (the common case, kept free of boxing), else in the policy's
     /// layers; either is then run by [`run_call`](Self::run_call).
-    fn run(
-        self: &Arc<Self>,
-        session: &Arc<Session>,
-        info: &RequestInfo,
-        call: Ready<'_, '_>,
-    ) -> Outcome {
+    fn run(self: &Arc<Self>, call: Ready<'_, '_>) -> Outcome {
         let Ready {
+            session,
+            info,
             id,
             ctx,
             modern,

@@ -36,9 +36,7 @@ pub(super) struct Tools;
 impl Capability for Tools {
     fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
         match req.method {
-            method::TOOLS_CALL => {
-                Ok(core.tools_call(req.session, req.id, req.params, req.out, req.info))
-            }
+            method::TOOLS_CALL => Ok(core.tools_call(req)),
             method::TOOLS_LIST => Ok(
                 match core.tools_list(req.session, &req.id, req.params, req.info) {
                     Ok(bytes) => Outcome::Reply(bytes),
