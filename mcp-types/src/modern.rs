@@ -207,9 +207,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawRequestMeta<'a> {
 }
 
 impl<'a> RawRequestMeta<'a> {
-    /// Reads `_meta` with the scanner: `None` when it declines, or when a
-    /// protocol field is repeated (serde names both errors).
-    pub fn scan(raw: RawJson<'a>) -> Option<Self> {
+    /// The fast path: reads `_meta` with the scanner; `None` when it
+    /// declines, or when a protocol field is repeated (its reference, the
+    /// `Deserialize` impl, names both errors). Equivalence:
+    /// `tests::read_fast_matches_deserialize`.
+    pub fn read_fast(raw: RawJson<'a>) -> Option<Self> {
         let mut m = RawRequestMeta::default();
         let mut repeated = false;
         raw.members(|key, value| {
@@ -437,7 +439,7 @@ mod tests {
     }
 
     #[test]
-    fn the_scanned_meta_is_what_serde_reads() {
+    fn read_fast_matches_deserialize() {
         let corpus = [
             r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#,
             r#"{"progressToken":7,"other":[1,{"x":null}],"io.modelcontextprotocol/logLevel":"debug"}"#,
@@ -454,7 +456,7 @@ mod tests {
         for text in corpus {
             let raw: &RawValue = serde_json::from_str(text).unwrap();
             let serde = serde_json::from_str::<RawRequestMeta<'_>>(raw.get());
-            if let Some(ours) = RawRequestMeta::scan(RawJson::from(raw)) {
+            if let Some(ours) = RawRequestMeta::read_fast(RawJson::from(raw)) {
                 scanned += 1;
                 let serde = serde.unwrap_or_else(|e| panic!("{text}: scanned, but serde says {e}"));
                 assert_eq!(format!("{ours:?}"), format!("{serde:?}"), "{text}");

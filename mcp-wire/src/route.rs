@@ -65,8 +65,10 @@ struct PeekSerde<'a> {
     uri: Option<&'a RawValue>,
     #[serde(borrow, rename = "taskId", default)]
     task_id: Option<&'a RawValue>,
+    /// Read as [`PeekMeta`] only when it is an object: serde's derived
+    /// visitor would read an array positionally.
     #[serde(borrow, rename = "_meta", default)]
-    meta: Option<PeekMeta<'a>>,
+    meta: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -97,12 +99,13 @@ impl<'a> Peek<'a> {
         let Some(params) = params.filter(|p| is_object(*p)) else {
             return Peek::default();
         };
-        Self::scan(params).unwrap_or_else(|| Self::read_with_serde(params))
+        Self::read_fast(params).unwrap_or_else(|| Self::read_serde(params))
     }
 
-    /// The fast path: the members as the scanner reads them (the last of a
-    /// repeated key, as serde keeps).
-    fn scan(params: RawJson<'a>) -> Option<Peek<'a>> {
+    /// The fast path: the members as the scanner reads them; `None` leaves
+    /// them to [`read_serde`](Self::read_serde). Equivalence:
+    /// `tests::read_fast_matches_read_serde`.
+    fn read_fast(params: RawJson<'a>) -> Option<Peek<'a>> {
         let mut peek = Peek::default();
         let mut meta = None;
         params.members(|key, value| match key {
@@ -122,13 +125,20 @@ impl<'a> Peek<'a> {
         Some(peek)
     }
 
-    fn read_with_serde(params: RawJson<'a>) -> Peek<'a> {
+    /// The reference: serde reads the members; params it refuses peek as empty.
+    fn read_serde(params: RawJson<'a>) -> Peek<'a> {
         let p: PeekSerde<'a> = serde_json::from_str(params.get()).unwrap_or_default();
         Peek {
             name: p.name.map(RawJson::from),
             uri: p.uri.map(RawJson::from),
             task_id: p.task_id.map(RawJson::from),
-            protocol_version: p.meta.and_then(|m| m.protocol_version).map(RawJson::from),
+            protocol_version: p
+                .meta
+                .map(RawJson::from)
+                .filter(|m| is_object(*m))
+                .and_then(|m| serde_json::from_str::<PeekMeta<'a>>(m.get()).ok())
+                .and_then(|m| m.protocol_version)
+                .map(RawJson::from),
         }
     }
 
@@ -192,6 +202,43 @@ mod tests {
 
     fn read(p: &RawValue) -> Peek<'_> {
         Peek::read(Some(RawJson::from(p)))
+    }
+
+    /// What the scanner reads is what serde reads, over a corpus and every
+    /// one-byte change of it.
+    #[test]
+    fn read_fast_matches_read_serde() {
+        let corpus = [
+            r#"{"name":"add","arguments":{"name":"x","uri":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":1}}"#,
+            r#"{"uri":"file:///a b","_meta":{"io.modelcontextprotocol/protocolVersion":null}}"#,
+            r#"{"taskId":"t\u0031","_meta":[1],"other":{"_meta":{}}}"#,
+        ];
+        let mut taken = 0;
+        for text in corpus {
+            for at in 0..=text.len() {
+                for b in (0u8..=0x7f).chain([b' ']) {
+                    let mut changed = text.as_bytes().to_vec();
+                    if at == text.len() {
+                        changed.push(b);
+                    } else {
+                        changed[at] = b;
+                    }
+                    let Ok(r) = String::from_utf8(changed).map(RawValue::from_string) else {
+                        continue;
+                    };
+                    let Ok(r) = r else { continue };
+                    if !is_object(RawJson::from(&*r)) {
+                        continue;
+                    }
+                    if let Some(fast) = Peek::read_fast(RawJson::from(&*r)) {
+                        taken += 1;
+                        let slow = Peek::read_serde(RawJson::from(&*r));
+                        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{}", r.get());
+                    }
+                }
+            }
+        }
+        assert!(taken > 500, "{taken}");
     }
 
     #[test]

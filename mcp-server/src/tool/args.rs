@@ -84,10 +84,11 @@ impl<'a> TextArgs<'a> {
         &self.text[f.key()]
     }
 
-    /// The members of `object`, read in place: `None` when the scanner
-    /// declines it (a key with escapes, for one) or it is over 4 GiB, and
-    /// serde reads it instead.
-    pub(crate) fn scan(object: RawJson<'a>) -> Option<Self> {
+    /// The fast path: the members of `object`, read in place; `None` when the
+    /// scanner declines it (a key with escapes, for one) or it is over 4 GiB,
+    /// and its reference, the `Deserialize` impl, reads it instead.
+    /// Equivalence: `tests::read_fast_matches_deserialize`.
+    pub(crate) fn read_fast(object: RawJson<'a>) -> Option<Self> {
         let text = object.get();
         let len = u32::try_from(text.len()).ok()?;
         let base = text.as_ptr() as usize;
@@ -532,15 +533,15 @@ mod tests {
     /// Arguments read in place (more of them than are kept inline) take as
     /// the map's do, and keep doing so once owned.
     #[test]
-    fn scanned_text_reads_as_the_map_does() {
+    fn read_fast_matches_deserialize() {
         let text =
             r#"{"a": 1, "b": [true], "c": {"d": "e"}, "a": 2, "s": "x\"y", "n": null, "z": 0.5}"#;
         let raw: &RawValue = serde_json::from_str(text).unwrap();
-        let scanned = TextArgs::scan(RawJson::from(raw)).unwrap();
+        let scanned = TextArgs::read_fast(RawJson::from(raw)).unwrap();
         assert!(scanned.fields.spilled());
         let map = serde_json::from_str::<JsonObject>(text).unwrap();
         let borrowed = Args::from_text(Some(scanned));
-        let owned = Args::from_text(TextArgs::scan(RawJson::from(raw))).into_owned();
+        let owned = Args::from_text(TextArgs::read_fast(RawJson::from(raw))).into_owned();
         for mut args in [Args::new(Some(map)), borrowed, owned] {
             assert_eq!(args.take::<u8>("a"), Some(2));
             assert_eq!(args.take::<Vec<bool>>("b"), Some(vec![true]));
@@ -555,7 +556,7 @@ mod tests {
         }
         // An escaped key is left to serde.
         let raw: &RawValue = serde_json::from_str(r#"{"\u0061": 1}"#).unwrap();
-        assert!(TextArgs::scan(RawJson::from(raw)).is_none());
+        assert!(TextArgs::read_fast(RawJson::from(raw)).is_none());
     }
 
     #[test]

@@ -122,14 +122,14 @@ impl<'a> RawMessage<'a> {
     /// [`DecodeError::Parse`] when `input` is not JSON, [`DecodeError::Invalid`]
     /// when it is JSON but not an object that is a valid JSON-RPC 2.0 message.
     pub fn parse(input: &'a str) -> Result<RawMessage<'a>, DecodeError> {
-        match Self::scan(input) {
+        match Self::parse_fast(input) {
             Some(message) => Ok(message),
-            None => Self::parse_with_serde(input),
+            None => Self::parse_serde(input),
         }
     }
 
-    /// The general path: serde reads the envelope, and every error is named.
-    pub(super) fn parse_with_serde(input: &'a str) -> Result<RawMessage<'a>, DecodeError> {
+    /// The reference: serde reads the envelope, and every error is named.
+    pub(super) fn parse_serde(input: &'a str) -> Result<RawMessage<'a>, DecodeError> {
         // Valid JSON of the wrong shape is an invalid request; anything else a parse error.
         let refuse = |reason: String| match serde_json::from_str::<&RawValue>(input) {
             Ok(_) => DecodeError::Invalid { id: None, reason },
@@ -158,7 +158,8 @@ impl<'a> RawMessage<'a> {
     /// session's traffic: the envelope as the scanner reads it, when it reads
     /// it and the message is plainly valid. `None` sends the input down the
     /// serde path, which accepts the same messages and names every error.
-    pub(super) fn scan(input: &'a str) -> Option<RawMessage<'a>> {
+    /// Equivalence: `tests::parse_fast_matches_parse_serde`.
+    pub(super) fn parse_fast(input: &'a str) -> Option<RawMessage<'a>> {
         let (mut jsonrpc, mut id, mut method, mut params) = (None, None, None, None);
         let mut declined = false;
         super::scan::members(input, |key, value| {

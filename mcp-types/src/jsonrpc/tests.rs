@@ -81,7 +81,7 @@ fn owned_round_trip() {
 /// The fast path reads every message it takes as the serde path does, over
 /// a corpus and every one-byte change of it.
 #[test]
-fn the_fast_path_agrees_with_serde() {
+fn parse_fast_matches_parse_serde() {
     let corpus = [
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
         r#"{"method":"ping","id":"a b","jsonrpc":"2.0","x":[null]}"#,
@@ -91,7 +91,7 @@ fn the_fast_path_agrees_with_serde() {
     ];
     let mut taken = 0;
     for text in corpus {
-        assert!(RawMessage::scan(text).is_some(), "{text}");
+        assert!(RawMessage::parse_fast(text).is_some(), "{text}");
         let mut variants = vec![text.to_owned()];
         for at in 0..text.len() {
             for b in 0u8..=0x7f {
@@ -103,9 +103,9 @@ fn the_fast_path_agrees_with_serde() {
             }
         }
         for v in &variants {
-            if let Some(fast) = RawMessage::scan(v) {
+            if let Some(fast) = RawMessage::parse_fast(v) {
                 taken += 1;
-                let slow = RawMessage::parse_with_serde(v)
+                let slow = RawMessage::parse_serde(v)
                     .unwrap_or_else(|e| panic!("{v:?}: fast path took it, serde says {e}"));
                 assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{v:?}");
             }
@@ -126,6 +126,6 @@ fn the_fast_path_agrees_with_serde() {
         r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#,
     ] {
-        assert!(RawMessage::scan(text).is_none(), "{text}");
+        assert!(RawMessage::parse_fast(text).is_none(), "{text}");
     }
 }

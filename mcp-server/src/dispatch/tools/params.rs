@@ -85,7 +85,7 @@ fn set_arguments<'a>(slot: &mut Option<TextArgs<'a>>, value: RawJson<'a>) -> boo
     if value.get() == "null" {
         return true;
     }
-    *slot = TextArgs::scan(value);
+    *slot = TextArgs::read_fast(value);
     slot.is_some()
 }
 
@@ -94,7 +94,7 @@ fn set_meta<'a>(slot: &mut Option<RawRequestMeta<'a>>, value: RawJson<'a>) -> bo
     if value.get() == "null" {
         return true;
     }
-    *slot = RawRequestMeta::scan(value);
+    *slot = RawRequestMeta::read_fast(value);
     slot.is_some()
 }
 
