@@ -4,11 +4,8 @@
 //! On a multi-threaded runtime, connections are served by threads of their
 //! own (half the cores by default), each running a current-thread runtime,
 //! and handed to them in turn: a connection then stays on one thread, and
-//! its requests are answered without waking other threads. With 32 clients
-//! on 2 cores, `mcp-bench http` measured about 0.65 of the floor's
-//! throughput with the connections as tasks of the multi-threaded runtime,
-//! and on two connection threads (competing with the clients for the
-//! cores), and 0.8–0.9 on one.
+//! its requests are answered without waking other threads. Chosen with
+//! `mcp-bench http`; the figures are in `bench/README.md`, "Tuning choices".
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -41,9 +41,8 @@ impl Outbound for LineSink {
 pub(super) const HIGH_WATER: usize = 1024 * 1024;
 
 /// Write replies out once this much is pending, even while more input is
-/// ready to be served. Measured with `mcp-bench stdio` (64 requests in
-/// flight): 1.5 KiB served best of 0.25–4 KiB (0.44 of the floor's
-/// throughput when written only once the input is drained, 0.60–0.65 here).
+/// ready to be served. Chosen with `mcp-bench stdio` (64 requests in
+/// flight); the figures are in `bench/README.md`, "Tuning choices".
 const EARLY_WRITE: usize = 1536;
 
 /// Output waiting to be written, in order: messages from other tasks arrive
