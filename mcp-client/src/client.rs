@@ -15,12 +15,12 @@ use mcp_types::{
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::conn::{Conn, Req};
+use crate::connection::{Conn, Req};
 use crate::error::transport;
 use crate::notifications::{Notifications, Subscription};
 use crate::options::{CallOptions, IntoArguments};
-use crate::session::SessionInfo;
-use crate::shared::{lock, Closed};
+use crate::connection::SessionInfo;
+use crate::connection::{lock, Closed};
 use mcp_wire::param_headers as headers;
 
 /// Guards against a server whose cursors never end.

@@ -176,16 +176,13 @@ pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 mod client;
-mod conn;
 mod connect;
+mod connection;
 mod error;
 mod handler;
-mod link;
 mod notifications;
 mod options;
 mod prompts;
-mod session;
-mod shared;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;

@@ -11,7 +11,7 @@ use mcp_types::RequestId;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 
-use crate::shared::Shared;
+use crate::connection::Shared;
 
 /// Every notification the server sends from the moment this was created:
 /// log messages (`notifications/message`), list changes, progress that

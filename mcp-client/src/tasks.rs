@@ -15,8 +15,8 @@ use mcp_types::modern::InputRequest;
 use mcp_types::{method, ErrorObject, JsonObject};
 use serde_json::Value;
 
-use crate::conn::{Conn, Req};
-use crate::link::{Outgoing, Transport};
+use crate::connection::{Conn, Req};
+use crate::connection::{Outgoing, Transport};
 
 /// The poll interval when the server names none, and the bounds put on
 /// the one it names.

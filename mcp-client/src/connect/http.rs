@@ -9,7 +9,7 @@ use mcp_types::method;
 
 use super::{handshake::not_modern, ClientBuilder};
 use crate::client::Client;
-use crate::conn::Conn;
+use crate::connection::Conn;
 use crate::error::{http_status, transport};
 use crate::options::Era;
 use crate::transport::http::legacy_sse::SseTransport;

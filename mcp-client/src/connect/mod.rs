@@ -15,11 +15,11 @@ use mcp_types::{Implementation, LoggingLevel};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::client::{Client, Inner};
-use crate::conn::{Config, Conn};
+use crate::connection::{Config, Conn};
 use crate::handler::{Handlers, RequestHandler};
 use crate::options::Era;
-use crate::session::SessionInfo;
-use crate::shared::Shared;
+use crate::connection::SessionInfo;
+use crate::connection::Shared;
 use crate::transport::lines::LinesTransport;
 use crate::transport::Transport;
 
@@ -322,7 +322,7 @@ impl ClientBuilder {
         match self.handshake(&conn).await {
             Ok(session) => self.finish(conn, session).await,
             Err(e) => {
-                conn.shared.close(crate::shared::Closed::ByClient);
+                conn.shared.close(crate::connection::Closed::ByClient);
                 conn.transport.close().await;
                 Err(e)
             }
@@ -361,7 +361,7 @@ impl ClientBuilder {
             // dispatcher; nobody reads the channel, so it is closed at once.
             let (mut sub, _) = client.start_listen(filter)?;
             sub.rx.close();
-            crate::shared::lock(&client.inner.background).push(sub);
+            crate::connection::lock(&client.inner.background).push(sub);
         }
         Ok(client)
     }

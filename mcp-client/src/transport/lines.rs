@@ -19,7 +19,7 @@ use tokio_util::codec::FramedRead;
 use super::process::Process;
 use super::{Outgoing, Transport};
 use crate::error::transport;
-use crate::shared::{lock, Closed, Shared};
+use crate::connection::{lock, Closed, Shared};
 
 /// Messages over a pair of byte streams.
 pub(crate) struct LinesTransport {

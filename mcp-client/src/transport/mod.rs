@@ -1,5 +1,5 @@
 //! Transports: bytes ↔ JSON-RPC messages, nothing else. Incoming messages go
-//! to [`Shared::dispatch`](crate::shared::Shared::dispatch); what to send
+//! to [`Shared::dispatch`](crate::connection::Shared::dispatch); what to send
 //! comes from the client core.
 //!
 //! - [`lines`]: newline-delimited JSON over any byte streams (stdio of a
@@ -16,4 +16,4 @@ pub(crate) mod process;
 #[path = "no_process.rs"]
 pub(crate) mod process;
 
-pub(crate) use crate::link::{Outgoing, Transport};
+pub(crate) use crate::connection::{Outgoing, Transport};

@@ -13,7 +13,7 @@ use tokio::process::{Child, ChildStderr, Command};
 use tokio::sync::{oneshot, watch};
 use tokio_util::codec::{FramedRead, LinesCodec};
 
-use crate::shared::{lock, Closed, Shared};
+use crate::connection::{lock, Closed, Shared};
 
 /// How many stderr lines are kept for [`Client::stderr_tail`](crate::Client::stderr_tail).
 pub(crate) const STDERR_LINES: usize = 64;

@@ -19,7 +19,7 @@ use mcp_wire::sse::{SseEvent, SseParser};
 use super::connector::{request_failed, HttpClient};
 use super::ERROR_BODY_MAX;
 use crate::error::{is_modern_code, transport, HttpStatusError};
-use crate::shared::Shared;
+use crate::connection::Shared;
 
 /// What a response body holds.
 pub(super) enum Kind {

@@ -19,7 +19,7 @@ use super::{
     HttpClient, Kind,
 };
 use crate::error::transport;
-use crate::shared::{Closed, Shared};
+use crate::connection::{Closed, Shared};
 use crate::transport::{Outgoing, Transport};
 
 /// An open HTTP+SSE session.

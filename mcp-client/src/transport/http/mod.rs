@@ -34,7 +34,7 @@ use tokio::task::AbortHandle;
 use self::sse::SseParser;
 use super::{Outgoing, Transport};
 use crate::error::transport;
-use crate::shared::{lock, Shared};
+use crate::connection::{lock, Shared};
 use body::{
     drain, error_status, header_value, kind_of, on_message, pump, read_body, send_for_status, Kind,
 };

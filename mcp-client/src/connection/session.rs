@@ -14,7 +14,7 @@ use mcp_types::{
 };
 use serde_json::Value;
 
-use crate::conn::{Conn, Req};
+use crate::connection::{Conn, Req};
 
 /// What the handshake agreed on.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ use tokio::task::AbortHandle;
 
 use crate::error::transport;
 use crate::handler::Handlers;
-use crate::link::Transport;
+use crate::connection::Transport;
 use crate::options::{Progress, ProgressFn};
 use crate::tools::ToolCache;
 

@@ -16,9 +16,9 @@ use mcp_types::{
 use serde_json::Value;
 
 use crate::error::transport;
-use crate::link::{Outgoing, Transport};
+use crate::connection::{Outgoing, Transport};
 use crate::options::ProgressFn;
-use crate::shared::{cancelled_notification, lock, Shared};
+use crate::connection::{cancelled_notification, lock, Shared};
 
 /// What does not change over a connection's life.
 #[derive(Debug)]
