@@ -29,8 +29,15 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 CARGO_TARGET_DIR=target/check cargo clippy --workspace --all-targets -- -D warnings
 
-step "cargo doc (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR=target/check cargo doc --workspace --no-deps --quiet
+step "cargo doc as docs.rs builds it (every feature, --cfg docsrs; warnings are errors); feature-gated items carry their feature"
+# docs.rs documents with a nightly rustdoc; RUSTC_BOOTSTRAP lets this
+# toolchain's rustdoc take the same `doc_cfg` feature.
+RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-D warnings --cfg docsrs" CARGO_TARGET_DIR=target/check \
+    cargo doc --workspace --no-deps --all-features --quiet
+for page in mcp_server/struct.Server.html mcp_client/struct.ClientBuilder.html mcp_toolbox/index.html; do
+    grep -q "Available on <strong>crate feature" "target/check/doc/$page" \
+        || { echo "target/check/doc/$page names no feature: doc(cfg) is not applied" >&2; exit 1; }
+done
 rm -rf target/check
 
 step "cargo test --workspace"

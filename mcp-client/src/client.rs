@@ -15,12 +15,12 @@ use mcp_types::{
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::connection::SessionInfo;
+use crate::connection::{lock, Closed};
 use crate::connection::{Conn, Req};
 use crate::error::transport;
 use crate::notifications::{Notifications, Subscription};
 use crate::options::{CallOptions, IntoArguments};
-use crate::connection::SessionInfo;
-use crate::connection::{lock, Closed};
 use mcp_wire::param_headers as headers;
 
 /// Guards against a server whose cursors never end.
@@ -280,16 +280,17 @@ impl Client {
         if let Some(args) = arguments {
             params.insert("arguments".to_owned(), Value::Object(args.clone()));
         }
-        let param_headers = if self.inner.http_modern {
-            self.inner.conn.shared.tools.param_headers(name, arguments)
-        } else {
-            Vec::new()
-        };
         let req = Req {
             timeout: Some(options.timeout.unwrap_or(self.timeout())),
             progress: options.progress.clone(),
+            #[cfg(feature = "http")]
             name: Some(name.to_owned()),
-            param_headers,
+            #[cfg(feature = "http")]
+            param_headers: if self.inner.http_modern {
+                self.inner.conn.shared.tools.param_headers(name, arguments)
+            } else {
+                Vec::new()
+            },
             ..Req::new(method::TOOLS_CALL, params, self.is_modern())
         };
         self.conn().request_with_input(req).await
@@ -376,12 +377,14 @@ impl Client {
                 )))
             }
         };
+        #[cfg(feature = "http")]
         let name = mcp_wire::route::NameParam::of(method_name)
             .and_then(|p| params.get(p.key()))
             .and_then(Value::as_str)
             .map(str::to_owned);
         let req = Req {
             timeout: Some(self.timeout()),
+            #[cfg(feature = "http")]
             name,
             ..Req::new(method_name, params, self.is_modern())
         };

@@ -169,6 +169,7 @@
 //!   uses.
 //! - [`tool`] is the macro from `mcp-macros`; [`Json`] and [`Error`] come
 //!   from `mcp-types`, shared with the server crate.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -147,6 +147,7 @@ impl Conn {
         }
         let req = Req {
             timeout: Some(self.config.timeout),
+            #[cfg(feature = "http")]
             name: Some(task_id.to_owned()),
             ..Req::new(method_name, params, modern)
         };
@@ -168,11 +169,14 @@ impl Conn {
         ))
         .map_err(|e| crate::error::transport(format!("cannot serialize tasks/cancel: {e}")))?;
         Ok(Outgoing {
-            id,
-            method: method::TASKS_CANCEL.to_owned(),
             body,
-            name: Some(task_id.to_owned()),
-            param_headers: Vec::new(),
+            #[cfg(feature = "http")]
+            head: crate::connection::Head {
+                id,
+                method: method::TASKS_CANCEL.to_owned(),
+                name: Some(task_id.to_owned()),
+                param_headers: Vec::new(),
+            },
         })
     }
 }

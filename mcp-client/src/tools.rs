@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use mcp_types::{CallToolResult, Tool};
 use serde_json::Value;
 
+#[cfg(feature = "http")]
 use mcp_wire::param_headers::{self as headers, Annotated};
 use mcp_wire::sync::lock;
 
@@ -31,6 +32,7 @@ struct CacheState {
     /// Position of each tool in `tools`, by name.
     index: HashMap<String, usize>,
     /// The `x-mcp-header` annotations of the tools that have some.
+    #[cfg(feature = "http")]
     headers: HashMap<String, Arc<Vec<Annotated>>>,
     /// The invalidation generation the listing was fetched in.
     generation: u64,
@@ -114,6 +116,7 @@ impl ToolCache {
             .enumerate()
             .map(|(i, t)| (t.name.clone(), i))
             .collect();
+        #[cfg(feature = "http")]
         let headers = tools
             .iter()
             .filter_map(|t| match headers::annotations(t) {
@@ -124,7 +127,10 @@ impl ToolCache {
         let mut st = lock(&self.state);
         st.tools = Some(Arc::clone(&tools));
         st.index = index;
-        st.headers = headers;
+        #[cfg(feature = "http")]
+        {
+            st.headers = headers;
+        }
         st.generation = generation;
         st.freshness = Some(match ttl {
             None => Freshness::UntilChanged,
@@ -152,6 +158,7 @@ impl ToolCache {
 
     /// The `Mcp-Param-*` headers for calling `name` with `arguments`, from
     /// the last listing's `x-mcp-header` annotations.
+    #[cfg(feature = "http")]
     pub(crate) fn param_headers(
         &self,
         name: &str,
@@ -226,8 +233,10 @@ impl ToolCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "validation")]
     use serde_json::json;
 
+    #[cfg(feature = "validation")]
     #[allow(clippy::needless_pass_by_value)]
     fn tool(schema: Value) -> Tool {
         serde_json::from_value(json!({
@@ -238,6 +247,7 @@ mod tests {
         .unwrap()
     }
 
+    #[cfg(feature = "validation")]
     fn result(v: Value) -> CallToolResult {
         CallToolResult {
             structured_content: Some(v),

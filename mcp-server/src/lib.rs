@@ -105,12 +105,15 @@
 //! `tower` and `hyper` types in the `http` module's signatures are those of
 //! the versions in your own `Cargo.toml` (tower-service 0.3, hyper 1).
 #![warn(missing_docs)]
-// Without a transport feature the server is only used in process (tool
-// entries invoked directly); dispatch and its session state sit unused.
-#![cfg_attr(
-    not(any(feature = "stdio", feature = "http")),
-    allow(dead_code, unused_imports)
-)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// A server without a transport would be the dispatch core with nothing to
+// serve it: a transport is required rather than half the crate compiled
+// for nothing.
+#[cfg(not(any(feature = "stdio", feature = "http")))]
+compile_error!(
+    "mcp-server serves over a transport: enable its feature \"stdio\" or \"http\" (both are on by default)"
+);
 
 pub mod apps;
 pub mod ask;

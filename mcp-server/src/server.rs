@@ -55,9 +55,8 @@ pub struct ServerBuilder {
     state_key: Option<crate::state::SigningKeys>,
     page_size: usize,
     list_ttl: Duration,
-    max_message: usize,
-    shutdown_grace: Duration,
-    guard_stdout: bool,
+    #[cfg(feature = "stdio")]
+    stdio: StdioSettings,
     policy: Policy,
     /// Extensions offered, with their settings, in declaration order.
     extensions: Vec<(String, JsonObject)>,
@@ -245,7 +244,7 @@ impl ServerBuilder {
     /// bodies have their own limit, `HttpConfig::max_body_size`.)
     #[cfg(feature = "stdio")]
     pub fn max_message_size(mut self, bytes: usize) -> Self {
-        self.max_message = bytes.max(1024);
+        self.stdio.max_message = bytes.max(1024);
         self
     }
 
@@ -254,7 +253,7 @@ impl ServerBuilder {
     /// a stray `println!` cannot corrupt the protocol stream.
     #[cfg(feature = "stdio")]
     pub fn guard_stdout(mut self, guard: bool) -> Self {
-        self.guard_stdout = guard;
+        self.stdio.guard_stdout = guard;
         self
     }
 
@@ -262,7 +261,7 @@ impl ServerBuilder {
     /// connection before they are cancelled (default 5 s).
     #[cfg(feature = "stdio")]
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.shutdown_grace = grace;
+        self.stdio.shutdown_grace = grace;
         self
     }
 
@@ -420,9 +419,8 @@ impl ServerBuilder {
                 #[cfg(feature = "skills")]
                 skills,
             })),
-            max_message: this.max_message,
-            shutdown_grace: this.shutdown_grace,
-            guard_stdout: this.guard_stdout,
+            #[cfg(feature = "stdio")]
+            stdio: this.stdio,
         })
     }
 }
@@ -432,13 +430,31 @@ impl ServerBuilder {
 #[derive(Clone)]
 pub struct Server {
     pub(crate) core: Arc<ServerCore>,
-    // The stdio transport's settings (HTTP has its own, in `HttpConfig`).
-    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
+    #[cfg(feature = "stdio")]
+    pub(crate) stdio: StdioSettings,
+}
+
+/// The stdio transport's settings (HTTP has its own, in `HttpConfig`).
+#[cfg(feature = "stdio")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StdioSettings {
+    /// The largest message accepted, in bytes.
     pub(crate) max_message: usize,
-    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
+    /// How long calls may finish once the input has closed.
     pub(crate) shutdown_grace: Duration,
-    #[cfg_attr(not(feature = "stdio"), allow(dead_code))]
+    /// Whether the process's stdout is redirected to stderr while serving.
     pub(crate) guard_stdout: bool,
+}
+
+#[cfg(feature = "stdio")]
+impl Default for StdioSettings {
+    fn default() -> Self {
+        StdioSettings {
+            max_message: DEFAULT_MAX_MESSAGE,
+            shutdown_grace: Duration::from_secs(5),
+            guard_stdout: true,
+        }
+    }
 }
 
 impl std::fmt::Debug for Server {
@@ -464,9 +480,8 @@ impl Server {
             skills: None,
             page_size: DEFAULT_PAGE_SIZE,
             list_ttl: Duration::ZERO,
-            max_message: DEFAULT_MAX_MESSAGE,
-            shutdown_grace: Duration::from_secs(5),
-            guard_stdout: true,
+            #[cfg(feature = "stdio")]
+            stdio: StdioSettings::default(),
             policy: Policy::default(),
         }
     }

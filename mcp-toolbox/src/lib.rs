@@ -7,6 +7,7 @@
 //! Each is an ordinary `#[tool]` toolbox configured by a builder whose
 //! defaults are the safe ones: serve it with `mcp-server`, attach it to an
 //! agent's tool set, or call it through its typed client.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 #[cfg(feature = "commands")]

@@ -55,11 +55,26 @@ pub fn http_client(
     client_builder().build(connector)
 }
 
-/// A client for `http://` URLs (built without the `tls` feature).
+/// A client for `http://` URLs (built without the `tls` feature). It takes
+/// the same arguments as with the feature, so that a crate calling it builds
+/// whether or not another crate of the same build turned `tls` on.
 #[cfg(not(feature = "tls"))]
-pub fn http_client(connect_timeout: Duration) -> HttpClient {
+pub fn http_client(connect_timeout: Duration, tls: Option<TlsConfig>) -> HttpClient {
+    if let Some(never) = tls {
+        match never {}
+    }
     client_builder().build(connector(connect_timeout))
 }
+
+/// The TLS configuration [`http_client`] takes: rustls's.
+#[cfg(feature = "tls")]
+pub type TlsConfig = Arc<rustls::ClientConfig>;
+
+/// The TLS configuration [`http_client`] takes: none can be given without
+/// the `tls` feature.
+#[cfg(not(feature = "tls"))]
+#[derive(Debug, Clone, Copy)]
+pub enum TlsConfig {}
 
 /// TLS 1.2 and 1.3 with rustls (ring), trusting Mozilla's root
 /// certificates (the `webpki-roots` bundle).

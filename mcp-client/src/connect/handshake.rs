@@ -14,10 +14,10 @@ use mcp_types::{
 use serde::Deserialize;
 
 use super::ClientBuilder;
+use crate::connection::{legacy_list, SessionInfo};
 use crate::connection::{Conn, Req};
 use crate::error::{http_status, is_modern_code};
 use crate::options::Era;
-use crate::connection::{legacy_list, SessionInfo};
 
 impl ClientBuilder {
     /// Agrees on an era with the server over `conn`, whatever its transport.

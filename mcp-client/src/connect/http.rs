@@ -42,7 +42,7 @@ impl ClientBuilder {
 
     #[cfg(not(feature = "tls"))]
     #[allow(clippy::unused_self)]
-    fn tls(&self) -> Option<crate::transport::http::NoTls> {
+    fn tls(&self) -> Option<mcp_wire::http_client::TlsConfig> {
         None
     }
 

@@ -15,11 +15,11 @@ use mcp_types::{Implementation, LoggingLevel};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::client::{Client, Inner};
+use crate::connection::SessionInfo;
+use crate::connection::Shared;
 use crate::connection::{Config, Conn};
 use crate::handler::{Handlers, RequestHandler};
 use crate::options::Era;
-use crate::connection::SessionInfo;
-use crate::connection::Shared;
 use crate::transport::lines::LinesTransport;
 use crate::transport::Transport;
 

@@ -4,20 +4,30 @@
 //! depend on it.
 
 use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::{ProtocolVersion, RequestId};
+use mcp_types::ProtocolVersion;
+#[cfg(feature = "http")]
+use mcp_types::RequestId;
 
 /// A request ready to send. Message transports send only its `body`;
 /// Streamable HTTP also reads the rest for its headers.
 #[derive(Debug, Clone)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Outgoing {
-    pub(crate) id: RequestId,
-    pub(crate) method: String,
     /// The serialized JSON-RPC request.
     pub(crate) body: Vec<u8>,
-    /// 2026-07-28 HTTP: the `Mcp-Name` value (`params.name` or `params.uri`).
+    /// What Streamable HTTP's headers carry.
+    #[cfg(feature = "http")]
+    pub(crate) head: Head,
+}
+
+/// What Streamable HTTP sends of a request besides its body.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone)]
+pub(crate) struct Head {
+    pub(crate) id: RequestId,
+    pub(crate) method: String,
+    /// 2026-07-28: the `Mcp-Name` value (`params.name` or `params.uri`).
     pub(crate) name: Option<String>,
-    /// 2026-07-28 HTTP: `Mcp-Param-{Name}` headers mirrored from the arguments.
+    /// 2026-07-28: `Mcp-Param-{Name}` headers mirrored from the arguments.
     pub(crate) param_headers: Vec<(String, String)>,
 }
 

@@ -12,6 +12,8 @@ mod requests;
 mod session;
 mod shared;
 
+#[cfg(feature = "http")]
+pub(crate) use link::Head;
 pub(crate) use link::{Outgoing, Transport};
 pub(crate) use requests::{Config, Conn, Req};
 pub(crate) use session::{legacy_list, SessionInfo};

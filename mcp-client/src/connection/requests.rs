@@ -15,10 +15,10 @@ use mcp_types::{
 };
 use serde_json::Value;
 
-use crate::error::transport;
-use crate::connection::{Outgoing, Transport};
-use crate::options::ProgressFn;
 use crate::connection::{cancelled_notification, lock, Shared};
+use crate::connection::{Outgoing, Transport};
+use crate::error::transport;
+use crate::options::ProgressFn;
 
 /// What does not change over a connection's life.
 #[derive(Debug)]
@@ -41,8 +41,10 @@ pub(crate) struct Req {
     /// Send `notifications/cancelled` if dropped unanswered (never for `initialize`).
     pub(crate) cancellable: bool,
     /// 2026-07-28 HTTP: `Mcp-Name`.
+    #[cfg(feature = "http")]
     pub(crate) name: Option<String>,
     /// 2026-07-28 HTTP: `Mcp-Param-*`.
+    #[cfg(feature = "http")]
     pub(crate) param_headers: Vec<(String, String)>,
     /// A pre-allocated id (a listen stream registers its id first).
     pub(crate) id: Option<RequestId>,
@@ -57,7 +59,9 @@ impl Req {
             timeout: None,
             progress: None,
             cancellable: true,
+            #[cfg(feature = "http")]
             name: None,
+            #[cfg(feature = "http")]
             param_headers: Vec::new(),
             id: None,
         }
@@ -203,11 +207,14 @@ impl Conn {
         };
         let rx = self.shared.register(&id)?;
         let outgoing = Outgoing {
-            id,
-            method: req.method,
             body,
-            name: req.name,
-            param_headers: req.param_headers,
+            #[cfg(feature = "http")]
+            head: crate::connection::Head {
+                id: id.clone(),
+                method: req.method,
+                name: req.name,
+                param_headers: req.param_headers,
+            },
         };
         let renewable = self.renewal.watch();
         let delivery = async {
@@ -298,7 +305,9 @@ impl Conn {
                 timeout: round.timeout,
                 progress: round.progress.clone(),
                 cancellable: round.cancellable,
+                #[cfg(feature = "http")]
                 name: round.name.clone(),
+                #[cfg(feature = "http")]
                 param_headers: round.param_headers.clone(),
                 id: None,
             };

@@ -16,9 +16,9 @@ use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
+use crate::connection::Transport;
 use crate::error::transport;
 use crate::handler::Handlers;
-use crate::connection::Transport;
 use crate::options::{Progress, ProgressFn};
 use crate::tools::ToolCache;
 

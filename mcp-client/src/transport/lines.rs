@@ -18,8 +18,8 @@ use tokio_util::codec::FramedRead;
 
 use super::process::Process;
 use super::{Outgoing, Transport};
-use crate::error::transport;
 use crate::connection::{lock, Closed, Shared};
+use crate::error::transport;
 
 /// Messages over a pair of byte streams.
 pub(crate) struct LinesTransport {

@@ -142,7 +142,6 @@ impl Identity {
     /// Who the identity is, for binding what it opened (a session, an
     /// input round) to it: the subject at its issuer, else the client the
     /// token was issued to; `None` when the token names neither.
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) fn principal(&self) -> Option<Principal> {
         let issuer = self.issuer.as_deref().map(Box::from);
         match (&self.subject, &self.client_id) {
@@ -160,7 +159,7 @@ impl Identity {
 
     /// Adds the scopes implied by those granted (`(broad, narrower)` pairs,
     /// followed until nothing new is implied).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    #[cfg(feature = "auth")]
     pub(crate) fn imply(&mut self, implies: &[(String, Vec<String>)]) {
         loop {
             let before = self.effective.len();
@@ -194,7 +193,6 @@ pub(crate) enum Principal {
 impl Principal {
     /// A text naming the principal and nothing else (its parts cannot run
     /// into each other: each is length-prefixed).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) fn key(&self) -> String {
         let (kind, issuer, name) = match self {
             Principal::Subject { issuer, subject } => ("sub", issuer, subject),
@@ -248,7 +246,7 @@ impl Scopes {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "auth"))]
 mod tests {
     use super::*;
 

@@ -40,7 +40,7 @@ mod verify;
 #[cfg(feature = "auth")]
 pub use dpop::Dpop;
 pub use identity::Identity;
-#[cfg(feature = "http")]
+#[cfg(feature = "auth")]
 pub(crate) use identity::Principal;
 pub(crate) use identity::Scopes;
 #[cfg(feature = "auth")]

@@ -143,7 +143,7 @@ pub(crate) enum Outcome {
         /// The serialized error response.
         bytes: Vec<u8>,
         /// Its JSON-RPC error code.
-        #[cfg_attr(not(feature = "http"), allow(dead_code))]
+        #[cfg(feature = "http")]
         code: i32,
     },
     /// Run this; send what it yields (nothing when the call was cancelled).
@@ -157,6 +157,7 @@ type Reply = Result<Vec<u8>, ErrorObject>;
 
 fn failed(id: RequestId, error: ErrorObject) -> Outcome {
     Outcome::Failed {
+        #[cfg(feature = "http")]
         code: error.code,
         bytes: error_reply(Some(id), error),
     }

@@ -18,8 +18,8 @@ use mcp_wire::sse::{SseEvent, SseParser};
 
 use super::connector::{request_failed, HttpClient};
 use super::ERROR_BODY_MAX;
-use crate::error::{is_modern_code, transport, HttpStatusError};
 use crate::connection::Shared;
+use crate::error::{is_modern_code, transport, HttpStatusError};
 
 /// What a response body holds.
 pub(super) enum Kind {

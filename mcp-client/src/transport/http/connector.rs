@@ -1,33 +1,21 @@
 //! The hyper client behind both HTTP transports: plain connections, and
 //! TLS with rustls when the `tls` feature is on; endpoint URLs.
 
-#[cfg(not(feature = "tls"))]
-use std::time::Duration;
-
 use http::Uri;
 use mcp_types::call::CallError;
 
 use crate::error::transport;
 
 #[cfg(feature = "tls")]
+pub use mcp_wire::http_client::default_tls_config;
+#[cfg(not(feature = "tls"))]
+pub(crate) use mcp_wire::http_client::http_client;
+#[cfg(feature = "tls")]
+pub use mcp_wire::http_client::http_client;
+#[cfg(feature = "tls")]
 pub use mcp_wire::http_client::HttpClient;
 #[cfg(not(feature = "tls"))]
 pub(crate) use mcp_wire::http_client::HttpClient;
-#[cfg(feature = "tls")]
-pub use mcp_wire::http_client::{default_tls_config, http_client};
-
-/// Stands in for a TLS configuration in builds without the `tls` feature:
-/// there is none to give.
-#[cfg(not(feature = "tls"))]
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum NoTls {}
-
-/// A hyper client for `http://` URLs (built without the `tls` feature).
-#[cfg(not(feature = "tls"))]
-pub(crate) fn http_client(connect_timeout: Duration, tls: Option<NoTls>) -> HttpClient {
-    let _ = tls;
-    mcp_wire::http_client::http_client(connect_timeout)
-}
 
 /// Parses an MCP endpoint URL.
 pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {

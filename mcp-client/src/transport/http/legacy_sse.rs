@@ -18,8 +18,8 @@ use super::{
     error_status, get_request, kind_of, on_message, pump, request_failed, send_for_status,
     HttpClient, Kind,
 };
-use crate::error::transport;
 use crate::connection::{Closed, Shared};
+use crate::error::transport;
 use crate::transport::{Outgoing, Transport};
 
 /// An open HTTP+SSE session.

@@ -33,8 +33,8 @@ use tokio::task::AbortHandle;
 
 use self::sse::SseParser;
 use super::{Outgoing, Transport};
-use crate::error::transport;
 use crate::connection::{lock, Shared};
+use crate::error::transport;
 use body::{
     drain, error_status, header_value, kind_of, on_message, pump, read_body, send_for_status, Kind,
 };
@@ -42,8 +42,6 @@ use body::{
 pub use connector::default_tls_config;
 pub(crate) use connector::parse_url;
 use connector::request_failed;
-#[cfg(not(feature = "tls"))]
-pub(crate) use connector::NoTls;
 #[cfg(feature = "tls")]
 pub use connector::{http_client, HttpClient};
 #[cfg(not(feature = "tls"))]
@@ -283,16 +281,16 @@ impl HttpTransport {
             .execute(|| {
                 self.post(
                     body.clone(),
-                    Some(&out.method),
-                    out.name.as_deref(),
-                    &out.param_headers,
+                    Some(&out.head.method),
+                    out.head.name.as_deref(),
+                    &out.head.param_headers,
                 )
             })
             .await?;
         self.note_session(&response);
         let status = response.status();
         if !status.is_success() {
-            return Err(error_status(response, Some(&out.id)).await);
+            return Err(error_status(response, Some(&out.head.id)).await);
         }
         if status == StatusCode::ACCEPTED {
             return Err(transport(
@@ -310,8 +308,8 @@ impl HttpTransport {
                     ))
                 })?;
                 let answered = match &msg {
-                    Message::Response(r) => r.id == out.id,
-                    Message::Error(e) => e.id.as_ref() == Some(&out.id),
+                    Message::Response(r) => r.id == out.head.id,
+                    Message::Error(e) => e.id.as_ref() == Some(&out.head.id),
                     _ => false,
                 };
                 self.shared.dispatch(msg);
@@ -323,7 +321,7 @@ impl HttpTransport {
                     ))
                 }
             }
-            Kind::Sse => self.read_stream(response.into_body(), &out.id).await,
+            Kind::Sse => self.read_stream(response.into_body(), &out.head.id).await,
             Kind::Other(ct) => Err(transport(format!(
                 "the server answered with Content-Type `{ct}`, neither JSON nor an event stream"
             ))),

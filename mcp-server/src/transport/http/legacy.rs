@@ -262,7 +262,7 @@ impl Inner {
         #[cfg(feature = "auth")]
         for item in &items {
             if let Ok(RawMessage::Request { method, params, .. }) = RawMessage::parse(item.get()) {
-                if let Some(denied) = self.step_up(&parts.extensions, &method, params) {
+                if let Some(denied) = self.step_up(parts.extensions.get(), &method, params) {
                     return denied;
                 }
             }

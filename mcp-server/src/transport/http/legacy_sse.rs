@@ -144,9 +144,10 @@ where
         );
     }
     let info = inner.request_info(req.headers(), req.extensions());
-    #[cfg_attr(not(feature = "auth"), allow(unused_variables))]
-    let (parts, body) = match inner.read_body(req).await {
-        Ok(v) => v,
+    #[cfg(feature = "auth")]
+    let verified = req.extensions().get::<crate::auth::Verified>().cloned();
+    let body = match inner.read_body(req).await {
+        Ok((_, body)) => body,
         Err(r) => return r,
     };
     let text = String::from_utf8_lossy(&body);
@@ -164,7 +165,7 @@ where
     };
     #[cfg(feature = "auth")]
     if let RawMessage::Request { method, params, .. } = &msg {
-        if let Some(denied) = inner.step_up(&parts.extensions, method, *params) {
+        if let Some(denied) = inner.step_up(verified.as_ref(), method, *params) {
             return denied;
         }
     }

@@ -171,11 +171,11 @@ impl Inner {
     #[cfg(feature = "auth")]
     pub(super) fn step_up(
         &self,
-        extensions: &http::Extensions,
+        verified: Option<&crate::auth::Verified>,
         method_name: &str,
         params: Option<mcp_types::jsonrpc::RawJson<'_>>,
     ) -> Option<Response<McpBody>> {
-        let verified = extensions.get::<crate::auth::Verified>()?;
+        let verified = verified?;
         let needed = self
             .core
             .missing_scopes(method_name, params, &verified.identity)?;
@@ -198,25 +198,31 @@ impl Inner {
             return transport_error(status, code::INVALID_REQUEST, &reason);
         }
         #[cfg(feature = "auth")]
-        let mut req = req;
-        #[cfg(feature = "auth")]
+        return self.authorized(req).await;
+        #[cfg(not(feature = "auth"))]
+        self.route(req).await
+    }
+
+    /// Checks the request's token, routes it, and dresses the response with
+    /// what the verification owes it; a stream opened with a token lasts no
+    /// longer than the token: the client comes back (resuming, where the
+    /// stream is resumable) with a fresh one, which is checked again.
+    #[cfg(feature = "auth")]
+    async fn authorized<B>(self: Arc<Self>, mut req: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
         if let Err(response) = self.authorize(&mut req).await {
             return response;
         }
-        #[cfg(feature = "auth")]
         let verified = req.extensions().get::<crate::auth::Verified>().cloned();
-        #[cfg(feature = "auth")]
         let expires = verified.as_ref().and_then(|v| v.identity.expires_at());
-        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut response = self.route(req).await;
-        #[cfg(feature = "auth")]
         if let Some(verified) = &verified {
             verified.dress(&mut response);
         }
-        // A stream opened with a token lasts no longer than the token: the
-        // client comes back (resuming, where the stream is resumable) with
-        // a fresh one, which is checked again.
-        #[cfg(feature = "auth")]
         if let Some(exp) = expires {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -355,7 +361,7 @@ impl Inner {
         };
         #[cfg(feature = "auth")]
         if let RawMessage::Request { method, .. } = &msg {
-            if let Some(denied) = self.step_up(&parts.extensions, method, params) {
+            if let Some(denied) = self.step_up(parts.extensions.get(), method, params) {
                 return denied;
             }
         }

@@ -77,17 +77,18 @@ impl Owner {
     }
 
     /// The owner a principal (a subject or a client, at its issuer) names.
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    #[cfg(feature = "auth")]
     pub(crate) fn principal(principal: &crate::auth::Principal) -> Owner {
         Owner::digest(b'p', principal.key().as_bytes())
     }
 
     /// The owner of a token with no subject and no client (its SHA-256).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    #[cfg(feature = "auth")]
     fn token(token_digest: &[u8; 32]) -> Owner {
         Owner::digest(b't', token_digest)
     }
 
+    #[cfg(feature = "auth")]
     fn digest(domain: u8, bytes: &[u8]) -> Owner {
         use sha2::Digest as _;
         let mut h = sha2::Sha256::new();
@@ -445,6 +446,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "auth")]
     fn each_owner_has_its_own_cap() {
         let s = Sessions::new(10, 2, Duration::from_secs(60));
         let owner = |name: &str| {

@@ -120,7 +120,7 @@ impl Server {
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let fds = stdio_fds(self.guard_stdout)?;
+        let fds = stdio_fds(self.stdio.guard_stdout)?;
         let runtime = tokio::runtime::Handle::current();
         if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
             let (reader, writer) = fds.into_streams();
@@ -168,13 +168,13 @@ impl Server {
     {
         let (conn, mut output) = Conn::new(runtime);
         let session = &conn.session;
-        let mut lines = LineReader::new(self.max_message);
+        let mut lines = LineReader::new(self.stdio.max_message);
         let tasks = &conn.calls.tasks;
         let _stop_watching = self.watch_list_changes(&conn);
         let mut input_open = true;
         let mut needs_flush = false;
         let mut read_error = None;
-        let grace = tokio::time::sleep(self.shutdown_grace);
+        let grace = tokio::time::sleep(self.stdio.shutdown_grace);
         tokio::pin!(grace);
         let mut grace_over = false;
         // One task reads, dispatches and writes: a call that completes at once
@@ -196,7 +196,7 @@ impl Server {
                 tasks.close();
                 grace
                     .as_mut()
-                    .reset(tokio::time::Instant::now() + self.shutdown_grace);
+                    .reset(tokio::time::Instant::now() + self.stdio.shutdown_grace);
             }
             // All input at hand is served: what it produced goes out now,
             // before waiting for more (one wake-up per request when a
@@ -310,7 +310,7 @@ impl Server {
             None,
             ErrorObject::invalid_request(format!(
                 "message exceeds the {} byte limit",
-                self.max_message
+                self.stdio.max_message
             )),
         )
     }
