@@ -9,7 +9,7 @@
 //! | this one | which helper an attribute is, `#[describe]`, and what the others share |
 //! | [`tool`] | the options of a `#[tool(...)]`: which keys it takes where, into which slot |
 //! | [`values`] | the value of each `#[tool(...)]` key, parsed and checked |
-//! | [`param`] | `#[param(...)]`: name, description, `default`, `rename` and rules |
+//! | [`param`](mod@param) | `#[param(...)]`: name, description, `default`, `rename` and rules |
 //! | [`suggest`] | the wording for an unknown key or name: the keys expected, "did you mean" |
 
 mod param;
