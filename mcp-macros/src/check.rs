@@ -12,6 +12,7 @@ use crate::ast::{
 };
 use crate::attr::{ClientOption, Position};
 use crate::ctxt::Ctxt;
+use crate::param_rules::ParamRules;
 use crate::symbol::{CLIENT_METHODS, DECLARED_CLIENT_METHODS};
 
 /// The spec's rule for tool names: 1 to 128 characters of `[A-Za-z0-9_.-]`.
@@ -501,7 +502,7 @@ fn check_params(cx: &Ctxt, tool: &Tool, above: &str) {
         if let Some(rename) = &info.rename {
             check_rename(cx, arg_name, rename);
         }
-        info.rules.check_place(cx, tool);
+        check_rules_place(cx, &info.rules, tool);
         check_arg_type(cx, &arg.ty, tool.position);
     }
     check_unique_wire_names(cx, tool);
@@ -524,6 +525,27 @@ fn check_rename(cx: &Ctxt, arg_name: &Ident, rename: &LitStr) {
         cx.error_spanned_by(
             rename,
             format!("{name:?} is not a valid parameter name: a name on the wire is 1 to 64 characters{length} of `A-Z`, `a-z`, `0-9`, `_`, `-` and `.` (e.g. \"dryRun\"); fix the `rename`"),
+        );
+    }
+}
+
+/// The rules of a parameter (`min`, `pattern`, ...) are checked on a
+/// tool's calls: a declared tool's server checks its own arguments, and a
+/// prompt's are strings it checks itself.
+fn check_rules_place(cx: &Ctxt, rules: &ParamRules, tool: &Tool) {
+    let Some(key) = rules.first_key() else {
+        return;
+    };
+    let noun = tool.kind.noun();
+    if tool.position == Position::Declared {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` has no effect on a declared tool: the server that runs it checks its arguments; remove it"),
+        );
+    } else if !tool.is_tool() {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` is checked on a tool's arguments, not on a {noun}'s: check the value in the {noun} (return `RequestError::invalid_params(...)`), or remove it"),
         );
     }
 }

@@ -11,7 +11,8 @@ use crate::check;
 use crate::client;
 use crate::ctxt::Ctxt;
 use crate::fallback;
-use crate::glue::{erase_lifetimes, inject, toolbox_generics, unit_struct};
+use crate::glue::{erase_lifetimes, inject, scopes_field, toolbox_generics, unit_struct, Call};
+use crate::tokens::{default_value, option};
 
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: Item = match syn::parse2(input.clone()) {
@@ -277,29 +278,6 @@ fn spec(tool: &Tool) -> TokenStream {
     }}
 }
 
-/// `scopes: &[...],` of a spec (tool, prompt, resource): the block's
-/// `scopes("...")`, then the item's own, each once; nothing without any.
-pub(crate) fn scopes_field(item: &Tool) -> Option<TokenStream> {
-    let mut scopes: Vec<String> = Vec::new();
-    let own = item.options.scopes.iter().flat_map(|s| s.values.iter());
-    for lit in item.block_scopes.iter().chain(own) {
-        let value = lit.value();
-        if !scopes.contains(&value) {
-            scopes.push(value);
-        }
-    }
-    (!scopes.is_empty()).then(|| quote!(scopes: &[#(#scopes),*],))
-}
-
-/// `Option::Some(value)` or `Option::None`, as an expression.
-pub(crate) fn option<T: ToTokens>(value: Option<T>) -> TokenStream {
-    if let Some(value) = value {
-        quote!(::core::option::Option::Some(#value))
-    } else {
-        quote!(::core::option::Option::None)
-    }
-}
-
 /// The code generated for a tool's arguments.
 #[derive(Default)]
 struct ArgsCode {
@@ -371,80 +349,6 @@ impl ArgsCode {
         self.taken.push(taken);
         self.values.push(value.clone());
         self.call_args.push(value.into_token_stream());
-    }
-}
-
-/// A `default = ...` as the value of a parameter of type `ty`: a string
-/// literal through `StrDefault` (so `default = ", "` makes a `String`, and
-/// `Some` of one for an `Option<String>`), anything else as written (so an
-/// integer literal takes the parameter's type).
-pub(crate) fn default_value(default: &syn::Expr, ty: &syn::Type) -> TokenStream {
-    let is_str = matches!(
-        default,
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(_),
-            ..
-        })
-    );
-    if is_str {
-        quote_spanned! {default.span()=> {
-            #[allow(unused_imports)]
-            use ::mcp_server::__private::{StrLiteralOption as _, StrLiteralPlain as _};
-            ::mcp_server::__private::str_value(
-                (&&::mcp_server::__private::StrLiteral::<#ty>::new()).kind(),
-                #default,
-            )
-        }}
-    } else {
-        default.to_token_stream()
-    }
-}
-
-/// The call of the tool function, and what reaches the toolbox: the
-/// captures of its `Arc` and the lock.
-pub(crate) struct Call {
-    pub(crate) capture: Option<TokenStream>,
-    pub(crate) lock: Option<TokenStream>,
-    pub(crate) expr: TokenStream,
-}
-
-impl Call {
-    pub(crate) fn new(tool: &Tool, call_args: &[TokenStream]) -> Self {
-        let ident = &tool.ident;
-        let call_span = ident.span();
-        let (capture, lock, call) = match tool.access {
-            Access::Free => (
-                None,
-                None,
-                quote_spanned!(call_span=> #ident(#(#call_args),*)),
-            ),
-            access => {
-                let capture = quote!(let __mcp_shared = ::std::sync::Arc::clone(&__mcp_shared););
-                let (lock, this) = if access == Access::Exclusive {
-                    (
-                        quote!(let mut __mcp_this = __mcp_shared.write().await;),
-                        quote!(&mut *__mcp_this),
-                    )
-                } else {
-                    (
-                        quote!(let __mcp_this = __mcp_shared.read().await;),
-                        quote!(&*__mcp_this),
-                    )
-                };
-                let call = quote_spanned!(call_span=> Self::#ident(#this, #(#call_args),*));
-                (Some(capture), Some(lock), call)
-            }
-        };
-        let call = if tool.is_async {
-            quote_spanned!(call_span=> #call.await)
-        } else {
-            call
-        };
-        Call {
-            capture,
-            lock,
-            expr: call,
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Code-generation pieces that the toolbox expansion ([`crate::expand`]),
-//! its fallback beside errors ([`crate::fallback`]) and the typed clients
+//! the prompts and resources beside its tools ([`crate::items`]), its
+//! fallback beside errors ([`crate::fallback`]) and the typed clients
 //! ([`crate::client`]) share.
 
 use proc_macro2::TokenStream;
@@ -8,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Generics, Lifetime, Type};
 
-use crate::ast::{Tool, ToolFn};
+use crate::ast::{Access, Tool, ToolFn};
 
 /// The impl's generics, plus `Self: Send + Sync + 'static` when it has any
 /// (the toolbox is shared among its tools' futures).
@@ -69,4 +70,66 @@ pub(crate) fn erase_lifetimes(ty: &Type) -> Type {
     let mut ty = ty.clone();
     Eraser.visit_type_mut(&mut ty);
     ty
+}
+
+/// `scopes: &[...],` of a spec (tool, prompt, resource): the block's
+/// `scopes("...")`, then the item's own, each once; nothing without any.
+pub(crate) fn scopes_field(item: &Tool) -> Option<TokenStream> {
+    let mut scopes: Vec<String> = Vec::new();
+    let own = item.options.scopes.iter().flat_map(|s| s.values.iter());
+    for lit in item.block_scopes.iter().chain(own) {
+        let value = lit.value();
+        if !scopes.contains(&value) {
+            scopes.push(value);
+        }
+    }
+    (!scopes.is_empty()).then(|| quote!(scopes: &[#(#scopes),*],))
+}
+
+/// The call of the tool function, and what reaches the toolbox: the
+/// captures of its `Arc` and the lock.
+pub(crate) struct Call {
+    pub(crate) capture: Option<TokenStream>,
+    pub(crate) lock: Option<TokenStream>,
+    pub(crate) expr: TokenStream,
+}
+
+impl Call {
+    pub(crate) fn new(tool: &Tool, call_args: &[TokenStream]) -> Self {
+        let ident = &tool.ident;
+        let call_span = ident.span();
+        let (capture, lock, call) = match tool.access {
+            Access::Free => (
+                None,
+                None,
+                quote_spanned!(call_span=> #ident(#(#call_args),*)),
+            ),
+            access => {
+                let capture = quote!(let __mcp_shared = ::std::sync::Arc::clone(&__mcp_shared););
+                let (lock, this) = if access == Access::Exclusive {
+                    (
+                        quote!(let mut __mcp_this = __mcp_shared.write().await;),
+                        quote!(&mut *__mcp_this),
+                    )
+                } else {
+                    (
+                        quote!(let __mcp_this = __mcp_shared.read().await;),
+                        quote!(&*__mcp_this),
+                    )
+                };
+                let call = quote_spanned!(call_span=> Self::#ident(#this, #(#call_args),*));
+                (Some(capture), Some(lock), call)
+            }
+        };
+        let call = if tool.is_async {
+            quote_spanned!(call_span=> #call.await)
+        } else {
+            call
+        };
+        Call {
+            capture,
+            lock,
+            expr: call,
+        }
+    }
 }

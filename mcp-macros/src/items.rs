@@ -8,8 +8,8 @@ use syn::spanned::Spanned;
 use syn::Ident;
 
 use crate::ast::{Arg, ArgKind, ItemKind, Tool, ToolImpl};
-use crate::expand::{default_value, option, scopes_field, Call};
-use crate::glue::{erase_lifetimes, inject};
+use crate::glue::{erase_lifetimes, inject, scopes_field, Call};
+use crate::tokens::{default_value, option};
 
 /// Whether the block has anything besides tools.
 pub(crate) fn has_items(model: &ToolImpl) -> bool {

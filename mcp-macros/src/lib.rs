@@ -27,6 +27,7 @@ mod items;
 mod param_rules;
 mod standalone;
 mod symbol;
+mod tokens;
 
 use proc_macro::TokenStream;
 

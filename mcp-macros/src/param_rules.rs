@@ -1,9 +1,11 @@
 //! The rules a `#[param]` declares on its parameter: `min`/`max` (and
 //! `exclusive_min`/`exclusive_max`), `min_length`/`max_length`, `pattern`
 //! and `one_of(...)`. Parsed and checked against each other here; whether
-//! they fit the parameter's type is the compiler's answer (the runtime's
-//! `Numeric`, `HasLength`, `Textual` traits), and the code they generate
-//! writes them into the schema, which the runtime checks each call against.
+//! they stand on a tool's argument is checked with the rest of the item
+//! (`check`); whether they fit the parameter's type is the compiler's
+//! answer (the runtime's `Numeric`, `HasLength`, `Textual` traits), and the
+//! code they generate writes them into the schema, which the runtime checks
+//! each call against.
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -11,12 +13,11 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Token, UnOp};
 
-use crate::ast::Tool;
-use crate::attr::Position;
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     EXCLUSIVE_MAX, EXCLUSIVE_MIN, MAX, MAX_LENGTH, MIN, MIN_LENGTH, PATTERN, RULE_KEYS,
 };
+use crate::tokens::{default_value, is_str_lit, option};
 
 /// A number written as a bound: its value, and the key and tokens that set it.
 pub(crate) struct NumBound {
@@ -171,7 +172,7 @@ impl ParamRules {
     }
 
     /// The first key of any rule, for errors about all of them.
-    fn first_key(&self) -> Option<&Ident> {
+    pub(crate) fn first_key(&self) -> Option<&Ident> {
         [
             &self.min,
             &self.max,
@@ -236,26 +237,6 @@ impl ParamRules {
                     ),
                 );
             }
-        }
-    }
-
-    /// Rules are checked on a tool's calls: a declared tool's server checks
-    /// its own arguments, and a prompt's are strings it checks itself.
-    pub(crate) fn check_place(&self, cx: &Ctxt, tool: &Tool) {
-        let Some(key) = self.first_key() else {
-            return;
-        };
-        let noun = tool.kind.noun();
-        if tool.position == Position::Declared {
-            cx.error_spanned_by(
-                key,
-                format!("`{key}` has no effect on a declared tool: the server that runs it checks its arguments; remove it"),
-            );
-        } else if !tool.is_tool() {
-            cx.error_spanned_by(
-                key,
-                format!("`{key}` is checked on a tool's arguments, not on a {noun}'s: check the value in the {noun} (return `RequestError::invalid_params(...)`), or remove it"),
-            );
         }
     }
 
@@ -336,8 +317,8 @@ impl ParamRules {
                 .as_ref()
                 .or(self.max_length.as_ref())
                 .map_or_else(Span::call_site, |b| b.key.span());
-            let min = crate::expand::option(self.min_length.as_ref().map(|b| b.value));
-            let max = crate::expand::option(self.max_length.as_ref().map(|b| b.value));
+            let min = option(self.min_length.as_ref().map(|b| b.value));
+            let max = option(self.max_length.as_ref().map(|b| b.value));
             out.extend(quote_spanned! {span=>
                 __mcp_schema.length::<#ty>(#min, #max);
             });
@@ -353,7 +334,7 @@ impl ParamRules {
             // literal takes the type.
             let values = values.iter().map(|v| {
                 if is_str_lit(v) {
-                    crate::expand::default_value(v, ty)
+                    default_value(v, ty)
                 } else {
                     quote_spanned! {v.span()=> {
                         #[allow(unused_imports)]
@@ -368,16 +349,6 @@ impl ParamRules {
         }
         out
     }
-}
-
-fn is_str_lit(expr: &Expr) -> bool {
-    matches!(
-        expr,
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(_),
-            ..
-        })
-    )
 }
 
 /// An integer or float literal, possibly negated.

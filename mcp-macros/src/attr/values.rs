@@ -1,0 +1,278 @@
+//! The value of each `#[tool(...)]` key, parsed and checked: a string, a
+//! flag, a list (of scopes, client capabilities, extensions, callers), a
+//! task mode, an app's page.
+
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token};
+
+use super::path_text;
+use super::suggest::similar;
+use crate::ctxt::Ctxt;
+use crate::symbol::{CLIENT_CAPABILITIES, VISIBILITIES};
+
+/// `key = "text"`.
+pub(super) fn string_value(cx: &Ctxt, meta: &Meta, example: &str) -> Option<LitStr> {
+    if let Meta::NameValue(nv) = meta {
+        if let Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) = &nv.value
+        {
+            return Some(lit.clone());
+        }
+        cx.error_spanned_by(&nv.value, format!("expected a string literal: {example}"));
+    } else {
+        cx.error_spanned_by(meta, format!("expected a string: {example}"));
+    }
+    None
+}
+
+/// `flag` (true) or `flag = true/false`.
+pub(super) fn flag_value(cx: &Ctxt, meta: &Meta) -> Option<bool> {
+    let key = path_text(meta.path());
+    match meta {
+        Meta::Path(_) => Some(true),
+        Meta::NameValue(nv) => {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Bool(LitBool { value, .. }),
+                ..
+            }) = &nv.value
+            {
+                Some(*value)
+            } else {
+                cx.error_spanned_by(
+                    &nv.value,
+                    format!("expected `true` or `false`: #[tool({key})] or #[tool({key} = false)]"),
+                );
+                None
+            }
+        }
+        Meta::List(list) => {
+            cx.error_spanned_by(
+                list,
+                format!("expected #[tool({key})] or #[tool({key} = false)]"),
+            );
+            None
+        }
+    }
+}
+
+/// `key(a, b, ...)`: the items, or `None` once `not_list` (the key is not
+/// written as a list) or `bad_item` (an item does not parse) is reported.
+fn list_value<T: syn::parse::Parse>(
+    cx: &Ctxt,
+    meta: &Meta,
+    not_list: &str,
+    bad_item: &str,
+) -> Option<Punctuated<T, Token![,]>> {
+    let Meta::List(list) = meta else {
+        cx.error_spanned_by(meta, not_list);
+        return None;
+    };
+    match Punctuated::<T, Token![,]>::parse_terminated.parse2(list.tokens.clone()) {
+        Ok(items) => Some(items),
+        Err(err) => {
+            cx.syn_error(syn::Error::new(err.span(), bad_item));
+            None
+        }
+    }
+}
+
+/// `scopes("notes:read", "notes:write")`: OAuth scope tokens (RFC 6749
+/// §3.3: printable ASCII without space, `"` or `\\`), each once.
+pub(super) fn scopes_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    let example = r#"#[tool(scopes("notes:write"))], or several: #[tool(scopes("notes:read", "notes:write"))]"#;
+    let values: Punctuated<LitStr, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected the OAuth scopes a caller's token needs: {example}"),
+        &format!("expected scopes as string literals: {example}"),
+    )?;
+    if values.is_empty() {
+        cx.error_spanned_by(
+            meta,
+            "`scopes()` names no scope: list those a caller's token needs, or remove it",
+        );
+        return None;
+    }
+    let mut out: Vec<LitStr> = Vec::new();
+    for lit in values {
+        let text = lit.value();
+        let valid = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b));
+        if !valid {
+            let why = if text.is_empty() {
+                "it is empty".to_owned()
+            } else if text.contains(' ') {
+                "a scope has no spaces: write each scope as its own string".to_owned()
+            } else {
+                "a scope is printable ASCII without `\"` or `\\`".to_owned()
+            };
+            cx.error_spanned_by(&lit, format!("invalid OAuth scope {text:?}: {why}"));
+        } else if out.iter().any(|o| o.value() == text) {
+            cx.error_spanned_by(
+                &lit,
+                format!("duplicate scope {text:?} in `scopes`: remove one of the two"),
+            );
+        } else {
+            out.push(lit);
+        }
+    }
+    Some(out)
+}
+
+/// `task = optional` or `task = required`.
+pub(super) fn task_value(cx: &Ctxt, meta: &Meta) -> Option<Ident> {
+    let expected = "expected `task = optional` (a call may run as a task when the client supports tasks) or `task = required` (only as a task)";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, expected);
+        return None;
+    };
+    match &nv.value {
+        Expr::Path(p) => match p.path.get_ident() {
+            Some(mode) if mode == "optional" || mode == "required" => Some(mode.clone()),
+            _ => {
+                cx.error_spanned_by(&nv.value, expected);
+                None
+            }
+        },
+        other => {
+            cx.error_spanned_by(other, expected);
+            None
+        }
+    }
+}
+
+/// `requires_extensions("io.modelcontextprotocol/ui", ...)`: extension
+/// identifiers as string literals, each once (their form is checked by the
+/// generated code, against the one rule `mcp-types` keeps).
+pub(super) fn requires_extensions_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    let example = r#"#[tool(requires_extensions("io.modelcontextprotocol/ui"))]"#;
+    let ids: Punctuated<LitStr, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected the extensions the tool needs: {example}"),
+        &format!("expected extension identifiers as string literals: {example}"),
+    )?;
+    if ids.is_empty() {
+        cx.error_spanned_by(
+            meta,
+            "`requires_extensions()` names no extension: list those the tool needs, or remove it",
+        );
+        return None;
+    }
+    let mut out: Vec<LitStr> = Vec::new();
+    for lit in ids {
+        if out.iter().any(|o| o.value() == lit.value()) {
+            cx.error_spanned_by(
+                &lit,
+                format!(
+                    "duplicate extension {:?} in `requires_extensions`: remove one of the two",
+                    lit.value()
+                ),
+            );
+        } else {
+            out.push(lit);
+        }
+    }
+    Some(out)
+}
+
+/// `ui = "ui://..."`: the URI of the tool's page.
+pub(super) fn ui_value(cx: &Ctxt, meta: &Meta) -> Option<LitStr> {
+    let example = r#"#[tool(ui = "ui://notes/board")]"#;
+    let uri = string_value(cx, meta, example)?;
+    let text = uri.value();
+    match text.strip_prefix("ui://") {
+        Some(rest) if !rest.is_empty() => Some(uri),
+        _ => {
+            cx.error_spanned_by(
+                &uri,
+                format!("an app's page is a `ui://` resource: expected {example}, naming a #[resource(uri = \"ui://...\")] of this block"),
+            );
+            None
+        }
+    }
+}
+
+/// `visibility(model, app)`: who may call the tool, each once.
+pub(super) fn visibility_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>> {
+    let example = "#[tool(visibility(app))] (only the app's page calls the tool) or #[tool(visibility(model))] (only the model)";
+    let names: Punctuated<Ident, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected who may call the tool: {example}"),
+        &format!("expected `model` or `app`: {example}"),
+    )?;
+    if names.is_empty() {
+        cx.error_spanned_by(meta, format!("`visibility()` names no one: {example}"));
+        return None;
+    }
+    let mut out: Vec<Ident> = Vec::new();
+    for name in names {
+        if !VISIBILITIES.iter().any(|v| name == v) {
+            cx.error_spanned_by(&name, format!("unknown caller `{name}`: {example}"));
+        } else if out.contains(&name) {
+            cx.error_spanned_by(
+                &name,
+                format!("duplicate `{name}` in `visibility`: remove one of the two"),
+            );
+        } else {
+            out.push(name);
+        }
+    }
+    Some(out)
+}
+
+/// `requires_client(sampling, elicitation, roots)`: client capability names,
+/// each known and listed once.
+pub(super) fn requires_client_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>> {
+    let valid = CLIENT_CAPABILITIES
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let example = format!(
+        "#[tool(requires_client(sampling))], or several: #[tool(requires_client(elicitation, roots))]; the capabilities are {valid}"
+    );
+    let names: Punctuated<Ident, Token![,]> = list_value(
+        cx,
+        meta,
+        &format!("expected the client capabilities the tool needs: {example}"),
+        &format!("expected client capability names: {example}"),
+    )?;
+    if names.is_empty() {
+        cx.error_spanned_by(
+            meta,
+            format!("`requires_client()` names no capability: list those the tool needs ({valid}), or remove it"),
+        );
+        return None;
+    }
+    let mut out: Vec<Ident> = Vec::new();
+    for name in names {
+        let text = name.to_string();
+        if !CLIENT_CAPABILITIES.contains(&text.as_str()) {
+            let hint = match similar(&text, CLIENT_CAPABILITIES.iter().copied()) {
+                Some(near) => format!(" (did you mean `{near}`?)"),
+                None if matches!(text.as_str(), "experimental" | "extensions" | "tasks") => {
+                    format!(" (`{text}` is not one feature a call can be refused for: read `ctx.client_capabilities()` in the tool instead)")
+                }
+                None => String::new(),
+            };
+            cx.error_spanned_by(
+                &name,
+                format!("unknown client capability `{text}`: a tool can require {valid}{hint}"),
+            );
+        } else if out.contains(&name) {
+            cx.error_spanned_by(
+                &name,
+                format!("duplicate client capability `{text}` in `requires_client`: remove one of the two"),
+            );
+        } else {
+            out.push(name);
+        }
+    }
+    Some(out)
+}
