@@ -427,7 +427,7 @@ impl<T: Textual> Textual for Option<T> {}
 #[diagnostic::on_unimplemented(
     message = "`pattern` needs the `validation` feature of mcp-server",
     label = "checked with a regular expression engine, which this build leaves out",
-    note = "turn on the feature: mcp-server = {{ features = [\"validation\"] }} (on by default)"
+    note = "turn on the feature: mcp-server = {{ version = \"0.1\", features = [\"validation\"] }}"
 )]
 pub trait PatternEngine {}
 

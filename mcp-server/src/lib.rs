@@ -88,14 +88,17 @@
 //!
 //! # Cargo features
 //!
-//! All on by default. A stdio-only server builds none of hyper and
-//! jsonschema with `default-features = false, features = ["stdio"]`.
+//! `stdio` and `http` are on by default; `auth`, `validation` and `skills`
+//! are turned on by name. A stdio-only server builds no hyper with
+//! `default-features = false, features = ["stdio"]`.
 //!
 //! | feature | gives |
 //! |---|---|
 //! | `stdio` | [`Server::serve_stdio`] and [`Server::serve_io`] (newline-delimited JSON over any byte streams) |
 //! | `http` | [`Server::serve_http`], [`Server::http_service`] and the `http` module: Streamable HTTP (both eras) and HTTP+SSE, on hyper |
-//! | `validation` | dynamic tools' schemas checked against the JSON Schema meta-schema and each call's arguments validated before the handler runs (jsonschema); without it a dynamic tool's schema is only checked to have an object root, and its handler checks its own arguments |
+//! | `validation` | dynamic tools' schemas checked against the JSON Schema meta-schema and each call's arguments validated before the handler runs (jsonschema); without it a dynamic tool's schema is only checked to have an object root, and its handler checks its own arguments. Also `#[param(pattern = "...")]` (regex), a compile error without it |
+//! | `auth` | the [`auth`] module's verifiers and layer: the HTTP server as an OAuth protected resource, DPoP, scopes per entry |
+//! | `skills` | [`ServerBuilder::skills`]: a directory of skills served as `skill://` resources |
 //!
 //! # Re-exports
 //!
@@ -112,7 +115,7 @@
 // for nothing.
 #[cfg(not(any(feature = "stdio", feature = "http")))]
 compile_error!(
-    "mcp-server serves over a transport: enable its feature \"stdio\" or \"http\" (both are on by default)"
+    "mcp-server serves over a transport: enable its feature \"stdio\" or \"http\" (both are default features)"
 );
 
 pub mod apps;

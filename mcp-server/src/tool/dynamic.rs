@@ -19,7 +19,7 @@ impl ToolEntry {
     /// A tool defined at run time.
     ///
     /// `input_schema` must be a JSON object whose root is `"type": "object"`.
-    /// With the `validation` feature (on by default) it must also be valid
+    /// With the `validation` feature it must also be valid
     /// JSON Schema (2020-12 by default), and each call's arguments are
     /// validated against it before `handler` runs; a violation is an
     /// `isError` result naming every failing path, without echoing the
