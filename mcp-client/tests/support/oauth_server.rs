@@ -1,5 +1,5 @@
 //! A scratch OAuth authorization server on 127.0.0.1 set up by a [`Script`], the notes server it protects, and the helpers the sign-in tests share.
-#![allow(dead_code, unreachable_pub)]
+#![allow(clippy::unused_self)] // the notes tools take `&self` as tools do
 
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
