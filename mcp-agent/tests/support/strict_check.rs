@@ -12,8 +12,8 @@
 //!   valid under the original schema, or breaking only constraints strict
 //!   mode cannot express, which the strict schema describes to the model.
 //!
-//! Shared by `mcp-agent/tests/strict.rs` (`mod strict_check;`) and the
-//! `agent_interop` example (`#[path = "../mcp-agent/tests/strict_check/mod.rs"]`),
+//! Shared by `mcp-agent/tests/strict.rs` (`support::strict_check`) and the
+//! `agent_interop` example (`#[path = "../mcp-agent/tests/support/strict_check.rs"]`),
 //! which runs it on the tools of live servers; the rules are included
 //! relative to this file, so both find them.
 
