@@ -78,7 +78,7 @@ fn check(krate: &str, listed: &[&str]) {
     assert!(
         added.is_empty() && removed.is_empty(),
         "{krate}'s root changed: added {added:?}, removed {removed:?}. If that is on purpose, \
-         update the list in tests/tests/public_api.rs (and the guide, if users name it)"
+         update the list in mcp-tests/tests/public_api.rs (and the guide, if users name it)"
     );
 }
 
