@@ -39,7 +39,7 @@ use serde_json::{json, Value};
 pub mod calculator_tools;
 use calculator_tools::Calculator;
 
-#[path = "../mcp-agent/tests/strict_check/mod.rs"]
+#[path = "../mcp-agent/tests/support/strict_check.rs"]
 mod strict_check;
 
 /// The Python reference server's tools taken into the set (`sqrt` it does

@@ -27,9 +27,9 @@ use serde_json::{json, Value};
 // ---------------------------------------------------------------------------
 // The rules and the round trip (shared with the agent_interop example)
 
-mod strict_check;
+mod support;
 
-use strict_check::{check_strict_form, rule_violations};
+use support::strict_check::{check_strict_form, rule_violations};
 
 fn assert_follows_rules(name: &str, schema: &Value) {
     let problems = rule_violations(schema);

@@ -5,14 +5,14 @@
 //! authorization responses and issuers the client must refuse.
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
-mod oauth_server;
+mod support;
 
 use mcp_server::http::HttpConfig;
 use mcp_server::Server;
-use oauth_server::{
+use serde_json::json;
+use support::oauth_server::{
     connect, get, protected_notes, read_note, refusal, signing_in, text, Notes, Script,
 };
-use serde_json::json;
 
 #[tokio::test]
 async fn signs_in_steps_up_with_the_union_and_refreshes_without_a_second_sign_in() {

@@ -2,16 +2,16 @@
 #![cfg(feature = "auth")]
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
-mod oauth_server;
+mod support;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_client::auth::{AuthError, Authorizer, LoopbackAuthorizer, OAuth, Stored, TokenStore};
-use oauth_server::{
+use serde_json::json;
+use support::oauth_server::{
     connect, get, json_reply, protected_notes, read_note, refusal, signing_in, As, Script,
 };
-use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The scratch authorization server issuing a client secret at

@@ -6,12 +6,12 @@
 //! tool; a client told not to use DPoP gets bearer tokens.
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
-mod oauth_server;
+mod support;
 
 use std::time::Duration;
 
 use mcp_server::auth::Dpop;
-use oauth_server::{connect, protected_notes, read_note, signing_in, IssuerDpop, Script};
+use support::oauth_server::{connect, protected_notes, read_note, signing_in, IssuerDpop, Script};
 
 #[tokio::test]
 async fn dpop_bound_tokens_with_nonces_reach_a_server_that_requires_them() {

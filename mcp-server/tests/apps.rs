@@ -11,7 +11,7 @@ use mcp_server::types::extension::UI;
 use mcp_server::types::Resource;
 use mcp_server::{resource::ResourceEntry, Server, ToolEntry};
 use serde_json::{json, Value};
-use support::Client;
+use support::{modern_meta_with, Client};
 
 #[derive(Debug)]
 pub struct Board;
@@ -56,21 +56,13 @@ fn apps_caps() -> Value {
     json!({"extensions": {UI: {"mimeTypes": [MIME_TYPE]}}})
 }
 
-fn meta(caps: &Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": caps,
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
-    })
-}
-
 /// `tools/list`, `resources/list` and `resources/read` of the page, in the
 /// legacy era (capabilities at `initialize`) or in 2026-07-28 (per request).
 async fn look(caps: Value, modern: bool) -> (Value, Value, Value) {
     let mut c = Client::start(Server::builder("apps", "1").toolbox(Board).build());
     let params = |extra: Value| -> Value {
         let mut p = if modern {
-            json!({"_meta": meta(&caps)})
+            json!({"_meta": modern_meta_with(&caps)})
         } else {
             json!({})
         };

@@ -7,7 +7,7 @@ mod support;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::{ask::AskError, ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
-use support::{modern_meta, Client};
+use support::{modern_meta, modern_meta_with, Client};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Name {
@@ -86,17 +86,11 @@ fn server() -> Server {
     Server::builder("asking", "1.0").toolbox(Asking).build()
 }
 
-async fn initialize_with(c: &mut Client, capabilities: Value) {
-    c.request(0, "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "1"}}))
-        .await;
-    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
-}
-
 #[tokio::test]
 async fn legacy_sessions_get_a_request_and_the_answer_reaches_the_tool() {
     let mut c = Client::start(server());
-    initialize_with(&mut c, json!({"sampling": {}})).await;
+    c.initialize_with("2025-11-25", &json!({"sampling": {}}))
+        .await;
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_model", "arguments": {"q": "Capital of France?"}}}))
         .await;
     let asked = c.recv().await;
@@ -133,7 +127,7 @@ async fn legacy_sessions_get_a_request_and_the_answer_reaches_the_tool() {
 #[tokio::test]
 async fn without_the_capability_nothing_is_sent_and_unexpressible_forms_are_refused() {
     let mut c = Client::start(server());
-    initialize_with(&mut c, json!({})).await;
+    c.initialize_with("2025-11-25", &json!({})).await;
     let (done, notes) = {
         c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask_model", "arguments": {"q": "?"}}}))
             .await;
@@ -153,16 +147,10 @@ async fn without_the_capability_nothing_is_sent_and_unexpressible_forms_are_refu
     c.close().await.unwrap();
 }
 
-fn meta_with(caps: Value) -> Value {
-    let mut meta = modern_meta();
-    meta["io.modelcontextprotocol/clientCapabilities"] = caps;
-    meta
-}
-
 #[tokio::test]
 async fn modern_requests_take_input_rounds_with_a_signed_state_used_once() {
     let mut c = Client::start(server());
-    let meta = meta_with(json!({"elicitation": {}}));
+    let meta = modern_meta_with(&json!({"elicitation": {}}));
     let call = |id: i64, extra: Value| {
         let mut params = json!({"name": "two_names", "_meta": meta.clone()});
         for (k, v) in extra.as_object().unwrap() {
@@ -244,7 +232,8 @@ async fn modern_requests_take_input_rounds_with_a_signed_state_used_once() {
 #[tokio::test]
 async fn roots_are_asked_of_a_legacy_client_by_request() {
     let mut c = Client::start(server());
-    initialize_with(&mut c, json!({"roots": {"listChanged": true}})).await;
+    c.initialize_with("2025-11-25", &json!({"roots": {"listChanged": true}}))
+        .await;
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "roots"}}))
         .await;
     let asked = c.recv().await;
@@ -275,7 +264,7 @@ async fn roots_are_asked_of_a_legacy_client_by_request() {
 
     // A client without the capability is not asked.
     let mut c = Client::start(server());
-    initialize_with(&mut c, json!({})).await;
+    c.initialize_with("2025-11-25", &json!({})).await;
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "roots"}}))
         .await;
     let (done, notes) = c.recv_response(json!(1)).await;
@@ -294,7 +283,7 @@ async fn roots_are_asked_of_a_legacy_client_by_request() {
 #[tokio::test]
 async fn roots_are_asked_of_a_modern_client_in_an_input_round() {
     let mut c = Client::start(server());
-    let meta = meta_with(json!({"roots": {}}));
+    let meta = modern_meta_with(&json!({"roots": {}}));
     let r1 = c
         .request(
             1,
@@ -327,7 +316,7 @@ async fn roots_are_asked_of_a_modern_client_in_an_input_round() {
         .request(
             3,
             "tools/call",
-            json!({"name": "roots", "_meta": meta_with(json!({}))}),
+            json!({"name": "roots", "_meta": modern_meta()}),
         )
         .await;
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
@@ -340,7 +329,8 @@ async fn roots_are_asked_of_a_modern_client_in_an_input_round() {
 async fn an_unexpressible_form_is_refused_before_anything_reaches_a_client_that_could_answer() {
     // Legacy: the client declares elicitation, and is sent nothing.
     let mut c = Client::start(server());
-    initialize_with(&mut c, json!({"elicitation": {"form": {}}})).await;
+    c.initialize_with("2025-11-25", &json!({"elicitation": {"form": {}}}))
+        .await;
     c.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "bad_form"}}),
     )
@@ -377,7 +367,7 @@ async fn an_unexpressible_form_is_refused_before_anything_reaches_a_client_that_
         .request(
             1,
             "tools/call",
-            json!({"name": "bad_form", "_meta": meta_with(json!({"elicitation": {}}))}),
+            json!({"name": "bad_form", "_meta": modern_meta_with(&json!({"elicitation": {}}))}),
         )
         .await;
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
@@ -390,7 +380,7 @@ async fn an_unexpressible_form_is_refused_before_anything_reaches_a_client_that_
 #[tokio::test]
 async fn a_request_state_is_bound_to_the_arguments_of_its_call() {
     let mut c = Client::start(server());
-    let meta = meta_with(json!({"sampling": {}}));
+    let meta = modern_meta_with(&json!({"sampling": {}}));
     let ask = |id: i64, arguments: &str, extra: Value| {
         let mut params = json!({"name": "ask_model", "_meta": meta.clone()});
         params["arguments"] = serde_json::from_str(arguments).unwrap();
@@ -462,7 +452,7 @@ async fn a_state_from_one_instance_is_taken_by_another_with_its_keys_until_the_k
                 .build(),
         )
     };
-    let meta = meta_with(json!({"elicitation": {}}));
+    let meta = modern_meta_with(&json!({"elicitation": {}}));
     let accept = |name: &str| json!({"action": "accept", "content": {"name": name}});
     let params = |extra: Value| {
         let mut p = json!({"name": "two_names", "_meta": meta.clone()});

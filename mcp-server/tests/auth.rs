@@ -6,13 +6,11 @@
 //! and with introspection.
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
-mod issuer;
 mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use issuer::{b64, now, Issuer};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_server::auth::{Authorization, Introspection, JwtVerifier};
 use mcp_server::http::HttpConfig;
@@ -20,6 +18,7 @@ use mcp_server::{tool, Context, Server};
 use mcp_wire::http_client::{http_client, Fetched, HttpClient};
 use mcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
+use support::issuer::{self, b64, now, Issuer};
 
 static RAN: AtomicUsize = AtomicUsize::new(0);
 

@@ -9,9 +9,6 @@
 //! byte sent (inside a network namespace the test makes).
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
 
-mod issuer;
-#[path = "../../tests/support/netns.rs"]
-mod netns;
 mod support;
 
 use std::sync::{Arc, Mutex};
@@ -20,7 +17,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
-use issuer::{b64, now, Issuer, Jwks};
 use jsonwebtoken::{Algorithm, Header};
 use mcp_server::auth::{Authorization, Introspection, JwtVerifier, TokenVerifier};
 use mcp_server::http::HttpConfig;
@@ -28,7 +24,8 @@ use mcp_server::{tool, Context, Server};
 use mcp_wire::http_client::{http_client, send, Fetched, HttpClient};
 use mcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::issuer::{self, b64, now, Issuer, Jwks};
+use support::{http_request, HttpConn};
 
 struct Notes;
 
@@ -168,41 +165,22 @@ impl Served {
 
     /// Opens a session's standalone GET stream on a connection of its own
     /// (closed by the server when the stream ends).
-    async fn open_stream(&self, session: &str, token: &str) -> tokio::net::TcpStream {
-        let addr = self.base.trim_start_matches("http://");
-        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let head = format!(
-            "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
-             Authorization: Bearer {token}\r\nMcp-Session-Id: {session}\r\n\
-             MCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n"
-        );
-        tcp.write_all(head.as_bytes()).await.unwrap();
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut buf))
-                .await
-                .expect("the stream's head in time")
-                .unwrap();
-            assert!(n > 0, "the stream closed before its head");
-            seen.extend_from_slice(&buf[..n]);
-        }
-        let head = String::from_utf8_lossy(&seen);
-        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-        tcp
-    }
-}
-
-/// Whether the server ends the stream on `tcp` within `wait`.
-async fn ends_within(tcp: &mut tokio::net::TcpStream, wait: Duration) -> bool {
-    let deadline = tokio::time::Instant::now() + wait;
-    let mut buf = [0u8; 1024];
-    loop {
-        match tokio::time::timeout_at(deadline, tcp.read(&mut buf)).await {
-            Err(_) => return false,
-            Ok(Ok(0) | Err(_)) => return true,
-            Ok(Ok(_)) => {}
-        }
+    async fn open_stream(&self, session: &str, token: &str) -> HttpConn {
+        let addr: std::net::SocketAddr = self.base.trim_start_matches("http://").parse().unwrap();
+        let mut conn = HttpConn::connect(addr).await;
+        let auth = bearer(token);
+        let headers = [
+            ("Accept", "text/event-stream"),
+            ("Authorization", auth.as_str()),
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Connection", "close"),
+        ];
+        conn.write(&http_request("GET", "/mcp", addr.port(), &headers, b""))
+            .await;
+        let head = conn.read_head().await.expect("the stream's head");
+        assert_eq!(head.status, 200, "{head:?}");
+        conn
     }
 }
 
@@ -347,13 +325,13 @@ async fn a_session_keeps_one_standalone_stream() {
     let token = issuer.sign(&issuer.claims(&s.resource, "notes:read"), "k1");
     let session = s.initialize(&token).await.unwrap();
     let mut first = s.open_stream(&session, &token).await;
-    assert!(!ends_within(&mut first, Duration::from_millis(300)).await);
+    assert!(!first.is_closed_within(Duration::from_millis(300)).await);
     let mut second = s.open_stream(&session, &token).await;
     assert!(
-        ends_within(&mut first, Duration::from_secs(10)).await,
+        first.is_closed_within(Duration::from_secs(10)).await,
         "a new GET stream replaces the session's one before"
     );
-    assert!(!ends_within(&mut second, Duration::from_millis(500)).await);
+    assert!(!second.is_closed_within(Duration::from_millis(500)).await);
 }
 
 #[tokio::test]
@@ -371,10 +349,10 @@ async fn a_stream_ends_when_its_token_expires() {
     // machine: the second before `exp` is left out, as whole seconds round).
     let alive = exp.saturating_sub(now()).saturating_sub(1);
     if alive > 0 {
-        assert!(!ends_within(&mut stream, Duration::from_secs(alive)).await);
+        assert!(!stream.is_closed_within(Duration::from_secs(alive)).await);
     }
     assert!(
-        ends_within(&mut stream, Duration::from_secs(10)).await,
+        stream.is_closed_within(Duration::from_secs(10)).await,
         "the stream outlived the token that opened it"
     );
 }
@@ -726,13 +704,13 @@ async fn no_log_line_at_any_level_carries_a_token() {
 
 #[test]
 fn plain_http_key_sets_and_introspection_are_refused_and_nothing_is_sent() {
-    netns::in_network_namespace("plain_http_in_a_namespace", &["10.9.9.9/32"]);
+    support::netns::in_network_namespace("plain_http_in_a_namespace", &["10.9.9.9/32"]);
 }
 
 #[tokio::test]
 #[ignore = "run by plain_http_key_sets_and_introspection_are_refused_and_nothing_is_sent, inside a network namespace"]
 async fn plain_http_in_a_namespace() {
-    netns::assert_in_network_namespace();
+    support::netns::assert_in_network_namespace();
     // A host that is not loopback, inside the namespace: it counts what reaches it.
     let remote = tokio::net::TcpListener::bind("10.9.9.9:0").await.unwrap();
     let remote_addr = remote.local_addr().unwrap();

@@ -9,7 +9,6 @@
 //! code under test.
 #![allow(clippy::too_many_lines, unreachable_pub)]
 
-mod issuer;
 mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +19,6 @@ use base64::Engine as _;
 use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
-use issuer::{b64, now, Issuer};
 use jsonwebtoken::{Algorithm, EncodingKey};
 use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
@@ -29,6 +27,7 @@ use mcp_wire::http_client::{http_client, Fetched, HttpClient};
 use mcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 use sha2::Digest;
+use support::issuer::{self, b64, now, Issuer};
 
 /// Counts the tool's runs.
 struct Notes(Arc<AtomicUsize>);

@@ -13,19 +13,18 @@
     reason = "scenario tests with small counters"
 )]
 
-mod reliability_support;
+mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
 use mcp_server::{policy::DEFAULT_MAX_RUNNING_CALLS, policy::DEFAULT_MAX_WAITING_CALLS, Server};
-use reliability_support as rs;
-use rs::{
-    alive_tasks, as_refs, eventually, http_request, legacy_headers, modern_call_headers,
-    result_text, rss_kib, serial, HttpConn, HttpServer, StdioConn, LATEST_LEGACY,
-};
 use serde_json::{json, Value};
+use support::{
+    alive_tasks, as_refs, eventually, http_request, legacy_headers, modern_call_headers,
+    result_text, rss_kib, serial, Client, HttpConn, HttpServer, LATEST_LEGACY,
+};
 
 const SETTLE: Duration = Duration::from_secs(5);
 
@@ -63,7 +62,7 @@ async fn open_call(
     s: &HttpServer,
     headers: &[(&'static str, String)],
     body: &Value,
-) -> (HttpConn, rs::Reply) {
+) -> (HttpConn, support::Response) {
     let mut conn = HttpConn::connect(s.addr).await;
     conn.write(&http_request(
         "POST",
@@ -80,7 +79,7 @@ async fn open_call(
 fn call(id: &Value, tool: &str, arguments: &Value, modern: bool) -> Value {
     let mut params = json!({"name": tool, "arguments": arguments});
     if modern {
-        params["_meta"] = rs::modern_meta();
+        params["_meta"] = support::modern_meta();
     }
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params})
 }
@@ -90,7 +89,7 @@ fn call(id: &Value, tool: &str, arguments: &Value, modern: bool) -> Value {
 #[test]
 fn a_stateless_client_hanging_up_mid_call_cancels_it_and_nothing_leaks() {
     serial(|| async {
-        let (server, probe) = rs::probed_server();
+        let (server, probe) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
         let baseline = steady_tasks().await;
@@ -129,7 +128,7 @@ fn a_stateless_client_hanging_up_mid_call_cancels_it_and_nothing_leaks() {
 #[test]
 fn a_legacy_client_hanging_up_mid_call_lets_it_finish_and_the_session_lives() {
     serial(|| async {
-        let (server, probe) = rs::probed_server();
+        let (server, probe) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
         let baseline = steady_tasks().await;
@@ -182,7 +181,10 @@ fn a_legacy_client_hanging_up_mid_call_lets_it_finish_and_the_session_lives() {
         assert_eq!(result_text(&r.last()), Some("slept 300"), "{r:?}");
         // The session still serves.
         let again = s
-            .post_json(&headers, &rs::legacy_add(&json!(2), 2.0, 2.0))
+            .post_json(
+                &as_refs(&headers),
+                &support::legacy_add(&json!(2), 2.0, 2.0),
+            )
             .await;
         assert_eq!(result_text(&again.last()), Some("4"));
         s.delete_session(&sid).await;
@@ -195,32 +197,12 @@ fn a_legacy_client_hanging_up_mid_call_lets_it_finish_and_the_session_lives() {
 #[test]
 fn an_http_sse_client_hanging_up_ends_its_session_and_cancels_its_calls() {
     serial(|| async {
-        let (server, probe) = rs::probed_server();
+        let (server, probe) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
         let baseline = steady_tasks().await;
         for round in 0..10 {
-            let mut sse = HttpConn::connect(s.addr).await;
-            sse.write(&http_request(
-                "GET",
-                "/sse",
-                s.port(),
-                &[("Accept", "text/event-stream")],
-                b"",
-            ))
-            .await;
-            let head = sse.read_head().await.expect("a stream");
-            assert_eq!(head.status, 200);
-            let endpoint = sse
-                .read_until("\n\n", SETTLE)
-                .await
-                .expect("an endpoint event");
-            let path = endpoint
-                .lines()
-                .find_map(|l| l.strip_prefix("data: "))
-                .expect("the endpoint")
-                .trim()
-                .to_owned();
+            let (sse, path) = s.open_sse().await;
             assert_eq!(s.session_count(), 1);
             let post = |body: Value| {
                 let path = path.clone();
@@ -230,19 +212,19 @@ fn an_http_sse_client_hanging_up_ends_its_session_and_cancels_its_calls() {
                         "POST",
                         &path,
                         s.port(),
-                        &[rs::JSON],
+                        &[support::JSON],
                         body.to_string().as_bytes(),
                     ))
                     .await
                 }
             };
             assert_eq!(
-                post(rs::initialize_request(&json!(0), "2024-11-05"))
+                post(support::initialize_request(&json!(0), "2024-11-05"))
                     .await
                     .status,
                 202
             );
-            assert_eq!(post(rs::initialized()).await.status, 202);
+            assert_eq!(post(support::initialized()).await.status, 202);
             assert_eq!(
                 post(call(&json!(1), "hold", &json!({}), false))
                     .await
@@ -271,22 +253,11 @@ fn an_http_sse_client_hanging_up_ends_its_session_and_cancels_its_calls() {
 #[test]
 fn keep_alive_tasks_end_with_their_stream() {
     serial(|| async {
-        let (server, _) = rs::probed_server();
+        let (server, _) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
         let baseline = steady_tasks().await;
-        let mut sse = HttpConn::connect(s.addr).await;
-        sse.write(&http_request(
-            "GET",
-            "/sse",
-            s.port(),
-            &[("Accept", "text/event-stream")],
-            b"",
-        ))
-        .await;
-        sse.read_until("session_id=", SETTLE)
-            .await
-            .expect("an endpoint event");
+        let (sse, _) = s.open_sse().await;
         drop(sse);
         assert!(eventually(SETTLE, || s.session_count() == 0).await);
         let sid = s.session(LATEST_LEGACY).await;
@@ -315,7 +286,7 @@ fn keep_alive_tasks_end_with_their_stream() {
 #[test]
 fn idle_legacy_sessions_expire() {
     serial(|| async {
-        let (server, _) = rs::probed_server();
+        let (server, _) = support::probed_server();
         let config = HttpConfig::default().session_idle_timeout(Duration::from_millis(200));
         let s = HttpServer::start_service(&server, config).await;
         for _ in 0..50 {
@@ -346,7 +317,7 @@ fn flood_size() -> (u32, u64) {
 fn clients_that_stop_reading_a_flood_of_progress_cost_bounded_memory() {
     serial(|| async {
         let (n, size) = flood_size();
-        let (server, probe) = rs::probed_server();
+        let (server, probe) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
         let baseline = steady_tasks().await;
@@ -369,28 +340,10 @@ fn clients_that_stop_reading_a_flood_of_progress_cost_bounded_memory() {
         let (modern, head) =
             open_call(&s, &modern_call_headers("flood"), &flood("modern", true)).await;
         assert!(head.is_sse());
-        let mut sse = HttpConn::connect(s.addr).await;
-        sse.write(&http_request(
-            "GET",
-            "/sse",
-            s.port(),
-            &[("Accept", "text/event-stream")],
-            b"",
-        ))
-        .await;
-        let endpoint = sse
-            .read_until("session_id=", SETTLE)
-            .await
-            .expect("an endpoint event");
-        let path = endpoint
-            .lines()
-            .find_map(|l| l.strip_prefix("data: "))
-            .expect("the endpoint")
-            .trim()
-            .to_owned();
+        let (sse, path) = s.open_sse().await;
         for body in [
-            rs::initialize_request(&json!(0), "2024-11-05"),
-            rs::initialized(),
+            support::initialize_request(&json!(0), "2024-11-05"),
+            support::initialized(),
             flood("sse", false),
         ] {
             let r = s
@@ -398,7 +351,7 @@ fn clients_that_stop_reading_a_flood_of_progress_cost_bounded_memory() {
                     "POST",
                     &path,
                     s.port(),
-                    &[rs::JSON],
+                    &[support::JSON],
                     body.to_string().as_bytes(),
                 ))
                 .await;
@@ -481,13 +434,13 @@ fn clients_that_stop_reading_a_flood_of_progress_cost_bounded_memory() {
 fn a_stdio_client_that_never_reads_costs_bounded_memory() {
     serial(|| async {
         let (n, size) = flood_size();
-        let (server, probe) = rs::probed_server();
-        let mut conn = StdioConn::in_memory_with(server, 64 * 1024);
+        let (server, probe) = support::probed_server();
+        let mut conn = Client::with_capacity(server, 64 * 1024);
         conn.initialize(LATEST_LEGACY).await;
         let rss_before = rss_kib();
         let mut c = call(&json!("f"), "flood", &json!({"n": n, "size": size}), false);
         c["params"]["_meta"] = json!({"progressToken": "f"});
-        conn.send(&c).await;
+        conn.send(c).await;
         // Never read: the tool still runs to its end (notifications never wait).
         let done = eventually(Duration::from_secs(120), || {
             probe.started() == 1 && probe.running() == 0
@@ -504,7 +457,7 @@ fn a_stdio_client_that_never_reads_costs_bounded_memory() {
         );
         assert!(grown < 64 * 1024, "memory grew by {:.1} MiB", mib(grown));
         // Reading again: some progress, then the response.
-        let (r, notes) = conn.recv_until(&json!("f")).await;
+        let (r, notes) = conn.recv_response(json!("f")).await;
         assert_eq!(
             result_text(&r),
             Some(format!("flooded {n}").as_str()),
@@ -519,7 +472,7 @@ fn a_stdio_client_that_never_reads_costs_bounded_memory() {
             .iter()
             .all(|v| v["method"] == "notifications/progress"));
         let after = conn
-            .request(&rs::legacy_add(&json!("after"), 2.0, 3.0))
+            .send_request(support::legacy_add(&json!("after"), 2.0, 3.0))
             .await;
         assert_eq!(result_text(&after), Some("5"));
         assert!(conn.finish().await.is_empty());
@@ -537,13 +490,13 @@ fn a_stdio_cancellation_storm_leaves_everything_consistent() {
         } else {
             50_000
         };
-        let (server, probe) = rs::probed_server();
-        let mut conn = StdioConn::in_memory_with(server, 1 << 20);
+        let (server, probe) = support::probed_server();
+        let mut conn = Client::with_capacity(server, 1 << 20);
         conn.initialize(LATEST_LEGACY).await;
         let baseline = steady_tasks().await;
         let rss_before = rss_kib();
         for h in 0..holds {
-            conn.send(&call(&json!(format!("h{h}")), "hold", &json!({}), false))
+            conn.send(call(&json!(format!("h{h}")), "hold", &json!({}), false))
                 .await;
         }
         assert!(
@@ -558,13 +511,13 @@ fn a_stdio_cancellation_storm_leaves_everything_consistent() {
                 // Running calls (each cancelled many times over).
                 0 | 1 => {
                     target += 1;
-                    rs::cancel(&json!(format!("h{}", target % holds)))
+                    support::cancel(&json!(format!("h{}", target % holds)))
                 }
                 // Finished calls.
-                2 => rs::cancel(&json!(format!("a{}", m.saturating_sub(10)))),
+                2 => support::cancel(&json!(format!("a{}", m.saturating_sub(10)))),
                 // Unknown ids, and ids of odd types.
-                3 => rs::cancel(&json!(m + 1_000_000)),
-                4 => rs::cancel(&json!({"odd": m})),
+                3 => support::cancel(&json!(m + 1_000_000)),
+                4 => support::cancel(&json!({"odd": m})),
                 5 => {
                     json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":null}})
                 }
@@ -577,7 +530,7 @@ fn a_stdio_cancellation_storm_leaves_everything_consistent() {
                             .into_bytes(),
                     );
                     bytes.push(b'\n');
-                    rs::cancel(&id)
+                    support::cancel(&id)
                 }
                 // Calls that must be answered.
                 _ => {
@@ -616,7 +569,7 @@ fn a_stdio_cancellation_storm_leaves_everything_consistent() {
             if v["id"] == sync {
                 break;
             }
-            rs::check_response(&v).unwrap();
+            support::check_response(&v).unwrap();
             let id = v["id"]
                 .as_str()
                 .unwrap_or_else(|| panic!("an unexpected message: {v}"))
@@ -626,7 +579,7 @@ fn a_stdio_cancellation_storm_leaves_everything_consistent() {
                 let m: u64 = m.parse().unwrap();
                 assert_eq!(
                     result_text(&v),
-                    Some(rs::sum_text(m as f64, 1.0).as_str()),
+                    Some(support::sum_text(m as f64, 1.0).as_str()),
                     "{v}"
                 );
             } else {
@@ -659,7 +612,7 @@ fn a_stdio_cancellation_storm_leaves_everything_consistent() {
         );
         tasks_back_to(baseline, "after the storm").await;
         let r = conn
-            .request(&rs::legacy_add(&json!("after"), 2.0, 3.0))
+            .send_request(support::legacy_add(&json!("after"), 2.0, 3.0))
             .await;
         assert_eq!(result_text(&r), Some("5"));
         for v in conn.finish().await {
@@ -687,7 +640,7 @@ fn an_http_cancellation_storm_leaves_everything_consistent() {
         } else {
             10_000
         };
-        let (server, probe) = rs::probed_server();
+        let (server, probe) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         s.assert_serving().await;
         let baseline = steady_tasks().await;
@@ -711,11 +664,11 @@ fn an_http_cancellation_storm_leaves_everything_consistent() {
             let body = match m % 5 {
                 0 => {
                     target += 1;
-                    rs::cancel(&json!(format!("h{}", target % holds)))
+                    support::cancel(&json!(format!("h{}", target % holds)))
                 }
-                1 => rs::cancel(&json!(m + 1_000_000)),
-                2 => rs::cancel(&json!([m])),
-                3 => rs::cancel(&json!(format!("a{}", m.saturating_sub(5)))),
+                1 => support::cancel(&json!(m + 1_000_000)),
+                2 => support::cancel(&json!([m])),
+                3 => support::cancel(&json!(format!("a{}", m.saturating_sub(5)))),
                 _ => call(
                     &json!(format!("a{m}")),
                     "add",
@@ -737,7 +690,7 @@ fn an_http_cancellation_storm_leaves_everything_consistent() {
                 assert_eq!(r.last()["id"], json!(format!("a{m}")));
                 assert_eq!(
                     result_text(&r.last()),
-                    Some(rs::sum_text(m as f64, 1.0).as_str())
+                    Some(support::sum_text(m as f64, 1.0).as_str())
                 );
             } else {
                 assert_eq!(r.status, 202, "{r:?}");
@@ -751,7 +704,7 @@ fn an_http_cancellation_storm_leaves_everything_consistent() {
         );
         // Every cancelled call's stream ends without a result.
         for mut stream in streams {
-            let mut head = rs::Reply {
+            let mut head = support::Response {
                 version: String::new(),
                 status: 200,
                 headers: vec![
@@ -780,14 +733,14 @@ fn an_http_cancellation_storm_leaves_everything_consistent() {
 #[test]
 fn a_bounded_server_refuses_excess_calls_as_busy_and_recovers() {
     serial(|| async {
-        let probe = Arc::new(rs::Probe::default());
+        let probe = Arc::new(support::Probe::default());
         let server = Server::builder("bounded", "1")
-            .toolbox(rs::Probed {
+            .toolbox(support::Probed {
                 probe: Arc::clone(&probe),
             })
             .max_concurrent_calls(64, 64)
             .build();
-        let mut conn = StdioConn::in_memory_with(server, 1 << 20);
+        let mut conn = Client::with_capacity(server, 1 << 20);
         conn.initialize(LATEST_LEGACY).await;
         let baseline = steady_tasks().await;
         let mut bytes = Vec::new();
@@ -821,7 +774,7 @@ fn a_bounded_server_refuses_excess_calls_as_busy_and_recovers() {
         // first would hand its slot to a waiting one): the running ones see
         // it, the waiting ones never start.
         for h in (0..1000).rev() {
-            conn.send(&rs::cancel(&json!(h))).await;
+            conn.send(support::cancel(&json!(h))).await;
         }
         assert!(
             eventually(SETTLE, || probe.cancelled() == 64).await,
@@ -833,7 +786,7 @@ fn a_bounded_server_refuses_excess_calls_as_busy_and_recovers() {
         let deadline = tokio::time::Instant::now() + SETTLE;
         let r = loop {
             let r = conn
-                .request(&rs::legacy_add(&json!("after"), 2.0, 3.0))
+                .send_request(support::legacy_add(&json!("after"), 2.0, 3.0))
                 .await;
             if r["error"]["code"] != -32000 || tokio::time::Instant::now() > deadline {
                 break r;
@@ -859,8 +812,8 @@ fn a_bounded_server_refuses_excess_calls_as_busy_and_recovers() {
 #[test]
 fn a_default_server_bounds_concurrent_calls() {
     serial(|| async {
-        let (server, probe) = rs::probed_server();
-        let mut conn = StdioConn::in_memory_with(server, 1 << 20);
+        let (server, probe) = support::probed_server();
+        let mut conn = Client::with_capacity(server, 1 << 20);
         conn.initialize(LATEST_LEGACY).await;
         let total = 20_000;
         let mut bytes = Vec::new();
@@ -873,9 +826,9 @@ fn a_default_server_bounds_concurrent_calls() {
             bytes.push(b'\n');
         }
         conn.write_bytes(&bytes).await;
-        conn.send(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}))
+        conn.send(json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}))
             .await;
-        let (pong, before) = conn.recv_until(&json!("after")).await;
+        let (pong, before) = conn.recv_response(json!("after")).await;
         assert_eq!(pong["result"], json!({}), "{pong}");
         // Every call beyond both bounds is answered at once, before any hold ends.
         for r in &before {
@@ -905,7 +858,7 @@ fn a_default_server_bounds_concurrent_calls() {
 #[test]
 fn the_session_cap_refuses_new_sessions_with_503_until_one_ends() {
     serial(|| async {
-        let (server, _) = rs::probed_server();
+        let (server, _) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default().max_sessions(5)).await;
         let sids: Vec<String> = {
             let mut v = Vec::new();
@@ -916,8 +869,8 @@ fn the_session_cap_refuses_new_sessions_with_503_until_one_ends() {
         };
         let r = s
             .post(
-                &[rs::JSON, rs::ACCEPT_BOTH],
-                rs::initialize_request(&json!(0), LATEST_LEGACY)
+                &[support::JSON, support::ACCEPT_BOTH],
+                support::initialize_request(&json!(0), LATEST_LEGACY)
                     .to_string()
                     .as_bytes(),
             )
@@ -938,8 +891,8 @@ fn the_session_cap_refuses_new_sessions_with_503_until_one_ends() {
         // Stateless calls need no session and are still served.
         let m = s
             .post_json(
-                &modern_call_headers("add"),
-                &rs::modern_add(&json!(1), 1.0, 2.0),
+                &as_refs(&modern_call_headers("add")),
+                &support::modern_add(&json!(1), 1.0, 2.0),
             )
             .await;
         assert_eq!(result_text(&m.last()), Some("3"));
@@ -953,12 +906,12 @@ fn the_session_cap_refuses_new_sessions_with_503_until_one_ends() {
 #[test]
 fn a_panicking_tool_is_an_error_result_on_every_transport() {
     serial(|| async {
-        let (server, probe) = rs::probed_server();
+        let (server, probe) = support::probed_server();
         let s = HttpServer::start_service(&server, HttpConfig::default()).await;
         let sid = s.session(LATEST_LEGACY).await;
         let legacy = s
             .post_json(
-                &legacy_headers(&sid, LATEST_LEGACY),
+                &as_refs(&legacy_headers(&sid, LATEST_LEGACY)),
                 &call(&json!(1), "panic", &json!({}), false),
             )
             .await;
@@ -966,16 +919,16 @@ fn a_panicking_tool_is_an_error_result_on_every_transport() {
         assert_eq!(legacy.last()["result"]["isError"], true, "{legacy:?}");
         let modern = s
             .post_json(
-                &modern_call_headers("panic"),
+                &as_refs(&modern_call_headers("panic")),
                 &call(&json!(2), "panic", &json!({}), true),
             )
             .await;
         assert_eq!(modern.status, 200, "{modern:?}");
         assert_eq!(modern.last()["result"]["isError"], true, "{modern:?}");
-        let mut conn = StdioConn::in_memory(server.clone());
+        let mut conn = Client::start(server.clone());
         conn.initialize(LATEST_LEGACY).await;
         let r = conn
-            .request(&call(&json!(3), "panic", &json!({}), false))
+            .send_request(call(&json!(3), "panic", &json!({}), false))
             .await;
         assert_eq!(r["result"]["isError"], true, "{r}");
         assert!(
@@ -984,7 +937,9 @@ fn a_panicking_tool_is_an_error_result_on_every_transport() {
                 .is_some_and(|t| t.contains("on purpose")),
             "{r}"
         );
-        let after = conn.request(&rs::legacy_add(&json!(4), 2.0, 3.0)).await;
+        let after = conn
+            .send_request(support::legacy_add(&json!(4), 2.0, 3.0))
+            .await;
         assert_eq!(result_text(&after), Some("5"));
         assert!(conn.finish().await.is_empty());
         assert_eq!(probe.started(), 3);

@@ -14,18 +14,17 @@
     reason = "a table of test cases reads best as one long function"
 )]
 
-mod reliability_support;
+mod support;
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use mcp_server::http::HttpConfig;
-use reliability_support as rs;
-use rs::{
-    as_refs, http_request, legacy_headers, modern_add, modern_call_headers, result_text, HttpConn,
-    HttpServer, Reply, StdioConn, ACCEPT_BOTH, JSON, LATEST_LEGACY,
-};
 use serde_json::{json, Value};
+use support::{
+    as_refs, http_request, legacy_headers, modern_add, modern_call_headers, result_text, Client,
+    HttpConn, HttpServer, Response, ACCEPT_BOTH, JSON, LATEST_LEGACY,
+};
 use tokio::io::AsyncWriteExt as _;
 
 /// 4 MiB: the default limit on one message (a stdio line, an HTTP body).
@@ -83,7 +82,7 @@ impl Expect {
             Expect::ErrorOneOf(codes, id) => check_error(one(), codes, id),
             Expect::Ok(id, text) => {
                 let v = one();
-                rs::check_response(v)?;
+                support::check_response(v)?;
                 if &v["id"] != id || v.get("result").is_none() {
                     return Err(format!("expected a result for id {id}"));
                 }
@@ -99,7 +98,7 @@ impl Expect {
             }
             Expect::ToolError(id) => {
                 let v = one();
-                rs::check_response(v)?;
+                support::check_response(v)?;
                 if &v["id"] != id || v["result"]["isError"] != true {
                     return Err(format!("expected an isError result for id {id}"));
                 }
@@ -115,7 +114,7 @@ impl Expect {
                         items.len()
                     ));
                 }
-                items.iter().try_for_each(rs::check_response)
+                items.iter().try_for_each(support::check_response)
             }
             Expect::Lines(_, f) => f(got),
         }
@@ -149,7 +148,7 @@ fn refused_text(got: &[Value]) -> Result<&str, String> {
     let [v] = got else {
         return Err(format!("expected one message, got {}", got.len()));
     };
-    rs::check_response(v)?;
+    support::check_response(v)?;
     if v["id"] != json!(1) || v["result"]["isError"] != true {
         return Err(format!("expected an isError result for id 1: {v}"));
     }
@@ -157,7 +156,7 @@ fn refused_text(got: &[Value]) -> Result<&str, String> {
 }
 
 fn check_error(v: &Value, codes: &[i64], id: &Value) -> Result<(), String> {
-    rs::check_response(v)?;
+    support::check_response(v)?;
     let code = v["error"]["code"].as_i64();
     if !codes.iter().any(|c| Some(*c) == code) {
         return Err(format!("expected an error code in {codes:?}"));
@@ -243,7 +242,7 @@ fn h202() -> HttpExpect {
 
 fn progress_then_result(got: &[Value], token: Option<&Value>) -> Result<(), String> {
     let (last, notes) = got.split_last().ok_or("nothing")?;
-    rs::check_response(last)?;
+    support::check_response(last)?;
     if result_text(last) != Some("counted to 2") {
         return Err("expected `counted to 2`".into());
     }
@@ -409,8 +408,8 @@ fn cases() -> Vec<Case> {
             "a huge integer argument",
             S11,
             add_req(1, &json!({})).replace("{}", &format!(r#"{{"a":{huge_int},"b":0}}"#)),
-            Ok(json!(1), Some(rs::sum_text(huge_int_f, 0.0))),
-            h200(Ok(json!(1), Some(rs::sum_text(huge_int_f, 0.0)))),
+            Ok(json!(1), Some(support::sum_text(huge_int_f, 0.0))),
+            h200(Ok(json!(1), Some(support::sum_text(huge_int_f, 0.0)))),
         ),
         // ---- bytes
         case(
@@ -887,7 +886,11 @@ fn cases() -> Vec<Case> {
         case(
             "a batch of only notifications",
             S03,
-            format!("[{},{}]", rs::initialized(), rs::cancel(&json!(5))),
+            format!(
+                "[{},{}]",
+                support::initialized(),
+                support::cancel(&json!(5))
+            ),
             Nothing,
             h202(),
         ),
@@ -897,13 +900,13 @@ fn cases() -> Vec<Case> {
             format!(
                 "[{},{},{},{{}},{},5]",
                 req(&json!(1), "ping", &json!({})),
-                rs::initialized(),
+                support::initialized(),
                 r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
                 add_req(2, &json!({"a": 1, "b": 2}))
             ),
             Lines(1, |got| {
                 let items = got[0].as_array().ok_or("a batch reply")?;
-                items.iter().try_for_each(rs::check_response)?;
+                items.iter().try_for_each(support::check_response)?;
                 let ids: Vec<&Value> = items.iter().map(|i| &i["id"]).collect();
                 let ok = items.len() == 4
                     && items
@@ -944,7 +947,7 @@ fn cases() -> Vec<Case> {
             ),
             Lines(1, |got| {
                 let items = got[0].as_array().ok_or("a batch reply")?;
-                items.iter().try_for_each(rs::check_response)?;
+                items.iter().try_for_each(support::check_response)?;
                 let mut ids: Vec<i64> = items.iter().filter_map(|i| i["id"].as_i64()).collect();
                 ids.sort_unstable();
                 if ids == (0..10_000).collect::<Vec<_>>() {
@@ -980,21 +983,21 @@ fn cases() -> Vec<Case> {
         case(
             "initialized before initialize",
             Setup::Fresh,
-            rs::initialized().to_string(),
+            support::initialized().to_string(),
             Nothing,
             h400(Error(-32600, null())),
         ),
         case(
             "a second initialize",
             S11,
-            rs::initialize_request(&json!(1), LATEST_LEGACY).to_string(),
-            Lines(1, |got| rs::check_response(&got[0])),
+            support::initialize_request(&json!(1), LATEST_LEGACY).to_string(),
+            Lines(1, |got| support::check_response(&got[0])),
             HttpExpect::Skip,
         ),
         case(
             "initialize with an unknown version",
             Setup::Fresh,
-            rs::initialize_request(&json!(1), "1999-01-01").to_string(),
+            support::initialize_request(&json!(1), "1999-01-01").to_string(),
             Lines(1, |got| {
                 if got[0]["result"]["protocolVersion"] == LATEST_LEGACY {
                     std::result::Result::Ok(())
@@ -1008,14 +1011,14 @@ fn cases() -> Vec<Case> {
         case(
             "cancel an unknown id",
             S11,
-            rs::cancel(&json!(12345)).to_string(),
+            support::cancel(&json!(12345)).to_string(),
             Nothing,
             h202(),
         ),
         case(
             "cancel an object id",
             S11,
-            rs::cancel(&json!({"a": 1})).to_string(),
+            support::cancel(&json!({"a": 1})).to_string(),
             Nothing,
             h202(),
         ),
@@ -1036,7 +1039,7 @@ fn cases() -> Vec<Case> {
         case(
             "cancel the initialize request",
             S11,
-            rs::cancel(&json!("init")).to_string(),
+            support::cancel(&json!("init")).to_string(),
             Nothing,
             h202(),
         ),
@@ -1233,23 +1236,23 @@ fn padded_ping(id: i64, len: usize) -> String {
 fn follow_up(setup: Setup, id: &Value) -> Value {
     match setup {
         Setup::Fresh => modern_add(id, 2.0, 3.0),
-        Setup::Legacy(_) => rs::legacy_add(id, 2.0, 3.0),
+        Setup::Legacy(_) => support::legacy_add(id, 2.0, 3.0),
     }
 }
 
-async fn next_line(conn: &mut StdioConn) -> Result<Value, String> {
+async fn next_line(conn: &mut Client) -> Result<Value, String> {
     let line = tokio::time::timeout(Duration::from_secs(20), conn.lines.next_line())
         .await
         .map_err(|_| "timed out waiting for the server".to_owned())?
         .map_err(|e| format!("reading: {e}"))?
         .ok_or("the server closed its output")?;
     serde_json::from_str(&line)
-        .map_err(|e| format!("a non-JSON line ({e}): {}", rs::truncate(&line)))
+        .map_err(|e| format!("a non-JSON line ({e}): {}", support::truncate(&line)))
 }
 
 /// Sends a case, its follow-up and a final sync request; checks everything
 /// in between.
-async fn run_stdio_case(conn: &mut StdioConn, c: &Case, setup: bool) -> Result<(), String> {
+async fn run_stdio_case(conn: &mut Client, c: &Case, setup: bool) -> Result<(), String> {
     if setup {
         if let Setup::Legacy(v) = c.setup {
             conn.initialize(v).await;
@@ -1257,7 +1260,7 @@ async fn run_stdio_case(conn: &mut StdioConn, c: &Case, setup: bool) -> Result<(
     }
     conn.write_bytes(&c.input).await;
     let follow_id = json!("follow-up");
-    conn.send(&follow_up(c.setup, &follow_id)).await;
+    conn.send(follow_up(c.setup, &follow_id)).await;
     let mut got = Vec::new();
     let mut follow = None;
     while follow.is_none() || got.len() < c.stdio.lines() {
@@ -1272,7 +1275,7 @@ async fn run_stdio_case(conn: &mut StdioConn, c: &Case, setup: bool) -> Result<(
     }
     // Anything still on its way arrives before the answer to this.
     let sync_id = json!("sync");
-    conn.send(&json!({"jsonrpc":"2.0","id":sync_id,"method":"ping"}))
+    conn.send(json!({"jsonrpc":"2.0","id":sync_id,"method":"ping"}))
         .await;
     loop {
         let v = next_line(conn).await?;
@@ -1286,7 +1289,10 @@ async fn run_stdio_case(conn: &mut StdioConn, c: &Case, setup: bool) -> Result<(
         return Err(format!("the follow-up failed: {follow}"));
     }
     c.stdio.check(&got).map_err(|e| {
-        let shown: Vec<String> = got.iter().map(|g| rs::truncate(&g.to_string())).collect();
+        let shown: Vec<String> = got
+            .iter()
+            .map(|g| support::truncate(&g.to_string()))
+            .collect();
         format!("{e}; got {shown:?}")
     })
 }
@@ -1304,8 +1310,8 @@ fn report(failures: &[String]) {
 async fn stdio_in_memory_each_case_on_a_new_connection() {
     let mut failures = Vec::new();
     for c in cases() {
-        let (server, _) = rs::probed_server();
-        let mut conn = StdioConn::in_memory(server);
+        let (server, _) = support::probed_server();
+        let mut conn = Client::start(server);
         if let Err(e) = run_stdio_case(&mut conn, &c, true).await {
             failures.push(format!("{}: {e}", c.name));
         }
@@ -1319,8 +1325,8 @@ async fn stdio_in_memory_each_case_on_a_new_connection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_in_memory_every_case_in_one_session() {
-    let (server, _) = rs::probed_server();
-    let mut conn = StdioConn::in_memory(server);
+    let (server, _) = support::probed_server();
+    let mut conn = Client::start(server);
     conn.initialize(LATEST_LEGACY).await;
     let mut failures = Vec::new();
     for c in cases().into_iter().filter(|c| c.setup == S11) {
@@ -1336,7 +1342,7 @@ async fn stdio_in_memory_every_case_in_one_session() {
 async fn stdio_real_calculator_process() {
     let mut failures = Vec::new();
     for c in cases() {
-        let mut conn = StdioConn::calculator();
+        let mut conn = Client::calculator();
         if let Err(e) = run_stdio_case(&mut conn, &c, true).await {
             failures.push(format!("{}: {e}", c.name));
         }
@@ -1350,7 +1356,7 @@ async fn stdio_real_calculator_process() {
 
 // ------------------------------------------------------------------ HTTP: the JSON-RPC rows
 
-fn messages_of(r: &Reply) -> Result<Vec<Value>, String> {
+fn messages_of(r: &Response) -> Result<Vec<Value>, String> {
     if r.is_sse() {
         return Ok(r.messages());
     }
@@ -1360,7 +1366,7 @@ fn messages_of(r: &Reply) -> Result<Vec<Value>, String> {
     let mut v: Value = serde_json::from_slice(&r.body).map_err(|e| {
         format!(
             "a body that is not JSON ({e}): {:?}",
-            rs::truncate(&r.text())
+            support::truncate(&r.text())
         )
     })?;
     // Transport-level errors carry no `id` at all; that bug has its own
@@ -1375,7 +1381,7 @@ fn messages_of(r: &Reply) -> Result<Vec<Value>, String> {
 
 /// A transport-level error body: a JSON-RPC error object with this code.
 /// (Its `id` is checked by `transport_errors_are_json_rpc_responses`.)
-fn check_transport_error(r: &Reply, code: i64) -> Result<(), String> {
+fn check_transport_error(r: &Response, code: i64) -> Result<(), String> {
     let v: Value = serde_json::from_slice(&r.body).map_err(|e| format!("not JSON: {e}"))?;
     if v["jsonrpc"] == "2.0" && v["error"]["code"] == code && v["error"]["message"].is_string() {
         Ok(())
@@ -1416,7 +1422,7 @@ async fn run_http_case(s: &HttpServer, c: &Case) -> Result<(), String> {
         return Err(format!(
             "expected HTTP {status}, got {} {:?}",
             r.status,
-            rs::truncate(&r.text())
+            support::truncate(&r.text())
         ));
     }
     let transport_level = c.setup == Setup::Fresh && *status == 400;
@@ -1431,14 +1437,14 @@ async fn run_http_case(s: &HttpServer, c: &Case) -> Result<(), String> {
     } else {
         expect
             .check(&messages_of(&r)?)
-            .map_err(|e| format!("{e}; got {:?}", rs::truncate(&r.text())))?;
+            .map_err(|e| format!("{e}; got {:?}", support::truncate(&r.text())))?;
     }
     // The same connection still serves (unless the server closed it).
     if !conn.closed && r.header("connection") != Some("close") && r.status < 413 {
         let follow = match version {
             Some(v) => (
                 legacy_headers(&headers[2].1, v),
-                rs::legacy_add(&json!("same-conn"), 2.0, 3.0),
+                support::legacy_add(&json!("same-conn"), 2.0, 3.0),
             ),
             None => (
                 modern_call_headers("add"),
@@ -1467,8 +1473,8 @@ async fn run_http_case(s: &HttpServer, c: &Case) -> Result<(), String> {
     if let Some(v) = version {
         let again = s
             .post_json(
-                &legacy_headers(&headers[2].1, v),
-                &rs::legacy_add(&json!("same-session"), 2.0, 3.0),
+                &as_refs(&legacy_headers(&headers[2].1, v)),
+                &support::legacy_add(&json!("same-session"), 2.0, 3.0),
             )
             .await;
         if result_text(&again.last()) != Some("5") {
@@ -1480,7 +1486,7 @@ async fn run_http_case(s: &HttpServer, c: &Case) -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_json_rpc_rows() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let mut failures = Vec::new();
     for c in cases() {
@@ -1754,7 +1760,9 @@ fn rows(port: u16) -> Vec<Row> {
                 "/mcp",
                 port,
                 &[JSON, ACCEPT_BOTH, ("Mcp-Session-Id", "../../etc/passwd")],
-                rs::legacy_add(&json!(1), 1.0, 1.0).to_string().as_bytes(),
+                support::legacy_add(&json!(1), 1.0, 1.0)
+                    .to_string()
+                    .as_bytes(),
             ),
             want: Want::Status(404, Some(-32600)),
         },
@@ -2069,7 +2077,7 @@ async fn run_row(s: &HttpServer, row: &Row) -> Result<(), String> {
                 return Err(format!(
                     "expected 42, got {} {:?}",
                     r.status,
-                    rs::truncate(&r.text())
+                    support::truncate(&r.text())
                 ));
             }
             if r.header("x-injected").is_some() {
@@ -2081,7 +2089,7 @@ async fn run_row(s: &HttpServer, row: &Row) -> Result<(), String> {
                 return Err(format!(
                     "expected HTTP {status}, got {} {:?}",
                     r.status,
-                    rs::truncate(&r.text())
+                    support::truncate(&r.text())
                 ));
             }
             if r.header("x-injected").is_some() {
@@ -2098,7 +2106,7 @@ async fn run_row(s: &HttpServer, row: &Row) -> Result<(), String> {
             return Err(format!(
                 "unexpected HTTP {} {:?}",
                 r.status,
-                rs::truncate(&r.text())
+                support::truncate(&r.text())
             ))
         }
         (_, None) => return Err("the connection closed without a response".into()),
@@ -2108,7 +2116,7 @@ async fn run_row(s: &HttpServer, row: &Row) -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_transport_rows() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let mut failures = Vec::new();
     for row in rows(s.port()) {
@@ -2118,7 +2126,7 @@ async fn http_transport_rows() {
         // A new client is served after every row.
         let m = s
             .post_json(
-                &modern_call_headers("add"),
+                &as_refs(&modern_call_headers("add")),
                 &modern_add(&json!("next"), 1.0, 2.0),
             )
             .await;
@@ -2135,7 +2143,7 @@ async fn http_transport_rows() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipelined_requests_on_one_connection_are_answered_in_order() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let sid = s.session(LATEST_LEGACY).await;
     let legacy = legacy_headers(&sid, LATEST_LEGACY);
@@ -2146,7 +2154,7 @@ async fn pipelined_requests_on_one_connection_are_answered_in_order() {
         let f = i as f64;
         let (headers, body) = match i % 3 {
             0 => (&modern, modern_add(&json!(i), f, f)),
-            1 => (&legacy, rs::legacy_add(&json!(i), f, f)),
+            1 => (&legacy, support::legacy_add(&json!(i), f, f)),
             _ => (
                 &legacy,
                 json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"count_to","arguments":{"n":3},"_meta":{"progressToken":i}}}),
@@ -2173,7 +2181,7 @@ async fn pipelined_requests_on_one_connection_are_answered_in_order() {
         let want = if i % 3 == 2 {
             "counted to 3".to_owned()
         } else {
-            rs::sum_text(i as f64, i as f64)
+            support::sum_text(i as f64, i as f64)
         };
         assert_eq!(result_text(&last), Some(want.as_str()), "{r:?}");
         if i % 3 == 2 {
@@ -2189,7 +2197,7 @@ async fn pipelined_requests_on_one_connection_are_answered_in_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_body_times_out_with_408() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let config = HttpConfig::default().body_timeout(Duration::from_millis(300));
     let s = HttpServer::start(server, config).await;
     let body = modern_add_body();
@@ -2246,7 +2254,7 @@ async fn a_slow_body_times_out_with_408() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_cut_short_is_refused_and_the_server_lives_on() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let body = modern_add_body();
     let head = raw_modern_add(
@@ -2271,7 +2279,7 @@ async fn a_body_cut_short_is_refused_and_the_server_lives_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_1_0_gets_a_close_delimited_sse_stream() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let sid = s.session(LATEST_LEGACY).await;
     let body = json!({"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"count_to","arguments":{"n":3},"_meta":{"progressToken":"p"}}}).to_string();
@@ -2300,7 +2308,7 @@ async fn http_1_0_gets_a_close_delimited_sse_stream() {
 /// responses too, with `"id": null`, so strict clients can parse them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transport_errors_are_json_rpc_responses() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let r = s
         .post(
@@ -2309,21 +2317,23 @@ async fn transport_errors_are_json_rpc_responses() {
         )
         .await;
     assert_eq!(r.status, 403);
-    rs::check_response(&r.json()).unwrap();
+    support::check_response(&r.json()).unwrap();
     let r = s
         .post(
             &[JSON, ACCEPT_BOTH],
-            rs::legacy_add(&json!(1), 1.0, 1.0).to_string().as_bytes(),
+            support::legacy_add(&json!(1), 1.0, 1.0)
+                .to_string()
+                .as_bytes(),
         )
         .await;
     assert_eq!(r.status, 400);
-    rs::check_response(&r.json()).unwrap();
+    support::check_response(&r.json()).unwrap();
     let sid = s.session(LATEST_LEGACY).await;
     let r = s
         .post(&as_refs(&legacy_headers(&sid, LATEST_LEGACY)), b"[]")
         .await;
     assert_eq!(r.status, 400);
-    rs::check_response(&r.json()).unwrap();
+    support::check_response(&r.json()).unwrap();
     s.shutdown().await;
 }
 
@@ -2332,10 +2342,10 @@ async fn transport_errors_are_json_rpc_responses() {
 /// server has responded to the initialize request"). It gets its empty result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ping_before_initialize_is_answered() {
-    let (server, _) = rs::probed_server();
-    let mut conn = StdioConn::in_memory(server);
+    let (server, _) = support::probed_server();
+    let mut conn = Client::start(server);
     let r = conn
-        .request(&json!({"jsonrpc":"2.0","id":1,"method":"ping"}))
+        .send_request(json!({"jsonrpc":"2.0","id":1,"method":"ping"}))
         .await;
     assert_eq!(r["result"], json!({}), "{r}");
     conn.finish().await;
@@ -2346,7 +2356,7 @@ async fn ping_before_initialize_is_answered() {
 /// request message that contains more than one Host header field".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_1_1_without_host_is_refused() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let body = modern_add_body();
     let no_host = raw_modern_add(
@@ -2362,7 +2372,7 @@ async fn http_1_1_without_host_is_refused() {
 /// evil.example` is refused (a proxy in front may route on the other one).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_host_headers_are_refused() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let body = modern_add_body();
     let two = raw_modern_add(
@@ -2386,7 +2396,7 @@ async fn two_host_headers_are_refused() {
 /// close the connection after responding" (request smuggling).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn content_length_with_chunked_closes_the_connection() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let body = modern_add_body();
     let raw = raw_modern_add(
@@ -2417,7 +2427,7 @@ async fn content_length_with_chunked_closes_the_connection() {
 /// `POST http://evil.example/mcp` with `Host: localhost` is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn absolute_form_naming_another_host_is_refused() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
     let body = modern_add_body();
     let raw = raw_modern_add(
@@ -2437,11 +2447,17 @@ async fn absolute_form_naming_another_host_is_refused() {
 /// Refused inside a batch on stdio as on HTTP (it would re-initialize the session).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialize_inside_a_stdio_batch_is_refused_as_on_http() {
-    let (server, _) = rs::probed_server();
-    let mut conn = StdioConn::in_memory(server);
+    let (server, _) = support::probed_server();
+    let mut conn = Client::start(server);
     conn.initialize("2025-03-26").await;
-    conn.write_bytes(format!("[{}]\n", rs::initialize_request(&json!(5), "2025-11-25")).as_bytes())
-        .await;
+    conn.write_bytes(
+        format!(
+            "[{}]\n",
+            support::initialize_request(&json!(5), "2025-11-25")
+        )
+        .as_bytes(),
+    )
+    .await;
     let r = conn.recv().await;
     assert_eq!(r[0]["error"]["code"], -32600, "{r}");
     conn.finish().await;
@@ -2456,8 +2472,8 @@ async fn an_array_inside_a_batch_is_not_a_request() {
         mcp_server::types::jsonrpc::RawMessage::parse(r#"["2.0", 1, "ping"]"#).is_err(),
         "an array parsed as a request"
     );
-    let (server, _) = rs::probed_server();
-    let mut conn = StdioConn::in_memory(server);
+    let (server, _) = support::probed_server();
+    let mut conn = Client::start(server);
     conn.initialize("2025-03-26").await;
     conn.write_bytes(b"[[\"2.0\", 1, \"tools/call\", {\"name\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}]]\n").await;
     let r = conn.recv().await;

@@ -12,222 +12,26 @@ use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
 use serde_json::{json, Value};
+use support::{http_request, modern_meta, HttpConn, HttpServer, Response, ACCEPT_BOTH, JSON};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A response as read off the wire.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
+/// The [`support::TestTools`] on a real socket.
+async fn start(config: HttpConfig) -> HttpServer {
+    HttpServer::start(support::server(), config).await
 }
 
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
-    }
-
-    /// The JSON-RPC messages of an SSE body (or the one JSON body).
-    fn messages(&self) -> Vec<Value> {
-        if self
-            .header("content-type")
-            .is_some_and(|c| c.starts_with("text/event-stream"))
-        {
-            self.body
-                .lines()
-                .filter_map(|l| l.strip_prefix("data: "))
-                .filter(|d| !d.trim().is_empty())
-                .map(|d| serde_json::from_str(d).unwrap())
-                .collect()
-        } else {
-            vec![self.json()]
-        }
-    }
-}
-
-struct TestServer {
-    addr: std::net::SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<Result<(), mcp_server::Error>>,
-}
-
-impl TestServer {
-    /// The MCP service mounted in an axum router next to an app route.
-    async fn start_in_axum() -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mcp = support::server().http_service(HttpConfig::default());
-        let app = axum::Router::new()
-            .route("/health", axum::routing::get(|| async { "ok" }))
-            .route_service("/mcp", mcp);
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-                .map_err(mcp_server::Error::Io)
-        });
-        TestServer {
-            addr,
-            stop: Some(stop),
-            task,
-        }
-    }
-
-    async fn start(config: HttpConfig) -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(support::server().serve_http_on(listener, config, async {
-            let _ = stopped.await;
-        }));
-        TestServer {
-            addr,
-            stop: Some(stop),
-            task,
-        }
-    }
-
-    async fn shutdown(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        tokio::time::timeout(Duration::from_secs(15), self.task)
-            .await
-            .expect("the server did not shut down")
-            .unwrap()
-            .unwrap();
-    }
-
-    /// Sends one request (HTTP/1.1, `Connection: close`) and reads the whole response.
-    async fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            req.push_str(&format!("Host: localhost:{}\r\n", self.addr.port()));
-        }
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
-        stream.write_all(req.as_bytes()).await.unwrap();
-        let mut raw = Vec::new();
-        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
-            .await
-            .expect("response timed out")
-            .unwrap();
-        parse_response(&raw)
-    }
-
-    async fn post(&self, headers: &[(&str, &str)], body: &Value) -> Reply {
-        let mut all = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ];
-        all.extend_from_slice(headers);
-        self.send("POST", "/mcp", &all, &body.to_string()).await
-    }
-
-    /// Initializes a legacy session and returns its id.
-    async fn session(&self, version: &str) -> String {
-        let r = self
-            .post(&[], &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}))
-            .await;
-        assert_eq!(r.status, 200, "{r:?}");
-        let id = r.header("mcp-session-id").expect("a session id").to_owned();
-        let n = self
-            .post(
-                &[("mcp-session-id", &id), ("mcp-protocol-version", version)],
-                &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(n.status, 202);
-        id
-    }
-
-    /// A legacy call that must succeed: the server is still serving.
-    async fn assert_serving(&self) {
-        let sid = self.session("2025-11-25").await;
-        let r = self
-            .post(
-                &[("mcp-session-id", &sid), ("mcp-protocol-version", "2025-11-25")],
-                &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":2}}}),
-            )
-            .await;
-        assert_eq!(r.status, 200, "{r:?}");
-        assert_eq!(r.messages()[0]["result"]["content"][0]["text"], "4");
-        let m = modern_call(self, "add", &json!({"a": 1, "b": 1})).await;
-        assert_eq!(m.status, 200, "{m:?}");
-        assert_eq!(m.json()["result"]["content"][0]["text"], "2");
-    }
-}
-
-async fn modern_call(s: &TestServer, tool: &str, args: &Value) -> Reply {
-    s.post(
+async fn modern_call(s: &HttpServer, tool: &str, args: &Value) -> Response {
+    s.post_json(
         &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)],
-        &json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":tool,"arguments":args,"_meta":support::modern_meta()}}),
+        &json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":tool,"arguments":args,"_meta":modern_meta()}}),
     )
     .await
 }
 
-fn parse_response(raw: &[u8]) -> Reply {
-    let text = String::from_utf8_lossy(raw);
-    let (head, rest) = text
-        .split_once("\r\n\r\n")
-        .expect("a complete response head");
-    let mut lines = head.lines();
-    let status: u16 = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        let mut body = String::new();
-        let mut rest = rest;
-        while let Some((size, after)) = rest.split_once("\r\n") {
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            body.push_str(&after[..n]);
-            rest = &after[n + 2..];
-        }
-        body
-    } else {
-        rest.to_owned()
-    };
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-const JSON: (&str, &str) = ("Content-Type", "application/json");
-const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
-
 #[tokio::test]
 async fn legacy_session_flow_json_and_sse() {
-    let s = TestServer::start(HttpConfig::default()).await;
+    let s = start(HttpConfig::default()).await;
     let sid = s.session("2025-11-25").await;
     assert_eq!(sid.len(), 32);
     let h = [
@@ -236,15 +40,11 @@ async fn legacy_session_flow_json_and_sse() {
     ];
     // A call that notifies: an SSE stream with the priming event, progress, then the result.
     let r = s
-        .post(&h, &json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","_meta":{"progressToken":"p"}}}))
+        .post_json(&h, &json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"chatty","_meta":{"progressToken":"p"}}}))
         .await;
     assert_eq!(r.header("content-type"), Some("text/event-stream"));
-    assert!(
-        r.body.starts_with("id: "),
-        "priming event first: {:?}",
-        r.body
-    );
-    assert!(r.body.contains("retry: "));
+    assert!(r.text().starts_with("id: "), "priming event first: {r:?}");
+    assert!(r.text().contains("retry: "));
     let msgs = r.messages();
     assert_eq!(
         msgs.iter()
@@ -255,7 +55,7 @@ async fn legacy_session_flow_json_and_sse() {
     assert_eq!(msgs.last().unwrap()["result"]["content"][0]["text"], "done");
     // Any supported version is accepted in the header, even if not negotiated.
     let r = s
-        .post(
+        .post_json(
             &[
                 ("mcp-session-id", &sid),
                 ("mcp-protocol-version", "2025-03-26"),
@@ -266,11 +66,11 @@ async fn legacy_session_flow_json_and_sse() {
     assert_eq!(r.status, 200);
     // DELETE ends the session; it is then unknown.
     let d = s
-        .send("DELETE", "/mcp", &[("mcp-session-id", &sid)], "")
+        .request("DELETE", "/mcp", &[("mcp-session-id", &sid)], "")
         .await;
     assert_eq!(d.status, 200);
     let r = s
-        .post(&h, &json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}))
+        .post_json(&h, &json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}))
         .await;
     assert_eq!(r.status, 404);
     s.shutdown().await;
@@ -278,7 +78,7 @@ async fn legacy_session_flow_json_and_sse() {
 
 #[tokio::test]
 async fn bad_http_input_gets_its_status_and_the_server_lives_on() {
-    let s = TestServer::start(HttpConfig::default().max_body_size(2048)).await;
+    let s = start(HttpConfig::default().max_body_size(2048)).await;
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string();
     let port = s.addr.port().to_string();
     let cases: Vec<(&str, Vec<(&str, String)>, String, u16)> = vec![
@@ -386,7 +186,7 @@ async fn bad_http_input_gets_its_status_and_the_server_lives_on() {
     ];
     for (name, headers, body, status) in cases {
         let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let r = s.send("POST", "/mcp", &headers, &body).await;
+        let r = s.request("POST", "/mcp", &headers, &body).await;
         assert_eq!(r.status, status, "{name}: {r:?}");
         if status >= 400 {
             let v = r.json();
@@ -398,16 +198,16 @@ async fn bad_http_input_gets_its_status_and_the_server_lives_on() {
     }
     // GET and DELETE without a session (the modern era has neither).
     let g = s
-        .send("GET", "/mcp", &[("Accept", "text/event-stream")], "")
+        .request("GET", "/mcp", &[("Accept", "text/event-stream")], "")
         .await;
     assert_eq!(g.status, 405);
     assert!(g.header("allow").is_some());
-    let d = s.send("DELETE", "/mcp", &[], "").await;
+    let d = s.request("DELETE", "/mcp", &[], "").await;
     assert_eq!(d.status, 405);
     // A batch outside 2025-03-26.
     let sid = s.session("2025-11-25").await;
     let b = s
-        .send(
+        .request(
             "POST",
             "/mcp",
             &[JSON, ACCEPT_BOTH, ("mcp-session-id", &sid)],
@@ -418,7 +218,7 @@ async fn bad_http_input_gets_its_status_and_the_server_lives_on() {
     // ...and inside it.
     let sid = s.session("2025-03-26").await;
     let b = s
-        .send("POST", "/mcp", &[JSON, ACCEPT_BOTH, ("mcp-session-id", &sid)], r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}]"#)
+        .request("POST", "/mcp", &[JSON, ACCEPT_BOTH, ("mcp-session-id", &sid)], r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}]"#)
         .await;
     assert_eq!(b.status, 200);
     assert_eq!(b.json().as_array().unwrap().len(), 2);
@@ -428,7 +228,7 @@ async fn bad_http_input_gets_its_status_and_the_server_lives_on() {
 
 #[tokio::test]
 async fn modern_header_validation_and_errors() {
-    let s = TestServer::start(HttpConfig::default()).await;
+    let s = start(HttpConfig::default()).await;
     let call = |meta: Value| json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":meta}});
     let h = |v: &'static str, m: &'static str, n: &'static str| {
         vec![
@@ -457,31 +257,31 @@ async fn modern_header_validation_and_errors() {
             "version",
         ),
     ] {
-        let r = s.post(&headers, &call(support::modern_meta())).await;
+        let r = s.post_json(&headers, &call(modern_meta())).await;
         assert_eq!(r.status, 400, "{why}: {r:?}");
         assert_eq!(r.json()["error"]["code"], -32020, "{why}");
         assert_eq!(r.json()["id"], 9, "{why}: errors keep the id");
     }
     // A base64-encoded Mcp-Name is decoded before comparing ("add" = YWRk).
     let r = s
-        .post(
+        .post_json(
             &h("2026-07-28", "tools/call", "=?base64?YWRk?="),
-            &call(support::modern_meta()),
+            &call(modern_meta()),
         )
         .await;
     assert_eq!(r.status, 200, "{r:?}");
     // Unsupported version: -32022 with the supported list, HTTP 400.
-    let mut meta = support::modern_meta();
+    let mut meta = modern_meta();
     meta["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
     let r = s
-        .post(&h("2099-01-01", "tools/call", "add"), &call(meta))
+        .post_json(&h("2099-01-01", "tools/call", "add"), &call(meta))
         .await;
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"]["code"], -32022);
     assert_eq!(r.json()["error"]["data"]["requested"], "2099-01-01");
     // Missing _meta fields: -32602, HTTP 400.
     let r = s
-        .post(
+        .post_json(
             &h("2026-07-28", "tools/call", "add"),
             &call(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})),
         )
@@ -491,9 +291,9 @@ async fn modern_header_validation_and_errors() {
     // Unknown and removed methods: 404, -32601.
     for m in ["no/such", "ping", "initialize"] {
         let r = s
-            .post(
+            .post_json(
                 &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", m)],
-                &json!({"jsonrpc":"2.0","id":3,"method":m,"params":{"_meta":support::modern_meta()}}),
+                &json!({"jsonrpc":"2.0","id":3,"method":m,"params":{"_meta":modern_meta()}}),
             )
             .await;
         assert_eq!(r.status, 404, "{m}: {r:?}");
@@ -509,14 +309,14 @@ async fn modern_header_validation_and_errors() {
 
 #[tokio::test]
 async fn legacy_stream_resumes_with_last_event_id() {
-    let s = TestServer::start(HttpConfig::default().sse_retry(Duration::from_millis(50))).await;
+    let s = start(HttpConfig::default().sse_retry(Duration::from_millis(50))).await;
     let sid = s.session("2025-11-25").await;
     let h = [
         ("mcp-session-id", sid.as_str()),
         ("mcp-protocol-version", "2025-11-25"),
     ];
     let r = s
-        .post(
+        .post_json(
             &h,
             &json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reconnect"}}),
         )
@@ -526,16 +326,16 @@ async fn legacy_stream_resumes_with_last_event_id() {
         r.messages().iter().all(|m| m.get("result").is_none()),
         "{r:?}"
     );
-    let last_id = r
-        .body
+    let body = r.text();
+    let last_id = body
         .lines()
         .filter_map(|l| l.strip_prefix("id: "))
         .next_back()
-        .unwrap_or_else(|| panic!("an event id in {:?}", r.body))
+        .unwrap_or_else(|| panic!("an event id in {body:?}"))
         .to_owned();
-    assert!(r.body.contains("retry: 50"));
+    assert!(body.contains("retry: 50"));
     let g = s
-        .send(
+        .request(
             "GET",
             "/mcp",
             &[
@@ -558,49 +358,26 @@ async fn legacy_stream_resumes_with_last_event_id() {
 
 #[tokio::test]
 async fn legacy_http_sse_transport() {
-    let s = TestServer::start(HttpConfig::default()).await;
-    let mut stream = TcpStream::connect(s.addr).await.unwrap();
-    let req = format!(
-        "GET /sse HTTP/1.1\r\nHost: localhost:{}\r\nAccept: text/event-stream\r\n\r\n",
-        s.addr.port()
-    );
-    stream.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = vec![0u8; 4096];
-    let mut seen = String::new();
-    while !seen.contains("session_id=") || !seen.contains("\n\n") {
-        let n = stream.read(&mut buf).await.unwrap();
-        assert!(n > 0, "stream closed early: {seen:?}");
-        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-    }
-    assert!(seen.contains("event: endpoint"), "{seen}");
-    let path = seen
-        .lines()
-        .find_map(|l| l.strip_prefix("data: "))
-        .unwrap()
-        .trim()
-        .to_owned();
+    let s = start(HttpConfig::default()).await;
+    let (mut stream, path) = s.open_sse().await;
     assert!(path.starts_with("/messages?session_id="));
     let post = |body: Value| {
         let path = path.clone();
         let s = &s;
-        async move { s.send("POST", &path, &[JSON], &body.to_string()).await }
+        async move { s.request("POST", &path, &[JSON], &body.to_string()).await }
     };
     let r = post(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).await;
     assert_eq!(r.status, 202);
     let r = post(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}})).await;
     assert_eq!(r.status, 202);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !seen.contains("\"42\"") {
-        let n = tokio::time::timeout_at(deadline, stream.read(&mut buf))
-            .await
-            .expect("no reply on the stream")
-            .unwrap();
-        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-    }
+    let seen = stream
+        .read_until("\"42\"", Duration::from_secs(10))
+        .await
+        .expect("the answer on the stream");
     assert!(seen.contains("event: message"));
     assert!(seen.contains(r#""protocolVersion":"2024-11-05""#));
     let unknown = s
-        .send("POST", "/messages?session_id=nope", &[JSON], "{}")
+        .request("POST", "/messages?session_id=nope", &[JSON], "{}")
         .await;
     assert_eq!(unknown.status, 404);
     drop(stream);
@@ -610,21 +387,28 @@ async fn legacy_http_sse_transport() {
 
 #[tokio::test]
 async fn closing_a_modern_stream_cancels_the_call() {
-    let s = TestServer::start(HttpConfig::default()).await;
+    let s = start(HttpConfig::default()).await;
     // `wait` runs until cancelled; its response is an SSE stream. Read the
     // head, then hang up: the call must be cancelled (observed through `meet`'s
     // partner below never being needed).
-    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":support::modern_meta()}}).to_string();
-    let req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: localhost:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: wait\r\nContent-Length: {}\r\n\r\n{body}",
-        s.addr.port(),
-        body.len()
-    );
-    let mut stream = TcpStream::connect(s.addr).await.unwrap();
-    stream.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = vec![0u8; 1024];
-    let n = stream.read(&mut buf).await.unwrap();
-    assert!(String::from_utf8_lossy(&buf[..n]).contains("text/event-stream"));
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","_meta":modern_meta()}}).to_string();
+    let headers = [
+        JSON,
+        ACCEPT_BOTH,
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "wait"),
+    ];
+    let stream = s
+        .open(&http_request(
+            "POST",
+            "/mcp",
+            s.port(),
+            &headers,
+            body.as_bytes(),
+        ))
+        .await;
+    assert!(stream.head.is_sse(), "{:?}", stream.head);
     drop(stream);
     // Shutdown finishes promptly only if the call was cancelled (it never returns otherwise).
     s.shutdown().await;
@@ -632,22 +416,23 @@ async fn closing_a_modern_stream_cancels_the_call() {
 
 #[tokio::test]
 async fn shutdown_lets_calls_in_flight_finish() {
-    let s = TestServer::start(HttpConfig::default()).await;
+    let s = start(HttpConfig::default()).await;
     let sid = s.session("2025-11-25").await;
     let addr = s.addr;
     let call = tokio::spawn(async move {
         let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}})
             .to_string();
-        let req = format!(
-            "POST /mcp HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nmcp-session-id: {sid}\r\nContent-Length: {}\r\n\r\n{body}",
+        let headers = [JSON, ACCEPT_BOTH, ("mcp-session-id", &sid)];
+        let mut conn = HttpConn::connect(addr).await;
+        conn.write(&http_request(
+            "POST",
+            "/mcp",
             addr.port(),
-            body.len()
-        );
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        stream.write_all(req.as_bytes()).await.unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await.unwrap();
-        parse_response(&raw)
+            &headers,
+            body.as_bytes(),
+        ))
+        .await;
+        conn.read_response().await.expect("a response")
     });
     tokio::time::sleep(Duration::from_millis(50)).await;
     s.shutdown().await;
@@ -661,13 +446,13 @@ async fn shutdown_lets_calls_in_flight_finish() {
 
 #[tokio::test]
 async fn mounts_inside_an_axum_router() {
-    let s = TestServer::start_in_axum().await;
-    let health = s.send("GET", "/health", &[], "").await;
-    assert_eq!(health.body, "ok");
+    let s = HttpServer::start_in_axum(&support::server()).await;
+    let health = s.request("GET", "/health", &[], "").await;
+    assert_eq!(health.text(), "ok");
     s.assert_serving().await;
     // The MCP service's own checks still apply under axum.
     let r = s
-        .send(
+        .request(
             "POST",
             "/mcp",
             &[("Host", "evil.example.com"), JSON, ACCEPT_BOTH],
@@ -678,79 +463,42 @@ async fn mounts_inside_an_axum_router() {
     s.shutdown().await;
 }
 
-/// Opens a streaming request and returns the socket, after the response head.
-async fn open_stream(s: &TestServer, head: &str, body: &str) -> (TcpStream, String) {
-    let mut stream = TcpStream::connect(s.addr).await.unwrap();
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(body.as_bytes()).await.unwrap();
-    let mut seen = String::new();
-    let mut buf = vec![0u8; 4096];
-    while !seen.contains("\r\n\r\n") {
-        let n = stream.read(&mut buf).await.unwrap();
-        assert!(n > 0, "closed early: {seen:?}");
-        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-    }
-    (stream, seen)
-}
-
-/// Reads until `needle` appears (or fails after a while).
-async fn read_until(stream: &mut TcpStream, seen: &mut String, needle: &str) {
-    let mut buf = vec![0u8; 4096];
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !seen.contains(needle) {
-        let n = tokio::time::timeout_at(deadline, stream.read(&mut buf))
-            .await
-            .unwrap_or_else(|_| panic!("no {needle:?} in {seen:?}"))
-            .unwrap();
-        assert!(n > 0, "closed before {needle:?}: {seen:?}");
-        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-    }
-}
-
 #[tokio::test]
 async fn list_changed_reaches_legacy_get_streams_and_modern_listeners() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let server = support::server();
     let handle = server.handle();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(
-        server.serve_http_on(listener, HttpConfig::default(), async {
-            let _ = stopped.await;
-        }),
-    );
-    let s = TestServer {
-        addr,
-        stop: Some(stop),
-        task,
-    };
+    let s = HttpServer::start(server, HttpConfig::default()).await;
     let sid = s.session("2025-11-25").await;
-    let port = addr.port();
-    let (mut get, mut get_seen) = open_stream(
-        &s,
-        &format!("GET /mcp HTTP/1.1\r\nHost: localhost:{port}\r\nAccept: text/event-stream\r\nmcp-session-id: {sid}\r\n\r\n"),
-        "",
-    )
-    .await;
-    let listen = json!({"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":support::modern_meta()}}).to_string();
-    let (mut sub, mut sub_seen) = open_stream(
-        &s,
-        &format!(
-            "POST /mcp HTTP/1.1\r\nHost: localhost:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n",
-            listen.len()
-        ),
-        &listen,
-    )
-    .await;
-    read_until(
-        &mut sub,
-        &mut sub_seen,
-        "notifications/subscriptions/acknowledged",
-    )
-    .await;
+    let mut get = s
+        .open(&http_request(
+            "GET",
+            "/mcp",
+            s.port(),
+            &[("Accept", "text/event-stream"), ("mcp-session-id", &sid)],
+            b"",
+        ))
+        .await;
+    let listen = json!({"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":modern_meta()}}).to_string();
+    let headers = [
+        JSON,
+        ACCEPT_BOTH,
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "subscriptions/listen"),
+    ];
+    let mut sub = s
+        .open(&http_request(
+            "POST",
+            "/mcp",
+            s.port(),
+            &headers,
+            listen.as_bytes(),
+        ))
+        .await;
+    sub.until("notifications/subscriptions/acknowledged").await;
     handle.disable_tool("add");
-    read_until(&mut get, &mut get_seen, "notifications/tools/list_changed").await;
-    read_until(&mut sub, &mut sub_seen, "notifications/tools/list_changed").await;
+    get.until("notifications/tools/list_changed").await;
+    sub.until("notifications/tools/list_changed").await;
+    let sub_seen = sub.seen();
     assert!(
         sub_seen.contains(r#""io.modelcontextprotocol/subscriptionId":"sub-1""#),
         "{sub_seen}"
@@ -766,7 +514,7 @@ async fn list_changed_reaches_legacy_get_streams_and_modern_listeners() {
 #[tokio::test]
 async fn an_oversized_body_is_answered_413_while_the_client_still_sends() {
     const TOTAL: usize = 8 * 1024 * 1024;
-    let s = TestServer::start(HttpConfig::default().max_body_size(64 * 1024)).await;
+    let s = start(HttpConfig::default().max_body_size(64 * 1024)).await;
     for chunked in [false, true] {
         let mut stream = TcpStream::connect(s.addr).await.unwrap();
         let framing = if chunked {
@@ -810,7 +558,7 @@ async fn an_oversized_body_is_answered_413_while_the_client_still_sends() {
             "chunked: {chunked}: the connection broke instead of carrying the answer: {read:?} after {} bytes",
             raw.len()
         );
-        let reply = parse_response(&raw);
+        let reply = support::parse(&raw).unwrap();
         assert_eq!(reply.status, 413, "chunked: {chunked}: {reply:?}");
         assert_eq!(reply.json()["error"]["code"], -32600);
         assert_eq!(

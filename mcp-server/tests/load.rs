@@ -21,7 +21,7 @@
     reason = "test counters are small"
 )]
 
-mod reliability_support;
+mod support;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,9 +30,8 @@ use std::time::{Duration, Instant};
 
 use mcp_server::http::HttpConfig;
 use mcp_server::ServerHandle;
-use reliability_support as rs;
-use rs::{as_refs, http_request, result_text, HttpConn, HttpServer, StdioConn};
 use serde_json::{json, Value};
+use support::{as_refs, http_request, result_text, Client, HttpConn, HttpServer};
 use tokio::io::AsyncWriteExt as _;
 
 fn full() -> bool {
@@ -50,7 +49,7 @@ fn churn(handle: ServerHandle, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle
             let name = format!("extra_{}", n % EXTRA);
             match (n / EXTRA) % 4 {
                 0 => {
-                    let _ = handle.add_tool(rs::extra_tool(&name));
+                    let _ = handle.add_tool(support::extra_tool(&name));
                 }
                 1 => {
                     handle.disable_tool(&name);
@@ -104,24 +103,26 @@ impl Call {
         };
         let mut p = json!({"name": self.tool(), "arguments": {"a": a, "b": b}});
         if modern {
-            p["_meta"] = rs::modern_meta();
+            p["_meta"] = support::modern_meta();
         }
         p
     }
 
     /// Checks the reply; `Ok(true)` for an unknown-tool error.
     fn check(&self, reply: &Value) -> Result<bool, String> {
-        rs::check_response(reply)?;
+        support::check_response(reply)?;
         match self {
             Call::Add(a, b) | Call::AddLater(a, b) => {
-                if result_text(reply) == Some(rs::sum_text(*a, *b).as_str()) {
+                if result_text(reply) == Some(support::sum_text(*a, *b).as_str()) {
                     Ok(false)
                 } else {
                     Err(format!("{self:?} got {reply}"))
                 }
             }
             Call::Extra(name, a, b) => {
-                if result_text(reply) == Some(format!("{name}:{}", rs::sum_text(*a, *b)).as_str()) {
+                if result_text(reply)
+                    == Some(format!("{name}:{}", support::sum_text(*a, *b)).as_str())
+                {
                     Ok(false)
                 } else if reply["error"]["code"] == -32602
                     && reply["error"]["message"] == format!("unknown tool: {name}")
@@ -150,7 +151,7 @@ async fn http_client(
     tally: Arc<Tally>,
 ) -> Result<(), String> {
     let sid = if legacy {
-        Some(s.session(rs::LATEST_LEGACY).await)
+        Some(s.session(support::LATEST_LEGACY).await)
     } else {
         None
     };
@@ -161,8 +162,8 @@ async fn http_client(
         let body =
             json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":call.params(!legacy)});
         let headers = match &sid {
-            Some(sid) => rs::legacy_headers(sid, rs::LATEST_LEGACY),
-            None => rs::modern_call_headers(call.tool()),
+            Some(sid) => support::legacy_headers(sid, support::LATEST_LEGACY),
+            None => support::modern_call_headers(call.tool()),
         };
         conn.write(&http_request(
             "POST",
@@ -216,7 +217,7 @@ async fn http_client(
 async fn http_32_clients_legacy_and_stateless_while_tools_change() {
     let calls: u64 = if full() { 10_000 } else { 300 };
     let clients: u64 = 32;
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let handle = server.handle();
     // `MCP_LOAD_SERVE_HTTP_ON=1` measures `serve_http_on` itself.
     let real = std::env::var_os("MCP_LOAD_SERVE_HTTP_ON").is_some();
@@ -270,10 +271,10 @@ async fn http_32_clients_legacy_and_stateless_while_tools_change() {
 async fn stdio_64_in_flight_while_tools_change() {
     let calls: u64 = if full() { 1_000_000 } else { 20_000 };
     let in_flight = 64;
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let handle = server.handle();
-    let mut conn = StdioConn::in_memory_with(server, 1 << 20);
-    conn.initialize(rs::LATEST_LEGACY).await;
+    let mut conn = Client::with_capacity(server, 1 << 20);
+    conn.initialize(support::LATEST_LEGACY).await;
     let stop = Arc::new(AtomicBool::new(false));
     let churner = churn(handle, Arc::clone(&stop));
     let window = Arc::new(tokio::sync::Semaphore::new(in_flight));
@@ -357,9 +358,9 @@ async fn stdio_64_in_flight_while_tools_change() {
 /// (Nagle: ~44 ms a call without `TCP_NODELAY`, well under 1 ms with it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streamed_responses_are_not_delayed_by_nagle() {
-    let (server, _) = rs::probed_server();
+    let (server, _) = support::probed_server();
     let s = HttpServer::start(server, HttpConfig::default()).await;
-    let sid = s.session(rs::LATEST_LEGACY).await;
+    let sid = s.session(support::LATEST_LEGACY).await;
     let mut conn = HttpConn::connect(s.addr).await;
     let started = Instant::now();
     for i in 0..20 {
@@ -368,7 +369,7 @@ async fn streamed_responses_are_not_delayed_by_nagle() {
             "POST",
             "/mcp",
             s.port(),
-            &as_refs(&rs::legacy_headers(&sid, rs::LATEST_LEGACY)),
+            &as_refs(&support::legacy_headers(&sid, support::LATEST_LEGACY)),
             body.to_string().as_bytes(),
         ))
         .await;

@@ -7,7 +7,8 @@
 #![cfg(feature = "http")]
 #![allow(clippy::too_many_lines, clippy::format_push_string)]
 
-use std::net::SocketAddr;
+mod support;
+
 use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
@@ -17,8 +18,10 @@ use mcp_server::{
     ToolError,
 };
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use support::{
+    as_refs, http_request, legacy_headers, modern_meta, modern_meta_with, with_json, HttpServer,
+    Response, Stream,
+};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Name {
@@ -95,111 +98,12 @@ impl Shelf {
     }
 }
 
-/// A response as read off the wire.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The JSON-RPC messages of an SSE body, or the one JSON body.
-    fn messages(&self) -> Vec<Value> {
-        if self
-            .header("content-type")
-            .is_some_and(|c| c.starts_with("text/event-stream"))
-        {
-            sse_messages(&self.body)
-        } else {
-            vec![serde_json::from_str(&self.body)
-                .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))]
-        }
-    }
-
-    /// The last message: the response of a single request.
-    fn last(&self) -> Value {
-        self.messages()
-            .pop()
-            .unwrap_or_else(|| panic!("no message: {self:?}"))
-    }
-}
-
-/// The JSON-RPC messages of the `data:` lines of an SSE text.
-fn sse_messages(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("bad event {d:?}: {e}")))
-        .collect()
-}
-
-fn parse_response(raw: &[u8]) -> Reply {
-    let text = String::from_utf8_lossy(raw);
-    let (head, rest) = text
-        .split_once("\r\n\r\n")
-        .expect("a complete response head");
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        let mut body = String::new();
-        let mut rest = rest;
-        while let Some((size, after)) = rest.split_once("\r\n") {
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            body.push_str(&after[..n]);
-            rest = &after[n + 2..];
-        }
-        body
-    } else {
-        rest.to_owned()
-    };
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
 const LEGACY: &str = "2025-11-25";
 
-fn modern_meta(capabilities: &Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
-    })
-}
-
-/// The server on a real socket, and a raw HTTP/1.1 client for it.
+/// The shelf (pages of one) on a real socket, and its handle.
 struct Http {
-    addr: SocketAddr,
+    server: HttpServer,
     handle: ServerHandle,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<Result<(), mcp_server::Error>>,
 }
 
 impl Http {
@@ -209,123 +113,34 @@ impl Http {
             .page_size(1)
             .build();
         let handle = server.handle();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(
-            server.serve_http_on(listener, HttpConfig::default(), async {
-                let _ = stopped.await;
-            }),
-        );
         Http {
-            addr,
+            server: HttpServer::start(server, HttpConfig::default()).await,
             handle,
-            stop: Some(stop),
-            task,
         }
     }
 
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        tokio::time::timeout(Duration::from_secs(15), self.task)
-            .await
-            .expect("the server did not shut down")
-            .unwrap()
-            .unwrap();
+    async fn stop(self) {
+        self.server.shutdown().await;
     }
 
-    fn head(&self, method: &str, headers: &[(&str, &str)], body: &str, close: bool) -> String {
-        let mut req = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: localhost:{}\r\n",
-            self.addr.port()
-        );
-        if close {
-            req.push_str("Connection: close\r\n");
-        }
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        req
-    }
-
-    /// Sends one request and reads the whole response.
-    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
+    /// Sends one request to `/mcp` and returns its open SSE stream, after the head.
+    async fn open(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Stream {
+        let raw = http_request(method, "/mcp", self.server.port(), headers, body.as_bytes());
+        let stream = self.server.open(&raw).await;
+        assert_eq!(stream.head.status, 200, "{:?}", stream.head);
+        assert!(stream.head.is_sse(), "not a stream: {:?}", stream.head);
         stream
-            .write_all(self.head(method, headers, body, true).as_bytes())
-            .await
-            .unwrap();
-        let mut raw = Vec::new();
-        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
-            .await
-            .expect("response timed out")
-            .unwrap();
-        parse_response(&raw)
-    }
-
-    /// Sends one request and returns its open response, after the head.
-    async fn open(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Open {
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
-        stream
-            .write_all(self.head(method, headers, body, false).as_bytes())
-            .await
-            .unwrap();
-        let mut open = Open {
-            stream,
-            seen: String::new(),
-        };
-        open.read_until("\r\n\r\n").await;
-        assert!(
-            open.seen.starts_with("HTTP/1.1 200"),
-            "not a 200 stream: {:?}",
-            open.seen
-        );
-        assert!(
-            open.seen.to_ascii_lowercase().contains("text/event-stream"),
-            "not a stream: {:?}",
-            open.seen
-        );
-        open
-    }
-
-    fn post_headers<'a>(extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
-        let mut all = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ];
-        all.extend_from_slice(extra);
-        all
     }
 
     /// A legacy session with these client capabilities; its id.
     async fn session(&self, version: &str, capabilities: Value) -> String {
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": capabilities,
-            "clientInfo": {"name": "t", "version": "1"}}});
-        let r = self
-            .send("POST", &Self::post_headers(&[]), &init.to_string())
-            .await;
-        assert_eq!(r.status, 200, "{r:?}");
-        let sid = r.header("mcp-session-id").expect("a session id").to_owned();
-        let n = self
-            .legacy_raw(
-                &sid,
-                version,
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(n.status, 202, "{n:?}");
-        sid
+        self.server.session_with(version, &capabilities).await
     }
 
-    async fn legacy_raw(&self, sid: &str, version: &str, body: &Value) -> Reply {
-        self.send(
-            "POST",
-            &Self::post_headers(&[("mcp-session-id", sid), ("mcp-protocol-version", version)]),
-            &body.to_string(),
-        )
-        .await
+    async fn legacy_raw(&self, sid: &str, version: &str, body: &Value) -> Response {
+        self.server
+            .post_json(&as_refs(&legacy_headers(sid, version)), body)
+            .await
     }
 
     /// A legacy request on a session: its response (HTTP 200 even for errors).
@@ -342,8 +157,14 @@ impl Http {
     }
 
     /// A 2026-07-28 request, with its `_meta` and its headers.
-    async fn modern(&self, id: i64, method: &str, mut params: Value, capabilities: Value) -> Reply {
-        params["_meta"] = modern_meta(&capabilities);
+    async fn modern(
+        &self,
+        id: i64,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Response {
+        params["_meta"] = modern_meta_with(&capabilities);
         let name = params
             .get("name")
             .or_else(|| params.get("uri"))
@@ -356,12 +177,12 @@ impl Http {
         if let Some(name) = &name {
             headers.push(("Mcp-Name", name));
         }
-        self.send(
-            "POST",
-            &Self::post_headers(&headers),
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
-        )
-        .await
+        self.server
+            .post_json(
+                &headers,
+                &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            )
+            .await
     }
 
     /// A request in either era (`sid` `None`: 2026-07-28): its response.
@@ -381,7 +202,7 @@ impl Http {
     }
 
     /// A legacy session's standalone GET stream.
-    async fn get_stream(&self, sid: &str) -> Open {
+    async fn get_stream(&self, sid: &str) -> Stream {
         self.open(
             "GET",
             &[("Accept", "text/event-stream"), ("mcp-session-id", sid)],
@@ -391,52 +212,13 @@ impl Http {
     }
 }
 
-/// An open response being read.
-struct Open {
-    stream: TcpStream,
-    seen: String,
-}
-
-impl Open {
-    /// Reads until `needle` has been seen (fails after 5 s).
-    async fn read_until(&mut self, needle: &str) {
-        let mut buf = vec![0u8; 4096];
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while !self.seen.contains(needle) {
-            let n = tokio::time::timeout_at(deadline, self.stream.read(&mut buf))
-                .await
-                .unwrap_or_else(|_| panic!("no {needle:?} in {:?}", self.seen))
-                .unwrap();
-            assert!(n > 0, "closed before {needle:?}: {:?}", self.seen);
-            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    }
-
-    /// Reads until `method` has been seen `n` times (fails after 5 s).
-    async fn read_until_count(&mut self, method: &str, n: usize) {
-        let mut buf = vec![0u8; 4096];
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while self.count(method) < n {
-            let read = tokio::time::timeout_at(deadline, self.stream.read(&mut buf))
-                .await
-                .unwrap_or_else(|_| panic!("not {n} {method:?} in {:?}", self.seen))
-                .unwrap();
-            assert!(read > 0, "closed before {n} {method:?}: {:?}", self.seen);
-            self.seen.push_str(&String::from_utf8_lossy(&buf[..read]));
-        }
-    }
-
-    /// The messages seen so far.
-    fn messages(&self) -> Vec<Value> {
-        sse_messages(&self.seen)
-    }
-
-    fn count(&self, method: &str) -> usize {
-        self.messages()
-            .iter()
-            .filter(|m| m["method"] == method)
-            .count()
-    }
+/// How many messages of `method` arrived on `stream` so far.
+fn count(stream: &Stream, method: &str) -> usize {
+    stream
+        .messages()
+        .iter()
+        .filter(|m| m["method"] == method)
+        .count()
 }
 
 fn code(v: &Value) -> i64 {
@@ -599,11 +381,11 @@ async fn a_prompt_asks_the_client_and_a_request_state_is_used_once_over_http() {
     let mut call = http
         .open(
             "POST",
-            &Http::post_headers(&[("mcp-session-id", &sid), ("mcp-protocol-version", LEGACY)]),
+            &with_json(&[("mcp-session-id", &sid), ("mcp-protocol-version", LEGACY)]),
             &body.to_string(),
         )
         .await;
-    call.read_until("elicitation/create").await;
+    call.until("elicitation/create").await;
     let asked = call
         .messages()
         .into_iter()
@@ -617,7 +399,7 @@ async fn a_prompt_asks_the_client_and_a_request_state_is_used_once_over_http() {
         )
         .await;
     assert_eq!(answer.status, 202, "{answer:?}");
-    call.read_until("Interview Grace").await;
+    call.until("Interview Grace").await;
     let done = call.messages().pop().unwrap();
     assert_eq!(done["id"], 5, "{done}");
     http.stop().await;
@@ -658,7 +440,7 @@ async fn resource_updates_reach_only_the_subscribed_session_and_listener_over_ht
     assert_eq!(ok["result"], json!({}), "{ok}");
 
     http.handle.resource_updated("shelf://books/1");
-    a_stream.read_until("notifications/resources/updated").await;
+    a_stream.until("notifications/resources/updated").await;
     let updates: Vec<Value> = a_stream
         .messages()
         .into_iter()
@@ -678,17 +460,13 @@ async fn resource_updates_reach_only_the_subscribed_session_and_listener_over_ht
                 .unwrap(),
         )
         .unwrap();
-    b_stream
-        .read_until("notifications/prompts/list_changed")
-        .await;
-    a_stream
-        .read_until("notifications/prompts/list_changed")
-        .await;
+    b_stream.until("notifications/prompts/list_changed").await;
+    a_stream.until("notifications/prompts/list_changed").await;
     assert_eq!(
-        b_stream.count("notifications/resources/updated"),
+        count(&b_stream, "notifications/resources/updated"),
         0,
         "{:?}",
-        b_stream.seen
+        b_stream.seen()
     );
 
     // Unsubscribed: no more updates for a.
@@ -704,32 +482,31 @@ async fn resource_updates_reach_only_the_subscribed_session_and_listener_over_ht
     http.handle.resource_updated("shelf://books/1");
     assert!(http.handle.remove_prompt("later"));
     a_stream
-        .read_until_count("notifications/prompts/list_changed", 2)
+        .until_times("notifications/prompts/list_changed", 2)
         .await;
     assert_eq!(
-        a_stream.count("notifications/resources/updated"),
+        count(&a_stream, "notifications/resources/updated"),
         1,
         "{:?}",
-        a_stream.seen
+        a_stream.seen()
     );
 
     // 2026-07-28: a listen stream whose filter names a resource (one that
     // does not exist is not agreed) hears its updates, tagged.
     let listen = json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen", "params": {
         "notifications": {"resourceSubscriptions": ["shelf://a", "shelf://nope"]},
-        "_meta": modern_meta(&json!({}))}});
+        "_meta": modern_meta()}});
     let mut sub = http
         .open(
             "POST",
-            &Http::post_headers(&[
+            &with_json(&[
                 ("MCP-Protocol-Version", "2026-07-28"),
                 ("Mcp-Method", "subscriptions/listen"),
             ]),
             &listen.to_string(),
         )
         .await;
-    sub.read_until("notifications/subscriptions/acknowledged")
-        .await;
+    sub.until("notifications/subscriptions/acknowledged").await;
     let ack = sub.messages().pop().unwrap();
     assert_eq!(
         ack["params"]["notifications"]["resourceSubscriptions"],
@@ -738,20 +515,20 @@ async fn resource_updates_reach_only_the_subscribed_session_and_listener_over_ht
     );
     http.handle.resource_updated("shelf://b");
     http.handle.resource_updated("shelf://a");
-    sub.read_until("notifications/resources/updated").await;
+    sub.until("notifications/resources/updated").await;
     let updates: Vec<Value> = sub
         .messages()
         .into_iter()
         .filter(|m| m["method"] == "notifications/resources/updated")
         .collect();
-    assert_eq!(updates.len(), 1, "{:?}", sub.seen);
+    assert_eq!(updates.len(), 1, "{:?}", sub.seen());
     assert_eq!(updates[0]["params"]["uri"], "shelf://a");
     assert_eq!(
         updates[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "sub-1"
     );
     // The legacy sessions subscribed to neither.
-    assert_eq!(a_stream.count("notifications/resources/updated"), 1);
+    assert_eq!(count(&a_stream, "notifications/resources/updated"), 1);
     drop((a_stream, b_stream, sub));
     http.stop().await;
 }
@@ -770,7 +547,7 @@ async fn a_legacy_batch_whose_call_asks_the_client_does_not_hang() {
         Duration::from_secs(10),
         http.open(
             "POST",
-            &Http::post_headers(&[
+            &with_json(&[
                 ("mcp-session-id", &sid),
                 ("mcp-protocol-version", "2025-03-26"),
             ]),
@@ -779,7 +556,7 @@ async fn a_legacy_batch_whose_call_asks_the_client_does_not_hang() {
     )
     .await
     .expect("the batch's response never started: the question is stuck");
-    call.read_until("sampling/createMessage").await;
+    call.until("sampling/createMessage").await;
     let asked = call
         .messages()
         .into_iter()
@@ -797,7 +574,7 @@ async fn a_legacy_batch_whose_call_asks_the_client_does_not_hang() {
         )
         .await;
     assert_eq!(answer.status, 202, "{answer:?}");
-    call.read_until("model: Paris").await;
+    call.until("model: Paris").await;
     // Every request of the batch is answered, as one array.
     let replies = call.messages().pop().unwrap();
     let replies = replies.as_array().unwrap_or_else(|| panic!("{replies}"));
@@ -806,13 +583,10 @@ async fn a_legacy_batch_whose_call_asks_the_client_does_not_hang() {
     assert_eq!(ids, [1, 2], "{replies:?}");
     // A batch that asks nothing is still one JSON array.
     let quiet = http
-        .send(
-            "POST",
-            &Http::post_headers(&[
-                ("mcp-session-id", &sid),
-                ("mcp-protocol-version", "2025-03-26"),
-            ]),
-            &json!([{"jsonrpc": "2.0", "id": 3, "method": "ping"}, {"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "farewell"}}]).to_string(),
+        .server
+        .post_json(
+            &as_refs(&legacy_headers(&sid, "2025-03-26")),
+            &json!([{"jsonrpc": "2.0", "id": 3, "method": "ping"}, {"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "farewell"}}]),
         )
         .await;
     assert_eq!(quiet.header("content-type"), Some("application/json"));

@@ -14,7 +14,7 @@
 //! On failure proptest prints the minimal failing input.
 #![allow(clippy::cast_precision_loss, reason = "small test integers")]
 
-mod reliability_support;
+mod support;
 
 use std::time::Duration;
 
@@ -22,9 +22,8 @@ use mcp_server::types::jsonrpc::{split_batch, RawMessage};
 use mcp_server::{Server, ToolBox};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use reliability_support as rs;
-use rs::{result_text, StdioConn};
 use serde_json::{json, Value};
+use support::{result_text, Client};
 use tokio::io::AsyncWriteExt as _;
 
 /// The line limit of the servers under test (the smallest allowed), so that
@@ -34,11 +33,11 @@ const MAX: usize = 1024;
 /// Tools that always finish on their own (no `hold`, `sleep`, `flood`):
 /// random input may call any of them.
 fn server() -> Server {
-    let (_, probe) = rs::probed_server();
+    let (_, probe) = support::probed_server();
     let mut b = Server::builder("props", "1")
         .max_message_size(MAX)
         .shutdown_grace(Duration::from_secs(5));
-    for tool in (rs::Probed { probe }).into_tools() {
+    for tool in (support::Probed { probe }).into_tools() {
         if matches!(tool.name(), "add" | "add_later" | "echo" | "panic") {
             b = b.tool(tool);
         }
@@ -187,8 +186,8 @@ fn render(lines: &[(Line, bool)], last_newline: bool) -> (Vec<u8>, Vec<Want>) {
                     "add_later"
                 };
                 let (a, b) = (f64::from(*a), f64::from(*b));
-                wants.push(Want::Id(id.clone(), Some(rs::sum_text(a, b))));
-                json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":{"a":a,"b":b},"_meta":rs::modern_meta()}})
+                wants.push(Want::Id(id.clone(), Some(support::sum_text(a, b))));
+                json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":{"a":a,"b":b},"_meta":support::modern_meta()}})
                     .to_string()
                     .into_bytes()
             }
@@ -234,7 +233,7 @@ async fn run_framing(
     cuts: Vec<usize>,
 ) -> Result<(), TestCaseError> {
     let (bytes, wants) = render(&lines, last_newline);
-    let mut conn = StdioConn::in_memory_with(server(), 1 << 20);
+    let mut conn = Client::with_capacity(server(), 1 << 20);
     let mut writer = conn.write.take().unwrap();
     // Feed the bytes in arbitrary chunks, yielding between them.
     let feed = tokio::spawn(async move {
@@ -259,7 +258,10 @@ async fn run_framing(
         .map_err(|e| TestCaseError::fail(format!("reading: {e}")))?
     {
         let v: Value = serde_json::from_str(&line).map_err(|e| {
-            TestCaseError::fail(format!("a non-JSON line ({e}): {}", rs::truncate(&line)))
+            TestCaseError::fail(format!(
+                "a non-JSON line ({e}): {}",
+                support::truncate(&line)
+            ))
         })?;
         out.push(v);
     }
@@ -270,8 +272,8 @@ async fn run_framing(
     // Every reply is a well-formed response (or a batch of them).
     for v in &out {
         match v.as_array() {
-            Some(items) => items.iter().try_for_each(rs::check_response),
-            None => rs::check_response(v),
+            Some(items) => items.iter().try_for_each(support::check_response),
+            None => support::check_response(v),
         }
         .map_err(TestCaseError::fail)?;
     }
@@ -355,7 +357,7 @@ fn params() -> impl Strategy<Value = Option<Value>> {
         (
             Just("_meta"),
             prop_oneof![
-                Just(rs::modern_meta()),
+                Just(support::modern_meta()),
                 json_value(),
                 json_value().prop_map(|p| json!({"progressToken": p}))
             ]
@@ -398,14 +400,14 @@ fn id() -> impl Strategy<Value = Value> {
 
 /// Sends one message and returns what came back before the sync ping's reply.
 async fn exchange(
-    conn: &mut StdioConn,
+    conn: &mut Client,
     message: &[u8],
     sync: &Value,
 ) -> Result<Vec<Value>, TestCaseError> {
     let mut line = message.to_vec();
     line.push(b'\n');
     conn.write_bytes(&line).await;
-    conn.send(&json!({"jsonrpc":"2.0","id":sync,"method":"ping"}))
+    conn.send(json!({"jsonrpc":"2.0","id":sync,"method":"ping"}))
         .await;
     let mut got = Vec::new();
     loop {
@@ -415,7 +417,10 @@ async fn exchange(
             .map_err(|e| TestCaseError::fail(format!("reading: {e}")))?
             .ok_or_else(|| TestCaseError::fail("the server closed its output"))?;
         let v: Value = serde_json::from_str(&line).map_err(|e| {
-            TestCaseError::fail(format!("a non-JSON line ({e}): {}", rs::truncate(&line)))
+            TestCaseError::fail(format!(
+                "a non-JSON line ({e}): {}",
+                support::truncate(&line)
+            ))
         })?;
         if v["id"] == *sync && v.get("method").is_none() {
             // A spawned reply may still be on its way: wait for it only when
@@ -426,11 +431,11 @@ async fn exchange(
     }
 }
 
-async fn follow_up(conn: &mut StdioConn, n: usize) -> Result<(), TestCaseError> {
+async fn follow_up(conn: &mut Client, n: usize) -> Result<(), TestCaseError> {
     let id = json!(format!("follow-up-{n}"));
     let v = n as f64;
-    let r = conn.request(&rs::modern_add(&id, v, 1.0)).await;
-    let want = rs::sum_text(v, 1.0);
+    let r = conn.send_request(support::modern_add(&id, v, 1.0)).await;
+    let want = support::sum_text(v, 1.0);
     prop_assert_eq!(
         result_text(&r),
         Some(want.as_str()),
@@ -442,7 +447,7 @@ async fn follow_up(conn: &mut StdioConn, n: usize) -> Result<(), TestCaseError> 
 
 /// Reads until the reply to `id` (spawned calls answer after the sync ping).
 async fn reply_to(
-    conn: &mut StdioConn,
+    conn: &mut Client,
     got: &mut Vec<Value>,
     id: &Value,
 ) -> Result<Value, TestCaseError> {
@@ -452,7 +457,7 @@ async fn reply_to(
     {
         return Ok(got.remove(pos));
     }
-    let (v, before) = tokio::time::timeout(Duration::from_secs(20), conn.recv_until(id))
+    let (v, before) = tokio::time::timeout(Duration::from_secs(20), conn.recv_response(id.clone()))
         .await
         .map_err(|_| TestCaseError::fail(format!("no reply to {id}")))?;
     got.extend(before);
@@ -463,9 +468,9 @@ async fn run_dispatch(
     initialized: bool,
     requests: Vec<(Value, String, Option<Value>)>,
 ) -> Result<(), TestCaseError> {
-    let mut conn = StdioConn::in_memory(server());
+    let mut conn = Client::start(server());
     if initialized {
-        conn.initialize(rs::LATEST_LEGACY).await;
+        conn.initialize(support::LATEST_LEGACY).await;
     }
     for (k, (id, method, params)) in requests.into_iter().enumerate() {
         let mut msg = json!({"jsonrpc":"2.0","id":id,"method":method});
@@ -477,7 +482,7 @@ async fn run_dispatch(
         // Even params of the wrong type (-32600) keep the id: it was readable.
         let expected_id = id.clone();
         let reply = reply_to(&mut conn, &mut got, &expected_id).await?;
-        rs::check_response(&reply).map_err(TestCaseError::fail)?;
+        support::check_response(&reply).map_err(TestCaseError::fail)?;
         prop_assert_eq!(&reply["id"], &expected_id);
         // Nothing else but notifications (progress, log messages) of the call.
         for v in &got {
@@ -512,9 +517,9 @@ fn dispatch_always_answers_with_the_request_id() {
 /// answered exactly when the message is a request or is invalid, with the id
 /// when it could be read, and the connection goes on.
 async fn run_messages(initialized: bool, messages: Vec<Value>) -> Result<(), TestCaseError> {
-    let mut conn = StdioConn::in_memory(server());
+    let mut conn = Client::start(server());
     if initialized {
-        conn.initialize(rs::LATEST_LEGACY).await;
+        conn.initialize(support::LATEST_LEGACY).await;
     }
     for (k, msg) in messages.into_iter().enumerate() {
         let text = msg.to_string();
@@ -548,7 +553,7 @@ async fn run_messages(initialized: bool, messages: Vec<Value>) -> Result<(), Tes
                 } else {
                     reply_to(&mut conn, &mut got, &id).await?
                 };
-                rs::check_response(&reply).map_err(TestCaseError::fail)?;
+                support::check_response(&reply).map_err(TestCaseError::fail)?;
                 prop_assert_eq!(&reply["id"], &id, "{}", reply);
             }
         }

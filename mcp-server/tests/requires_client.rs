@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use mcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
-use support::{modern_meta, Client};
+use support::{modern_meta_with, Client};
 
 /// Counts the runs of each tool body.
 #[derive(Debug, Default, Clone)]
@@ -76,10 +76,8 @@ async fn legacy(tools: &Needy, version: &str, capabilities: Value) -> Client {
 }
 
 /// A modern `tools/call` from a client declaring `capabilities`.
-fn modern_call(name: &str, arguments: &Value, capabilities: Value) -> Value {
-    let mut meta = modern_meta();
-    meta["io.modelcontextprotocol/clientCapabilities"] = capabilities;
-    json!({"name": name, "arguments": arguments, "_meta": meta})
+fn modern_call(name: &str, arguments: &Value, capabilities: &Value) -> Value {
+    json!({"name": name, "arguments": arguments, "_meta": modern_meta_with(capabilities)})
 }
 
 /// The -32021 error, with exactly `missing` as `data.requiredCapabilities`.
@@ -162,7 +160,7 @@ async fn modern_requests_without_the_capability_are_refused_before_the_tool_runs
         .request(
             1,
             "tools/call",
-            modern_call("needs_sampling", &json!({"text": "x"}), json!({})),
+            modern_call("needs_sampling", &json!({"text": "x"}), &json!({})),
         )
         .await;
     assert_refused(&r, "needs_sampling", &json!({"sampling": {}}));
@@ -171,7 +169,7 @@ async fn modern_requests_without_the_capability_are_refused_before_the_tool_runs
         .request(
             2,
             "tools/call",
-            modern_call("needs_two", &json!({}), json!({"sampling": {}})),
+            modern_call("needs_two", &json!({}), &json!({"sampling": {}})),
         )
         .await;
     assert_refused(&r, "needs_two", &json!({"elicitation": {}, "roots": {}}));
@@ -181,7 +179,7 @@ async fn modern_requests_without_the_capability_are_refused_before_the_tool_runs
         .request(
             3,
             "tools/call",
-            modern_call("needs_two", &json!({}), json!({"elicitation": {}})),
+            modern_call("needs_two", &json!({}), &json!({"elicitation": {}})),
         )
         .await;
     assert_refused(&r, "needs_two", &json!({"roots": {}}));
@@ -200,7 +198,7 @@ async fn modern_requests_with_the_capability_get_the_tool_run() {
             modern_call(
                 "needs_sampling",
                 &json!({"text": "y"}),
-                json!({"sampling": {}}),
+                &json!({"sampling": {}}),
             ),
         )
         .await;
@@ -216,7 +214,7 @@ async fn modern_requests_with_the_capability_get_the_tool_run() {
             modern_call(
                 "needs_two",
                 &json!({}),
-                json!({"elicitation": {}, "roots": {}}),
+                &json!({"elicitation": {}, "roots": {}}),
             ),
         )
         .await;
@@ -238,7 +236,7 @@ async fn a_tool_function_declares_it_too() {
         .request(
             2,
             "tools/call",
-            modern_call("needs_roots", &json!({}), json!({})),
+            modern_call("needs_roots", &json!({}), &json!({})),
         )
         .await;
     assert_refused(&r, "needs_roots", &json!({"roots": {}}));
@@ -247,7 +245,7 @@ async fn a_tool_function_declares_it_too() {
         .request(
             3,
             "tools/call",
-            modern_call("needs_roots", &json!({}), json!({"roots": {}})),
+            modern_call("needs_roots", &json!({}), &json!({"roots": {}})),
         )
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "roots ran", "{r}");

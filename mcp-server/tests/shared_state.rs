@@ -5,6 +5,8 @@
 //! proxy.)
 #![allow(clippy::too_many_lines, clippy::format_push_string)]
 
+mod support;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,8 +20,10 @@ use mcp_server::{
     ask::Elicited, policy::BoxFuture, tool, Context, Server, ServerHandle, ToolError,
 };
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use support::{
+    http_request, initialize_request, initialize_request_with, modern_meta, modern_meta_with,
+    with_json, HttpServer, Stream,
+};
 use tokio::sync::mpsc;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -80,19 +84,10 @@ impl Shared {
     }
 }
 
-/// One instance: its own server on its own socket.
+/// One instance: its own server on its own socket (stopped when dropped).
 struct Instance {
-    addr: std::net::SocketAddr,
+    server: HttpServer,
     handle: ServerHandle,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
 }
 
 async fn instance(config: HttpConfig) -> Instance {
@@ -102,16 +97,9 @@ async fn instance(config: HttpConfig) -> Instance {
         .request_state_keys(SigningKeys::new("k1", [7u8; 32]))
         .build();
     let handle = server.handle();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(server.serve_http_on(listener, config, async {
-        let _ = stopped.await;
-    }));
     Instance {
-        addr,
+        server: HttpServer::start(server, config).await,
         handle,
-        stop: Some(stop),
     }
 }
 
@@ -122,122 +110,41 @@ async fn pair(store: impl Store + Clone) -> (Instance, Instance) {
     )
 }
 
-/// A response: status, headers (lowercase names), and what arrived of the body.
-struct Reply {
-    status: u16,
-    head: String,
-    stream: TcpStream,
-    seen: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<String> {
-        self.head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_owned())
-        })
-    }
-
-    /// Reads until `needle` has arrived (fails after 5 s).
-    async fn until(&mut self, needle: &str) {
-        self.until_times(needle, 1).await;
-    }
-
-    /// Reads until `needle` has arrived `times` times (fails after 5 s).
-    async fn until_times(&mut self, needle: &str, times: usize) {
-        let mut buf = vec![0u8; 4096];
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while self.seen.matches(needle).count() < times {
-            let n = tokio::time::timeout_at(deadline, self.stream.read(&mut buf))
-                .await
-                .unwrap_or_else(|_| panic!("no {needle:?} in {:?}", self.seen))
-                .unwrap();
-            assert!(n > 0, "closed before {needle:?}: {:?}", self.seen);
-            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    }
-
-    /// Reads the rest (the server closes: `Connection: close`).
-    async fn rest(mut self) -> String {
-        let mut raw = Vec::new();
-        tokio::time::timeout(Duration::from_secs(5), self.stream.read_to_end(&mut raw))
-            .await
-            .expect("the response did not end")
-            .unwrap();
-        self.seen.push_str(&String::from_utf8_lossy(&raw));
-        self.seen
-    }
-
-    /// The JSON-RPC messages of the whole body (SSE or JSON).
-    async fn messages(self) -> Vec<Value> {
-        let sse = self
-            .header("content-type")
-            .is_some_and(|c| c.starts_with("text/event-stream"));
-        let body = self.rest().await;
-        if sse {
-            body.lines()
-                .filter_map(|l| l.strip_prefix("data: "))
-                .filter(|d| !d.trim().is_empty())
-                .filter_map(|d| serde_json::from_str(d).ok())
-                .collect()
-        } else {
-            let json = body.find('{').map_or("", |i| &body[i..]);
-            vec![serde_json::from_str(json.trim_end_matches(|c| c != '}')).unwrap_or(Value::Null)]
-        }
-    }
-
-    /// The `id:` of the first SSE event.
-    fn first_event_id(&self) -> Option<String> {
-        self.seen
-            .lines()
-            .find_map(|l| l.strip_prefix("id: ").map(str::to_owned))
-    }
+/// The `id:` of the first SSE event on `stream`.
+fn first_event_id(stream: &Stream) -> Option<String> {
+    stream
+        .seen()
+        .lines()
+        .find_map(|l| l.strip_prefix("id: ").map(str::to_owned))
 }
 
 impl Instance {
-    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut req = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n",
-            self.addr.port()
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        let mut stream = TcpStream::connect(self.addr).await.unwrap();
-        stream.write_all(req.as_bytes()).await.unwrap();
-        let mut seen = String::new();
-        let mut buf = vec![0u8; 4096];
-        while !seen.contains("\r\n\r\n") {
-            let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
-                .await
-                .expect("no response head")
-                .unwrap();
-            assert!(n > 0, "closed early: {seen:?}");
-            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-        let (head, body) = seen.split_once("\r\n\r\n").unwrap();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        Reply {
-            status,
-            head: head.to_owned(),
-            seen: body.to_owned(),
-            stream,
-        }
+    /// Sends one request to `/mcp`; its response, to be read as it arrives.
+    async fn send(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Stream {
+        let port = self.server.port();
+        self.server
+            .open(&http_request(
+                method,
+                "/mcp",
+                port,
+                headers,
+                body.as_bytes(),
+            ))
+            .await
     }
 
-    async fn post(&self, session: Option<&str>, body: &Value) -> Reply {
-        let mut headers = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-        ];
+    /// A POST of JSON (`Content-Type` and `Accept` added).
+    async fn post_json(&self, headers: &[(&str, &str)], body: &Value) -> Stream {
+        self.send("POST", &with_json(headers), &body.to_string())
+            .await
+    }
+
+    async fn post(&self, session: Option<&str>, body: &Value) -> Stream {
+        let mut headers = vec![("MCP-Protocol-Version", "2025-11-25")];
         if let Some(s) = session {
             headers.push(("Mcp-Session-Id", s));
         }
-        self.send("POST", &headers, &body.to_string()).await
+        self.post_json(&headers, body).await
     }
 
     async fn request(&self, session: &str, id: u64, method: &str, params: Value) -> Vec<Value> {
@@ -247,27 +154,34 @@ impl Instance {
                 &json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}),
             )
             .await;
-        assert_eq!(r.status, 200, "{method}: {}", r.head);
-        r.messages().await
+        assert_eq!(r.head.status, 200, "{method}: {:?}", r.head);
+        r.finish().await.messages()
     }
 
     async fn open(&self) -> String {
         let r = self
-            .post(None, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}))
+            .post(
+                None,
+                &initialize_request_with(&json!(0), "2025-11-25", &json!({"elicitation": {}})),
+            )
             .await;
-        assert_eq!(r.status, 200, "{}", r.head);
-        let id = r.header("mcp-session-id").expect("a session id");
+        assert_eq!(r.head.status, 200, "{:?}", r.head);
+        let id = r
+            .head
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_owned();
         let n = self
             .post(
                 Some(&id),
                 &json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
             )
             .await;
-        assert_eq!(n.status, 202);
+        assert_eq!(n.head.status, 202);
         id
     }
 
-    async fn get_stream(&self, session: &str, last_event: Option<&str>) -> Reply {
+    async fn get_stream(&self, session: &str, last_event: Option<&str>) -> Stream {
         let mut headers = vec![
             ("Accept", "text/event-stream"),
             ("Mcp-Session-Id", session),
@@ -303,7 +217,7 @@ async fn a_session_opened_on_one_is_served_by_the_other_until_deleted() {
     );
     // A DELETE on one is a 404 on every instance from then on.
     let deleted = b.send("DELETE", &[("Mcp-Session-Id", &sid)], "").await;
-    assert_eq!(deleted.status, 200);
+    assert_eq!(deleted.head.status, 200);
     for on in [&a, &b] {
         let r = on
             .post(
@@ -311,7 +225,7 @@ async fn a_session_opened_on_one_is_served_by_the_other_until_deleted() {
                 &json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
             )
             .await;
-        assert_eq!(r.status, 404, "{}", r.head);
+        assert_eq!(r.head.status, 404, "{:?}", r.head);
     }
 }
 
@@ -327,15 +241,13 @@ async fn an_answer_posted_to_the_other_instance_reaches_the_waiting_call() {
         .await;
     call.until("elicitation/create").await;
     let asked: Value = call
-        .seen
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .messages()
+        .into_iter()
         .find(|m| m["method"] == "elicitation/create")
         .unwrap();
     let answer = json!({"jsonrpc":"2.0","id":asked["id"],"result":{"action":"accept","content":{"name":"Ada"}}});
-    assert_eq!(b.post(Some(&sid), &answer).await.status, 202);
-    let messages = call.messages().await;
+    assert_eq!(b.post(Some(&sid), &answer).await.head.status, 202);
+    let messages = call.finish().await.messages();
     assert_eq!(text_of(&messages), "hello Ada");
 }
 
@@ -349,15 +261,16 @@ async fn a_cancellation_posted_to_the_other_instance_stops_the_call() {
             &json!({"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"wait"}}),
         )
         .await;
-    let call = tokio::spawn(waiting.rest());
+    let call = tokio::spawn(waiting.finish());
     tokio::time::sleep(Duration::from_millis(200)).await;
     let cancel =
         json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w1"}});
-    assert_eq!(b.post(Some(&sid), &cancel).await.status, 202);
+    assert_eq!(b.post(Some(&sid), &cancel).await.head.status, 202);
     let body = tokio::time::timeout(Duration::from_secs(5), call)
         .await
         .expect("the call was not cancelled")
-        .unwrap();
+        .unwrap()
+        .text();
     assert!(
         !body.contains("\"result\""),
         "a cancelled call sends no result: {body}"
@@ -399,7 +312,7 @@ async fn changes_raised_on_one_instance_reach_streams_held_on_the_other() {
     b.request(&sid, 1, "resources/subscribe", json!({"uri":"mem://thing"}))
         .await;
     let mut stream = a.get_stream(&sid, None).await;
-    assert_eq!(stream.status, 200);
+    assert_eq!(stream.head.status, 200);
     tokio::time::sleep(Duration::from_millis(50)).await;
     b.handle.resource_updated("mem://thing");
     stream.until("notifications/resources/updated").await;
@@ -415,13 +328,13 @@ async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
         .await;
     let mut stream = a.get_stream(&sid, None).await;
     stream.until("\n\n").await;
-    let primed = stream.first_event_id().expect("a priming event id");
+    let primed = first_event_id(&stream).expect("a priming event id");
     drop(stream);
     // Raised while nobody is attached: A logs it, and copies it to the store.
     a.handle.resource_updated("mem://thing");
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut resumed = b.get_stream(&sid, Some(&primed)).await;
-    assert_eq!(resumed.status, 200, "{}", resumed.head);
+    assert_eq!(resumed.head.status, 200, "{:?}", resumed.head);
     resumed.until("notifications/resources/updated").await;
     // And it goes on as the session's stream on B.
     b.handle.resource_updated("mem://thing");
@@ -433,11 +346,9 @@ async fn a_stream_dropped_on_one_instance_resumes_on_the_other() {
 impl Instance {
     /// A 2026-07-28 request from a client with the tasks extension.
     async fn with_tasks(&self, method: &str, name: &str, mut params: Value) -> Value {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        });
+        params["_meta"] = modern_meta_with(
+            &json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+        );
         self.modern(method, name, &params).await
     }
 
@@ -445,19 +356,16 @@ impl Instance {
     async fn modern(&self, method: &str, name: &str, params: &Value) -> Value {
         let body = json!({"jsonrpc":"2.0","id":9,"method":method,"params":params});
         let r = self
-            .send(
-                "POST",
+            .post_json(
                 &[
-                    ("Content-Type", "application/json"),
-                    ("Accept", "application/json, text/event-stream"),
                     ("MCP-Protocol-Version", "2026-07-28"),
                     ("Mcp-Method", method),
                     ("Mcp-Name", name),
                 ],
-                &body.to_string(),
+                &body,
             )
             .await;
-        r.messages().await.pop().unwrap()
+        r.finish().await.messages().pop().unwrap()
     }
 
     /// Calls `tool` as a task; the task's id.
@@ -486,11 +394,8 @@ impl Instance {
 
     /// A 2026-07-28 `tools/call` (stateless: no session).
     async fn modern_call(&self, tool: &str, extra: &Value) -> Value {
-        let mut params = json!({"name": tool, "arguments": {}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        }});
+        let mut params = json!({"name": tool, "arguments": {},
+            "_meta": modern_meta_with(&json!({"elicitation": {}}))});
         for (k, v) in extra.as_object().unwrap() {
             params[k] = v.clone();
         }
@@ -549,18 +454,16 @@ impl mcp_server::auth::TokenVerifier for Tokens {
 
 /// A legacy POST with `who`'s token.
 #[cfg(feature = "auth")]
-async fn post_as(on: &Instance, who: &str, session: Option<&str>, body: &Value) -> Reply {
+async fn post_as(on: &Instance, who: &str, session: Option<&str>, body: &Value) -> Stream {
     let bearer = format!("Bearer {who}");
     let mut headers = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
         ("MCP-Protocol-Version", "2025-11-25"),
         ("Authorization", bearer.as_str()),
     ];
     if let Some(s) = session {
         headers.push(("Mcp-Session-Id", s));
     }
-    on.send("POST", &headers, &body.to_string()).await
+    on.post_json(&headers, body).await
 }
 
 #[cfg(feature = "auth")]
@@ -575,17 +478,23 @@ async fn a_session_belongs_to_its_opener_on_every_instance() {
     };
     let a = instance(config()).await;
     let b = instance(config()).await;
-    let opened = post_as(&a, "alice", None, &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).await;
-    assert_eq!(opened.status, 200, "{}", opened.head);
-    let sid = opened.header("mcp-session-id").unwrap();
+    let opened = post_as(
+        &a,
+        "alice",
+        None,
+        &initialize_request(&json!(0), "2025-11-25"),
+    )
+    .await;
+    assert_eq!(opened.head.status, 200, "{:?}", opened.head);
+    let sid = opened.head.header("mcp-session-id").unwrap().to_owned();
     let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
     // Its opener, on the other instance: served.
     let mine = post_as(&b, "alice", Some(&sid), &list).await;
-    assert_eq!(mine.status, 200, "{}", mine.head);
+    assert_eq!(mine.head.status, 200, "{:?}", mine.head);
     // Anyone else, on either instance: as if it did not exist.
     for on in [&b, &a] {
         let theirs = post_as(on, "bob", Some(&sid), &list).await;
-        assert_eq!(theirs.status, 404, "{}", theirs.head);
+        assert_eq!(theirs.head.status, 404, "{:?}", theirs.head);
     }
 }
 
@@ -644,28 +553,21 @@ async fn a_listen_stream_on_one_instance_hears_the_tasks_of_the_other() {
     // on the bus; one no instance knows is left out.
     let body = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen", "params": {
     "notifications": {"taskIds": [task, "nobody-runs-this"]},
-    "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-    }}});
+    "_meta": modern_meta_with(&json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))}});
     let mut stream = b
-        .send(
-            "POST",
+        .post_json(
             &[
-                ("Content-Type", "application/json"),
-                ("Accept", "application/json, text/event-stream"),
                 ("MCP-Protocol-Version", "2026-07-28"),
                 ("Mcp-Method", "subscriptions/listen"),
             ],
-            &body.to_string(),
+            &body,
         )
         .await;
     stream
         .until("notifications/subscriptions/acknowledged")
         .await;
     stream.until("\n\n").await;
-    let acknowledged = stream.seen.clone();
+    let acknowledged = stream.seen();
     assert!(acknowledged.contains(&task), "{acknowledged}");
     assert!(!acknowledged.contains("nobody-runs-this"), "{acknowledged}");
     // Answered through B, run on A: B's stream hears it complete.
@@ -673,7 +575,7 @@ async fn a_listen_stream_on_one_instance_hears_the_tasks_of_the_other() {
     b.with_tasks("tasks/update", &task, answer).await;
     stream.until("notifications/tasks").await;
     stream.until("later, Ada").await;
-    assert!(stream.seen.contains("\"completed\""), "{}", stream.seen);
+    assert!(stream.seen().contains("\"completed\""), "{}", stream.seen());
 }
 
 /// A store that stops answering when told to.
@@ -752,13 +654,13 @@ async fn a_store_that_does_not_answer_is_a_clear_503_and_the_rest_goes_on() {
         )
         .await;
     let took = started.elapsed();
-    assert_eq!(r.status, 503, "{}", r.head);
-    assert_eq!(r.header("retry-after").as_deref(), Some("2"));
+    assert_eq!(r.head.status, 503, "{:?}", r.head);
+    assert_eq!(r.head.header("retry-after"), Some("2"));
     assert!(
         took < Duration::from_millis(2500),
         "answered after {took:?}"
     );
-    let body = r.rest().await;
+    let body = r.finish().await.text();
     assert!(
         body.contains("session store unavailable (flaky store)"),
         "{body}"
@@ -772,20 +674,18 @@ async fn a_store_that_does_not_answer_is_a_clear_503_and_the_rest_goes_on() {
         "done"
     );
     // 2026-07-28 needs nothing from the store.
-    let modern = json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}});
+    let modern =
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":modern_meta()}});
     let m = b
-        .send(
-            "POST",
+        .post_json(
             &[
-                ("Content-Type", "application/json"),
-                ("Accept", "application/json, text/event-stream"),
                 ("MCP-Protocol-Version", "2026-07-28"),
                 ("Mcp-Method", "tools/list"),
             ],
-            &modern.to_string(),
+            &modern,
         )
         .await;
-    assert_eq!(m.status, 200, "{}", m.head);
+    assert_eq!(m.head.status, 200, "{:?}", m.head);
     // Back: served again, by either.
     store.down.store(false, Ordering::Release);
     let tools = b.request(&sid, 4, "tools/list", json!({})).await;
@@ -819,6 +719,6 @@ async fn idle_sessions_expire_in_the_store() {
                 &json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
             )
             .await;
-        assert_eq!(r.status, 404, "{}", r.head);
+        assert_eq!(r.head.status, 404, "{:?}", r.head);
     }
 }

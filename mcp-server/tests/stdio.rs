@@ -4,8 +4,6 @@
 
 mod support;
 
-use tokio::io::AsyncWriteExt as _;
-
 use serde_json::{json, Value};
 use support::{modern_meta, server, Client};
 
@@ -130,7 +128,7 @@ async fn bad_input_gets_the_named_error_and_the_session_lives_on() {
     assert_eq!(r["error"]["code"], -32600);
     assert!(r["error"]["message"].as_str().unwrap().contains("limit"));
     // Invalid UTF-8.
-    c.write.write_all(b"\xff\xfe\n").await.unwrap();
+    c.write_bytes(b"\xff\xfe\n").await;
     assert_eq!(c.recv().await["error"]["code"], -32700);
     // Still serving.
     let r = c
@@ -352,13 +350,14 @@ async fn calls_in_flight_finish_after_input_closes() {
     let mut c = Client::start(server());
     c.initialize("2025-11-25").await;
     c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1}}})).await;
-    let support::Client {
+    let Client {
         mut lines,
         write,
-        server,
+        task,
+        ..
     } = c;
     drop(write);
-    server.await.unwrap().unwrap();
+    task.unwrap().await.unwrap().unwrap();
     let line = lines.next_line().await.unwrap().unwrap();
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["result"]["content"][0]["text"], "2");
@@ -584,14 +583,15 @@ async fn replies_still_owed_when_the_input_ends_are_written_and_serving_ends_at_
     c.send_raw(&call(2)).await;
     // The last line has no newline: it is served only once the input has
     // ended, so its reply is still owed then.
+    c.write_bytes(call(3).as_bytes()).await;
     let Client {
         mut lines,
-        mut write,
-        server,
+        write,
+        task,
+        ..
     } = c;
-    write.write_all(call(3).as_bytes()).await.unwrap();
     drop(write);
-    tokio::time::timeout(std::time::Duration::from_secs(10), server)
+    tokio::time::timeout(std::time::Duration::from_secs(10), task.unwrap())
         .await
         .expect("the server waited for its grace period with nothing left to do")
         .unwrap()

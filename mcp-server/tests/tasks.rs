@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
-use support::Client;
+use support::{modern_meta_with, Client};
 
 #[derive(Debug)]
 pub struct Jobs;
@@ -31,11 +31,7 @@ fn meta(tasks: bool) -> Value {
     } else {
         json!({})
     };
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": extensions},
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-    })
+    modern_meta_with(&json!({"extensions": extensions}))
 }
 
 #[tokio::test]

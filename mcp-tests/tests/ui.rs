@@ -1,0 +1,17 @@
+//! Compile-time behaviour of the macros (trybuild), one folder per category
+//! of case (what it is about: `tool`, `describe`, `param`, `prompt`,
+//! `resource`, `complete`, `app`, `client`, `requires`, `scopes`, `task`):
+//! `ui/<category>/fail` must fail with the checked-in `.stderr`,
+//! `ui/<category>/pass` must compile.
+//!
+//! Regenerate with `TRYBUILD=overwrite cargo test -p mcp-tests --test ui`, then
+//! read the diff. The `.stderr` files hold rustc 1.95's wording (the
+//! version CI runs; nothing pins it): another compiler may word the same
+//! errors differently, which shows here as a mismatch to regenerate and read.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/*/fail/*.rs");
+    t.pass("ui/*/pass/*.rs");
+}
