@@ -1,6 +1,9 @@
 //! The examples run and do what their docs say, driven as a client would.
 #![allow(clippy::needless_pass_by_value)] // JSON built inline at each call reads best by value
 
+#[path = "../../tests/support/http_response.rs"]
+mod http_response;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -168,14 +171,10 @@ fn post_with(port: u16, headers: &[(&str, &str)], body: &Value) -> (u16, Value) 
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     stream.write_all(req.as_bytes()).unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (
-        status,
-        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {raw}")),
-    )
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let response = http_response::parse(&raw).unwrap_or_else(|e| panic!("{e}"));
+    (response.status, response.json())
 }
 
 #[test]

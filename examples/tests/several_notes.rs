@@ -9,6 +9,8 @@
 //! Every process is killed when its guard drops.
 #![allow(clippy::needless_pass_by_value)] // JSON built inline at each call reads best by value
 
+#[path = "../../tests/support/http_response.rs"]
+mod http_response;
 #[path = "../../tests/support/redis_server.rs"]
 mod redis_server;
 
@@ -307,25 +309,17 @@ async fn http(port: u16, method: &str, headers: &[(&str, String)], body: Option<
             .unwrap_or_else(|e| panic!("connecting to 127.0.0.1:{port}: {e}"));
         stream.write_all(req.as_bytes()).await.unwrap();
         let mut conn = AsyncBufReader::new(stream);
-        let mut status_line = String::new();
-        conn.read_line(&mut status_line).await.unwrap();
-        let status: u16 = status_line
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            conn.read_line(&mut line).await.unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = line.split_once(':') {
-                headers.push((k.trim().to_owned(), v.trim().to_owned()));
-            }
+        // The head, up to its blank line; the body is read as it arrives.
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            let read = conn.read_until(b'\n', &mut head).await.unwrap_or(0);
+            assert!(
+                read > 0,
+                "{method} to port {port}: the connection ended inside the head"
+            );
         }
+        let (head, _) = http_response::parse_head(&head).expect("a complete head");
+        let (status, headers) = (head.status, head.headers);
         let find = |name: &str| {
             headers
                 .iter()
