@@ -13,61 +13,34 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_server::types::CallToolResult;
-use mcp_server::{__private::Args, __private::InputSchemaBuilder, Server, ToolEntry, __private::ToolSpec};
+use mcp_server::{tool, Context, Server, ToolEntry};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The static tools: `add` and `count_to`, as the calculator's.
+struct Numbers;
+
+#[tool(description = "Arithmetic", client = false)]
+impl Numbers {
+    #[describe("Add two numbers")]
+    pub async fn add(&self, #[param("first")] a: f64, #[param("second")] b: f64) -> String {
+        (a + b).to_string()
+    }
+
+    #[describe("Count to n, reporting progress and logging")]
+    pub async fn count_to(&self, #[param("how far (at most 255)")] n: u8, ctx: Context) -> String {
+        for i in 1..=n {
+            tokio::task::yield_now().await;
+            ctx.progress(f64::from(i), Some(f64::from(n)));
+            ctx.info(format!("{i}"));
+        }
+        format!("counted to {n}")
+    }
+}
 
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     SERVER.get_or_init(|| {
-        let mut numbers = InputSchemaBuilder::new();
-        numbers.param::<f64>("a", "first");
-        numbers.param::<f64>("b", "second");
-        let add = ToolEntry::new(
-            &ToolSpec {
-                name: "add",
-                description: "Add two numbers",
-                ..ToolSpec::default()
-            },
-            numbers.build(),
-            None,
-            |mut args: Args, _ctx| {
-                let a = args.take::<f64>("a");
-                let b = args.take::<f64>("b");
-                Box::pin(async move {
-                    match (a, b) {
-                        (Some(a), Some(b)) => CallToolResult::text((a + b).to_string()),
-                        _ => args.error_result(),
-                    }
-                })
-            },
-        );
-        let mut count = InputSchemaBuilder::new();
-        count.param::<u8>("n", "how far (at most 255)");
-        let count_to = ToolEntry::new(
-            &ToolSpec {
-                name: "count_to",
-                description: "Count to n, reporting progress and logging",
-                ..ToolSpec::default()
-            },
-            count.build(),
-            None,
-            |mut args: Args, ctx| {
-                let n = args.take::<u8>("n");
-                Box::pin(async move {
-                    let Some(n) = n else {
-                        return args.error_result();
-                    };
-                    for i in 1..=n {
-                        tokio::task::yield_now().await;
-                        ctx.progress(f64::from(i), Some(f64::from(n)));
-                        ctx.info(format!("{i}"));
-                    }
-                    CallToolResult::text(format!("counted to {n}"))
-                })
-            },
-        );
         let shout = ToolEntry::dynamic(
             "shout",
             "Upper-case a text, repeated",
@@ -90,8 +63,7 @@ fn server() -> &'static Server {
         )
         .expect("a valid dynamic tool");
         Server::builder("fuzz", "1")
-            .tool(add)
-            .tool(count_to)
+            .toolbox(Numbers)
             .tool(shout)
             .max_message_size(64 * 1024)
             .shutdown_grace(Duration::from_secs(5))

@@ -397,7 +397,7 @@ impl Checks {
     }
 }
 
-/// `__mcp_tools.push(ToolEntry::new(..));` for one tool.
+/// `__mcp_tools.push(__private::tool_entry(..));` for one tool.
 ///
 /// A `fn` tool that takes no lock (`locked`: the toolbox is behind one)
 /// gets a handler that returns its result at once, without a future.
@@ -447,20 +447,22 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
                 #(#schema)*
                 let (__mcp_input, __mcp_params) = __mcp_schema.finish();
                 #capture
-                ::mcp_server::__private::sync_tool(
+                ::mcp_server::__private::tool_entry(
                     &#spec,
                     __mcp_input,
                     #output_schema,
-                    move |#args_binding: ::mcp_server::__private::Args<'_>,
-                          __mcp_lazy: ::mcp_server::__private::LazyContext<'_>|
-                          -> ::mcp_server::__private::CallToolResult {
-                        #(#decode)*
-                        #unknown
-                        #bind
-                        #ctx
-                        #this
-                        #into_result(#call)
-                    },
+                    ::mcp_server::__private::ToolHandler::at_once(
+                        move |#args_binding: ::mcp_server::__private::Args<'_>,
+                              __mcp_lazy: ::mcp_server::__private::LazyContext<'_>|
+                              -> ::mcp_server::__private::CallToolResult {
+                            #(#decode)*
+                            #unknown
+                            #bind
+                            #ctx
+                            #this
+                            #into_result(#call)
+                        },
+                    ),
                 )
             });
         };
@@ -482,18 +484,20 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
             #(#schema)*
             let (__mcp_input, __mcp_params) = __mcp_schema.finish();
             #capture
-            ::mcp_server::__private::ToolEntry::new(
+            ::mcp_server::__private::tool_entry(
                 &#spec,
                 __mcp_input,
                 #output_schema,
-                move |#args_binding: ::mcp_server::__private::Args<'static>,
-                      __mcp_ctx: ::mcp_server::__private::Context|
-                      -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
-                    #capture
-                    #(#decode)*
-                    #unknown
-                    #future
-                },
+                ::mcp_server::__private::ToolHandler::future(
+                    move |#args_binding: ::mcp_server::__private::Args<'static>,
+                          __mcp_ctx: ::mcp_server::__private::Context|
+                          -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
+                        #capture
+                        #(#decode)*
+                        #unknown
+                        #future
+                    },
+                ),
             )
         });
     }

@@ -78,19 +78,43 @@ pub fn unlocked<T>(value: T) -> Arc<Unlocked<T>> {
     Arc::new(Unlocked(value))
 }
 
-/// A tool whose handler computes its result at once: a `fn` (not `async`)
-/// tool that takes no lock.
-pub fn sync_tool<F>(
+/// A tool from its spec, its schemas and its handler.
+pub fn tool_entry(
     spec: &ToolSpec,
     input_schema: mcp_types::JsonObject,
     output_schema: Option<Schema>,
-    handler: F,
-) -> ToolEntry
-where
-    F: Fn(Args<'_>, LazyContext<'_>) -> CallToolResult + Send + Sync + 'static,
-{
-    let handler = crate::tool::Handler::Sync(Arc::new(handler));
-    ToolEntry::from_spec(spec, input_schema, output_schema, handler)
+    handler: ToolHandler,
+) -> ToolEntry {
+    ToolEntry::from_spec(spec, input_schema, output_schema, handler.0)
+}
+
+/// A tool's handler, of one of the two kinds a tool method becomes.
+pub struct ToolHandler(crate::tool::Handler);
+
+impl std::fmt::Debug for ToolHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolHandler").finish_non_exhaustive()
+    }
+}
+
+impl ToolHandler {
+    /// A handler that returns a future of its result: an `async fn` tool,
+    /// or a `fn` tool behind the toolbox's lock.
+    pub fn future<F>(handler: F) -> Self
+    where
+        F: Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+    {
+        ToolHandler(crate::tool::Handler::Async(Arc::new(handler)))
+    }
+
+    /// A handler that computes its result at once: a `fn` (not `async`)
+    /// tool that takes no lock.
+    pub fn at_once<F>(handler: F) -> Self
+    where
+        F: Fn(Args<'_>, LazyContext<'_>) -> CallToolResult + Send + Sync + 'static,
+    {
+        ToolHandler(crate::tool::Handler::Sync(Arc::new(handler)))
+    }
 }
 
 /// The output schema of a tool returning `R`.

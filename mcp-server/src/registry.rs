@@ -530,7 +530,7 @@ mod tests {
     use crate::tool::{ToolEntry, ToolSpec};
 
     fn entry(name: &'static str) -> ToolEntry {
-        ToolEntry::new(
+        crate::__private::tool_entry(
             &ToolSpec {
                 name,
                 description: "d",
@@ -538,7 +538,9 @@ mod tests {
             },
             mcp_types::JsonObject::new(),
             None,
-            |_, _| Box::pin(async { mcp_types::CallToolResult::text("") }),
+            crate::__private::ToolHandler::future(|_, _| {
+                Box::pin(async { mcp_types::CallToolResult::text("") })
+            }),
         )
     }
 

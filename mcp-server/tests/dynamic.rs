@@ -5,22 +5,19 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_server::types::CallToolResult;
-use mcp_server::{__private::InputSchemaBuilder, __private::ToolSpec, ToolEntry};
+use mcp_server::ToolEntry;
 use serde_json::{json, Value};
 use support::{modern_meta, server, Client};
 
+/// A tool added at run time that answers its name.
 fn extra(name: &'static str) -> ToolEntry {
-    ToolEntry::new(
-        &ToolSpec {
-            name,
-            description: "An extra tool",
-            ..ToolSpec::default()
-        },
-        InputSchemaBuilder::new().build(),
-        None,
-        move |_args, _ctx| Box::pin(async move { CallToolResult::text(name) }),
+    ToolEntry::dynamic(
+        name,
+        "An extra tool",
+        json!({"type": "object", "properties": {}}),
+        move |_args, _ctx| async move { name },
     )
+    .expect("a valid dynamic tool")
 }
 
 /// Everything the server sends within `window`.

@@ -6,10 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_server::policy::{AuditLog, CallOutcome, Middleware, Next, RateLimit, ToolCall};
-use mcp_server::types::{CallToolResult, ErrorObject};
-use mcp_server::{
-    __private::InputSchemaBuilder, __private::ToolSpec, policy::BoxFuture, Server, ToolEntry,
-};
+use mcp_server::types::ErrorObject;
+use mcp_server::{policy::BoxFuture, Server, ToolEntry};
 use serde_json::{json, Value};
 use support::{Client, TestTools};
 
@@ -192,22 +190,17 @@ async fn rate_limit_refuses_over_the_limit() {
 
 #[tokio::test]
 async fn timeouts_stop_slow_calls_with_an_error_result() {
-    let quick = ToolEntry::new(
-        &ToolSpec {
-            name: "sleepy",
-            description: "Sleeps a second",
-            timeout: Some(Duration::from_millis(50)),
-            ..ToolSpec::default()
+    let quick = ToolEntry::dynamic(
+        "sleepy",
+        "Sleeps a second",
+        json!({"type": "object", "properties": {}}),
+        |_args, _ctx| async {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            "woke"
         },
-        InputSchemaBuilder::new().build(),
-        None,
-        |_args, _ctx| {
-            Box::pin(async {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                CallToolResult::text("woke")
-            })
-        },
-    );
+    )
+    .unwrap()
+    .with_timeout(Duration::from_millis(50));
     let server = builder()
         .tool(quick)
         .call_timeout(Duration::from_millis(100))

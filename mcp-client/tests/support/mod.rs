@@ -1,8 +1,8 @@
 //! The helpers of mcp-client's integration tests, one file a job. Every
 //! test file that needs them declares `mod support;`.
 //!
-//! - `tools`: a hand-written toolbox served by the real `mcp_server`
-//!   ([`TestTools`], [`server`]) and [`ManyTools`].
+//! - `tools`: the toolboxes served by the real `mcp_server` ([`TestTools`],
+//!   [`server`]) and [`ManyTools`].
 //! - `in_process`: a client connected to a server in the same process
 //!   ([`in_process`]), with a [`Tap`] on what it writes.
 //! - `http_server`: [`HttpServer`], a server on a real 127.0.0.1 socket.
@@ -12,8 +12,8 @@
 //!   server it protects, and the helpers of the sign-in tests (by its
 //!   module's name).
 //!
-//! The tools written by hand that mcp-server's tests serve too ([`add_tool`],
-//! [`spec`], [`number_schema`], ...) live in the workspace's `tests/support/`.
+//! The tools that mcp-server's `TestTools` serves too ([`SharedTools`],
+//! [`with_shared_tools`]) live in the workspace's `tests/support/`.
 #![allow(
     dead_code,
     unreachable_pub,

@@ -1,33 +1,28 @@
 //! The toolboxes the client's tests call, served by the real `mcp_server`:
 //! [`TestTools`] (arithmetic, waiting, progress, logs, errors, structured
 //! results good and bad, stream closing) and [`ManyTools`].
+#![allow(
+    clippy::unused_async,
+    reason = "tools that never wait are `async` all the same, so that every call is a future (ready when first polled), as it was when these tools were built by hand; a `fn` tool is called in place, without one"
+)]
 
 use std::time::Duration;
 
-use mcp_server::types::CallToolResult;
-use mcp_server::{__private::Args, Context, Server, ToolBox, ToolEntry};
+use mcp_server::types::{CallToolResult, ContentBlock};
+use mcp_server::{tool, Context, IntoToolResult, Json, Server, ToolBox, ToolEntry};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::{add_tool, number_schema, reconnect_tool, slow_tool, spec};
+use super::with_shared_tools;
 
 /// What the tools report to the test (e.g. "cancelled").
 pub type Events = mpsc::UnboundedReceiver<String>;
 
 /// Tools that exercise the client: arithmetic, waiting, progress, logs,
-/// errors, structured results (good and bad), stream closing.
+/// errors, structured results (good and bad), stream closing (its own
+/// [`ClientTools`] and the shared ones).
 pub struct TestTools {
     events: mpsc::UnboundedSender<String>,
-}
-
-fn sum_schema() -> schemars::Schema {
-    schemars::Schema::try_from(json!({
-        "type": "object",
-        "properties": {"total": {"type": "number"}},
-        "required": ["total"],
-        "additionalProperties": false
-    }))
-    .unwrap()
 }
 
 impl ToolBox for TestTools {
@@ -35,106 +30,97 @@ impl ToolBox for TestTools {
     const DESCRIPTION: &'static str = "tools for client tests";
 
     fn into_tools(self) -> Vec<ToolEntry> {
-        let events = self.events;
-        let wait_events = events.clone();
-        vec![
-            add_tool(),
-            ToolEntry::new(
-                &spec("wait", "Waits until cancelled, then reports it"),
-                number_schema(&[]),
-                None,
-                move |_args, ctx: Context| {
-                    let events = wait_events.clone();
-                    Box::pin(async move {
-                        let _ = events.send("started".into());
-                        // The server drops a cancelled call's future: report from the drop.
-                        let _signal = Signal {
-                            events,
-                            ctx: ctx.clone(),
-                        };
-                        ctx.cancelled().await;
-                        CallToolResult::text("cancelled")
-                    })
-                },
-            ),
-            slow_tool(),
-            ToolEntry::new(
-                &spec("progress", "Reports progress 3 times, then answers"),
-                number_schema(&[]),
-                None,
-                |_args, ctx: Context| {
-                    Box::pin(async move {
-                        for step in [25.0, 50.0, 100.0] {
-                            ctx.progress_with_message(step, Some(100.0), format!("at {step}"));
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                        }
-                        CallToolResult::text("progressed")
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("chatty", "Logs at info and warning"),
-                number_schema(&[]),
-                None,
-                |_args, ctx: Context| {
-                    Box::pin(async move {
-                        ctx.info("hello from the tool");
-                        ctx.warning("careful");
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        CallToolResult::text("logged")
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("fail", "Always reports a tool error"),
-                number_schema(&[]),
-                None,
-                |_args, _ctx| Box::pin(async { CallToolResult::error("it went wrong") }),
-            ),
-            ToolEntry::new(
-                &spec("sum_good", "A structured sum that matches its schema"),
-                number_schema(&[("a", "a number"), ("b", "a number")]),
-                Some(sum_schema()),
-                |mut args: Args<'_>, _ctx: Context| {
-                    let a = args.take::<f64>("a").unwrap_or_default();
-                    let b = args.take::<f64>("b").unwrap_or_default();
-                    Box::pin(async move {
-                        let value = json!({"total": a + b});
-                        CallToolResult {
-                            content: vec![mcp_server::types::ContentBlock::text(value.to_string())],
-                            structured_content: Some(value),
-                            ..CallToolResult::default()
-                        }
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("sum_bad", "A structured sum that violates its schema"),
-                number_schema(&[]),
-                Some(sum_schema()),
-                |_args, _ctx| {
-                    Box::pin(async {
-                        CallToolResult {
-                            content: vec![mcp_server::types::ContentBlock::text("three")],
-                            structured_content: Some(json!({"total": "three", "extra": 1})),
-                            ..CallToolResult::default()
-                        }
-                    })
-                },
-            ),
-            reconnect_tool(),
-            ToolEntry::new(
-                &spec("die", "Ends the server process (stdio tests)"),
-                number_schema(&[]),
-                None,
-                |_args, _ctx| {
-                    Box::pin(async {
-                        eprintln!("the die tool ends the process now");
-                        std::process::exit(3)
-                    })
-                },
-            ),
-        ]
+        with_shared_tools(ClientTools {
+            events: self.events,
+        })
+    }
+}
+
+/// The tools of [`TestTools`] that only the client's tests use.
+pub struct ClientTools {
+    events: mpsc::UnboundedSender<String>,
+}
+
+/// A structured sum: its schema refuses other members.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Sum {
+    total: f64,
+}
+
+/// A result that breaks its own output schema: [`Sum`]'s schema, and a
+/// `total` that is a string beside a member the schema refuses.
+pub struct BadSum;
+
+impl IntoToolResult for BadSum {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult {
+            content: vec![ContentBlock::text("three")],
+            structured_content: Some(json!({"total": "three", "extra": 1})),
+            ..CallToolResult::default()
+        }
+    }
+
+    fn output_schema() -> Option<schemars::Schema> {
+        Json::<Sum>::output_schema()
+    }
+}
+
+#[tool(description = "tools for client tests", client = false)]
+impl ClientTools {
+    #[describe("Waits until cancelled, then reports it")]
+    pub async fn wait(&self, ctx: Context) -> &'static str {
+        let events = self.events.clone();
+        let _ = events.send("started".into());
+        // The server drops a cancelled call's future: report from the drop.
+        let _signal = Signal {
+            events,
+            ctx: ctx.clone(),
+        };
+        ctx.cancelled().await;
+        "cancelled"
+    }
+
+    #[describe("Reports progress 3 times, then answers")]
+    pub async fn progress(&self, ctx: Context) -> &'static str {
+        for step in [25.0, 50.0, 100.0] {
+            ctx.progress_with_message(step, Some(100.0), format!("at {step}"));
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        "progressed"
+    }
+
+    #[describe("Logs at info and warning")]
+    pub async fn chatty(&self, ctx: Context) -> &'static str {
+        ctx.info("hello from the tool");
+        ctx.warning("careful");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        "logged"
+    }
+
+    #[describe("Always reports a tool error")]
+    pub async fn fail(&self) -> CallToolResult {
+        CallToolResult::error("it went wrong")
+    }
+
+    #[describe("A structured sum that matches its schema")]
+    pub async fn sum_good(
+        &self,
+        #[param("a number")] a: f64,
+        #[param("a number")] b: f64,
+    ) -> Json<Sum> {
+        Json(Sum { total: a + b })
+    }
+
+    #[describe("A structured sum that violates its schema")]
+    pub async fn sum_bad(&self) -> BadSum {
+        BadSum
+    }
+
+    #[describe("Ends the server process (stdio tests)")]
+    pub async fn die(&self) -> String {
+        eprintln!("the die tool ends the process now");
+        std::process::exit(3)
     }
 }
 
@@ -165,13 +151,13 @@ impl ToolBox for ManyTools {
     fn into_tools(self) -> Vec<ToolEntry> {
         (0..self.0)
             .map(|i| {
-                let name: &'static str = Box::leak(format!("tool_{i:04}").into_boxed_str());
-                ToolEntry::new(
-                    &spec(name, "one of many"),
-                    number_schema(&[]),
-                    None,
-                    |_args, _ctx| Box::pin(async { CallToolResult::text("ok") }),
+                ToolEntry::dynamic(
+                    format!("tool_{i:04}"),
+                    "one of many",
+                    json!({"type": "object", "properties": {}}),
+                    |_args, _ctx| async { "ok" },
                 )
+                .expect("a valid dynamic tool")
             })
             .collect()
     }

@@ -184,24 +184,6 @@ impl fmt::Debug for ToolEntry {
 }
 
 impl ToolEntry {
-    /// Assembles a tool from its parts. Used by generated code.
-    pub fn new<F>(
-        spec: &ToolSpec,
-        input_schema: JsonObject,
-        output_schema: Option<schemars::Schema>,
-        handler: F,
-    ) -> ToolEntry
-    where
-        F: Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
-    {
-        Self::from_spec(
-            spec,
-            input_schema,
-            output_schema,
-            Handler::Async(Arc::new(handler)),
-        )
-    }
-
     /// A tool from its parts and its erased handler.
     pub(crate) fn from_spec(
         spec: &ToolSpec,

@@ -1,9 +1,9 @@
 //! The helpers of mcp-server's integration tests, one file a job. Every test
 //! file declares `mod support;` and uses what it needs.
 //!
-//! - `tools`: hand-written toolboxes (no macros): [`TestTools`] and its
-//!   [`server`] for dispatch tests, [`Probed`] whose tools record what
-//!   happened to their calls.
+//! - `tools`: the test toolboxes: [`TestTools`] and its [`server`] for
+//!   dispatch tests, [`Probed`] whose tools record what happened to their
+//!   calls.
 //! - `jsonrpc`: the messages tests send ([`initialize_request`],
 //!   [`modern_meta`], ...) and checks of what comes back ([`check_response`]).
 //! - `stdio`: [`Client`], a line client over in-memory pipes or to the
@@ -18,8 +18,8 @@
 //!
 //! Three helpers are shared with other crates' tests and live in the
 //! workspace's `tests/support/`: the parsing of a raw HTTP response
-//! ([`Response`]), tools written by hand ([`add_tool`], [`spec`],
-//! [`number_schema`], ...) and the network namespace.
+//! ([`Response`]), the tools every `TestTools` serves ([`SharedTools`],
+//! [`with_shared_tools`]) and the network namespace.
 #![allow(
     dead_code,
     unreachable_pub,

@@ -1,21 +1,25 @@
-//! Hand-written toolboxes (no macros): [`TestTools`] for dispatch tests,
-//! and [`Probed`], whose tools record what happened to their calls (the
-//! reliability tests: `hostile`, `props`, `load`, `faults`).
+//! The toolboxes of the dispatch tests, written with `#[tool]`:
+//! [`TestTools`] for dispatch tests, and [`Probed`], whose tools record what
+//! happened to their calls (the reliability tests: `hostile`, `props`,
+//! `load`, `faults`).
+#![allow(
+    clippy::unused_async,
+    reason = "tools that never wait are `async` all the same, so that every call is a future (ready when first polled), as it was when these tools were built by hand; a `fn` tool is called in place, without one"
+)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::types::{CallToolResult, JsonObject};
-use mcp_server::{
-    __private::Args, __private::InputSchemaBuilder, Context, Server, ToolBox, ToolEntry,
-};
+use mcp_server::types::JsonObject;
+use mcp_server::{tool, Context, Server, ToolBox, ToolEntry};
 use serde_json::{json, Value};
 
-use super::{add_tool, number_schema, reconnect_tool, slow_tool, spec};
+use super::{sum_text, with_shared_tools};
 
 /// Tools for dispatch tests: arithmetic, waiting, cancellation, progress
-/// and logs, a panic, a stream closed mid-call.
+/// and logs, a panic, a stream closed mid-call (its own [`Dispatch`] tools
+/// and the shared ones).
 pub struct TestTools;
 
 impl ToolBox for TestTools {
@@ -23,56 +27,44 @@ impl ToolBox for TestTools {
     const DESCRIPTION: &'static str = "tools for dispatch tests";
 
     fn into_tools(self) -> Vec<ToolEntry> {
-        let barrier = Arc::new(tokio::sync::Barrier::new(2));
-        vec![
-            ToolEntry::new(
-                &spec("meet", "Wait for a second caller"),
-                number_schema(&[]),
-                None,
-                move |_args, _ctx| {
-                    let barrier = Arc::clone(&barrier);
-                    Box::pin(async move {
-                        barrier.wait().await;
-                        CallToolResult::text("met")
-                    })
-                },
-            ),
-            add_tool(),
-            ToolEntry::new(
-                &spec("wait", "Wait until cancelled"),
-                number_schema(&[]),
-                None,
-                |_args, ctx: Context| {
-                    Box::pin(async move {
-                        ctx.cancelled().await;
-                        CallToolResult::text("cancelled")
-                    })
-                },
-            ),
-            reconnect_tool(),
-            slow_tool(),
-            ToolEntry::new(
-                &spec("boom", "Panics"),
-                number_schema(&[]),
-                None,
-                |_args, _ctx| Box::pin(async move { panic!("kaboom") }),
-            ),
-            ToolEntry::new(
-                &spec("chatty", "Reports progress and logs"),
-                number_schema(&[]),
-                None,
-                |_args, ctx: Context| {
-                    Box::pin(async move {
-                        for i in 0..3 {
-                            ctx.progress(f64::from(i) * 50.0, Some(100.0));
-                            ctx.debug(format!("debug {i}"));
-                            ctx.info(format!("info {i}"));
-                        }
-                        CallToolResult::text("done")
-                    })
-                },
-            ),
-        ]
+        with_shared_tools(Dispatch {
+            barrier: tokio::sync::Barrier::new(2),
+        })
+    }
+}
+
+/// The tools of [`TestTools`] that only mcp-server's tests use.
+pub struct Dispatch {
+    barrier: tokio::sync::Barrier,
+}
+
+#[tool(description = "tools for dispatch tests", client = false)]
+impl Dispatch {
+    #[describe("Wait for a second caller")]
+    pub async fn meet(&self) -> &'static str {
+        self.barrier.wait().await;
+        "met"
+    }
+
+    #[describe("Wait until cancelled")]
+    pub async fn wait(&self, ctx: Context) -> &'static str {
+        ctx.cancelled().await;
+        "cancelled"
+    }
+
+    #[describe("Panics")]
+    pub async fn boom(&self) -> String {
+        panic!("kaboom")
+    }
+
+    #[describe("Reports progress and logs")]
+    pub async fn chatty(&self, ctx: Context) -> &'static str {
+        for i in 0..3 {
+            ctx.progress(f64::from(i) * 50.0, Some(100.0));
+            ctx.debug(format!("debug {i}"));
+            ctx.info(format!("info {i}"));
+        }
+        "done"
     }
 }
 
@@ -91,7 +83,8 @@ pub fn server() -> Server {
 /// started ends in exactly one of `finished`, `cancelled`, `dropped`.
 #[derive(Debug, Default)]
 pub struct Probe {
-    /// Calls whose handler was invoked (their future made).
+    /// Calls that began to run (their future polled once: the server
+    /// polls a call as soon as it makes it).
     pub started: AtomicUsize,
     /// Calls that ran to their natural end.
     pub finished: AtomicUsize,
@@ -164,35 +157,11 @@ impl Drop for CallGuard {
     }
 }
 
-/// Tools for the reliability tests. `add` and `count_to` behave as the
-/// calculator example's, so one hostile-input table runs against both.
+/// Tools for the reliability tests: the [`ProbedTools`] and `echo`. `add`
+/// and `count_to` behave as the calculator example's, so one hostile-input
+/// table runs against both.
 pub struct Probed {
     pub probe: Arc<Probe>,
-}
-
-/// `a` and `b`: their schema, and the rules generated code decodes them by
-/// (worded errors, unknown arguments refused), as the calculator's `add`.
-fn a_and_b() -> (JsonObject, mcp_server::__private::Params) {
-    let mut b = InputSchemaBuilder::new();
-    b.param::<f64>("a", "first");
-    b.param::<f64>("b", "second");
-    b.finish()
-}
-
-/// Takes `a` and `b` as generated code does.
-fn take_a_and_b(args: &mut Args<'_>, params: &mcp_server::__private::Params) -> Option<(f64, f64)> {
-    let a = args.param::<f64>(params, 0);
-    let b = args.param::<f64>(params, 1);
-    args.refuse_unknown(params);
-    match (a, b, args.is_ok()) {
-        (Some(a), Some(b), true) => Some((a, b)),
-        _ => None,
-    }
-}
-
-/// `a + b` as the calculator writes it (`5`, not `5.0`).
-pub fn sum_text(a: f64, b: f64) -> String {
-    (a + b).to_string()
 }
 
 impl ToolBox for Probed {
@@ -200,141 +169,95 @@ impl ToolBox for Probed {
     const DESCRIPTION: &'static str = "tools that record what happens to their calls";
 
     fn into_tools(self) -> Vec<ToolEntry> {
-        let p1 = Arc::clone(&self.probe);
-        let p2 = Arc::clone(&self.probe);
-        let p3 = Arc::clone(&self.probe);
-        let p4 = Arc::clone(&self.probe);
-        let (add_input, add_params) = a_and_b();
-        let (later_input, later_params) = a_and_b();
-        vec![
-            ToolEntry::new(
-                &spec("add", "Add two numbers (answers at once)"),
-                add_input,
-                None,
-                move |mut args: Args<'_>, _ctx| {
-                    let ab = take_a_and_b(&mut args, &add_params);
-                    Box::pin(async move {
-                        match ab {
-                            Some((a, b)) => CallToolResult::text(sum_text(a, b)),
-                            None => args.error_result(),
-                        }
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec(
-                    "add_later",
-                    "Add two numbers after yielding (a spawned call)",
-                ),
-                later_input,
-                None,
-                move |mut args: Args<'_>, _ctx| {
-                    let ab = take_a_and_b(&mut args, &later_params);
-                    Box::pin(async move {
-                        tokio::task::yield_now().await;
-                        match ab {
-                            Some((a, b)) => CallToolResult::text(sum_text(a, b)),
-                            None => args.error_result(),
-                        }
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("echo", "Return the arguments as JSON text"),
-                number_schema(&[]),
-                None,
-                |args: Args<'_>, _ctx| {
-                    let result = match args.into_object() {
-                        Ok(args) => CallToolResult::text(Value::Object(args).to_string()),
-                        Err(e) => e.into_result(),
-                    };
-                    Box::pin(async move { result })
-                },
-            ),
-            ToolEntry::new(
-                &spec("count_to", "Count to n, reporting progress"),
-                number_schema(&[("n", "how far")]),
-                None,
-                |mut args: Args<'_>, ctx: Context| {
-                    let n = args.take::<u32>("n");
-                    Box::pin(async move {
-                        let Some(n) = n else {
-                            return args.error_result();
-                        };
-                        for i in 1..=n {
-                            tokio::task::yield_now().await;
-                            ctx.progress_with_message(
-                                f64::from(i),
-                                Some(f64::from(n)),
-                                format!("{i}/{n}"),
-                            );
-                        }
-                        CallToolResult::text(format!("counted to {n}"))
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("hold", "Run until cancelled (records what happened)"),
-                number_schema(&[]),
-                None,
-                move |_args, ctx: Context| {
-                    let guard = CallGuard::new(&p1, &ctx);
-                    Box::pin(async move {
-                        ctx.cancelled().await;
-                        guard.end();
-                        CallToolResult::text("saw the cancellation")
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("sleep", "Sleep for `ms` milliseconds, then answer"),
-                number_schema(&[("ms", "how long")]),
-                None,
-                move |mut args: Args<'_>, ctx: Context| {
-                    let ms = args.take::<u64>("ms").unwrap_or(0);
-                    let guard = CallGuard::new(&p2, &ctx);
-                    Box::pin(async move {
-                        tokio::time::sleep(Duration::from_millis(ms)).await;
-                        guard.end();
-                        CallToolResult::text(format!("slept {ms}"))
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec(
-                    "flood",
-                    "Send `n` progress notifications of `size` bytes each",
-                ),
-                number_schema(&[("n", "how many"), ("size", "bytes of message each")]),
-                None,
-                move |mut args: Args<'_>, ctx: Context| {
-                    let n = args.take::<u32>("n").unwrap_or(0);
-                    let size = args.take::<usize>("size").unwrap_or(0);
-                    let guard = CallGuard::new(&p3, &ctx);
-                    Box::pin(async move {
-                        let message = "x".repeat(size);
-                        for i in 1..=n {
-                            if i % 64 == 0 {
-                                tokio::task::yield_now().await;
-                            }
-                            ctx.progress_with_message(f64::from(i), None, message.clone());
-                        }
-                        guard.end();
-                        CallToolResult::text(format!("flooded {n}"))
-                    })
-                },
-            ),
-            ToolEntry::new(
-                &spec("panic", "Panics"),
-                number_schema(&[]),
-                None,
-                move |_args, ctx: Context| {
-                    let _guard = CallGuard::new(&p4, &ctx);
-                    Box::pin(async move { panic!("a tool panicked on purpose") })
-                },
-            ),
-        ]
+        let mut tools = ProbedTools { probe: self.probe }.into_tools();
+        tools.push(echo_tool());
+        tools
     }
+}
+
+/// The tools of [`Probed`] that declare their parameters: worded errors
+/// and unknown arguments refused, as the calculator's.
+pub struct ProbedTools {
+    probe: Arc<Probe>,
+}
+
+#[tool(
+    description = "tools that record what happens to their calls",
+    client = false
+)]
+impl ProbedTools {
+    // Its future is ready when first polled.
+    #[describe("Add two numbers (answers at once)")]
+    pub async fn add(&self, #[param("first")] a: f64, #[param("second")] b: f64) -> String {
+        sum_text(a, b)
+    }
+
+    #[describe("Add two numbers after yielding (a spawned call)")]
+    pub async fn add_later(&self, #[param("first")] a: f64, #[param("second")] b: f64) -> String {
+        tokio::task::yield_now().await;
+        sum_text(a, b)
+    }
+
+    #[describe("Count to n, reporting progress")]
+    pub async fn count_to(&self, #[param("how far")] n: u32, ctx: Context) -> String {
+        for i in 1..=n {
+            tokio::task::yield_now().await;
+            ctx.progress_with_message(f64::from(i), Some(f64::from(n)), format!("{i}/{n}"));
+        }
+        format!("counted to {n}")
+    }
+
+    #[describe("Run until cancelled (records what happened)")]
+    pub async fn hold(&self, ctx: Context) -> &'static str {
+        let guard = CallGuard::new(&self.probe, &ctx);
+        ctx.cancelled().await;
+        guard.end();
+        "saw the cancellation"
+    }
+
+    #[describe("Sleep for `ms` milliseconds, then answer")]
+    pub async fn sleep(&self, #[param("how long")] ms: u64, ctx: Context) -> String {
+        let guard = CallGuard::new(&self.probe, &ctx);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        guard.end();
+        format!("slept {ms}")
+    }
+
+    #[describe("Send `n` progress notifications of `size` bytes each")]
+    pub async fn flood(
+        &self,
+        #[param("how many")] n: u32,
+        #[param("bytes of message each")] size: usize,
+        ctx: Context,
+    ) -> String {
+        let guard = CallGuard::new(&self.probe, &ctx);
+        let message = "x".repeat(size);
+        for i in 1..=n {
+            if i % 64 == 0 {
+                tokio::task::yield_now().await;
+            }
+            ctx.progress_with_message(f64::from(i), None, message.clone());
+        }
+        guard.end();
+        format!("flooded {n}")
+    }
+
+    #[describe("Panics")]
+    pub async fn panic(&self, ctx: Context) -> String {
+        let _guard = CallGuard::new(&self.probe, &ctx);
+        panic!("a tool panicked on purpose")
+    }
+}
+
+/// `echo`: the arguments, whatever they are, as JSON text.
+fn echo_tool() -> ToolEntry {
+    ToolEntry::dynamic(
+        "echo",
+        "Return the arguments as JSON text",
+        json!({"type": "object", "properties": {}}),
+        |args: JsonObject, _ctx| async move { Value::Object(args).to_string() },
+    )
+    .expect("a valid dynamic tool")
 }
 
 /// A server with the [`Probed`] tools and default limits, and its probe.
