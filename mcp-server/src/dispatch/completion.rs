@@ -11,7 +11,7 @@ use mcp_types::completion::{
 use mcp_types::{method, CompleteResult, ErrorObject, Meta, ResultType};
 
 use super::era::Era;
-use super::serve::UserParams;
+use super::user_code::UserParams;
 use super::{failed, Capability, Outcome, Request, ServerCore};
 use crate::complete::{CompleteHandler, Completing};
 

@@ -37,12 +37,12 @@ mod listen;
 mod prompts;
 mod resources;
 mod rounds;
-mod serve;
 mod session;
 #[cfg(feature = "skills")]
 mod skills;
 mod tasks;
 mod tools;
+mod user_code;
 
 use std::sync::Arc;
 
@@ -317,15 +317,15 @@ pub(super) trait Capability {
 }
 
 /// A capability in the table dispatch walks.
-pub(super) struct Entry {
+pub(super) struct CapabilityRow {
     request: for<'a> fn(&Arc<ServerCore>, Request<'a>) -> Result<Outcome, Request<'a>>,
     feed: fn(&ServerCore) -> Option<Feed>,
     agree: fn(&ServerCore, &SubscriptionFilter, &mut SubscriptionFilter),
 }
 
-impl Entry {
-    const fn of<C: Capability>() -> Entry {
-        Entry {
+impl CapabilityRow {
+    const fn of<C: Capability>() -> CapabilityRow {
+        CapabilityRow {
             request: C::request,
             feed: C::feed,
             agree: C::agree,
@@ -335,16 +335,16 @@ impl Entry {
 
 /// Every capability, in the order requests are offered to them. Adding one
 /// is a module implementing [`Capability`] and a line here.
-pub(super) const CAPABILITIES: &[Entry] = &[
-    Entry::of::<Lifecycle>(),
-    Entry::of::<Tools>(),
-    Entry::of::<Prompts>(),
-    Entry::of::<Resources>(),
-    Entry::of::<Completion>(),
-    Entry::of::<Listen>(),
-    Entry::of::<tasks::Tasks>(),
+pub(super) const CAPABILITIES: &[CapabilityRow] = &[
+    CapabilityRow::of::<Lifecycle>(),
+    CapabilityRow::of::<Tools>(),
+    CapabilityRow::of::<Prompts>(),
+    CapabilityRow::of::<Resources>(),
+    CapabilityRow::of::<Completion>(),
+    CapabilityRow::of::<Listen>(),
+    CapabilityRow::of::<tasks::Tasks>(),
     #[cfg(feature = "skills")]
-    Entry::of::<skills::SkillMethods>(),
+    CapabilityRow::of::<skills::SkillMethods>(),
 ];
 
 impl ServerCore {

@@ -10,7 +10,7 @@ use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType};
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
-use super::serve::{ListResult, ModernFields, UserParams};
+use super::user_code::{ListResult, ModernFields, UserParams};
 use super::{failed, Capability, Outcome, Request, ServerCore};
 use crate::prompt::StringArgs;
 

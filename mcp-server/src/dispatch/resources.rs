@@ -16,7 +16,7 @@ use mcp_wire::sync::lock;
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
-use super::serve::{ListResult, ModernFields, UserParams};
+use super::user_code::{ListResult, ModernFields, UserParams};
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::error::resource_not_found;
 use crate::prompt::StringArgs;

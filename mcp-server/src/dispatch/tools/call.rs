@@ -316,7 +316,7 @@ impl ServerCore {
         let mut unconstrained = tokio::task::unconstrained(&mut call);
         let first = std::future::Future::poll(std::pin::Pin::new(&mut unconstrained), &mut cx);
         if let std::task::Poll::Ready(outcome) = first {
-            return self.call_outcome(id, outcome, modern);
+            return self.answer_call(id, outcome, modern);
         }
         // Waiting for input it asked for: the answer is an input round.
         let rounds = rounds_of(&ctx);
@@ -345,7 +345,7 @@ impl ServerCore {
                 (Err(()), Some(r)) => return Some(core.input_required(id, r)),
                 (Err(()), None) => return None,
             };
-            match core.call_outcome(id, outcome, modern) {
+            match core.answer_call(id, outcome, modern) {
                 Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
                 Outcome::Spawn(_) | Outcome::Nothing => None,
             }

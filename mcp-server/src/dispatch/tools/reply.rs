@@ -9,12 +9,7 @@ use crate::policy::CallOutcome;
 
 impl ServerCore {
     /// The reply to a call: its result, or the error a layer answered with.
-    pub(super) fn call_outcome(
-        &self,
-        id: RequestId,
-        outcome: CallOutcome,
-        modern: bool,
-    ) -> Outcome {
+    pub(super) fn answer_call(&self, id: RequestId, outcome: CallOutcome, modern: bool) -> Outcome {
         match outcome {
             Ok(result) => Outcome::Reply(self.call_reply(id, result, modern)),
             Err(e) => failed(id, e),

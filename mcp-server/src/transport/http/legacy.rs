@@ -13,7 +13,7 @@ use mcp_types::{method, ProtocolVersion};
 use super::reply::{
     accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
 };
-use super::session::{HttpSession, Owner, Refused};
+use super::session_table::{HttpSession, Owner, Refused};
 use super::sse;
 use super::sse::{EventStream, RequestSink};
 use super::{Inner, McpBody};

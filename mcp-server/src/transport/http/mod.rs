@@ -12,7 +12,7 @@ mod modern;
 mod reply;
 mod security;
 mod serve;
-mod session;
+mod session_table;
 mod shared;
 mod sse;
 
@@ -38,7 +38,7 @@ pub use config::HttpConfig;
 use crate::dispatch::{encode, RequestInfo, ServerCore};
 use crate::server::Server;
 use reply::{accepts, header_str, is_json_content, json, method_not_allowed, transport_error};
-use session::Sessions;
+use session_table::Sessions;
 
 /// The MCP HTTP endpoints as a `tower::Service` (and, through hyper-util's
 /// adapter, a hyper service). Clone it freely: clones share sessions.

@@ -11,7 +11,7 @@ use mcp_types::jsonrpc::RawMessage;
 use mcp_wire::sync::lock;
 use serde_json::value::RawValue;
 
-use super::super::session::HttpSession;
+use super::super::session_table::HttpSession;
 use super::super::{Inner, McpBody};
 use super::streams::{id_json, write_events};
 use super::{unavailable, Kind, Notice, Shared, BUS_RETRY};

@@ -12,7 +12,7 @@ use mcp_wire::sync::lock;
 use serde_json::value::RawValue;
 
 use super::super::reply::transport_error;
-use super::super::session::{HttpSession, Owner};
+use super::super::session_table::{HttpSession, Owner};
 use super::super::{Inner, McpBody};
 use super::{unavailable, Kind, Shared};
 use crate::dispatch::{Session, SessionRecord};

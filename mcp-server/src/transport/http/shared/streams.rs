@@ -11,7 +11,7 @@ use mcp_types::RequestId;
 use tokio::sync::mpsc;
 
 use super::super::reply::{respond, sse_builder, transport_error};
-use super::super::session::HttpSession;
+use super::super::session_table::HttpSession;
 use super::super::{Inner, McpBody};
 use super::{unavailable, Logged, FOLLOW_EVERY};
 use crate::state::{within, Append, Store};
