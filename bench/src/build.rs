@@ -1,8 +1,9 @@
-//! `mcp-bench build`: the build cost a user pays for a stdio-only calculator
-//! server written with our framework and with rmcp 3.9, measured in one run
-//! on one machine. See the "Build cost" section of `bench/README.md`.
+//! `mcp-bench build`: the build cost a user pays for a calculator server
+//! written with our framework and with rmcp 3.9, each built with the
+//! features of a few server set-ups (stdio only, with HTTP, everything),
+//! measured in one run on one machine. See the "Build cost" section of
+//! `bench/README.md`.
 
-use std::fmt::Write as _;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -11,25 +12,36 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::{cli, stats};
+use crate::cli;
+
+mod report;
 
 const USAGE: &str = "\
 usage: mcp-bench build [options]
 
 Builds a stdio calculator server (add, subtract, multiply, divide) written
-with mcp-server (`ours`, stdio feature only) and with rmcp 3.9 (`rmcp`), as
-standalone projects: clean release build, release and dev rebuild after an
-edit of one tool description, binary size. See bench/README.md.
+with mcp-server and with rmcp 3.9, as standalone projects, each framework
+with the features of a few server set-ups (the same main.rs): clean release
+build, release and dev rebuild after an edit of one tool description, binary
+size. See bench/README.md.
+
+projects:
+  ours-stdio    mcp-server, features stdio
+  ours-http     mcp-server, features stdio, http
+  ours-all      mcp-server, features stdio, http, auth, validation, skills
+  rmcp-stdio    rmcp, features server, macros, transport-io
+  rmcp-http     rmcp, features server, macros, transport-io,
+                transport-streamable-http-server
+compared: ours-stdio/rmcp-stdio, ours-http/rmcp-http, ours-all/rmcp-http
 
 options:
-  --rounds N    rounds; the table shows medians (default 3)
+  --rounds N    rounds; the tables show medians (default 3)
+  --only LIST   the projects to build, comma-separated (default all five);
+                a pair's ratios are shown when both of its projects are built
   --keep DIR    generate the projects in DIR (outside this workspace) and
                 keep them; by default a temporary directory, removed after a
                 successful run
 ";
-
-/// The ratio ours / rmcp every measure should reach.
-const GOAL: f64 = 0.75;
 
 /// The description of `add`, the one edited between builds.
 const ADD: &str = "Add two numbers";
@@ -54,10 +66,9 @@ incremental = false
 [workspace]
 "#;
 
-const OURS_DEPS: &str = r#"mcp-server = { path = '{ROOT}/mcp-server', default-features = false, features = ["stdio"] }
-"#;
+const OURS_DEPS: &str = "mcp-server = { path = '{ROOT}/mcp-server', default-features = false, features = [{FEATURES}] }\n";
 
-const RMCP_DEPS: &str = r#"rmcp = { version = "3.9", default-features = false, features = ["server", "macros", "transport-io"] }
+const RMCP_DEPS: &str = r#"rmcp = { version = "3.9", default-features = false, features = [{FEATURES}] }
 serde = { version = "1", features = ["derive"] }
 "#;
 
@@ -163,18 +174,87 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 "#;
 
+/// The framework a project is written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framework {
+    Ours,
+    Rmcp,
+}
+
+impl Framework {
+    /// The dependency lines, with `{FEATURES}` (and `{ROOT}`) to fill in.
+    fn deps(self) -> &'static str {
+        match self {
+            Self::Ours => OURS_DEPS,
+            Self::Rmcp => RMCP_DEPS,
+        }
+    }
+
+    /// `main.rs`, with `{ADD}` to fill in; the same for all its projects.
+    fn main_template(self) -> &'static str {
+        match self {
+            Self::Ours => OURS_MAIN,
+            Self::Rmcp => RMCP_MAIN,
+        }
+    }
+}
+
+/// A project the driver can build: a framework and the features its crate
+/// (`mcp-server` or `rmcp`, without default features) is built with.
+#[derive(Debug)]
+struct Spec {
+    name: &'static str,
+    framework: Framework,
+    features: &'static [&'static str],
+}
+
+/// Every project, in the order of a round's first turn and of the tables.
+static SPECS: [Spec; 5] = [
+    Spec {
+        name: "ours-stdio",
+        framework: Framework::Ours,
+        features: &["stdio"],
+    },
+    Spec {
+        name: "rmcp-stdio",
+        framework: Framework::Rmcp,
+        features: &["server", "macros", "transport-io"],
+    },
+    Spec {
+        name: "ours-http",
+        framework: Framework::Ours,
+        features: &["stdio", "http"],
+    },
+    Spec {
+        name: "rmcp-http",
+        framework: Framework::Rmcp,
+        features: &[
+            "server",
+            "macros",
+            "transport-io",
+            "transport-streamable-http-server",
+        ],
+    },
+    Spec {
+        name: "ours-all",
+        framework: Framework::Ours,
+        features: &["stdio", "http", "auth", "validation", "skills"],
+    },
+];
+
 #[derive(Debug)]
 struct Options {
     rounds: usize,
     keep: Option<PathBuf>,
+    /// The projects to build, in the order of `SPECS`.
+    specs: Vec<&'static Spec>,
 }
 
 /// One generated project.
 #[derive(Debug)]
 struct Project {
-    name: &'static str,
+    spec: &'static Spec,
     dir: PathBuf,
-    main_template: &'static str,
     /// Edits made so far; the current description of `add` follows it.
     edits: u32,
 }
@@ -190,7 +270,8 @@ impl Project {
 
     /// Writes `src/main.rs` with the current description of `add`.
     fn write_main(&self) -> Result<(), String> {
-        let text = self.main_template.replace("{ADD}", &self.description());
+        let template = self.spec.framework.main_template();
+        let text = template.replace("{ADD}", &self.description());
         write(&self.dir.join("src/main.rs"), &text)
     }
 
@@ -204,7 +285,7 @@ impl Project {
         self.dir
             .join("target")
             .join(profile)
-            .join(format!("calc-{}", self.name))
+            .join(format!("calc-{}", self.spec.name))
     }
 }
 
@@ -227,16 +308,37 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         rounds: 3,
         keep: None,
+        specs: SPECS.iter().collect(),
     };
     cli::parse_flags(args, |flag| {
         match flag.name() {
             "--rounds" => options.rounds = flag.size()?,
             "--keep" => options.keep = Some(PathBuf::from(flag.text()?)),
+            "--only" => options.specs = select(&flag.names()?)?,
             _ => return Ok(false),
         }
         Ok(true)
     })?;
     Ok(options)
+}
+
+/// The projects named in `--only`, in the order of `SPECS`.
+fn select(names: &[String]) -> Result<Vec<&'static Spec>, String> {
+    if let Some(unknown) = names.iter().find(|n| !SPECS.iter().any(|s| s.name == *n)) {
+        let known: Vec<&str> = SPECS.iter().map(|s| s.name).collect();
+        return Err(format!(
+            "--only: no project {unknown:?} (there are {})",
+            known.join(", ")
+        ));
+    }
+    let specs: Vec<&'static Spec> = SPECS
+        .iter()
+        .filter(|s| names.iter().any(|n| n == s.name))
+        .collect();
+    if specs.is_empty() {
+        return Err("--only needs at least one project".into());
+    }
+    Ok(specs)
 }
 
 /// The workspace this crate is in: the parent of `bench/`.
@@ -249,29 +351,32 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))
 }
 
-/// Generates both projects under `base`, each with the workspace's
-/// `Cargo.lock` as a start (so shared crates get the same versions), and
-/// resolves and downloads their dependencies.
-fn generate(base: &Path, root: &Path) -> Result<Vec<Project>, String> {
+/// Generates the projects of `specs` under `base`, each with the
+/// workspace's `Cargo.lock` as a start (so shared crates get the same
+/// versions), and resolves and downloads their dependencies.
+fn generate(base: &Path, root: &Path, specs: &[&'static Spec]) -> Result<Vec<Project>, String> {
     let root_text = root.to_str().filter(|r| !r.contains(['\'', '\n']));
     let root_text = root_text.ok_or_else(|| format!("unusable path {}", root.display()))?;
     let mut projects = Vec::new();
-    for (name, deps, main_template) in [
-        ("ours", OURS_DEPS, OURS_MAIN),
-        ("rmcp", RMCP_DEPS, RMCP_MAIN),
-    ] {
-        let dir = base.join(name);
+    for &spec in specs {
+        let dir = base.join(spec.name);
         std::fs::create_dir_all(dir.join("src"))
             .map_err(|e| format!("creating {}: {e}", dir.display()))?;
-        let deps = deps.replace("{ROOT}", root_text);
-        let toml = CARGO_TOML.replace("{NAME}", name).replace("{DEPS}", &deps);
+        let features: Vec<String> = spec.features.iter().map(|f| format!("{f:?}")).collect();
+        let deps = spec
+            .framework
+            .deps()
+            .replace("{ROOT}", root_text)
+            .replace("{FEATURES}", &features.join(", "));
+        let toml = CARGO_TOML
+            .replace("{NAME}", spec.name)
+            .replace("{DEPS}", &deps);
         write(&dir.join("Cargo.toml"), &toml)?;
         std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock"))
             .map_err(|e| format!("copying Cargo.lock: {e}"))?;
         let project = Project {
-            name,
+            spec,
             dir,
-            main_template,
             edits: 0,
         };
         project.write_main()?;
@@ -285,8 +390,8 @@ fn generate(base: &Path, root: &Path) -> Result<Vec<Project>, String> {
 const DROPPED_ENV: &str = "CARGO_PKG_ CARGO_MANIFEST_ CARGO_CRATE_ CARGO_BIN_ CARGO_PRIMARY_PACKAGE \
     CARGO_PROFILE_ CARGO_TARGET_DIR CARGO_BUILD_ CARGO_INCREMENTAL RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER";
 
-/// A cargo command in `dir`, with the same clean environment for both
-/// projects: no compiler wrapper (sccache), no inherited target directory,
+/// A cargo command in `dir`, with the same clean environment for every
+/// project: no compiler wrapper (sccache), no inherited target directory,
 /// incremental left to the profiles, and none of the variables `cargo run`
 /// set for this driver.
 fn cargo_command(dir: &Path) -> Command {
@@ -516,7 +621,7 @@ fn run(options: &Options) -> Result<bool, String> {
         "build: generating and fetching the projects in {}",
         base.display()
     );
-    let mut projects = generate(&base, &root)?;
+    let mut projects = generate(&base, &root, &options.specs)?;
     let strip = print_setup(&projects[0].dir, options.rounds);
 
     let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); projects.len()];
@@ -527,7 +632,7 @@ fn run(options: &Options) -> Result<bool, String> {
             let sample = measure(project).map_err(|e| {
                 format!(
                     "!!!!! target {} FAILED in round {} (projects left in {}): {e}",
-                    project.name,
+                    project.spec.name,
                     round + 1,
                     base.display()
                 )
@@ -536,14 +641,17 @@ fn run(options: &Options) -> Result<bool, String> {
                 "  round {}/{} {}: {} | load {}",
                 round + 1,
                 options.rounds,
-                project.name,
-                raw(&sample),
+                project.spec.name,
+                report::raw(&sample),
                 load_average()
             );
             samples[index].push(sample);
         }
     }
-    print!("{}", report(&samples, strip.as_deref()));
+    print!(
+        "{}",
+        report::report(&options.specs, &samples, strip.as_deref())
+    );
     if temporary {
         let _ = std::fs::remove_dir_all(&base);
     } else {
@@ -567,107 +675,8 @@ fn print_setup(dir: &Path, rounds: usize) -> Option<String> {
     );
     for flags in ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS"] {
         if let Some(value) = std::env::var_os(flags) {
-            println!("note: {flags}={value:?} applies to both projects");
+            println!("note: {flags}={value:?} applies to every project");
         }
     }
     first_line(dir, "strip", &["--version"])
-}
-
-fn raw(s: &Sample) -> String {
-    let stripped = s.stripped.map_or_else(|| "-".into(), |b| b.to_string());
-    format!(
-        "clean release {:.1} s, release rebuild {:.2} s, dev build {:.1} s, dev rebuild {:.2} s, \
-         {} bytes ({stripped} stripped)",
-        s.clean_release, s.release_rebuild, s.dev_build, s.dev_rebuild, s.size
-    )
-}
-
-/// The rows of the table: name, decimals, whether the goal applies; in the
-/// order of `Sample::values`.
-const MEASURES: [(&str, usize, bool); 6] = [
-    ("clean release build, s", 1, true),
-    ("release rebuild after an edit, s", 2, true),
-    ("dev rebuild after an edit, s", 2, true),
-    ("release binary, bytes", 0, true),
-    ("stripped release binary, bytes", 0, true),
-    ("clean dev build (no goal), s", 1, false),
-];
-
-impl Sample {
-    fn values(&self) -> [Option<f64>; 6] {
-        let [size, stripped] = [Some(self.size), self.stripped].map(|b| b.map(stats::to_f64));
-        let times = [self.clean_release, self.release_rebuild, self.dev_rebuild];
-        let [clean, rebuild, dev_rebuild] = times.map(Some);
-        [
-            clean,
-            rebuild,
-            dev_rebuild,
-            size,
-            stripped,
-            Some(self.dev_build),
-        ]
-    }
-}
-
-fn cell(value: f64, decimals: usize) -> String {
-    if value.is_finite() {
-        format!("{value:.decimals$}")
-    } else {
-        "-".into()
-    }
-}
-
-/// The table: medians per target, the median of the per-round ratios
-/// ours / rmcp, and the goal.
-fn report(samples: &[Vec<Sample>], strip: Option<&str>) -> String {
-    let [ours, rmcp] =
-        [&samples[0], &samples[1]].map(|runs| runs.iter().map(Sample::values).collect::<Vec<_>>());
-    let mut rows = vec![["measure", "ours", "rmcp", "ours/rmcp", "goal", "met"]
-        .map(str::to_owned)
-        .to_vec()];
-    for (i, (name, decimals, goal)) in MEASURES.into_iter().enumerate() {
-        let median = |runs: &[[Option<f64>; 6]]| {
-            stats::median(runs.iter().map(|v| v[i].unwrap_or(f64::NAN)))
-        };
-        let ratios = ours
-            .iter()
-            .zip(&rmcp)
-            .map(|(a, b)| a[i].zip(b[i]).map_or(f64::NAN, |(a, b)| a / b));
-        let ratio = stats::median(ratios);
-        let met = match (goal, ratio.is_finite()) {
-            (false, _) => "",
-            (true, false) => "-",
-            (true, true) if ratio <= GOAL => "yes",
-            (true, true) => "NO",
-        };
-        let goal = if goal {
-            format!("≤ {GOAL:.2}")
-        } else {
-            String::new()
-        };
-        let (ours, rmcp) = (cell(median(&ours), decimals), cell(median(&rmcp), decimals));
-        rows.push(vec![
-            name.to_owned(),
-            ours,
-            rmcp,
-            cell(ratio, 2),
-            goal,
-            met.to_owned(),
-        ]);
-    }
-    let mut out = format!(
-        "\nmedians of {} rounds; ours/rmcp is the median of the per-round ratios\n",
-        ours.len()
-    );
-    out.push_str(&crate::table(&[1, 2, 3], &["", "medians", "ratio"], &rows));
-    let strip = strip.map_or_else(
-        || "not available".into(),
-        |s| format!("`strip` ({s}), all symbols"),
-    );
-    let _ = writeln!(
-        out,
-        "stripped: {strip}. The clean dev build is the build before the dev rebuild \
-         (after the release builds, which share nothing with it)."
-    );
-    out
 }
