@@ -86,15 +86,19 @@ impl TaskFixture {
 
     #[describe("Works a moment as a task, then asks for confirmation before deleting")]
     #[tool(task = optional)]
-    pub async fn confirm_delete(&self, ctx: Context) -> Result<String, ToolError> {
+    pub async fn confirm_delete(
+        &self,
+        #[param("The file to delete")] filename: String,
+        ctx: Context,
+    ) -> Result<String, ToolError> {
         work(&ctx, 0.2).await;
         match ctx
             .ask("confirm")
-            .elicit::<Confirmation>("Delete the item?")
+            .elicit::<Confirmation>(&format!("Delete {filename}?"))
             .await?
         {
-            Elicited::Accepted(c) if c.confirm => Ok("deleted".into()),
-            _ => Ok("kept".into()),
+            Elicited::Accepted(c) if c.confirm => Ok(format!("deleted {filename}")),
+            _ => Ok(format!("kept {filename}")),
         }
     }
 
