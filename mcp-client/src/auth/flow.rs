@@ -257,27 +257,18 @@ impl Authenticator {
 
     /// The DPoP key for a token request, if tokens are to be bound: those
     /// held are bound already (their refresh token too), else as
-    /// [`OAuth::dpop`] says, by default when the issuer advertises `ES256`
-    /// and the server accepts DPoP (its resource metadata lists
-    /// `dpop_signing_alg_values_supported`): a token bound for a server that
-    /// only takes bearer tokens would be refused there.
+    /// [`OAuth::dpop`] says, by default when the issuer advertises `ES256`.
     pub(super) fn dpop_for(&self, flow: &mut Flow) -> Result<Option<Arc<DpopKey>>, AuthError> {
         if is_dpop(flow.stored.token_type.as_deref()) && flow.stored.dpop_key.is_some() {
             return kept_key(flow).map(Some);
         }
-        let found = found_in(flow)?;
-        let meta = &found.meta;
+        let meta = &found_in(flow)?.meta;
         let advertised: Option<Vec<&str>> = meta
             .extra
             .get("dpop_signing_alg_values_supported")
             .and_then(serde_json::Value::as_array)
             .map(|algs| algs.iter().filter_map(serde_json::Value::as_str).collect());
-        let server_takes_dpop = found
-            .prm
-            .as_ref()
-            .is_some_and(|prm| prm.extra.contains_key("dpop_signing_alg_values_supported"));
-        let by_default = advertised.is_some() && server_takes_dpop;
-        if !self.oauth.dpop.unwrap_or(by_default) {
+        if !self.oauth.dpop.unwrap_or(advertised.is_some()) {
             return Ok(None);
         }
         if advertised.is_some_and(|algs| !algs.contains(&ALG)) {

@@ -465,9 +465,7 @@ impl OAuth {
     /// 9449), so a stolen token is useless without the key.
     ///
     /// By default the client does so when the authorization server
-    /// advertises `dpop_signing_alg_values_supported` with `ES256` and the
-    /// server's resource metadata lists `dpop_signing_alg_values_supported`
-    /// (it accepts DPoP-bound tokens); `true`
+    /// advertises `dpop_signing_alg_values_supported` with `ES256`; `true`
     /// binds tokens whatever the metadata says (an issuer advertising DPoP
     /// without `ES256` is then refused), `false` never does.
     ///
