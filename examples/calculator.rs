@@ -13,7 +13,7 @@
 //! the keys its metadata names; `store` needs the scope `calculator:write`
 //! (which implies `calculator:read`), the other tools `calculator:read`.
 
-use mcp_server::auth::{Authorization, JwtVerifier};
+use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::Server;
 
@@ -71,7 +71,8 @@ async fn run() -> Result<(), mcp_server::Error> {
 }
 
 /// The calculator as a protected resource at `http://ADDR/mcp`, trusting
-/// the access tokens `issuer` signs for it.
+/// the access tokens `issuer` signs for it: bearer tokens, and DPoP-bound
+/// ones (a client binds its tokens when the issuer offers DPoP).
 fn protected(addr: &str, issuer: &str) -> Authorization {
     let resource = format!("http://{addr}/mcp");
     let verifier = JwtVerifier::new(issuer, &resource);
@@ -80,7 +81,8 @@ fn protected(addr: &str, issuer: &str) -> Authorization {
             .authorization_server(issuer)
             .resource_name("Calculator")
             .scopes_supported(["calculator:read"])
-            .scope_implies("calculator:write", ["calculator:read"]),
+            .scope_implies("calculator:write", ["calculator:read"])
+            .dpop(Dpop::new()),
         Err(e) => {
             eprintln!("calculator: {e}");
             std::process::exit(2);
