@@ -136,18 +136,8 @@ impl ServerCore {
             asker: crate::ask::Asker::Nobody,
             identity: None,
         });
-        // Ids are unique among open requests: a second stream under an open
-        // one's id would take its place, and nothing could end the first.
-        {
-            let mut listens = lock(&session.listens);
-            if listens.contains_key(&id) {
-                drop(listens);
-                let e = ErrorObject::invalid_request(format!(
-                    "request id {id} is already in use by an open subscriptions/listen request"
-                ));
-                return failed(id, e);
-            }
-            listens.insert(id.clone(), ctx.clone());
+        if let Err(e) = register_listen(session, &id, &ctx) {
+            return failed(id, e);
         }
         // Each capability agrees to its own lists, and to nothing it does not have.
         let mut agreed = self.agree(&p.notifications);
@@ -199,6 +189,20 @@ impl ServerCore {
             }
         }))
     }
+}
+
+/// Registers an open listen stream under its request id. Ids are unique
+/// among open requests: a second stream under an open one's id would take
+/// its place, and nothing could end the first.
+fn register_listen(session: &Session, id: &RequestId, ctx: &Context) -> Result<(), ErrorObject> {
+    let mut listens = lock(&session.listens);
+    if listens.contains_key(id) {
+        return Err(ErrorObject::invalid_request(format!(
+            "request id {id} is already in use by an open subscriptions/listen request"
+        )));
+    }
+    listens.insert(id.clone(), ctx.clone());
+    Ok(())
 }
 
 /// Leaves out of `agreed` the `tasks` (run by no instance here) that the
