@@ -245,7 +245,8 @@ mod stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    stderr_logs::init("warn");
+    // Kept to the end: dropping it flushes the last spans and metrics.
+    let _telemetry = stderr_logs::init_traced("agent", "warn");
     let options = match parse(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(problem) => {

@@ -12,6 +12,10 @@
 //! come from that authorization server: JWT access tokens, checked against
 //! the keys its metadata names; `store` needs the scope `calculator:write`
 //! (which implies `calculator:read`), the other tools `calculator:read`.
+//!
+//! With `OTEL_EXPORTER_OTLP_ENDPOINT` set it exports traces and metrics
+//! (see the README's "Observability"); with `OTEL_METRICS_EXPORTER=prometheus`
+//! `--http` also serves them at `/metrics`.
 
 use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
@@ -34,7 +38,16 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> Result<(), mcp_server::Error> {
-    stderr_logs::init("warn");
+    // Kept to the end: dropping it flushes the last spans and metrics.
+    let telemetry = stderr_logs::init_traced("calculator", "warn");
+    // With OTEL_METRICS_EXPORTER=prometheus, `--http` also serves /metrics.
+    let http_config = || {
+        let config = HttpConfig::default();
+        match telemetry.as_ref().and_then(mcp_otel::Telemetry::prometheus) {
+            Some(metrics) => config.prometheus(metrics),
+            None => config,
+        }
+    };
     let builder = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .instructions("A calculator: arithmetic on two numbers, statistics of a list, and one memory register.")
         .toolbox(Calculator::default());
@@ -49,16 +62,14 @@ async fn run() -> Result<(), mcp_server::Error> {
         // instance: a toolbox's own fields are not shared).
         let (store, keys) = several::connect("calculator", url).await;
         let server = builder.request_state_keys(keys).build();
-        return server
-            .serve_http(*addr, HttpConfig::default().store(store))
-            .await;
+        return server.serve_http(*addr, http_config().store(store)).await;
     }
     let server = builder.build();
     match args.as_slice() {
         [] => server.serve_stdio().await,
-        ["--http", addr] => server.serve_http(addr, HttpConfig::default()).await,
+        ["--http", addr] => server.serve_http(addr, http_config()).await,
         ["--http", addr, "--issuer", issuer] => {
-            let config = HttpConfig::default().authorization(protected(addr, issuer));
+            let config = http_config().authorization(protected(addr, issuer));
             server.serve_http(addr, config).await
         }
         _ => {

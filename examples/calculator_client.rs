@@ -239,7 +239,8 @@ mod stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    stderr_logs::init("warn");
+    // Kept to the end: dropping it flushes the last spans and metrics.
+    let _telemetry = stderr_logs::init_traced("calculator_client", "warn");
     let mut args = std::env::args().skip(1);
     let builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
     let connected = match (args.next(), args.next()) {

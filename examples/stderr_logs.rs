@@ -13,6 +13,47 @@ pub(crate) fn init(default: &str) {
         .init();
 }
 
+/// Installs the subscriber as [`init`] does and, when
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` (or a per-signal endpoint) is set or
+/// `OTEL_METRICS_EXPORTER` names `prometheus`, OpenTelemetry export as the
+/// `OTEL_*` variables describe, `program` naming the service unless
+/// `OTEL_SERVICE_NAME` does. Keep what it returns until the program ends:
+/// dropping it flushes the last spans and metrics.
+#[allow(dead_code)] // only the calculator, its client and the agent export
+pub(crate) fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Telemetry> {
+    use tracing_subscriber::prelude::*;
+    let wanted = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
+        || std::env::var("OTEL_METRICS_EXPORTER").is_ok_and(|v| v.contains("prometheus"));
+    if !wanted {
+        init(default);
+        return None;
+    }
+    let telemetry = match mcp_otel::Telemetry::from_env(program) {
+        Ok(telemetry) => telemetry,
+        Err(e) => {
+            eprintln!("{program}: OpenTelemetry: {e}");
+            std::process::exit(2);
+        }
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
+        )
+        .with(telemetry.layer())
+        .init();
+    Some(telemetry)
+}
+
 /// What `main` returns: the program's error, if any, printed with its
 /// causes (`program: what failed: why`), and exit code 1.
 #[allow(dead_code)] // not every example serves

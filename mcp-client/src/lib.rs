@@ -187,6 +187,8 @@ mod prompts;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
+#[cfg(feature = "otel")]
+mod telemetry;
 mod tools;
 mod transport;
 

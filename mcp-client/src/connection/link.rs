@@ -89,6 +89,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// deleting the HTTP session).
     fn close(&self) -> BoxFuture<'_, ()>;
 
+    /// The transport, as `network.transport` names it (`pipe` unless HTTP).
+    #[cfg(feature = "otel")]
+    fn network(&self) -> mcp_otel::Transport {
+        mcp_otel::Transport::Pipe
+    }
+
     /// The last lines the server wrote to stderr (child processes only).
     fn stderr_tail(&self) -> Vec<String> {
         Vec::new()

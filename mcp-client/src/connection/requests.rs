@@ -100,6 +100,9 @@ pub(crate) struct Conn {
     pub(crate) config: Arc<Config>,
     /// Renewing the legacy session when the server ends it (`Conn::renew`).
     pub(crate) renewal: Arc<Renewal>,
+    /// When the legacy session opened, for its duration.
+    #[cfg(feature = "otel")]
+    pub(crate) clock: Arc<crate::telemetry::SessionClock>,
 }
 
 impl Conn {
@@ -113,6 +116,8 @@ impl Conn {
             transport,
             config,
             renewal: Arc::default(),
+            #[cfg(feature = "otel")]
+            clock: Arc::default(),
         }
     }
 }
@@ -169,9 +174,24 @@ impl Conn {
         .to_meta()
     }
 
-    /// Sends one request and waits for its response.
-    pub(crate) async fn request(&self, req: Req) -> Result<Value, CallError> {
-        let id = req.id.clone().unwrap_or_else(|| self.shared.next_id());
+    /// Sends one request and waits for its response (in its CLIENT span,
+    /// with the `otel` feature).
+    pub(crate) async fn request(&self, mut req: Req) -> Result<Value, CallError> {
+        let id = req.id.take().unwrap_or_else(|| self.shared.next_id());
+        #[cfg(feature = "otel")]
+        if let Some(op) = crate::telemetry::start(self, &req, &id) {
+            use tracing::Instrument as _;
+            let method_name = req.method.clone();
+            let span = op.span().clone();
+            let result = self.exchange(req, id).instrument(span).await;
+            crate::telemetry::end(op, &method_name, &result);
+            return result;
+        }
+        self.exchange(req, id).await
+    }
+
+    /// Sends `req` as request `id` and waits for its response.
+    async fn exchange(&self, req: Req, id: RequestId) -> Result<Value, CallError> {
         let mut params = req.params;
         let mut meta = match params.remove("_meta") {
             Some(Value::Object(m)) => m,
@@ -190,6 +210,8 @@ impl Conn {
             meta.insert(meta_key::PROGRESS_TOKEN.to_owned(), token);
             key
         });
+        #[cfg(feature = "otel")]
+        crate::telemetry::inject(&mut meta);
         if !meta.is_empty() {
             params.insert("_meta".to_owned(), Value::Object(meta));
         }

@@ -54,6 +54,9 @@ impl Conn {
                 "the server sent a malformed initialize result: {e}"
             )))
         })?;
+        #[cfg(feature = "otel")]
+        self.clock
+            .opened(result.protocol_version, self.transport.network());
         Ok(SessionInfo {
             version: result.protocol_version,
             server_info: result.server_info,

@@ -62,6 +62,8 @@ impl ServerCore {
             negotiated = %version,
             "initialize"
         );
+        #[cfg(feature = "otel")]
+        session.clock.opened();
         *lock(&session.legacy) = Some(LegacyState {
             version,
             log_level: None,

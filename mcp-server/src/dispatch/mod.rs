@@ -41,6 +41,8 @@ mod session;
 #[cfg(feature = "skills")]
 mod skills;
 mod tasks;
+#[cfg(feature = "otel")]
+mod telemetry;
 mod tools;
 mod user_code;
 
@@ -65,6 +67,8 @@ pub(crate) use session::Session;
 pub(crate) use session::SessionRecord;
 #[cfg(feature = "http")]
 pub(crate) use tasks::{TaskOp, TaskShare};
+#[cfg(feature = "otel")]
+pub(crate) use telemetry::header_context;
 
 use crate::common::BoxFuture;
 use crate::common::Outbound;
@@ -132,6 +136,10 @@ pub(crate) struct RequestInfo {
     pub(crate) headers: Option<Arc<http::HeaderMap>>,
     /// Whom the request's access token speaks for (HTTP with authorization).
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
+    /// The trace context of the HTTP request's `traceparent` header, when
+    /// spans are taken.
+    #[cfg(feature = "otel")]
+    pub(crate) trace_context: Option<mcp_otel::reexport::opentelemetry::Context>,
 }
 
 /// What the transport should do with a message.
@@ -231,15 +239,26 @@ impl ServerCore {
         info: &RequestInfo,
     ) -> Outcome {
         match msg {
-            RawMessage::Request { id, method, params } => self.request(Request {
-                session,
-                id,
-                method: &method,
-                params,
-                out,
-                info,
-            }),
+            RawMessage::Request { id, method, params } => {
+                let req = Request {
+                    session,
+                    id,
+                    method: &method,
+                    params,
+                    out,
+                    info,
+                };
+                #[cfg(feature = "otel")]
+                return telemetry::traced(req, |req| self.request(req));
+                #[cfg(not(feature = "otel"))]
+                self.request(req)
+            }
             RawMessage::Notification { method, params } => {
+                #[cfg(feature = "otel")]
+                telemetry::traced_notification(session, &method, params, info, || {
+                    Self::notification(session, &method, params);
+                });
+                #[cfg(not(feature = "otel"))]
                 Self::notification(session, &method, params);
                 Outcome::Nothing
             }

@@ -23,6 +23,18 @@ pub(crate) struct Session {
     pub(crate) pending: Arc<crate::ask::Pending>,
     pub(super) kind: TransportKind,
     pub(super) id: Option<Arc<str>>,
+    /// When `initialize` opened the session here, for its duration.
+    #[cfg(feature = "otel")]
+    pub(super) clock: super::telemetry::SessionClock,
+}
+
+#[cfg(feature = "otel")]
+impl Drop for Session {
+    fn drop(&mut self) {
+        let version = self.legacy_version();
+        self.clock
+            .ended(self.kind, version.as_ref().map(|v| v.as_str()));
+    }
 }
 
 /// What `initialize` agreed on.
@@ -44,6 +56,8 @@ impl Session {
             pending: Arc::default(),
             kind,
             id,
+            #[cfg(feature = "otel")]
+            clock: super::telemetry::SessionClock::default(),
         })
     }
 

@@ -152,6 +152,11 @@ impl SseTransport {
 }
 
 impl Transport for SseTransport {
+    #[cfg(feature = "otel")]
+    fn network(&self) -> mcp_otel::Transport {
+        mcp_otel::Transport::Http
+    }
+
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {
         Box::pin(self.post(request.body))
     }

@@ -230,6 +230,10 @@ impl HttpTransport {
             .body(Full::new(body))
             .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
         request.headers_mut().extend(headers);
+        #[cfg(feature = "otel")]
+        if mcp_otel::enabled() {
+            mcp_otel::propagation::inject_headers(&tracing::Span::current(), request.headers_mut());
+        }
         Ok(request)
     }
 
@@ -588,6 +592,11 @@ async fn standalone(
 }
 
 impl Transport for HttpTransport {
+    #[cfg(feature = "otel")]
+    fn network(&self) -> mcp_otel::Transport {
+        mcp_otel::Transport::Http
+    }
+
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {
         Box::pin(self.send_request(request))
     }

@@ -37,6 +37,8 @@ pub struct HttpConfig {
     #[cfg(feature = "auth")]
     pub(super) authorization: Option<crate::auth::Authorization>,
     pub(super) store: Option<std::sync::Arc<dyn crate::state::Store>>,
+    #[cfg(feature = "otel")]
+    pub(super) prometheus: Option<mcp_otel::Prometheus>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -57,6 +59,8 @@ impl std::fmt::Debug for HttpConfig {
             .field("connection_threads", &self.connection_threads);
         #[cfg(feature = "auth")]
         d.field("authorization", &self.authorization);
+        #[cfg(feature = "otel")]
+        d.field("prometheus", &self.prometheus.is_some());
         d.field("store", &self.store.as_ref().map(|s| s.name()))
             .finish()
     }
@@ -84,6 +88,8 @@ impl Default for HttpConfig {
             #[cfg(feature = "auth")]
             authorization: None,
             store: None,
+            #[cfg(feature = "otel")]
+            prometheus: None,
         }
     }
 }
@@ -246,6 +252,18 @@ impl HttpConfig {
     #[must_use]
     pub fn store(mut self, store: impl crate::state::Store) -> Self {
         self.store = Some(std::sync::Arc::new(store));
+        self
+    }
+
+    /// Serves `metrics` at `GET /metrics` in the Prometheus text format
+    /// (what [`mcp_otel::Telemetry::prometheus`] gives when
+    /// `OTEL_METRICS_EXPORTER` names `prometheus`). The path passes the Host
+    /// and Origin checks but asks for no token: anyone who reaches the port
+    /// reads the method and tool names and their durations.
+    #[cfg(feature = "otel")]
+    #[must_use]
+    pub fn prometheus(mut self, metrics: mcp_otel::Prometheus) -> Self {
+        self.prometheus = Some(metrics);
         self
     }
 

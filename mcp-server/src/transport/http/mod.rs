@@ -127,6 +127,8 @@ impl Inner {
             headers: (self.core.policy.wants_caller() || identity.is_some())
                 .then(|| Arc::new(headers.clone())),
             identity,
+            #[cfg(feature = "otel")]
+            trace_context: crate::dispatch::header_context(headers),
         }
     }
 
@@ -196,6 +198,17 @@ impl Inner {
         {
             tracing::warn!(%reason, %status, "request refused (Host / Origin)");
             return transport_error(status, code::INVALID_REQUEST, &reason);
+        }
+        #[cfg(feature = "otel")]
+        if let Some(metrics) = &self.config.prometheus {
+            if req.uri().path() == "/metrics" && *req.method() == Method::GET {
+                return reply::respond(
+                    Response::builder()
+                        .status(StatusCode::OK)
+                        .header(header::CONTENT_TYPE, mcp_otel::Prometheus::CONTENT_TYPE),
+                    McpBody::full(metrics.encode()),
+                );
+            }
         }
         #[cfg(feature = "auth")]
         return self.authorized(req).await;

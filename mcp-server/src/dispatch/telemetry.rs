@@ -1,0 +1,239 @@
+//! Spans and durations of what dispatch handles (the `otel` feature), by
+//! the MCP semantic conventions: a SERVER span per request and
+//! notification, continuing the caller's trace from `params._meta` or, when
+//! `_meta` carries none, from the HTTP `traceparent` header (then linked),
+//! and the `mcp.server.*.duration` histograms.
+//!
+//! Nothing here runs while no subscriber takes the spans
+//! ([`mcp_otel::enabled`]): dispatch pays one interest check.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use mcp_otel::propagation::MetaContext;
+use mcp_otel::{Ended, Operation, Side, Transport};
+use mcp_types::jsonrpc::RawJson;
+use mcp_types::{method, RequestId};
+use tracing::Instrument as _;
+
+use super::{Outcome, Request, RequestInfo, Session};
+use crate::policy::TransportKind;
+
+/// What the span needs of a request's params: its target and `_meta`.
+#[derive(Default, serde::Deserialize)]
+struct Peek<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<MetaPeek<'a>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct MetaPeek<'a> {
+    #[serde(default)]
+    traceparent: Option<String>,
+    #[serde(default)]
+    tracestate: Option<String>,
+    #[serde(default)]
+    baggage: Option<String>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<Cow<'a, str>>,
+}
+
+fn transport(kind: TransportKind) -> Transport {
+    match kind {
+        TransportKind::Stdio => Transport::Pipe,
+        TransportKind::StreamableHttp | TransportKind::LegacySse => Transport::Http,
+    }
+}
+
+/// The HTTP request's trace context, read by the transport when spans are taken.
+pub(crate) fn header_context(
+    headers: &http::HeaderMap,
+) -> Option<mcp_otel::reexport::opentelemetry::Context> {
+    if !mcp_otel::enabled() {
+        return None;
+    }
+    mcp_otel::propagation::extract_headers(headers)
+}
+
+/// Starts the span of a request (`id` set) or notification.
+fn start(
+    session: &Session,
+    id: Option<&RequestId>,
+    method_name: &str,
+    params: Option<RawJson<'_>>,
+    info: &RequestInfo,
+) -> Option<Operation> {
+    if !mcp_otel::enabled() {
+        return None;
+    }
+    // Malformed params get no target: dispatch answers them as it would.
+    let peek: Peek<'_> = params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default();
+    let legacy_version = session.legacy_version();
+    let meta = peek.meta.unwrap_or_default();
+    let protocol_version = meta
+        .protocol_version
+        .as_deref()
+        .or(legacy_version.as_ref().map(|v| v.as_str()));
+    let mut request = mcp_otel::Request::new(Side::Server, method_name);
+    match method_name {
+        method::TOOLS_CALL => request.tool = peek.name.as_deref(),
+        method::PROMPTS_GET => request.prompt = peek.name.as_deref(),
+        method::RESOURCES_READ | method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE => {
+            request.resource_uri = peek.uri.as_deref();
+        }
+        _ => {}
+    }
+    request.id = id.map(|id| id as &dyn std::fmt::Display);
+    request.protocol_version = protocol_version;
+    request.session_id = session.id.as_deref();
+    request.transport = Some(transport(session.kind));
+    let op = Operation::start(&request)?;
+
+    let from_meta = MetaContext {
+        traceparent: meta.traceparent,
+        tracestate: meta.tracestate,
+        baggage: meta.baggage,
+    }
+    .extract();
+    match (from_meta, info.trace_context.clone()) {
+        (Some(parent), from_headers) => {
+            op.set_parent(parent);
+            if let Some(http) = from_headers {
+                use mcp_otel::reexport::opentelemetry::trace::TraceContextExt as _;
+                op.add_link(http.span().span_context().clone());
+            }
+        }
+        (None, Some(http)) => op.set_parent(http),
+        (None, None) => {}
+    }
+    Some(op)
+}
+
+/// What a reply says, for the span: a JSON-RPC error, or a tool's `isError`.
+#[derive(serde::Deserialize)]
+struct ReplyPeek<'a> {
+    #[serde(default)]
+    result: Option<ResultPeek>,
+    #[serde(borrow, default)]
+    error: Option<ErrorPeek<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ResultPeek {
+    #[serde(rename = "isError", default)]
+    is_error: Option<bool>,
+}
+
+#[derive(serde::Deserialize)]
+struct ErrorPeek<'a> {
+    code: i64,
+    #[serde(borrow)]
+    message: Cow<'a, str>,
+}
+
+fn end(op: Operation, reply: &[u8]) {
+    match serde_json::from_slice::<ReplyPeek<'_>>(reply) {
+        Ok(ReplyPeek {
+            error: Some(error), ..
+        }) => op.end(Ended::RpcError {
+            code: error.code,
+            message: &error.message,
+        }),
+        Ok(ReplyPeek {
+            result: Some(ResultPeek {
+                is_error: Some(true),
+            }),
+            ..
+        }) => op.end(Ended::ToolError),
+        _ => op.end(Ended::Ok),
+    }
+}
+
+/// Serves `req` inside its span, ending the span with the reply (for a
+/// spawned call, when its future finishes).
+pub(super) fn traced(req: Request<'_>, serve: impl FnOnce(Request<'_>) -> Outcome) -> Outcome {
+    let Some(op) = start(req.session, Some(&req.id), req.method, req.params, req.info) else {
+        return serve(req);
+    };
+    let outcome = op.span().in_scope(|| serve(req));
+    match outcome {
+        Outcome::Reply(bytes) => {
+            end(op, &bytes);
+            Outcome::Reply(bytes)
+        }
+        Outcome::Failed {
+            bytes,
+            #[cfg(feature = "http")]
+            code,
+        } => {
+            end(op, &bytes);
+            Outcome::Failed {
+                bytes,
+                #[cfg(feature = "http")]
+                code,
+            }
+        }
+        Outcome::Spawn(call) => {
+            let span = op.span().clone();
+            Outcome::Spawn(Box::pin(
+                async move {
+                    let reply = call.await;
+                    match &reply {
+                        Some(bytes) => end(op, bytes),
+                        None => op.end(Ended::Failed {
+                            kind: "cancelled",
+                            message: "the request was cancelled",
+                        }),
+                    }
+                    reply
+                }
+                .instrument(span),
+            ))
+        }
+        Outcome::Nothing => {
+            op.end(Ended::Ok);
+            Outcome::Nothing
+        }
+    }
+}
+
+/// Handles a notification inside its span.
+pub(super) fn traced_notification(
+    session: &Session,
+    method_name: &str,
+    params: Option<RawJson<'_>>,
+    info: &RequestInfo,
+    handle: impl FnOnce(),
+) {
+    match start(session, None, method_name, params, info) {
+        Some(op) => {
+            op.span().in_scope(handle);
+            op.end(Ended::Ok);
+        }
+        None => handle(),
+    }
+}
+
+/// When a legacy session opened here (`initialize`), for its duration.
+#[derive(Default)]
+pub(super) struct SessionClock(std::sync::OnceLock<Instant>);
+
+impl SessionClock {
+    /// `initialize` opened the session now.
+    pub(super) fn opened(&self) {
+        let _ = self.0.set(Instant::now());
+    }
+
+    /// The session ends: its duration, if it opened here.
+    pub(super) fn ended(&self, kind: TransportKind, version: Option<&str>) {
+        if let Some(opened) = self.0.get() {
+            mcp_otel::record_session(Side::Server, *opened, transport(kind), version, None);
+        }
+    }
+}
