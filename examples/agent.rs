@@ -3,10 +3,12 @@
 //!
 //! ```text
 //! agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict]
-//!       [--files ROOT]... [--files-writable] [--fetch]
+//!       [--no-calculator] [--files ROOT]... [--files-writable] [--fetch]
 //!       [--mcp "COMMAND ARGS"]... [--mcp-url URL]... PROMPT
 //! ```
 //!
+//! - `--no-calculator` leaves the local calculator toolbox out (to reach
+//!   the calculator MCP server instead, say: its tools have the same names).
 //! - `--files ROOT` attaches the built-in files toolbox locally, confined to
 //!   the roots named (read-only unless `--files-writable`); `--fetch`
 //!   attaches the built-in HTTP toolbox (`get`, `post`, `fetch`; public
@@ -34,7 +36,7 @@ use mcp_client::{types::error::Chain, Client};
 pub mod calculator_tools;
 use calculator_tools::Calculator;
 
-const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
 
 #[derive(Debug, Default)]
 struct Options {
@@ -51,6 +53,8 @@ struct Options {
 /// The built-in toolboxes to attach locally.
 #[derive(Debug, Default)]
 struct Builtin {
+    /// `--no-calculator`: leave the calculator toolbox out.
+    no_calculator: bool,
     /// `--files`: the roots of the files toolbox (none: not attached).
     files: Vec<String>,
     /// `--files-writable`: offer its changing tools too.
@@ -87,6 +91,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
                     .ok_or(format!("--max-turns needs a positive number, not `{n}`"))?;
                 options.max_turns = Some(n);
             }
+            "--no-calculator" => options.local.no_calculator = true,
             "--files" => options.local.files.push(value("--files")?),
             "--files-writable" => options.local.writable = true,
             "--fetch" => options.local.fetch = true,
@@ -191,7 +196,10 @@ fn show(event: &Event) {
 async fn run(options: Options) -> Result<(), (u8, String)> {
     let model = model(&options).map_err(|e| (2, e))?;
     let clients = connect(&options).await.map_err(|e| (2, e))?;
-    let mut tools = ToolSet::builder().toolbox(Calculator::default());
+    let mut tools = ToolSet::builder();
+    if !options.local.no_calculator {
+        tools = tools.toolbox(Calculator::default());
+    }
     if !options.local.files.is_empty() {
         let files = mcp_toolbox::files::Files::builder()
             .roots(&options.local.files)

@@ -12,6 +12,10 @@
 //! `--issuer`): it shows the authorization URL on stderr and waits for the
 //! browser's redirect on 127.0.0.1.
 //!
+//! `--legacy` speaks the initialize handshake (2025-11-25) instead of
+//! probing for 2026-07-28. With `OTEL_EXPORTER_OTLP_ENDPOINT` set it exports
+//! its spans and metrics (the README's "Observability").
+//!
 //! Without arguments it runs the `calculator` binary next to its own
 //! executable (`target/debug/calculator`), so that binary must be built.
 //!
@@ -241,14 +245,23 @@ mod stderr_logs;
 async fn main() -> ExitCode {
     // Kept to the end: dropping it flushes the last spans and metrics.
     let _telemetry = stderr_logs::init_traced("calculator_client", "warn");
-    let mut args = std::env::args().skip(1);
-    let builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut builder =
+        Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
+    // `--legacy`: the initialize handshake (2025-11-25) rather than the probe.
+    if let Some(at) = args.iter().position(|a| a == "--legacy") {
+        args.remove(at);
+        builder = builder.protocol(mcp_client::Era::Legacy);
+    }
+    let mut args = args.into_iter();
     let connected = match (args.next(), args.next()) {
         (Some(flag), Some(url)) if flag == "--url" => {
             builder.oauth(sign_in()).connect_http(&url).await
         }
         (Some(flag), _) if flag.starts_with('-') => {
-            eprintln!("usage: calculator_client [CALCULATOR_BINARY | --url http://HOST:PORT/mcp]");
+            eprintln!(
+                "usage: calculator_client [--legacy] [CALCULATOR_BINARY | --url http://HOST:PORT/mcp]"
+            );
             return ExitCode::from(2);
         }
         (arg, _) => match calculator_path(arg) {

@@ -189,6 +189,8 @@ impl Telemetry {
             .with_tracer(tracer)
             .with_tracked_inactivity(false)
             .with_threads(false)
+            .with_location(false)
+            .with_target(false)
             .with_filter(LevelFilter::INFO)
     }
 
