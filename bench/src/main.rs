@@ -55,6 +55,9 @@ built-in targets (binaries next to this executable):
                                         (not run by default)
   ours          bench-ours-stdio        this project's mcp-server
   ours-ct       bench-ours-stdio --current-thread   the same on a current-thread runtime
+  ours-otel-export  bench-ours-stdio --otel-export
+                                        spans and metrics exported as OTEL_* says
+                                        (needs --features otel; not run by default)
 ";
 
 /// A built-in target: name, binary next to the driver, arguments, and
@@ -66,7 +69,7 @@ struct Builtin {
     default: bool,
 }
 
-const BUILTIN: [Builtin; 6] = [
+const BUILTIN: [Builtin; 7] = [
     Builtin {
         name: "floor",
         file: "bench-floor-stdio",
@@ -102,6 +105,12 @@ const BUILTIN: [Builtin; 6] = [
         file: "bench-ours-stdio",
         args: &["--current-thread"],
         default: true,
+    },
+    Builtin {
+        name: "ours-otel-export",
+        file: "bench-ours-stdio",
+        args: &["--otel-export"],
+        default: false,
     },
 ];
 
@@ -290,6 +299,9 @@ fn build_servers(bin_dir: &Path) {
         "--manifest-path",
     ]);
     command.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+    if cfg!(feature = "otel") {
+        command.args(["--features", "otel"]);
+    }
     match bin_dir.file_name().and_then(|name| name.to_str()) {
         Some("release") => {
             command.arg("--release");

@@ -203,3 +203,25 @@ fn mcp_redis_root() {
         ],
     );
 }
+
+#[test]
+fn mcp_otel_root() {
+    check(
+        "mcp-otel",
+        &[
+            "Ended",
+            "Error",
+            "Operation",
+            "Prometheus",
+            "Request",
+            "Side",
+            "Telemetry",
+            "Transport",
+            "conventions",
+            "enabled",
+            "propagation",
+            "record_session",
+            "reexport",
+        ],
+    );
+}

@@ -4,6 +4,11 @@
 //! By default it runs on `#[tokio::main]`'s multi-threaded runtime, as the
 //! examples do; `--current-thread` uses a current-thread runtime instead, the
 //! configuration rmcp's best run uses.
+//!
+//! `--otel-export` (built with the bench's `otel` feature) exports spans and
+//! metrics as the `OTEL_*` variables say, through the `tracing` layer of
+//! `mcp_otel::Telemetry`; without it, a server built with the feature has
+//! no subscriber, which is what "on, no exporter" measures.
 
 use mcp_server::{tool, Server};
 
@@ -28,10 +33,31 @@ fn main() -> Result<(), mcp_server::Error> {
         tokio::runtime::Builder::new_multi_thread()
     };
     let runtime = builder.enable_all().build()?;
+    let _telemetry = std::env::args()
+        .any(|a| a == "--otel-export")
+        .then(|| runtime.block_on(async { export() }));
     runtime.block_on(
         Server::builder("bench", env!("CARGO_PKG_VERSION"))
             .toolbox(Bench)
             .build()
             .serve_stdio(),
     )
+}
+
+/// Installs the OpenTelemetry layer, exporting as `OTEL_*` says.
+#[cfg(feature = "otel")]
+fn export() -> mcp_otel::Telemetry {
+    use tracing_subscriber::prelude::*;
+    let telemetry = mcp_otel::Telemetry::from_env("bench").unwrap_or_else(|e| {
+        eprintln!("bench-ours-stdio: OpenTelemetry: {e}");
+        std::process::exit(2);
+    });
+    tracing_subscriber::registry().with(telemetry.layer()).init();
+    telemetry
+}
+
+#[cfg(not(feature = "otel"))]
+fn export() {
+    eprintln!("bench-ours-stdio: --otel-export needs the bench built with --features otel");
+    std::process::exit(2);
 }
