@@ -93,6 +93,7 @@ pub struct Agent {
 impl fmt::Debug for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
+            .field("name", &self.config.name)
             .field("provider", &self.model.provider())
             .field("tools", &self.tools)
             .field("max_turns", &self.config.max_turns)
@@ -102,6 +103,7 @@ impl fmt::Debug for Agent {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
+    pub(crate) name: Option<String>,
     pub(crate) system: Option<String>,
     pub(crate) max_turns: usize,
     pub(crate) tool_choice: ToolChoice,
@@ -141,6 +143,7 @@ impl Agent {
             model: Arc::new(model),
             tools,
             config: Config {
+                name: None,
                 system: None,
                 max_turns: DEFAULT_MAX_TURNS,
                 tool_choice: ToolChoice::Auto,
@@ -152,6 +155,11 @@ impl Agent {
                 tool_timeout: None,
             },
         }
+    }
+
+    /// The agent's name, if it was given one ([`AgentBuilder::name`]).
+    pub fn name(&self) -> Option<&str> {
+        self.config.name.as_deref()
     }
 
     /// The agent's tool set.
@@ -180,6 +188,13 @@ impl Agent {
 }
 
 impl AgentBuilder {
+    /// A name for the agent (`"Math Tutor"`), for telemetry: with the `otel`
+    /// feature a run is the span `invoke_agent {name}`.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.config.name = Some(name.into());
+        self
+    }
+
     /// Instructions sent first in every run (a system message).
     pub fn system(mut self, text: impl Into<String>) -> Self {
         self.config.system = Some(text.into());

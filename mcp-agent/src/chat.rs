@@ -170,6 +170,10 @@ pub struct ChatResponse {
     pub stop_reason: Option<String>,
     /// The tokens this request used.
     pub usage: Usage,
+    /// The model that answered, as the provider names it (`gpt-4o-2024-08-06`
+    /// for a request to `gpt-4o`), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// A piece of a streamed answer.
@@ -190,6 +194,12 @@ pub type DeltaStream<'a> = BoxStream<'a, Result<Delta, ModelError>>;
 pub trait ChatModel: Send + Sync {
     /// Who answers (`"openai"`, `"anthropic"`, ...), for error messages and events.
     fn provider(&self) -> &str;
+
+    /// The model requests ask for (`"gpt-4o"`), when there is one name for
+    /// it; telemetry records it. The default is `None`.
+    fn model(&self) -> Option<&str> {
+        None
+    }
 
     /// Sends one request and waits for the whole answer.
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>>;
@@ -215,6 +225,10 @@ impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
         (**self).provider()
     }
 
+    fn model(&self) -> Option<&str> {
+        (**self).model()
+    }
+
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
         (**self).complete(request)
     }
@@ -227,6 +241,10 @@ impl<M: ChatModel + ?Sized> ChatModel for std::sync::Arc<M> {
 impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
     fn provider(&self) -> &str {
         (**self).provider()
+    }
+
+    fn model(&self) -> Option<&str> {
+        (**self).model()
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {

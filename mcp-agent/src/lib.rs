@@ -101,7 +101,41 @@
 //! llama.cpp's server, vLLM, Ollama's `/v1`), [`model::Anthropic`] the
 //! Messages API; both stream (SSE) or not, retry rate limits within a bound
 //! and report errors naming the provider, the status and its message.
+//!
+//! # Telemetry
+//!
+//! With the `otel` feature, runs are traced by the OpenTelemetry [GenAI
+//! semantic conventions]. The spans are `tracing` spans of target
+//! `mcp_agent` at INFO, which the layer of
+//! [`mcp_otel::Telemetry`](https://docs.rs/mcp-otel) carries to
+//! OpenTelemetry; without the feature none of this is compiled.
+//!
+//! | span | kind | attributes |
+//! |---|---|---|
+//! | `invoke_agent {gen_ai.agent.name}` ([`AgentBuilder::name`]; `invoke_agent` without one): the run | INTERNAL | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.agent.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` (the run's totals) |
+//! | `turn`: one model request and the tool calls it makes | INTERNAL | `mcp_agent.turn` (1-based) |
+//! | `chat {gen_ai.request.model}` ([`ChatModel::model`](chat::ChatModel::model); `chat` without one) | CLIENT | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.model`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` |
+//! | `execute_tool {gen_ai.tool.name}` | INTERNAL | `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id` |
+//!
+//! Each span is the child of the one above it; the run's span is the child
+//! of the span current where the run is awaited. A `chat` span covers the
+//! whole answer (every retry, all of a stream), and the HTTP request to the
+//! provider carries its context (`traceparent`). An `execute_tool` span
+//! covers every attempt of the call, which runs inside it: an MCP server's
+//! span of the call continues the same trace.
+//!
+//! A failure sets the span's status to ERROR, with the error's message as
+//! its description, and `error.type` to one of:
+//!
+//! | span | `error.type` |
+//! |---|---|
+//! | `chat` | the HTTP status of a [`ModelError::Status`](chat::ModelError::Status) (`429`), `transport`, `malformed_response`, `config` |
+//! | `execute_tool` | `tool_error` (the tool failed), `unknown_tool`, `invalid_arguments` (the model's mistakes) |
+//! | `invoke_agent` | the `chat`'s when the model failed, `tool_error` (a tool whose policy is [`ErrorPolicy::Fail`]), `max_turns`, `tool_set`, `cancelled` |
+//!
+//! [GenAI semantic conventions]: https://opentelemetry.io/docs/specs/semconv/gen-ai/
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
 mod call;
@@ -112,6 +146,8 @@ pub mod names;
 mod outcome;
 mod run;
 pub mod strict;
+#[cfg(feature = "otel")]
+mod telemetry;
 mod toolset;
 mod view;
 

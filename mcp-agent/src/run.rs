@@ -18,7 +18,7 @@ use crate::toolset::ToolSet;
 use crate::view::ToolView;
 
 /// Why the turns stopped early; the run adds what it had done.
-enum Stop {
+pub(crate) enum Stop {
     MaxTurns(usize),
     Model { turn: usize, error: ModelError },
     ToolFailed { tool: String, message: String },
@@ -79,64 +79,85 @@ pub(crate) async fn run(run: Run<'_>) -> Result<Outcome, RunError> {
 }
 
 async fn turns(run: &Run<'_>, state: &mut State) -> Result<(), Stop> {
-    let agent = run.agent;
-    let max_turns = run.max_turns.unwrap_or(agent.config.max_turns);
+    let max_turns = run.max_turns.unwrap_or(run.agent.config.max_turns);
     let emit = run.on_event.clone();
     for turn in 1..=max_turns {
-        let view = view_for(run, turn, &emit).await?;
-        let request = ChatRequest {
-            messages: state.outcome.transcript.clone(),
-            tools: view.definitions(),
-            tool_choice: provider_choice(&state.choice, &view)?,
-            max_tokens: agent.config.max_tokens,
-        };
-        send(&emit, || Event::TurnStarted {
-            turn,
-            tools: view.names(),
-        });
-        let response = ask(agent, request, &emit)
-            .await
-            .map_err(|error| Stop::Model { turn, error })?;
-        state.outcome.turns = turn;
-        state.outcome.usage.add(response.usage);
-        state.outcome.text.clone_from(&response.text);
-        state.outcome.transcript.push(Message::Assistant {
-            text: response.text.clone(),
-            tool_calls: response.tool_calls.clone(),
-        });
-        send(&emit, || Event::TurnEnded {
-            turn,
-            usage: response.usage,
-            stop_reason: response.stop_reason.clone(),
-        });
-        if response.tool_calls.is_empty() {
+        let step = step(run, state, turn, &emit);
+        #[cfg(feature = "otel")]
+        let step = crate::telemetry::turn(turn, step);
+        if step.await? == Turn::Answered {
             return Ok(());
-        }
-        let calls = response
-            .tool_calls
-            .iter()
-            .map(|call| execute(agent, &view, turn, call, &emit));
-        let records = futures_util::future::try_join_all(calls).await?;
-        let results = records
-            .iter()
-            .zip(&response.tool_calls)
-            .map(|(record, call)| ToolResult {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: reply_text(record),
-                is_error: record.is_error,
-            })
-            .collect();
-        state.outcome.tool_calls.extend(records);
-        state
-            .outcome
-            .transcript
-            .push(Message::ToolResults { results });
-        if !agent.config.keep_tool_choice {
-            state.choice = ToolChoice::Auto;
         }
     }
     Err(Stop::MaxTurns(max_turns))
+}
+
+/// How a turn ended.
+#[derive(PartialEq, Eq)]
+enum Turn {
+    /// The model answered without calling tools: the run is done.
+    Answered,
+    /// The model called tools; their results go to the next turn.
+    CalledTools,
+}
+
+/// One turn: a model request, then the tool calls it asks for.
+async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Result<Turn, Stop> {
+    let agent = run.agent;
+    let view = view_for(run, turn, emit).await?;
+    let request = ChatRequest {
+        messages: state.outcome.transcript.clone(),
+        tools: view.definitions(),
+        tool_choice: provider_choice(&state.choice, &view)?,
+        max_tokens: agent.config.max_tokens,
+    };
+    send(emit, || Event::TurnStarted {
+        turn,
+        tools: view.names(),
+    });
+    let answer = ask(agent, request, emit);
+    #[cfg(feature = "otel")]
+    let answer = crate::telemetry::chat(agent, answer);
+    let response = answer.await.map_err(|error| Stop::Model { turn, error })?;
+    state.outcome.turns = turn;
+    state.outcome.usage.add(response.usage);
+    state.outcome.text.clone_from(&response.text);
+    state.outcome.transcript.push(Message::Assistant {
+        text: response.text.clone(),
+        tool_calls: response.tool_calls.clone(),
+    });
+    send(emit, || Event::TurnEnded {
+        turn,
+        usage: response.usage,
+        stop_reason: response.stop_reason.clone(),
+    });
+    if response.tool_calls.is_empty() {
+        return Ok(Turn::Answered);
+    }
+    let calls = response
+        .tool_calls
+        .iter()
+        .map(|call| execute(agent, &view, turn, call, emit));
+    let records = futures_util::future::try_join_all(calls).await?;
+    let results = records
+        .iter()
+        .zip(&response.tool_calls)
+        .map(|(record, call)| ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: reply_text(record),
+            is_error: record.is_error,
+        })
+        .collect();
+    state.outcome.tool_calls.extend(records);
+    state
+        .outcome
+        .transcript
+        .push(Message::ToolResults { results });
+    if !agent.config.keep_tool_choice {
+        state.choice = ToolChoice::Auto;
+    }
+    Ok(Turn::CalledTools)
 }
 
 /// The tools of this turn: the set refreshed, then the run's changes.
@@ -202,8 +223,22 @@ async fn ask(agent: &Agent, request: ChatRequest, emit: &Emit) -> Result<ChatRes
     })
 }
 
-/// Runs one tool call: resolve, parse, validate, call under the tool's error policy.
+/// Runs one tool call.
 async fn execute(
+    agent: &Agent,
+    view: &ToolView,
+    turn: usize,
+    call: &ToolCall,
+    emit: &Emit,
+) -> Result<CallRecord, Stop> {
+    let execution = call_tool(agent, view, turn, call, emit);
+    #[cfg(feature = "otel")]
+    let execution = crate::telemetry::tool(view, call, execution);
+    execution.await
+}
+
+/// One tool call: resolve, parse, validate, call under the tool's error policy.
+async fn call_tool(
     agent: &Agent,
     view: &ToolView,
     turn: usize,
@@ -332,6 +367,10 @@ impl<'a> IntoFuture for Run<'a> {
     type IntoFuture = Pin<Box<dyn Future<Output = Result<Outcome, RunError>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
+        #[cfg(feature = "otel")]
+        let future = crate::telemetry::run(self.agent, run(self));
+        #[cfg(not(feature = "otel"))]
+        let future = run(self);
+        Box::pin(future)
     }
 }

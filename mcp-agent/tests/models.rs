@@ -313,6 +313,7 @@ async fn openai_streams_text_and_parallel_tool_calls() {
         cached_input_tokens: 30,
     };
     assert_eq!(response.usage, usage);
+    assert_eq!(response.model.as_deref(), Some("gpt-test"));
 
     let (path, headers, body) = server.request(0);
     assert_eq!(path, "/v1/chat/completions");
@@ -384,6 +385,9 @@ async fn openai_reads_json_answers() {
     );
     assert_eq!(response.usage.input_tokens, 9);
     assert_eq!(response.usage.cached_input_tokens, 0);
+    assert_eq!(response.model.as_deref(), Some("gpt-test"));
+    assert_eq!(model.model(), "local");
+    assert_eq!(ChatModel::model(&model), Some("local"));
     let (path, headers, body) = server.request(0);
     assert_eq!(path, "/chat/completions");
     assert!(headers.get("authorization").is_none(), "no key, no header");
@@ -470,6 +474,7 @@ async fn anthropic_streams_text_and_parallel_tool_uses() {
             cached_input_tokens: 25
         }
     );
+    assert_eq!(response.model.as_deref(), Some("claude-test"));
 
     let (path, headers, body) = server.request(0);
     assert_eq!(path, "/v1/messages");
@@ -535,6 +540,7 @@ async fn anthropic_reads_json_answers() {
         ]
     );
     assert_eq!(response.usage.cached_input_tokens, 3);
+    assert_eq!(response.model.as_deref(), Some("claude-test"));
     let (path, _, body) = server.request(0);
     assert_eq!(path, "/v1/messages", "a base ending in /v1 is not doubled");
     assert_eq!(body["max_tokens"], 1000);

@@ -284,10 +284,9 @@ fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
             None => return Err(malformed(PROVIDER, format!("content[{i}].type is missing"))),
         }
     }
-    response.stop_reason = value
-        .get("stop_reason")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let string = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+    response.stop_reason = string("stop_reason");
+    response.model = string("model");
     if let Some(counts) = value.get("usage") {
         add_usage(&mut response.usage, counts);
     }
@@ -359,6 +358,10 @@ impl Wire for Anthropic {
 impl ChatModel for Anthropic {
     fn provider(&self) -> &str {
         PROVIDER
+    }
+
+    fn model(&self) -> Option<&str> {
+        Some(&self.model)
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {

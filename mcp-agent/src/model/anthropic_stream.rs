@@ -38,6 +38,8 @@ pub(crate) struct EventDecoder {
     blocks: BTreeMap<u64, Block>,
     stop_reason: Option<String>,
     usage: Usage,
+    /// The `model` of `message_start`.
+    model: Option<String>,
     stopped: bool,
 }
 
@@ -58,6 +60,10 @@ impl Decoder for EventDecoder {
                 if let Some(usage) = data.pointer("/message/usage") {
                     add_usage(&mut self.usage, usage);
                 }
+                self.model = data
+                    .pointer("/message/model")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
             }
             "content_block_start" => self.block_start(&data)?,
             "content_block_delta" => self.block_delta(&data, text)?,
@@ -114,6 +120,7 @@ impl Decoder for EventDecoder {
             tool_calls,
             stop_reason: self.stop_reason.take(),
             usage: self.usage,
+            model: self.model.take(),
         })
     }
 }

@@ -94,6 +94,8 @@ impl HttpOptions {
     /// extra ones, retrying rate limits and overloads; returns the body of a
     /// 2xx answer with whether it is an event stream. `stream` says which
     /// answer was asked for (it decides when the content type says neither).
+    /// With the `otel` feature the request carries the current span's trace
+    /// context (`traceparent`), unless an extra header sets it.
     pub(crate) async fn post(
         &self,
         provider: &'static str,
@@ -103,6 +105,8 @@ impl HttpOptions {
         stream: bool,
     ) -> Result<(Body, bool), ModelError> {
         let uri = parse_url(provider, url)?;
+        #[cfg(feature = "otel")]
+        mcp_otel::propagation::inject_headers(&tracing::Span::current(), &mut headers);
         self.add_headers(provider, &mut headers, stream)?;
         let deadline = later(self.timeout);
         let mut attempt = 0;

@@ -303,6 +303,10 @@ fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
         tool_calls,
         stop_reason: optional_string(choice, "finish_reason", "choices[0]")?,
         usage: value.get("usage").map(usage).unwrap_or_default(),
+        model: value
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     })
 }
 
@@ -398,6 +402,10 @@ impl Wire for OpenAiChat {
 impl ChatModel for OpenAiChat {
     fn provider(&self) -> &str {
         PROVIDER
+    }
+
+    fn model(&self) -> Option<&str> {
+        Some(&self.model)
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {

@@ -24,6 +24,8 @@ pub(crate) struct ChunkDecoder {
     calls: BTreeMap<u64, ToolCall>,
     finish_reason: Option<String>,
     usage: Option<Value>,
+    /// The `model` of the chunks (each carries it).
+    model: Option<String>,
     done: bool,
 }
 
@@ -44,6 +46,12 @@ impl Decoder for ChunkDecoder {
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
             self.usage = Some(usage.clone());
+        }
+        if self.model.is_none() {
+            self.model = chunk
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
         }
         let choices = match chunk.get("choices") {
             None | Some(Value::Null) => return Ok(false),
@@ -82,6 +90,7 @@ impl Decoder for ChunkDecoder {
             tool_calls,
             stop_reason: self.finish_reason.take(),
             usage: self.usage.as_ref().map(usage).unwrap_or_default(),
+            model: self.model.take(),
         })
     }
 }
