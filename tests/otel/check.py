@@ -273,8 +273,10 @@ def scenario_stdio(bin_dir: str, receiver: otlp.Receiver) -> None:
     spans = check_agent_trace(receiver, model, "stdio", "pipe", [("add", False), ("divide", True)], "gpt-test", "openai")
     model.stop()
     check(all(s["protocol"] == "http" for s in spans), "stdio: the spans came over OTLP/HTTP")
-    print("   the exported span tree of one agent run:", flush=True)
-    print(otlp.span_tree(spans, attrs=["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.request.model",
+    runs = by_op(spans, "invoke_agent")
+    run_trace = [s for s in spans if runs and s["trace_id"] == runs[0]["trace_id"]]
+    print("   the exported span tree of the agent run:", flush=True)
+    print(otlp.span_tree(run_trace, attrs=["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.request.model",
                                       "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "mcp.protocol.version",
                                       "network.transport", "error.type"]), flush=True)
 
