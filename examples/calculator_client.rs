@@ -246,8 +246,7 @@ async fn main() -> ExitCode {
     // Kept to the end: dropping it flushes the last spans and metrics.
     let _telemetry = stderr_logs::init_traced("calculator_client", "warn");
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mut builder =
-        Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
+    let mut builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
     // `--legacy`: the initialize handshake (2025-11-25) rather than the probe.
     if let Some(at) = args.iter().position(|a| a == "--legacy") {
         args.remove(at);

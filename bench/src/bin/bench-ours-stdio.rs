@@ -52,7 +52,9 @@ fn export() -> mcp_otel::Telemetry {
         eprintln!("bench-ours-stdio: OpenTelemetry: {e}");
         std::process::exit(2);
     });
-    tracing_subscriber::registry().with(telemetry.layer()).init();
+    tracing_subscriber::registry()
+        .with(telemetry.layer())
+        .init();
     telemetry
 }
 
