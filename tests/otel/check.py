@@ -251,6 +251,16 @@ def check_agent_trace(receiver: otlp.Receiver, model: ScriptedModel, label: str,
     return spans
 
 
+def print_run_tree(spans: list[dict]) -> None:
+    """The agent run's trace as exported, with the attributes that tell the story."""
+    runs = by_op(spans, "invoke_agent")
+    run_trace = [s for s in spans if runs and s["trace_id"] == runs[0]["trace_id"]]
+    print("   the exported span tree of the agent run:", flush=True)
+    print(otlp.span_tree(run_trace, attrs=["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.request.model",
+                                          "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
+                                          "mcp.protocol.version", "network.transport", "error.type"]), flush=True)
+
+
 # ---------------------------------------------------------------- scenarios
 
 def agent_steps() -> list[dict]:
@@ -273,12 +283,7 @@ def scenario_stdio(bin_dir: str, receiver: otlp.Receiver) -> None:
     spans = check_agent_trace(receiver, model, "stdio", "pipe", [("add", False), ("divide", True)], "gpt-test", "openai")
     model.stop()
     check(all(s["protocol"] == "http" for s in spans), "stdio: the spans came over OTLP/HTTP")
-    runs = by_op(spans, "invoke_agent")
-    run_trace = [s for s in spans if runs and s["trace_id"] == runs[0]["trace_id"]]
-    print("   the exported span tree of the agent run:", flush=True)
-    print(otlp.span_tree(run_trace, attrs=["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.request.model",
-                                      "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "mcp.protocol.version",
-                                      "network.transport", "error.type"]), flush=True)
+    print_run_tree(spans)
 
 
 def scenario_http(bin_dir: str, receiver: otlp.Receiver) -> None:
@@ -298,6 +303,7 @@ def scenario_http(bin_dir: str, receiver: otlp.Receiver) -> None:
     spans = check_agent_trace(receiver, model, "http", "tcp", [("add", False)], "claude-test", "anthropic")
     model.stop()
     check(spans and all(s["protocol"] == "grpc" for s in spans), "http: the spans came over OTLP/gRPC")
+    print_run_tree(spans)
 
 
 TRACE_META = ("5bf92f3577b34da6a3ce929d0e0e4736", "10f067aa0ba902b7")

@@ -103,10 +103,16 @@ fn start(
     .extract();
     match (from_meta, info.trace_context.clone()) {
         (Some(parent), from_headers) => {
+            use mcp_otel::reexport::opentelemetry::trace::TraceContextExt as _;
+            // The HTTP request's own context, when it is another span than
+            // the parent (a proxy's, say), is linked: the conventions keep
+            // the transport's context beside the MCP one.
+            let link = from_headers
+                .map(|http| http.span().span_context().clone())
+                .filter(|http| http.span_id() != parent.span().span_context().span_id());
             op.set_parent(parent);
-            if let Some(http) = from_headers {
-                use mcp_otel::reexport::opentelemetry::trace::TraceContextExt as _;
-                op.add_link(http.span().span_context().clone());
+            if let Some(http) = link {
+                op.add_link(http);
             }
         }
         (None, Some(http)) => op.set_parent(http),
