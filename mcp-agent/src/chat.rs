@@ -174,6 +174,11 @@ pub struct ChatResponse {
     /// for a request to `gpt-4o`), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The provider's id for this answer (`chatcmpl-...`, `msg_...`,
+    /// `resp_...`), when it says. [`OpenAiResponses`](crate::model::OpenAiResponses)
+    /// continues a conversation from it with `previous_response_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 /// A piece of a streamed answer.
@@ -189,7 +194,8 @@ pub enum Delta {
 pub type DeltaStream<'a> = BoxStream<'a, Result<Delta, ModelError>>;
 
 /// A chat model that can call tools: OpenAI-compatible Chat Completions
-/// ([`crate::model::OpenAiChat`]), Anthropic Messages
+/// ([`crate::model::OpenAiChat`]), the OpenAI Responses API
+/// ([`crate::model::OpenAiResponses`]), Anthropic Messages
 /// ([`crate::model::Anthropic`]), or your own.
 pub trait ChatModel: Send + Sync {
     /// Who answers (`"openai"`, `"anthropic"`, ...), for error messages and events.

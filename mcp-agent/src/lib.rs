@@ -98,9 +98,12 @@
 //! # Models
 //!
 //! [`model::OpenAiChat`] speaks OpenAI-compatible Chat Completions (OpenAI,
-//! llama.cpp's server, vLLM, Ollama's `/v1`), [`model::Anthropic`] the
-//! Messages API; both stream (SSE) or not, retry rate limits within a bound
-//! and report errors naming the provider, the status and its message.
+//! llama.cpp's server, vLLM, Ollama's `/v1`), [`model::OpenAiResponses`]
+//! OpenAI's Responses API (optionally continuing each conversation from its
+//! previous response, [`previous_response_id`](model::OpenAiResponses::previous_response_id),
+//! instead of sending the whole transcript every turn), [`model::Anthropic`]
+//! the Messages API; all stream (SSE) or not, retry rate limits within a
+//! bound and report errors naming the provider, the status and its message.
 //!
 //! # Telemetry
 //!

@@ -182,6 +182,7 @@ fn answer(tool_calls: Vec<ToolCall>, text: &str, usage: (u64, u64, u64)) -> Chat
             cached_input_tokens: usage.2,
         },
         model: Some("scripted-1-0613".into()),
+        id: None,
     }
 }
 

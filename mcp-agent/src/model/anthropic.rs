@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::anthropic_stream::EventDecoder;
 use super::exchange::{self, Wire};
-use super::http::{config, header_value, http_builder_methods, malformed, needs_key, HttpOptions};
+use super::http::{endpoint_methods, http_builder_methods, malformed, Endpoint, HttpOptions};
 use crate::chat::{
     ChatModel, ChatRequest, ChatResponse, DeltaStream, Message, ModelError, ToolCall, ToolChoice,
     ToolDef, Usage,
@@ -16,7 +16,13 @@ use crate::chat::{
 
 const PROVIDER: &str = "anthropic";
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-const OFFICIAL_HOST: &str = "api.anthropic.com";
+/// Anthropic's endpoint (`ANTHROPIC_*` variables).
+const ENDPOINT: Endpoint = Endpoint {
+    provider: PROVIDER,
+    env: "ANTHROPIC",
+    default_base_url: DEFAULT_BASE_URL,
+    official_host: "api.anthropic.com",
+};
 const VERSION: &str = "2023-06-01";
 
 /// The Messages `tools` array: `{name, description, input_schema}`.
@@ -85,50 +91,13 @@ impl Anthropic {
         }
     }
 
-    /// A model from `ANTHROPIC_BASE_URL` (optional), `ANTHROPIC_API_KEY`
-    /// (optional when the base URL is not `api.anthropic.com`) and
-    /// `ANTHROPIC_MODEL`.
-    ///
-    /// # Errors
-    ///
-    /// [`ModelError::Config`] naming the variable that is missing.
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::from_env_with(|name| std::env::var(name).ok())
-    }
-
-    /// [`from_env`](Self::from_env) reading the variables through `var`
-    /// (an empty value counts as unset).
-    pub fn from_env_with(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
-        let var = |name| var(name).filter(|v| !v.is_empty());
-        let base_url = var("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
-        let api_key = var("ANTHROPIC_API_KEY");
-        if api_key.is_none() && needs_key(&base_url, OFFICIAL_HOST) {
-            return Err(config(PROVIDER, "ANTHROPIC_API_KEY is not set"));
-        }
-        let model =
-            var("ANTHROPIC_MODEL").ok_or_else(|| config(PROVIDER, "ANTHROPIC_MODEL is not set"))?;
-        Ok(Self::new(String::new(), model)
-            .api_key(api_key)
-            .base_url(base_url))
-    }
-
-    /// The API key (`None`: no `x-api-key` header).
-    pub fn api_key(mut self, api_key: Option<String>) -> Self {
-        self.api_key = api_key.filter(|k| !k.is_empty());
-        self
-    }
-
-    /// The API's base URL, with or without a trailing slash or `/v1`
-    /// (default `https://api.anthropic.com`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.http.base_url = url.into();
-        self
-    }
-
-    /// Whether to ask for an event stream (default `true`).
-    pub fn streaming(mut self, streaming: bool) -> Self {
-        self.streaming = streaming;
-        self
+    endpoint_methods! {
+        endpoint: ENDPOINT,
+        env: "ANTHROPIC",
+        host: "api.anthropic.com",
+        key_header: "x-api-key",
+        base_url: "The API's base URL, with or without a trailing slash or `/v1`\n\
+            (default `https://api.anthropic.com`).",
     }
 
     /// The `max_tokens` of requests that set none (default 4096; the
@@ -139,11 +108,6 @@ impl Anthropic {
     }
 
     http_builder_methods!();
-
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.model
-    }
 
     /// The request body for `request`.
     fn request_body(&self, request: &ChatRequest, stream: bool) -> Value {
@@ -287,6 +251,7 @@ fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
     let string = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
     response.stop_reason = string("stop_reason");
     response.model = string("model");
+    response.id = string("id");
     if let Some(counts) = value.get("usage") {
         add_usage(&mut response.usage, counts);
     }
@@ -327,22 +292,15 @@ impl Wire for Anthropic {
     }
 
     fn headers(&self) -> Result<HeaderMap, ModelError> {
-        let mut headers = HeaderMap::new();
+        let credential = self
+            .api_key
+            .clone()
+            .map(|key| (HeaderName::from_static("x-api-key"), key));
+        let mut headers = ENDPOINT.key_headers(&self.http.base_url, credential)?;
         headers.insert(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(VERSION),
         );
-        let api_key = HeaderName::from_static("x-api-key");
-        match &self.api_key {
-            Some(key) => {
-                let value = header_value(PROVIDER, &api_key, key)?;
-                headers.insert(api_key, value);
-            }
-            None if needs_key(&self.http.base_url, OFFICIAL_HOST) => {
-                return Err(config(PROVIDER, "no API key (set ANTHROPIC_API_KEY)"));
-            }
-            None => {}
-        }
         Ok(headers)
     }
 
@@ -365,10 +323,10 @@ impl ChatModel for Anthropic {
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(exchange::complete(self, request))
+        Box::pin(async move { exchange::complete(self, &request).await })
     }
 
     fn stream(&self, request: ChatRequest) -> BoxFuture<'_, Result<DeltaStream<'_>, ModelError>> {
-        Box::pin(exchange::stream(self, request))
+        Box::pin(async move { exchange::stream(self, &request).await })
     }
 }

@@ -11,7 +11,7 @@ use mcp_client::__private::http::SseEvent;
 use serde_json::Value;
 
 use super::anthropic::add_usage;
-use super::exchange::Decoder;
+use super::exchange::{event_data, event_type, string_at, Decoder};
 use super::http::{error_object, malformed};
 use crate::chat::{ChatResponse, ModelError, ToolCall, Usage};
 
@@ -40,30 +40,23 @@ pub(crate) struct EventDecoder {
     usage: Usage,
     /// The `model` of `message_start`.
     model: Option<String>,
+    /// The `id` of `message_start`.
+    id: Option<String>,
     stopped: bool,
 }
 
 impl Decoder for EventDecoder {
     fn event(&mut self, event: &SseEvent, text: &mut Vec<String>) -> Result<bool, ModelError> {
-        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
-            malformed(
-                PROVIDER,
-                format!("the data of a `{}` event is not JSON: {e}", event.event),
-            )
-        })?;
-        let kind = data
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or(&event.event);
+        let data = event_data(PROVIDER, event)?;
+        let kind = event_type(&data, event);
         match kind {
             "message_start" => {
                 if let Some(usage) = data.pointer("/message/usage") {
                     add_usage(&mut self.usage, usage);
                 }
-                self.model = data
-                    .pointer("/message/model")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
+                let message = data.get("message").unwrap_or(&Value::Null);
+                self.model = string_at(message, "model");
+                self.id = string_at(message, "id");
             }
             "content_block_start" => self.block_start(&data)?,
             "content_block_delta" => self.block_delta(&data, text)?,
@@ -121,6 +114,7 @@ impl Decoder for EventDecoder {
             stop_reason: self.stop_reason.take(),
             usage: self.usage,
             model: self.model.take(),
+            id: self.id.take(),
         })
     }
 }
@@ -228,7 +222,7 @@ mod tests {
     #[test]
     fn assembles_text_and_tool_uses() {
         let (text, response) = run(&[
-            r#"{"type":"message_start","message":{"usage":{"input_tokens":10,"output_tokens":1,"cache_read_input_tokens":4}}}"#,
+            r#"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"output_tokens":1,"cache_read_input_tokens":4}}}"#,
             r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
             r#"{"type":"ping"}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
@@ -247,6 +241,7 @@ mod tests {
         assert_eq!(response.tool_calls.len(), 2);
         assert_eq!(response.tool_calls[0].arguments, r#"{"a":1}"#);
         assert_eq!(response.tool_calls[1].arguments, "{}");
+        assert_eq!(response.id.as_deref(), Some("msg_1"));
         assert_eq!(
             response.usage,
             Usage {

@@ -46,6 +46,28 @@ pub(crate) trait Decoder: Default + Send + 'static {
     fn finish(&mut self) -> Result<ChatResponse, ModelError>;
 }
 
+/// `object[key]` when it is a string.
+pub(crate) fn string_at(object: &Value, key: &str) -> Option<String> {
+    object.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The data of an event, as JSON.
+pub(crate) fn event_data(provider: &str, event: &SseEvent) -> Result<Value, ModelError> {
+    serde_json::from_str(&event.data).map_err(|e| {
+        malformed(
+            provider,
+            format!("the data of a `{}` event is not JSON: {e}", event.event),
+        )
+    })
+}
+
+/// The type of an event: its data's `type`, else its name.
+pub(crate) fn event_type<'a>(data: &'a Value, event: &'a SseEvent) -> &'a str {
+    data.get("type")
+        .and_then(Value::as_str)
+        .unwrap_or(&event.event)
+}
+
 /// What a provider answered.
 enum Answer<D> {
     Json(ChatResponse),
@@ -80,9 +102,9 @@ async fn send<W: Wire>(wire: &W, request: &ChatRequest) -> Result<Answer<W::Deco
 /// when streaming).
 pub(crate) async fn complete<W: Wire>(
     wire: &W,
-    request: ChatRequest,
+    request: &ChatRequest,
 ) -> Result<ChatResponse, ModelError> {
-    match send(wire, &request).await? {
+    match send(wire, request).await? {
         Answer::Json(response) => Ok(response),
         Answer::Stream(mut stream) => {
             while let Some(item) = stream.next().await {
@@ -96,12 +118,13 @@ pub(crate) async fn complete<W: Wire>(
 }
 
 /// Sends a request and streams the answer: text as it comes, then the whole
-/// answer. A JSON answer gives its text in one piece.
+/// answer. A JSON answer gives its text in one piece. The stream borrows
+/// neither the wire nor the request.
 pub(crate) async fn stream<W: Wire>(
     wire: &W,
-    request: ChatRequest,
-) -> Result<DeltaStream<'_>, ModelError> {
-    match send(wire, &request).await? {
+    request: &ChatRequest,
+) -> Result<DeltaStream<'static>, ModelError> {
+    match send(wire, request).await? {
         Answer::Json(response) => {
             let mut items = Vec::with_capacity(2);
             if !response.text.is_empty() {

@@ -216,6 +216,61 @@ pub(crate) fn header_value(
     Ok(value)
 }
 
+/// Who a model talks to: the provider (its name in errors), the prefix of
+/// its environment variables, its default base URL, and its own host, the
+/// only one that needs a key (local servers need none).
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    pub(crate) provider: &'static str,
+    pub(crate) env: &'static str,
+    pub(crate) default_base_url: &'static str,
+    pub(crate) official_host: &'static str,
+}
+
+impl Endpoint {
+    /// The API key, base URL and model from `{env}_API_KEY` (optional when
+    /// the base URL is not the provider's host), `{env}_BASE_URL` (optional)
+    /// and `{env}_MODEL`, read through `var` (an empty value counts as
+    /// unset).
+    pub(crate) fn settings(
+        &self,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<(Option<String>, String, String), ModelError> {
+        let env = self.env;
+        let var = |name: &str| var(&format!("{env}_{name}")).filter(|v| !v.is_empty());
+        let base_url = var("BASE_URL").unwrap_or_else(|| self.default_base_url.to_owned());
+        let api_key = var("API_KEY");
+        if api_key.is_none() && needs_key(&base_url, self.official_host) {
+            return Err(config(self.provider, format!("{env}_API_KEY is not set")));
+        }
+        let model =
+            var("MODEL").ok_or_else(|| config(self.provider, format!("{env}_MODEL is not set")))?;
+        Ok((api_key, base_url, model))
+    }
+
+    /// The headers carrying the key (`credential`: the header and its
+    /// value); none without a key, which only the provider's host requires.
+    pub(crate) fn key_headers(
+        &self,
+        base_url: &str,
+        credential: Option<(HeaderName, String)>,
+    ) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        match credential {
+            Some((name, value)) => {
+                let value = header_value(self.provider, &name, &value)?;
+                headers.insert(name, value);
+            }
+            None if needs_key(base_url, self.official_host) => {
+                let message = format!("no API key (set {}_API_KEY)", self.env);
+                return Err(config(self.provider, message));
+            }
+            None => {}
+        }
+        Ok(headers)
+    }
+}
+
 /// Whether a model at `base_url` needs an API key: it does at the provider's
 /// own host (`api.openai.com`, `api.anthropic.com`); local servers need none.
 pub(crate) fn needs_key(base_url: &str, official_host: &str) -> bool {
@@ -364,10 +419,11 @@ fn error_message(body: &[u8], status: http::StatusCode) -> String {
     short
 }
 
-/// An error object sent in place of an answer (a 200 body or a stream
-/// event): a [`ModelError::Status`] with the status its `code` or `type`
-/// corresponds to (Anthropic's `overloaded_error` is 529, as it would have
-/// been before the stream started), 500 when it names none.
+/// An error object sent in place of an answer (a 200 body, a stream event,
+/// a failed Responses API response): a [`ModelError::Status`] with the
+/// status its `code` (a number, or a name such as `rate_limit_exceeded`) or
+/// `type` corresponds to (Anthropic's `overloaded_error` is 529, as it would
+/// have been before the stream started), 500 when it names none.
 pub(crate) fn error_object(provider: &'static str, error: &Value) -> ModelError {
     let message = match error {
         Value::String(message) => message.clone(),
@@ -376,27 +432,28 @@ pub(crate) fn error_object(provider: &'static str, error: &Value) -> ModelError 
             .and_then(Value::as_str)
             .map_or_else(|| error.to_string(), str::to_owned),
     };
-    let code = error
-        .get("code")
+    let code = error.get("code");
+    let number = code
         .and_then(Value::as_u64)
         .and_then(|code| u16::try_from(code).ok())
         .filter(|code| (400..600).contains(code));
-    let kind = error
-        .get("type")
-        .and_then(Value::as_str)
-        .and_then(status_of);
+    let named = |value: Option<&Value>| value.and_then(Value::as_str).and_then(status_of);
     ModelError::Status {
         provider: provider.to_owned(),
-        status: code.or(kind).unwrap_or(500),
+        status: number
+            .or_else(|| named(error.get("type")))
+            .or_else(|| named(code))
+            .unwrap_or(500),
         message,
         retry_after: None,
     }
 }
 
-/// The HTTP status an error type stands for (the names of both APIs).
+/// The HTTP status an error type or code stands for (the names of both
+/// APIs).
 fn status_of(kind: &str) -> Option<u16> {
     Some(match kind {
-        "invalid_request_error" => 400,
+        "invalid_request_error" | "invalid_prompt" => 400,
         "authentication_error" => 401,
         "permission_error" => 403,
         "not_found_error" => 404,
@@ -448,7 +505,69 @@ pub(crate) fn config(provider: &str, message: impl Into<String>) -> ModelError {
     }
 }
 
-/// The builder methods both providers share, setting `self.http`.
+/// The constructors from the environment and the builder methods every
+/// provider has, over its fields `api_key`, `model`, `http` and `streaming`
+/// and its `new(api_key, model)`: `from_env`, `from_env_with`, `api_key`,
+/// `base_url`, `streaming` and `model`. `$endpoint` is its [`Endpoint`];
+/// the docs name its variables' prefix, its host and the header of its key,
+/// and `$base_url` documents `base_url`.
+macro_rules! endpoint_methods {
+    (
+        endpoint: $endpoint:expr,
+        env: $env:literal,
+        host: $host:literal,
+        key_header: $key_header:literal,
+        base_url: $base_url:literal $(,)?
+    ) => {
+        #[doc = concat!(
+            "A model from `", $env, "_BASE_URL` (optional), `", $env, "_API_KEY` (optional\n",
+            "when the base URL is not `", $host, "`) and `", $env, "_MODEL`.\n\n",
+            "# Errors\n\n",
+            "[`ModelError::Config`](crate::chat::ModelError::Config) naming the variable that is missing."
+        )]
+        pub fn from_env() -> Result<Self, crate::chat::ModelError> {
+            Self::from_env_with(|name| std::env::var(name).ok())
+        }
+
+        /// [`from_env`](Self::from_env) reading the variables through `var`
+        /// (an empty value counts as unset).
+        pub fn from_env_with(
+            var: impl Fn(&str) -> Option<String>,
+        ) -> Result<Self, crate::chat::ModelError> {
+            let (api_key, base_url, model) = $endpoint.settings(var)?;
+            Ok(Self::new(String::new(), model)
+                .api_key(api_key)
+                .base_url(base_url))
+        }
+
+        #[doc = concat!("The API key (`None`: no `", $key_header, "` header).")]
+        pub fn api_key(mut self, api_key: Option<String>) -> Self {
+            self.api_key = api_key.filter(|k| !k.is_empty());
+            self
+        }
+
+        #[doc = $base_url]
+        pub fn base_url(mut self, url: impl Into<String>) -> Self {
+            self.http.base_url = url.into();
+            self
+        }
+
+        /// Whether to ask for an event stream (default `true`).
+        pub fn streaming(mut self, streaming: bool) -> Self {
+            self.streaming = streaming;
+            self
+        }
+
+        /// The model's name.
+        pub fn model(&self) -> &str {
+            &self.model
+        }
+    };
+}
+
+pub(crate) use endpoint_methods;
+
+/// The builder methods every provider shares, setting `self.http`.
 macro_rules! http_builder_methods {
     () => {
         /// Retries after a rate limit (429) or an overload (503, 529) before
@@ -543,6 +662,16 @@ mod tests {
             (400, "bad".into())
         );
         assert_eq!(status(json!("boom")), (500, "boom".into()));
+        assert_eq!(
+            status(json!({"code": "rate_limit_exceeded", "message": "slow down", "type": null})),
+            (429, "slow down".into())
+        );
+        assert_eq!(
+            status(
+                json!({"code": "rate_limit_exceeded", "message": "m", "type": "invalid_request_error"})
+            ),
+            (400, "m".into())
+        );
     }
 
     #[test]

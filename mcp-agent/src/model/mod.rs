@@ -1,8 +1,9 @@
 //! Chat models over HTTP(S): OpenAI-compatible Chat Completions
-//! ([`OpenAiChat`]) and Anthropic Messages ([`Anthropic`]), JSON and
-//! streaming (SSE), and the providers' tool formats.
+//! ([`OpenAiChat`]), the OpenAI Responses API ([`OpenAiResponses`]) and
+//! Anthropic Messages ([`Anthropic`]), JSON and streaming (SSE), and the
+//! providers' tool formats.
 //!
-//! Both share one HTTP stack (hyper with rustls, the MCP client's), the same
+//! All share one HTTP stack (hyper with rustls, the MCP client's), the same
 //! retry rule and the same limits:
 //!
 //! - a rate limit (429) or an overload (503, Anthropic's 529) is retried up
@@ -19,8 +20,9 @@
 //!
 //! Errors are [`ModelError`](crate::chat::ModelError)s: `Status` with the
 //! provider's `error.message` for an HTTP error (or an error object sent
-//! instead of an answer: its `code` or `type` gives the status, e.g. 529 for
-//! Anthropic's `overloaded_error` mid-stream), `Transport` for a failed
+//! instead of an answer, or the error of a `failed` response: its `code` or
+//! `type` gives the status, e.g. 529 for Anthropic's `overloaded_error`
+//! mid-stream, 429 for `rate_limit_exceeded`), `Transport` for a failed
 //! connection or read, `Malformed` for an answer without its documented
 //! shape (including a stream cut before its end), `Config` for a missing
 //! setting.
@@ -28,6 +30,8 @@
 mod anthropic_stream;
 mod exchange;
 mod http;
+mod openai_responses;
+mod openai_responses_stream;
 mod openai_stream;
 mod retry;
 
@@ -36,3 +40,4 @@ pub mod openai;
 
 pub use anthropic::Anthropic;
 pub use openai::{MaxTokensField, OpenAiChat};
+pub use openai_responses::OpenAiResponses;

@@ -7,8 +7,8 @@ use futures_util::future::BoxFuture;
 use http::header::{self, HeaderMap};
 use serde_json::{json, Map, Value};
 
-use super::exchange::{self, Wire};
-use super::http::{config, header_value, http_builder_methods, malformed, needs_key, HttpOptions};
+use super::exchange::{self, string_at, Wire};
+use super::http::{http_builder_methods, malformed, Endpoint, HttpOptions};
 use super::openai_stream::ChunkDecoder;
 use crate::chat::{
     ChatModel, ChatRequest, ChatResponse, DeltaStream, Message, ModelError, ToolCall, ToolChoice,
@@ -16,8 +16,14 @@ use crate::chat::{
 };
 
 const PROVIDER: &str = "openai";
-const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-const OFFICIAL_HOST: &str = "api.openai.com";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// OpenAI's endpoint (`OPENAI_*` variables).
+pub(crate) const ENDPOINT: Endpoint = Endpoint {
+    provider: PROVIDER,
+    env: "OPENAI",
+    default_base_url: DEFAULT_BASE_URL,
+    official_host: "api.openai.com",
+};
 
 /// The Chat Completions `tools` array:
 /// `{"type":"function","function":{name, description, parameters, strict}}`.
@@ -94,6 +100,31 @@ pub enum MaxTokensField {
     MaxTokens,
 }
 
+/// `Authorization: Bearer {api_key}`; none without a key, which only
+/// `api.openai.com` requires.
+pub(crate) fn bearer(api_key: Option<&str>, base_url: &str) -> Result<HeaderMap, ModelError> {
+    let credential = api_key.map(|key| (header::AUTHORIZATION, format!("Bearer {key}")));
+    ENDPOINT.key_headers(base_url, credential)
+}
+
+/// The methods both OpenAI models share: those of every provider, for
+/// OpenAI's endpoint.
+macro_rules! openai_methods {
+    () => {
+        crate::model::http::endpoint_methods! {
+            endpoint: crate::model::openai::ENDPOINT,
+            env: "OPENAI",
+            host: "api.openai.com",
+            key_header: "Authorization",
+            base_url: "The API's base URL, with or without a trailing slash (default\n\
+`https://api.openai.com/v1`; llama.cpp: `http://localhost:8080/v1`,\n\
+Ollama: `http://localhost:11434/v1`).",
+        }
+    };
+}
+
+pub(crate) use openai_methods;
+
 /// An OpenAI-compatible Chat Completions model.
 ///
 /// Requests go to `{base_url}/chat/completions` with `Authorization: Bearer`
@@ -139,51 +170,7 @@ impl OpenAiChat {
         }
     }
 
-    /// A model from `OPENAI_BASE_URL` (optional), `OPENAI_API_KEY` (optional
-    /// when the base URL is not `api.openai.com`) and `OPENAI_MODEL`.
-    ///
-    /// # Errors
-    ///
-    /// [`ModelError::Config`] naming the variable that is missing.
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::from_env_with(|name| std::env::var(name).ok())
-    }
-
-    /// [`from_env`](Self::from_env) reading the variables through `var`
-    /// (an empty value counts as unset).
-    pub fn from_env_with(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
-        let var = |name| var(name).filter(|v| !v.is_empty());
-        let base_url = var("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
-        let api_key = var("OPENAI_API_KEY");
-        if api_key.is_none() && needs_key(&base_url, OFFICIAL_HOST) {
-            return Err(config(PROVIDER, "OPENAI_API_KEY is not set"));
-        }
-        let model =
-            var("OPENAI_MODEL").ok_or_else(|| config(PROVIDER, "OPENAI_MODEL is not set"))?;
-        Ok(Self::new(String::new(), model)
-            .api_key(api_key)
-            .base_url(base_url))
-    }
-
-    /// The API key (`None`: no `Authorization` header).
-    pub fn api_key(mut self, api_key: Option<String>) -> Self {
-        self.api_key = api_key.filter(|k| !k.is_empty());
-        self
-    }
-
-    /// The API's base URL, with or without a trailing slash (default
-    /// `https://api.openai.com/v1`; llama.cpp: `http://localhost:8080/v1`,
-    /// Ollama: `http://localhost:11434/v1`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.http.base_url = url.into();
-        self
-    }
-
-    /// Whether to ask for an event stream (default `true`).
-    pub fn streaming(mut self, streaming: bool) -> Self {
-        self.streaming = streaming;
-        self
-    }
+    openai_methods!();
 
     /// Whether tools that have a strict form are sent strict (default
     /// `false`). See [`chat_tools`].
@@ -200,11 +187,6 @@ impl OpenAiChat {
     }
 
     http_builder_methods!();
-
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.model
-    }
 
     /// The request body for `request`.
     fn request_body(&self, request: &ChatRequest, stream: bool) -> Value {
@@ -303,10 +285,8 @@ fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
         tool_calls,
         stop_reason: optional_string(choice, "finish_reason", "choices[0]")?,
         usage: value.get("usage").map(usage).unwrap_or_default(),
-        model: value
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        model: string_at(value, "model"),
+        id: string_at(value, "id"),
     })
 }
 
@@ -347,14 +327,27 @@ fn tool_call(i: usize, call: &Value) -> Result<ToolCall, ModelError> {
     })
 }
 
-/// `usage`: `prompt_tokens`, `completion_tokens`,
+/// Chat Completions `usage`: `prompt_tokens`, `completion_tokens`,
 /// `prompt_tokens_details.cached_tokens`.
 pub(crate) fn usage(usage: &Value) -> Usage {
-    let count = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    usage_at(
+        usage,
+        [
+            "/prompt_tokens",
+            "/completion_tokens",
+            "/prompt_tokens_details/cached_tokens",
+        ],
+    )
+}
+
+/// The input, output and cached input token counts at these JSON pointers
+/// of a `usage` object (0 where there is none).
+pub(crate) fn usage_at(usage: &Value, [input, output, cached]: [&str; 3]) -> Usage {
+    let count = |at: &str| usage.pointer(at).and_then(Value::as_u64).unwrap_or(0);
     Usage {
-        input_tokens: count(usage.get("prompt_tokens")),
-        output_tokens: count(usage.get("completion_tokens")),
-        cached_input_tokens: count(usage.pointer("/prompt_tokens_details/cached_tokens")),
+        input_tokens: count(input),
+        output_tokens: count(output),
+        cached_input_tokens: count(cached),
     }
 }
 
@@ -375,19 +368,7 @@ impl Wire for OpenAiChat {
     }
 
     fn headers(&self) -> Result<HeaderMap, ModelError> {
-        let mut headers = HeaderMap::new();
-        match &self.api_key {
-            Some(key) => {
-                let value =
-                    header_value(PROVIDER, &header::AUTHORIZATION, &format!("Bearer {key}"))?;
-                headers.insert(header::AUTHORIZATION, value);
-            }
-            None if needs_key(&self.http.base_url, OFFICIAL_HOST) => {
-                return Err(config(PROVIDER, "no API key (set OPENAI_API_KEY)"));
-            }
-            None => {}
-        }
-        Ok(headers)
+        bearer(self.api_key.as_deref(), &self.http.base_url)
     }
 
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
@@ -409,10 +390,10 @@ impl ChatModel for OpenAiChat {
     }
 
     fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(exchange::complete(self, request))
+        Box::pin(async move { exchange::complete(self, &request).await })
     }
 
     fn stream(&self, request: ChatRequest) -> BoxFuture<'_, Result<DeltaStream<'_>, ModelError>> {
-        Box::pin(exchange::stream(self, request))
+        Box::pin(async move { exchange::stream(self, &request).await })
     }
 }

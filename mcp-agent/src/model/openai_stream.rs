@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use mcp_client::__private::http::SseEvent;
 use serde_json::Value;
 
-use super::exchange::Decoder;
+use super::exchange::{string_at, Decoder};
 use super::http::{error_object, malformed};
 use super::openai::{text_or_refusal, usage};
 use crate::chat::{ChatResponse, ModelError, ToolCall};
@@ -26,6 +26,8 @@ pub(crate) struct ChunkDecoder {
     usage: Option<Value>,
     /// The `model` of the chunks (each carries it).
     model: Option<String>,
+    /// The `id` of the chunks (each carries it).
+    id: Option<String>,
     done: bool,
 }
 
@@ -48,10 +50,10 @@ impl Decoder for ChunkDecoder {
             self.usage = Some(usage.clone());
         }
         if self.model.is_none() {
-            self.model = chunk
-                .get("model")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            self.model = string_at(&chunk, "model");
+        }
+        if self.id.is_none() {
+            self.id = string_at(&chunk, "id");
         }
         let choices = match chunk.get("choices") {
             None | Some(Value::Null) => return Ok(false),
@@ -91,6 +93,7 @@ impl Decoder for ChunkDecoder {
             stop_reason: self.finish_reason.take(),
             usage: self.usage.as_ref().map(usage).unwrap_or_default(),
             model: self.model.take(),
+            id: self.id.take(),
         })
     }
 }
@@ -190,7 +193,7 @@ mod tests {
     #[test]
     fn assembles_text_and_calls() {
         let (text, response) = run(&[
-            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}"#,
+            r#"{"id":"chatcmpl-1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"g","arguments":""}}]}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\""}}]}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}},{"index":1,"function":{"arguments":"{}"}}]}}]}"#,
@@ -212,6 +215,7 @@ mod tests {
         assert_eq!(response.usage.input_tokens, 5);
         assert_eq!(response.usage.output_tokens, 7);
         assert_eq!(response.usage.cached_input_tokens, 2);
+        assert_eq!(response.id.as_deref(), Some("chatcmpl-1"));
     }
 
     #[test]
