@@ -398,7 +398,6 @@ async fn a_malformed_traceparent_starts_a_new_trace_and_the_call_is_answered() {
 /// The JSON-RPC id of a request, as the conventions record it: the id's
 /// string representation, the string itself for a string id.
 #[tokio::test]
-#[ignore = "BUG: mcp-otel records a string id with its JSON quotes (RequestId's Display)"]
 async fn a_string_request_id_is_recorded_without_quotes() {
     let traced = Traced::start();
     let mut c = Client::start(server());
@@ -654,7 +653,6 @@ impl Jobs {
 /// span has ended (with the task's handle): what it does after its first
 /// wait still belongs to the request's trace.
 #[tokio::test]
-#[ignore = "BUG: dispatch/tasks.rs start_task spawns the call without its request's span"]
 async fn a_call_run_as_a_task_stays_in_its_requests_trace() {
     let traced = Traced::start();
     let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();

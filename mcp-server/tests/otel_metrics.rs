@@ -188,13 +188,17 @@ async fn over_http() {
 
 /// The attributes of a `tools/call add` on `transport` at `version`.
 fn add_on(transport: &'static str, version: &'static str) -> Vec<(&'static str, &'static str)> {
-    vec![
+    let mut attributes = vec![
         ("mcp.method.name", "tools/call"),
         ("gen_ai.tool.name", "add"),
         ("gen_ai.operation.name", "execute_tool"),
         ("mcp.protocol.version", version),
         ("network.transport", transport),
-    ]
+    ];
+    if transport == "tcp" {
+        attributes.push(("network.protocol.name", "http"));
+    }
+    attributes
 }
 
 fn assert_operations(operations: &Points) {
@@ -241,10 +245,14 @@ fn assert_operations(operations: &Points) {
 
 fn assert_sessions(sessions: &Points) {
     let session_on = |transport| {
-        [
+        let mut attributes = vec![
             ("mcp.protocol.version", LATEST_LEGACY),
             ("network.transport", transport),
-        ]
+        ];
+        if transport == "tcp" {
+            attributes.push(("network.protocol.name", "http"));
+        }
+        attributes
     };
     assert_eq!(count(sessions, &session_on("pipe")), 1);
     assert_eq!(count(sessions, &session_on("tcp")), 1);
