@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::ToolEntry;
+use mcp_types::CallToolResult;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::{Approval, ApprovalHandler, ApprovalPolicy, ApprovalRequest};
 use crate::chat::{ChatModel, Message, ToolChoice};
-use crate::outcome::Event;
+use crate::outcome::{Event, Outcome};
 use crate::toolset::ToolSet;
 
 /// What happens when a tool fails (returns `isError`, or its server or
@@ -113,6 +115,8 @@ pub(crate) struct Config {
     pub(crate) streaming: bool,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) tool_timeout: Option<Duration>,
+    pub(crate) approval: ApprovalPolicy,
+    pub(crate) approvals: HashMap<String, ApprovalPolicy>,
 }
 
 /// Where a run's events go.
@@ -153,6 +157,8 @@ impl Agent {
                 streaming: true,
                 max_tokens: None,
                 tool_timeout: None,
+                approval: ApprovalPolicy::Never,
+                approvals: HashMap::new(),
             },
         }
     }
@@ -176,6 +182,47 @@ impl Agent {
     /// transcript followed by a new user message).
     pub fn run_messages(&self, messages: Vec<Message>) -> Run<'_> {
         Run::new(self, messages)
+    }
+
+    /// Resumes a run that paused on [pending calls](Outcome::pending): give
+    /// each its result ([`Run::result`]) or decision ([`Run::approve`],
+    /// [`Run::refuse`]), then `.await` it. The outcome may come from a
+    /// previous process (it serializes); this agent needs the same tools.
+    ///
+    /// ```no_run
+    /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_agent::PendingKind;
+    ///
+    /// let outcome = agent.run("Where am I, and what is the weather there?").await?;
+    /// let saved = serde_json::to_string(&outcome)?; // keep it anywhere
+    ///
+    /// // Later, perhaps elsewhere:
+    /// let outcome: mcp_agent::Outcome = serde_json::from_str(&saved)?;
+    /// let mut run = agent.resume(outcome.clone());
+    /// for call in &outcome.pending {
+    ///     run = match call.kind {
+    ///         PendingKind::Execute => run.result(&call.call_id, "Lyon, France"),
+    ///         PendingKind::Approve => run.approve(&call.call_id),
+    ///     };
+    /// }
+    /// let finished = run.await?;
+    /// println!("{}", finished.text);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn resume(&self, outcome: Outcome) -> Run<'_> {
+        let mut run = Run::new(self, Vec::new());
+        run.resume = Some(Box::new(outcome));
+        run
+    }
+
+    /// Whether a call of `tool` (its name in the set) needs an approval.
+    pub(crate) fn approval_for(&self, tool: &mcp_types::Tool) -> ApprovalPolicy {
+        self.config
+            .approvals
+            .get(&tool.name)
+            .copied()
+            .unwrap_or(self.config.approval)
     }
 
     pub(crate) fn policy_for(&self, tool: &str) -> ErrorPolicy {
@@ -256,6 +303,19 @@ impl AgentBuilder {
         self
     }
 
+    /// Which calls need an approval before they run (default
+    /// [`ApprovalPolicy::Never`]); see [`Run::on_approval`] for who approves.
+    pub fn approval(mut self, policy: ApprovalPolicy) -> Self {
+        self.config.approval = policy;
+        self
+    }
+
+    /// The approval policy of one tool (its name in the set), over the default.
+    pub fn tool_approval(mut self, tool: impl Into<String>, policy: ApprovalPolicy) -> Self {
+        self.config.approvals.insert(tool.into(), policy);
+        self
+    }
+
     /// The agent.
     pub fn build(self) -> Agent {
         Agent {
@@ -283,6 +343,20 @@ pub struct Run<'a> {
     pub(crate) max_turns: Option<usize>,
     pub(crate) on_event: Option<EventSink>,
     pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) on_approval: Option<ApprovalHandler>,
+    /// The paused run this one resumes ([`Agent::resume`]).
+    pub(crate) resume: Option<Box<Outcome>>,
+    /// What the caller gave for the paused calls, by call id.
+    pub(crate) answers: Vec<(String, Answer)>,
+}
+
+/// What the caller gives for a pending call.
+#[derive(Debug, Clone)]
+pub(crate) enum Answer {
+    /// The result of a call the caller executed.
+    Result(CallToolResult),
+    /// An approval decision.
+    Decision(Approval),
 }
 
 impl fmt::Debug for Run<'_> {
@@ -307,6 +381,9 @@ impl<'a> Run<'a> {
             max_turns: None,
             on_event: None,
             cancel: None,
+            on_approval: None,
+            resume: None,
+            answers: Vec::new(),
         }
     }
 
@@ -357,6 +434,56 @@ impl<'a> Run<'a> {
     /// [`RunError::Cancelled`](crate::RunError::Cancelled).
     pub fn cancel_on(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+
+    /// Who approves the calls that need it ([`AgentBuilder::approval`]):
+    /// `f` gets each, one at a time, and answers. Without a handler the run
+    /// pauses on them instead ([`PendingKind::Approve`](crate::PendingKind::Approve)).
+    pub fn on_approval<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Approval> + Send + 'static,
+    {
+        self.on_approval = Some(crate::approval::handler(f));
+        self
+    }
+
+    /// Resuming: the result of a pending call the caller executed, as text.
+    pub fn result(self, call_id: impl Into<String>, text: impl Into<String>) -> Self {
+        self.tool_result(call_id, CallToolResult::text(text))
+    }
+
+    /// Resuming: a pending call the caller executed failed; the model reads `message`.
+    pub fn error_result(self, call_id: impl Into<String>, message: impl Into<String>) -> Self {
+        self.tool_result(call_id, CallToolResult::error(message))
+    }
+
+    /// Resuming: the result of a pending call the caller executed, whole
+    /// (images and other content go to the model as its provider takes them).
+    pub fn tool_result(mut self, call_id: impl Into<String>, result: CallToolResult) -> Self {
+        self.answers.push((call_id.into(), Answer::Result(result)));
+        self
+    }
+
+    /// Resuming: approves a pending call; it runs when the run resumes.
+    pub fn approve(self, call_id: impl Into<String>) -> Self {
+        self.decide(call_id, Approval::Allow)
+    }
+
+    /// Resuming: approves a pending call and every later call of its tool in this run.
+    pub fn approve_for_run(self, call_id: impl Into<String>) -> Self {
+        self.decide(call_id, Approval::AllowForRun)
+    }
+
+    /// Resuming: refuses a pending call; the model reads that it was refused, and why.
+    pub fn refuse(self, call_id: impl Into<String>, reason: impl Into<String>) -> Self {
+        self.decide(call_id, Approval::Refuse(reason.into()))
+    }
+
+    fn decide(mut self, call_id: impl Into<String>, decision: Approval) -> Self {
+        self.answers
+            .push((call_id.into(), Answer::Decision(decision)));
         self
     }
 }

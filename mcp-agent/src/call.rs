@@ -30,6 +30,10 @@ pub enum ToolCallError {
     /// The arguments are not an object valid under the tool's input schema.
     #[error("{0}")]
     InvalidArguments(String),
+    /// The tool is one the caller executes ([`crate::CallerTool`]): there
+    /// is nothing here to run.
+    #[error("`{0}` is executed by the caller, not by this process")]
+    CallerTool(String),
     /// The server or the connection failed, or the call timed out.
     #[error("the call to `{tool}` failed")]
     Failed {
@@ -101,6 +105,9 @@ async fn call_checked(
     name: &str,
     arguments: Value,
 ) -> Result<CallToolResult, ToolCallError> {
+    if matches!(tool.target, Target::Caller) {
+        return Err(ToolCallError::CallerTool(name.to_owned()));
+    }
     let arguments = tool
         .check_arguments(arguments)
         .map_err(ToolCallError::InvalidArguments)?;
@@ -122,6 +129,11 @@ impl SetTool {
         let call = async {
             match &self.target {
                 Target::Local(entry) => Ok(entry.invoke(arguments, Context::detached()).await),
+                // The loop hands these to the caller; a direct call is refused earlier.
+                Target::Caller => Ok(CallToolResult::error(format!(
+                    "`{}` is executed by the caller",
+                    self.name()
+                ))),
                 Target::Remote {
                     client,
                     name,

@@ -80,6 +80,8 @@ pub enum ToolSetError {
 #[derive(Clone)]
 pub(crate) enum Target {
     Local(ToolEntry),
+    /// Nothing here: the caller runs it ([`crate::CallerTool`]).
+    Caller,
     Remote {
         client: Client,
         name: String,

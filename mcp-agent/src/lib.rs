@@ -141,6 +141,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+mod approval;
 mod call;
 mod catalog;
 pub mod chat;
@@ -155,10 +156,11 @@ mod toolset;
 mod view;
 
 pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run, DEFAULT_MAX_TURNS};
+pub use approval::{Approval, ApprovalPolicy, ApprovalRequest};
 pub use call::ToolCallError;
 pub use catalog::{Diagnostic, ToolSetError};
-pub use outcome::{CallRecord, Event, Outcome, RunError};
-pub use toolset::{Source, ToolSet, ToolSetBuilder};
+pub use outcome::{CallRecord, Event, Outcome, PendingCall, PendingKind, RunError};
+pub use toolset::{CallerTool, CallerToolError, Source, ToolSet, ToolSetBuilder};
 pub use view::ToolView;
 
 /// Cancels a run from outside (see [`Run::cancel_on`]).

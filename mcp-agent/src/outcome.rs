@@ -3,14 +3,21 @@
 use std::fmt;
 use std::time::Duration;
 
-use mcp_types::CallToolResult;
+use mcp_types::{CallToolResult, JsonObject};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::ToolSetError;
-use crate::chat::{Message, ModelError, Usage};
+use crate::chat::{Message, ModelError, ToolChoice, ToolResult, Usage};
 
-/// What a run did: the final answer and everything that led to it.
-#[derive(Debug, Clone, Default)]
+/// What a run did: the final answer and everything that led to it, or,
+/// when [`pending`](Self::pending) is not empty, a run paused on calls the
+/// caller must run or approve.
+///
+/// A paused outcome is the run's whole state: it serializes (serde), so the
+/// run can be resumed later, in another process, with
+/// [`Agent::resume`](crate::Agent::resume).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Outcome {
     /// The model's last text (the answer, on success).
     pub text: String,
@@ -23,10 +30,64 @@ pub struct Outcome {
     pub tool_calls: Vec<CallRecord>,
     /// Tokens used, summed over the turns, as the provider reported them.
     pub usage: Usage,
+    /// The calls the run is waiting for (empty when it finished): tools the
+    /// caller executes, and calls that need an approval nobody gave in
+    /// process. Resume with [`Agent::resume`](crate::Agent::resume).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PendingCall>,
+    /// Where a paused run goes on from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) paused: Option<Paused>,
+}
+
+impl Outcome {
+    /// Whether the run paused on [`pending`](Self::pending) calls rather than finishing.
+    pub fn is_paused(&self) -> bool {
+        self.paused.is_some()
+    }
+}
+
+/// A call a paused run waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingCall {
+    /// The provider's call id: name it when resuming.
+    pub call_id: String,
+    /// The tool's name in the set.
+    pub tool: String,
+    /// The arguments, parsed and valid under the tool's input schema.
+    pub arguments: JsonObject,
+    /// What the run needs.
+    pub kind: PendingKind,
+}
+
+/// What a paused run needs for a [`PendingCall`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PendingKind {
+    /// The tool is one the caller executes ([`CallerTool`](crate::CallerTool)):
+    /// its result ([`Run::result`](crate::Run::result)).
+    Execute,
+    /// The call needs an approval ([`ApprovalPolicy`](crate::ApprovalPolicy)):
+    /// [`Run::approve`](crate::Run::approve) or [`Run::refuse`](crate::Run::refuse).
+    Approve,
+}
+
+/// The state of a paused turn: which of its calls are answered.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Paused {
+    /// The turn whose calls wait.
+    pub(crate) turn: usize,
+    /// The tool choice for the next turn.
+    pub(crate) choice: ToolChoice,
+    /// The turn's calls in the model's order: answered, or waiting (`None`).
+    pub(crate) results: Vec<Option<ToolResult>>,
+    /// Tools approved for the rest of the run.
+    #[serde(default)]
+    pub(crate) approved_tools: std::collections::BTreeSet<String>,
 }
 
 /// One tool call of a run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CallRecord {
     /// The turn (1-based) whose model response made the call.
     pub turn: usize,
@@ -106,6 +167,38 @@ pub enum Event {
         /// The set's tools now.
         tools: Vec<String>,
     },
+    /// A call needs an approval: the run's approval handler is asked
+    /// ([`Run::on_approval`](crate::Run::on_approval)), or, without one, the
+    /// run pauses on it.
+    ApprovalRequested {
+        /// The turn.
+        turn: usize,
+        /// The provider's call id.
+        call_id: String,
+        /// The tool's name in the set.
+        tool: String,
+        /// The arguments as the model wrote them.
+        arguments: String,
+    },
+    /// A call needing approval was refused: the model is told why, the tool
+    /// does not run.
+    CallRefused {
+        /// The turn.
+        turn: usize,
+        /// The provider's call id.
+        call_id: String,
+        /// The tool's name in the set.
+        tool: String,
+        /// Why, as the model reads it.
+        reason: String,
+    },
+    /// The run pauses: these calls wait for the caller (see [`Outcome::pending`]).
+    Paused {
+        /// The turn whose calls wait.
+        turn: usize,
+        /// The calls.
+        pending: Vec<PendingCall>,
+    },
     /// A turn ended.
     TurnEnded {
         /// The turn.
@@ -164,6 +257,15 @@ pub enum RunError {
         /// The run so far.
         outcome: Box<Outcome>,
     },
+    /// A resumed run was not given what its pending calls need, or was given
+    /// an answer for a call that is not pending.
+    #[error("cannot resume the run: {problem}")]
+    Resume {
+        /// What is missing or wrong, naming the calls.
+        problem: String,
+        /// The paused run, unchanged: resume it again.
+        outcome: Box<Outcome>,
+    },
 }
 
 impl RunError {
@@ -173,7 +275,8 @@ impl RunError {
             RunError::MaxTurns { outcome, .. }
             | RunError::Model { outcome, .. }
             | RunError::ToolFailed { outcome, .. }
-            | RunError::Cancelled { outcome } => Some(outcome),
+            | RunError::Cancelled { outcome }
+            | RunError::Resume { outcome, .. } => Some(outcome),
             RunError::ToolSet(_) => None,
         }
     }

@@ -1,19 +1,23 @@
 //! The model ↔ tool loop.
 
+use std::collections::{BTreeSet, HashMap};
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use mcp_types::error::Chain;
-use mcp_types::JsonObject;
+use mcp_types::{CallToolResult, JsonObject};
 
-use crate::agent::{Agent, ErrorPolicy, Run};
-use crate::catalog::{SetTool, ToolSetError};
+use crate::agent::{Agent, Answer, ErrorPolicy, Run};
+use crate::approval::{refused_reply, Approval, ApprovalRequest};
+use crate::catalog::{SetTool, Target, ToolSetError};
 use crate::chat::{
     ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice, ToolResult,
 };
-use crate::outcome::{result_text, CallRecord, Event, Outcome, RunError};
+use crate::outcome::{
+    result_text, CallRecord, Event, Outcome, Paused, PendingCall, PendingKind, RunError,
+};
 use crate::toolset::ToolSet;
 use crate::view::ToolView;
 
@@ -30,28 +34,27 @@ type Emit = Option<crate::agent::EventSink>;
 struct State {
     outcome: Outcome,
     choice: ToolChoice,
+    /// The first turn still to run (after a resumed one).
+    next_turn: usize,
+    /// Tools approved for the rest of the run ([`Approval::AllowForRun`]).
+    approved: BTreeSet<String>,
+    /// The paused turn to finish first, with the caller's answers.
+    resuming: Option<(Paused, HashMap<String, Answer>)>,
 }
 
-pub(crate) async fn run(run: Run<'_>) -> Result<Outcome, RunError> {
-    let agent = run.agent;
-    let mut transcript = Vec::with_capacity(run.messages.len() + 1);
-    if let Some(system) = &agent.config.system {
-        transcript.push(Message::system(system.clone()));
-    }
-    transcript.extend(run.messages.iter().cloned());
-    let mut state = State {
-        outcome: Outcome {
-            transcript,
-            ..Outcome::default()
-        },
-        choice: run
-            .tool_choice
-            .clone()
-            .unwrap_or_else(|| agent.config.tool_choice.clone()),
+pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
+    let mut state = match run.resume.take() {
+        Some(paused) => resumed_state(&mut run, *paused)?,
+        None => fresh_state(&run),
     };
     let cancel = run.cancel.clone().unwrap_or_default();
     let stopped = {
-        let turns = turns(&run, &mut state);
+        let turns = async {
+            if let Some((paused, answers)) = state.resuming.take() {
+                finish_paused(&run, &mut state, paused, answers).await?;
+            }
+            turns(&run, &mut state).await
+        };
         tokio::pin!(turns);
         tokio::select! {
             biased;
@@ -78,15 +81,154 @@ pub(crate) async fn run(run: Run<'_>) -> Result<Outcome, RunError> {
     }
 }
 
+/// A new run's state: the agent's instructions, then the messages given.
+fn fresh_state(run: &Run<'_>) -> State {
+    let agent = run.agent;
+    let mut transcript = Vec::with_capacity(run.messages.len() + 1);
+    if let Some(system) = &agent.config.system {
+        transcript.push(Message::system(system.clone()));
+    }
+    transcript.extend(run.messages.iter().cloned());
+    State {
+        outcome: Outcome {
+            transcript,
+            ..Outcome::default()
+        },
+        choice: run
+            .tool_choice
+            .clone()
+            .unwrap_or_else(|| agent.config.tool_choice.clone()),
+        next_turn: 1,
+        approved: BTreeSet::new(),
+        resuming: None,
+    }
+}
+
+/// A paused run's state, once every pending call has its answer (else the
+/// outcome comes back unchanged, with what is missing).
+fn resumed_state(run: &mut Run<'_>, mut outcome: Outcome) -> Result<State, RunError> {
+    let Some(paused) = outcome.paused.take() else {
+        return Err(RunError::Resume {
+            problem: "the outcome is not a paused run: it has no pending calls".to_owned(),
+            outcome: Box::new(outcome),
+        });
+    };
+    let mut answers = HashMap::new();
+    let mut problems = Vec::new();
+    for (call_id, answer) in std::mem::take(&mut run.answers) {
+        match outcome.pending.iter().find(|p| p.call_id == call_id) {
+            None => problems.push(format!("`{call_id}` is not a pending call")),
+            Some(_) if answers.contains_key(&call_id) => {
+                problems.push(format!("call `{call_id}` is answered twice"));
+            }
+            Some(_) => {
+                answers.insert(call_id, answer);
+            }
+        }
+    }
+    for pending in &outcome.pending {
+        let PendingCall {
+            call_id,
+            tool,
+            kind,
+            ..
+        } = pending;
+        match (kind, answers.get(call_id)) {
+            (PendingKind::Execute, Some(Answer::Result(_)))
+            | (PendingKind::Approve, Some(Answer::Decision(_))) => {}
+            (PendingKind::Execute, Some(Answer::Decision(_))) => problems.push(format!(
+                "call `{call_id}` of `{tool}` is executed by the caller: give its result (Run::result), not a decision"
+            )),
+            (PendingKind::Approve, Some(Answer::Result(_))) => problems.push(format!(
+                "call `{call_id}` of `{tool}` waits for an approval (Run::approve or Run::refuse), not a result"
+            )),
+            (PendingKind::Execute, None) => problems.push(format!(
+                "call `{call_id}` of `{tool}` has no result (Run::result)"
+            )),
+            (PendingKind::Approve, None) => problems.push(format!(
+                "call `{call_id}` of `{tool}` has no decision (Run::approve or Run::refuse)"
+            )),
+        }
+    }
+    if !problems.is_empty() {
+        outcome.paused = Some(paused);
+        return Err(RunError::Resume {
+            problem: problems.join("; "),
+            outcome: Box::new(outcome),
+        });
+    }
+    outcome.pending.clear();
+    Ok(State {
+        choice: paused.choice.clone(),
+        next_turn: paused.turn + 1,
+        approved: paused.approved_tools.clone(),
+        outcome,
+        resuming: Some((paused, answers)),
+    })
+}
+
+/// Finishes the turn a run paused in: the caller's results, the approved
+/// calls run now, the refused ones answered so; then the turn's results go
+/// to the model with the next request.
+async fn finish_paused(
+    run: &Run<'_>,
+    state: &mut State,
+    paused: Paused,
+    mut answers: HashMap<String, Answer>,
+) -> Result<(), Stop> {
+    let emit = run.on_event.clone();
+    let turn = paused.turn;
+    let calls = state
+        .outcome
+        .transcript
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => Some(tool_calls.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let view = view_for(run, turn, &emit).await?;
+    let mut slots = Vec::with_capacity(calls.len());
+    for (call, done) in calls.iter().zip(&paused.results) {
+        if let Some(result) = done {
+            slots.push(Slot::Answered(result.clone()));
+            continue;
+        }
+        let tool = view.resolve(&call.name).map(|t| t.name().to_owned());
+        let tool = tool.unwrap_or_else(|| call.name.clone());
+        slots.push(match answers.remove(&call.id) {
+            Some(Answer::Result(result)) => Slot::Done(caller_record(turn, &tool, call, result)),
+            Some(Answer::Decision(Approval::Refuse(reason))) => {
+                Slot::Done(refused(turn, &tool, call, &reason, &emit))
+            }
+            Some(Answer::Decision(Approval::AllowForRun)) => {
+                state.approved.insert(tool);
+                Slot::Run
+            }
+            Some(Answer::Decision(Approval::Allow)) | None => Slot::Run,
+        });
+    }
+    // A call answered before the pause has its record already.
+    let (results, _) = settle(run.agent, &view, turn, &calls, slots, state, &emit).await?;
+    let results = results.into_iter().flatten().collect();
+    state
+        .outcome
+        .transcript
+        .push(Message::ToolResults { results });
+    Ok(())
+}
+
 async fn turns(run: &Run<'_>, state: &mut State) -> Result<(), Stop> {
     let max_turns = run.max_turns.unwrap_or(run.agent.config.max_turns);
     let emit = run.on_event.clone();
-    for turn in 1..=max_turns {
+    for turn in state.next_turn..=max_turns {
         let step = step(run, state, turn, &emit);
         #[cfg(feature = "otel")]
         let step = crate::telemetry::turn(turn, step);
-        if step.await? == Turn::Answered {
-            return Ok(());
+        match step.await? {
+            Turn::Answered | Turn::Paused => return Ok(()),
+            Turn::CalledTools => {}
         }
     }
     Err(Stop::MaxTurns(max_turns))
@@ -99,6 +241,20 @@ enum Turn {
     Answered,
     /// The model called tools; their results go to the next turn.
     CalledTools,
+    /// Some calls wait for the caller: the run pauses.
+    Paused,
+}
+
+/// What becomes of one call of a turn.
+enum Slot {
+    /// It runs now (or is refused by `execute` as the model's mistake).
+    Run,
+    /// It is answered without running here (refused, or the caller's result).
+    Done(CallRecord),
+    /// Answered before a pause; its record is in the outcome already.
+    Answered(ToolResult),
+    /// It waits for the caller.
+    Pending(PendingCall),
 }
 
 /// One turn: a model request, then the tool calls it asks for.
@@ -134,30 +290,181 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
     if response.tool_calls.is_empty() {
         return Ok(Turn::Answered);
     }
-    let calls = response
-        .tool_calls
-        .iter()
-        .map(|call| execute(agent, &view, turn, call, emit));
-    let records = futures_util::future::try_join_all(calls).await?;
-    let results = records
-        .iter()
-        .zip(&response.tool_calls)
-        .map(|(record, call)| ToolResult {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            content: reply_text(record),
-            is_error: record.is_error,
-        })
-        .collect();
-    state.outcome.tool_calls.extend(records);
-    state
-        .outcome
-        .transcript
-        .push(Message::ToolResults { results });
+    let mut slots = Vec::with_capacity(response.tool_calls.len());
+    for call in &response.tool_calls {
+        slots.push(plan(run, state, &view, turn, call, emit).await);
+    }
     if !agent.config.keep_tool_choice {
         state.choice = ToolChoice::Auto;
     }
-    Ok(Turn::CalledTools)
+    let calls = &response.tool_calls;
+    let (results, pending) = settle(agent, &view, turn, calls, slots, state, emit).await?;
+    if pending.is_empty() {
+        let results = results.into_iter().flatten().collect();
+        state
+            .outcome
+            .transcript
+            .push(Message::ToolResults { results });
+        return Ok(Turn::CalledTools);
+    }
+    send(emit, || Event::Paused {
+        turn,
+        pending: pending.clone(),
+    });
+    state.outcome.paused = Some(Paused {
+        turn,
+        choice: state.choice.clone(),
+        results,
+        approved_tools: state.approved.clone(),
+    });
+    state.outcome.pending = pending;
+    Ok(Turn::Paused)
+}
+
+/// Decides what becomes of one call: the caller's tools wait for it; a call
+/// that needs an approval asks the run's handler, or waits without one.
+async fn plan(
+    run: &Run<'_>,
+    state: &mut State,
+    view: &ToolView,
+    turn: usize,
+    call: &ToolCall,
+    emit: &Emit,
+) -> Slot {
+    // The model's mistakes (unknown tool, bad arguments) are `execute`'s to report.
+    let Some(tool) = view.resolve(&call.name) else {
+        return Slot::Run;
+    };
+    let Ok(arguments) = tool.parse_arguments(&call.arguments) else {
+        return Slot::Run;
+    };
+    let pending = |kind| PendingCall {
+        call_id: call.id.clone(),
+        tool: tool.name().to_owned(),
+        arguments: arguments.clone(),
+        kind,
+    };
+    if matches!(tool.target, Target::Caller) {
+        return Slot::Pending(pending(PendingKind::Execute));
+    }
+    if state.approved.contains(tool.name()) || !run.agent.approval_for(&tool.def).asks(&tool.def) {
+        return Slot::Run;
+    }
+    send(emit, || Event::ApprovalRequested {
+        turn,
+        call_id: call.id.clone(),
+        tool: tool.name().to_owned(),
+        arguments: call.arguments.clone(),
+    });
+    let Some(approve) = &run.on_approval else {
+        return Slot::Pending(pending(PendingKind::Approve));
+    };
+    let request = ApprovalRequest {
+        turn,
+        call_id: call.id.clone(),
+        tool: tool.name().to_owned(),
+        arguments: arguments.clone(),
+        annotations: tool.def.annotations.clone(),
+    };
+    match approve(request).await {
+        Approval::Allow => Slot::Run,
+        Approval::AllowForRun => {
+            state.approved.insert(tool.name().to_owned());
+            Slot::Run
+        }
+        Approval::Refuse(reason) => Slot::Done(refused(turn, tool.name(), call, &reason, emit)),
+    }
+}
+
+/// Runs the calls a turn runs now (concurrently), records every answered
+/// call, and gives the turn's results in call order (`None` for a call that
+/// waits) with the calls that wait.
+async fn settle(
+    agent: &Agent,
+    view: &ToolView,
+    turn: usize,
+    calls: &[ToolCall],
+    slots: Vec<Slot>,
+    state: &mut State,
+    emit: &Emit,
+) -> Result<(Vec<Option<ToolResult>>, Vec<PendingCall>), Stop> {
+    let running = slots
+        .iter()
+        .zip(calls)
+        .filter(|(slot, _)| matches!(slot, Slot::Run))
+        .map(|(_, call)| execute(agent, view, turn, call, emit));
+    let mut executed = futures_util::future::try_join_all(running)
+        .await?
+        .into_iter();
+    let mut results = Vec::with_capacity(calls.len());
+    let mut pending = Vec::new();
+    for (slot, call) in slots.into_iter().zip(calls) {
+        let record = match slot {
+            Slot::Run => executed.next(),
+            Slot::Done(record) => Some(record),
+            Slot::Answered(result) => {
+                results.push(Some(result));
+                continue;
+            }
+            Slot::Pending(call) => {
+                pending.push(call);
+                results.push(None);
+                continue;
+            }
+        };
+        if let Some(record) = record {
+            results.push(Some(ToolResult {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: reply_text(&record),
+                is_error: record.is_error,
+            }));
+            state.outcome.tool_calls.push(record);
+        }
+    }
+    Ok((results, pending))
+}
+
+/// The record of a call refused by its approver: it never ran.
+fn refused(turn: usize, tool: &str, call: &ToolCall, reason: &str, emit: &Emit) -> CallRecord {
+    let reply = refused_reply(tool, reason);
+    send(emit, || Event::CallRefused {
+        turn,
+        call_id: call.id.clone(),
+        tool: tool.to_owned(),
+        reason: reason.to_owned(),
+    });
+    answered(turn, tool, call, None, reply, true)
+}
+
+/// The record of a call the caller executed, with the result it gave.
+fn caller_record(turn: usize, tool: &str, call: &ToolCall, result: CallToolResult) -> CallRecord {
+    let (reply, is_error) = (result_text(&result), result.is_error());
+    answered(turn, tool, call, Some(result), reply, is_error)
+}
+
+/// The record of a call answered without running here: it ran at the
+/// caller's (`result` given, one attempt) or not at all.
+fn answered(
+    turn: usize,
+    tool: &str,
+    call: &ToolCall,
+    result: Option<CallToolResult>,
+    reply: String,
+    is_error: bool,
+) -> CallRecord {
+    CallRecord {
+        turn,
+        call_id: call.id.clone(),
+        tool: Some(tool.to_owned()),
+        model_name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        attempts: u32::from(result.is_some()),
+        result,
+        reply,
+        is_error,
+        duration: Duration::ZERO,
+    }
 }
 
 /// The tools of this turn: the set refreshed, then the run's changes.

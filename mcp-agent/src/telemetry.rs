@@ -78,6 +78,7 @@ pub(crate) async fn run(
                 RunError::ToolFailed { .. } => Cow::Borrowed(cv::TOOL_ERROR),
                 RunError::ToolSet(_) => Cow::Borrowed("tool_set"),
                 RunError::Cancelled { .. } => Cow::Borrowed("cancelled"),
+                RunError::Resume { .. } => Cow::Borrowed("resume"),
             };
             record_failure(&span, &kind, &Chain(error).to_string());
         }

@@ -1,102 +1,19 @@
 //! The loop and the tool sets, in process: a scripted `ChatModel`, local
 //! toolboxes, and MCP servers served over in-memory pipes to real clients.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::future::BoxFuture;
 use mcp_agent::{
-    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
-    chat::ToolCall, chat::ToolChoice, Agent, CancellationToken, ErrorPolicy, Event, RunError,
-    Source, ToolSet, ToolSetError,
+    chat::ToolChoice, Agent, CancellationToken, ErrorPolicy, Event, RunError, Source, ToolSet,
+    ToolSetError,
 };
 use mcp_server::{tool, Context, Server, ToolEntry, ToolError};
 use serde_json::json;
 
-type Step = Box<dyn FnOnce(&ChatRequest) -> ChatResponse + Send>;
-
-/// A model that answers each request with the next step of its script and
-/// keeps every request.
-#[derive(Default)]
-struct Scripted {
-    steps: Mutex<VecDeque<Step>>,
-    requests: Mutex<Vec<ChatRequest>>,
-}
-
-impl Scripted {
-    fn new() -> Arc<Scripted> {
-        Arc::new(Scripted::default())
-    }
-
-    fn then(
-        self: &Arc<Self>,
-        step: impl FnOnce(&ChatRequest) -> ChatResponse + Send + 'static,
-    ) -> Arc<Self> {
-        self.steps.lock().unwrap().push_back(Box::new(step));
-        Arc::clone(self)
-    }
-
-    fn requests(&self) -> Vec<ChatRequest> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-impl ChatModel for Scripted {
-    fn provider(&self) -> &'static str {
-        "scripted"
-    }
-
-    fn complete(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        let step = self.steps.lock().unwrap().pop_front();
-        self.requests.lock().unwrap().push(request.clone());
-        Box::pin(async move {
-            match step {
-                Some(step) => Ok(step(&request)),
-                None => Err(ModelError::Malformed {
-                    provider: "scripted".into(),
-                    message: "the script has no step left".into(),
-                }),
-            }
-        })
-    }
-}
-
-fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: arguments.into(),
-    }
-}
-
-fn calls(calls: Vec<ToolCall>) -> ChatResponse {
-    ChatResponse {
-        tool_calls: calls,
-        stop_reason: Some("tool_calls".into()),
-        ..ChatResponse::default()
-    }
-}
-
-fn text(text: &str) -> ChatResponse {
-    ChatResponse {
-        text: text.into(),
-        stop_reason: Some("stop".into()),
-        ..ChatResponse::default()
-    }
-}
-
-/// The results the last request sent back, as (call id, content, `is_error`).
-fn last_results(request: &ChatRequest) -> Vec<(String, String, bool)> {
-    match request.messages.last() {
-        Some(Message::ToolResults { results }) => results
-            .iter()
-            .map(|r| (r.call_id.clone(), r.content.clone(), r.is_error))
-            .collect(),
-        other => panic!("the last message is not tool results: {other:?}"),
-    }
-}
+mod support;
+use support::{call, calls, connect, connect_in, last_results, text, Scripted};
 
 #[derive(Debug, Default)]
 pub struct Maths {
@@ -433,22 +350,6 @@ impl Waiter {
         ctx.cancelled().await;
         "cancelled".into()
     }
-}
-
-async fn connect(server: Server) -> mcp_client::Client {
-    connect_in(server, mcp_client::Era::Auto).await
-}
-
-async fn connect_in(server: Server, era: mcp_client::Era) -> mcp_client::Client {
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(server.serve_io(server_read, server_write));
-    let (client_read, client_write) = tokio::io::split(client_end);
-    mcp_client::Client::builder()
-        .protocol(era)
-        .connect_io(client_read, client_write)
-        .await
-        .unwrap()
 }
 
 #[tokio::test]

@@ -281,17 +281,7 @@ mod tests {
         let Value::Object(input_schema) = schema else {
             panic!("an input schema is an object");
         };
-        Tool {
-            name: name.to_owned(),
-            title: None,
-            description: None,
-            input_schema,
-            output_schema: None,
-            annotations: None,
-            icons: None,
-            execution: None,
-            meta: None,
-        }
+        Tool::new(name, input_schema)
     }
 
     fn arg(name: &'static str, optional: bool, schema: Value) -> DeclaredArg {

@@ -70,7 +70,9 @@ pub(crate) fn start(conn: &Conn, req: &Req, id: &RequestId) -> Option<Operation>
     } else {
         conn.clock.version()
     };
-    request.id = Some(id);
+    // The conventions want the id's own text (`request-7`, not `"request-7"`).
+    let id_text = id.as_text();
+    request.id = Some(&id_text);
     request.protocol_version = version.as_ref().map(|v| v.as_str());
     request.transport = Some(conn.transport.network());
     Operation::start(&request)
@@ -84,7 +86,18 @@ pub(crate) fn inject(meta: &mut Meta) {
 }
 
 /// Ends the span with what came back.
-pub(crate) fn end(op: Operation, method_name: &str, result: &Result<Value, CallError>) {
+pub(crate) fn end(mut op: Operation, method_name: &str, result: &Result<Value, CallError>) {
+    if method_name == method::INITIALIZE {
+        // The revision is known once the server answered.
+        if let Some(version) = result
+            .as_ref()
+            .ok()
+            .and_then(|v| v.get("protocolVersion"))
+            .and_then(Value::as_str)
+        {
+            op.set_protocol_version(version);
+        }
+    }
     match result {
         Ok(value)
             if method_name == method::TOOLS_CALL

@@ -199,6 +199,9 @@ impl Operation {
         }
         if let Some(transport) = request.transport {
             attributes.push(KeyValue::new(cv::NETWORK_TRANSPORT, transport.name()));
+            if transport == Transport::Http {
+                attributes.push(KeyValue::new(cv::NETWORK_PROTOCOL_NAME, "http"));
+            }
         }
         Some(Operation {
             span,
@@ -286,6 +289,9 @@ pub fn record_session(
         return;
     }
     let mut attributes = vec![KeyValue::new(cv::NETWORK_TRANSPORT, transport.name())];
+    if transport == Transport::Http {
+        attributes.push(KeyValue::new(cv::NETWORK_PROTOCOL_NAME, "http"));
+    }
     if let Some(version) = protocol_version {
         attributes.push(KeyValue::new(cv::MCP_PROTOCOL_VERSION, version.to_owned()));
     }

@@ -77,6 +77,24 @@ pub struct Tool {
     pub meta: Option<Meta>,
 }
 
+impl Tool {
+    /// A tool named `name` taking arguments by `input_schema`, with nothing
+    /// else set (fill the public fields for the rest).
+    pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Tool {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+        }
+    }
+}
+
 /// Whether `name` follows the spec's tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]`.
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())

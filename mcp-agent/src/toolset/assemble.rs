@@ -39,6 +39,9 @@ pub(super) fn assemble(
                 })
                 .collect(),
             (SourceKind::Remote(_), None) => Vec::new(),
+            (SourceKind::Caller(tools), _) => {
+                tools.iter().map(|t| (t.clone(), Target::Caller)).collect()
+            }
         };
         let described = format!("{} `{}`", state.kind_name, state.label);
         if let Some(allow) = &source.allow {

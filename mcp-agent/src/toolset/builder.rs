@@ -29,6 +29,11 @@ impl ToolSetBuilder {
         self.attach(Source::tools([tool]))
     }
 
+    /// Adds a tool the caller executes ([`CallerTool`](crate::CallerTool)).
+    pub fn caller_tool(self, tool: crate::CallerTool) -> Self {
+        self.attach(Source::caller([tool]))
+    }
+
     /// Adds the tools of a connected MCP server.
     pub fn server(self, client: Client) -> Self {
         self.attach(Source::server(client))
@@ -53,6 +58,7 @@ impl ToolSetBuilder {
             let label: Arc<str> = source.label().into();
             let (kind_name, subscription) = match &source.kind {
                 SourceKind::Local { .. } => ("local toolbox", None),
+                SourceKind::Caller(_) => ("caller-executed tools", None),
                 SourceKind::Remote(client) => {
                     let subscription = if client.is_modern() {
                         listen_for_tool_changes(client, &label).await

@@ -8,6 +8,7 @@
 
 mod assemble;
 mod builder;
+mod caller;
 mod source;
 
 use std::fmt;
@@ -21,6 +22,7 @@ use crate::view::ToolView;
 
 use assemble::assemble;
 pub use builder::ToolSetBuilder;
+pub use caller::{CallerTool, CallerToolError};
 pub use source::Source;
 use source::{list_source, SourceState};
 

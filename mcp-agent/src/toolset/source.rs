@@ -35,6 +35,8 @@ pub(super) enum SourceKind {
         entries: Vec<ToolEntry>,
     },
     Remote(Client),
+    /// Tools the caller executes.
+    Caller(Vec<Tool>),
 }
 
 impl fmt::Debug for Source {
@@ -68,6 +70,14 @@ impl Source {
     /// A connected MCP server (stdio, Streamable HTTP or HTTP+SSE).
     pub fn server(client: Client) -> Source {
         Source::new(SourceKind::Remote(client))
+    }
+
+    /// Tools the caller executes ([`CallerTool`](crate::CallerTool)): a run
+    /// that calls one pauses and hands the call over.
+    pub fn caller(tools: impl IntoIterator<Item = crate::CallerTool>) -> Source {
+        Source::new(SourceKind::Caller(
+            tools.into_iter().map(|tool| tool.0).collect(),
+        ))
     }
 
     fn new(kind: SourceKind) -> Source {
@@ -124,6 +134,7 @@ impl Source {
         match &self.kind {
             SourceKind::Local { label, .. } => (*label).to_owned(),
             SourceKind::Remote(client) => client.server_info().name.clone(),
+            SourceKind::Caller(_) => "caller tools".to_owned(),
         }
     }
 

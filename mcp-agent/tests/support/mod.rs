@@ -6,6 +6,9 @@
 //! - `scripted_model`: [`ScriptedModel`], the scripted model server
 //!   (`tests/agent/scripted_model.py`) that speaks OpenAI's and Anthropic's
 //!   wire formats and checks every request against their official SDKs.
+//! - `in_process`: MCP servers served over in-memory pipes to real clients.
+//! - `scripted_chat`: [`Scripted`], an in-process `ChatModel` answering
+//!   from a script, for the loop's tests.
 //! - [`strict_check`]: checks a strict schema against OpenAI's strict-mode
 //!   rules, independently of the converter (by its module's name).
 //!
@@ -13,6 +16,8 @@
 //! crates' tests: it lives in the workspace's `tests/support/`.
 #![allow(dead_code, unreachable_pub, clippy::missing_panics_doc)]
 
+mod in_process;
+mod scripted_chat;
 mod scripted_model;
 pub mod strict_check;
 
@@ -22,5 +27,9 @@ mod http_response;
 // Each test file uses part of what is re-exported here.
 #[allow(unused_imports)]
 pub use http_response::*;
+#[allow(unused_imports)]
+pub use in_process::*;
+#[allow(unused_imports)]
+pub use scripted_chat::*;
 #[allow(unused_imports)]
 pub use scripted_model::*;

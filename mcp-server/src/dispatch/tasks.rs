@@ -298,24 +298,30 @@ impl ServerCore {
         };
         let core = Arc::clone(self);
         let running = task_id.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            tokio::pin!(call);
-            let status = tokio::select! {
-                outcome = &mut call => match outcome {
-                    _ if ctx.is_cancelled() => Status::Cancelled,
-                    Ok(result) => Status::Completed(serde_json::to_value(&result).unwrap_or(Value::Null)),
-                    Err(error) => Status::Failed(error),
-                },
-                () = ctx.cancelled() => {
-                    // Cooperative: the tool sees the cancellation and may
-                    // wind down; it is stopped after a grace period.
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut call).await;
-                    Status::Cancelled
-                }
-            };
-            core.tasks.settle(&running, status);
-        });
+        // The task outlives its request: its own span, a child of the
+        // request's (current here), keeps what the tool does in the trace.
+        let span = tracing::info_span!(target: "mcp_server", "task", otel.name = "task", mcp.task.id = %task_id);
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let _permit = permit;
+                tokio::pin!(call);
+                let status = tokio::select! {
+                    outcome = &mut call => match outcome {
+                        _ if ctx.is_cancelled() => Status::Cancelled,
+                        Ok(result) => Status::Completed(serde_json::to_value(&result).unwrap_or(Value::Null)),
+                        Err(error) => Status::Failed(error),
+                    },
+                    () = ctx.cancelled() => {
+                        // Cooperative: the tool sees the cancellation and may
+                        // wind down; it is stopped after a grace period.
+                        let _ = tokio::time::timeout(CANCEL_GRACE, &mut call).await;
+                        Status::Cancelled
+                    }
+                };
+                core.tasks.settle(&running, status);
+            },
+            span,
+        ));
         let reply = {
             let tasks = lock(&self.tasks.tasks);
             let Some(task) = tasks.get(&task_id) else {

@@ -89,7 +89,9 @@ fn start(
         }
         _ => {}
     }
-    request.id = id.map(|id| id as &dyn std::fmt::Display);
+    // The conventions want the id's own text (`request-7`, not `"request-7"`).
+    let id_text = id.map(RequestId::as_text);
+    request.id = id_text.as_ref().map(|id| id as &dyn std::fmt::Display);
     request.protocol_version = protocol_version;
     request.session_id = session.id.as_deref();
     request.transport = Some(transport(session.kind));
@@ -164,10 +166,18 @@ fn end(op: Operation, reply: &[u8]) {
 /// Serves `req` inside its span, ending the span with the reply (for a
 /// spawned call, when its future finishes).
 pub(super) fn traced(req: Request<'_>, serve: impl FnOnce(Request<'_>) -> Outcome) -> Outcome {
-    let Some(op) = start(req.session, Some(&req.id), req.method, req.params, req.info) else {
+    let Some(mut op) = start(req.session, Some(&req.id), req.method, req.params, req.info) else {
         return serve(req);
     };
+    let session = req.session;
+    let initialize = req.method == method::INITIALIZE;
     let outcome = op.span().in_scope(|| serve(req));
+    if initialize {
+        // The revision is known once `initialize` agreed on it.
+        if let Some(version) = session.legacy_version() {
+            op.set_protocol_version(version.as_str());
+        }
+    }
     match outcome {
         Outcome::Reply(bytes) => {
             end(op, &bytes);

@@ -99,6 +99,17 @@ impl From<String> for RequestId {
     }
 }
 
+impl RequestId {
+    /// The id as its own text: a number's digits, a string's characters
+    /// without quotes (`Display` quotes strings, to tell `"7"` from `7`).
+    pub fn as_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            RequestId::Number(n) => std::borrow::Cow::Owned(n.to_string()),
+            RequestId::String(s) => std::borrow::Cow::Borrowed(s),
+        }
+    }
+}
+
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1,0 +1,359 @@
+//! Runs that pause: tools the caller executes, and calls that need an
+//! approval. The paused outcome is serialized, resumed by a new agent with
+//! the caller's answers, and finishes; refused calls never run, on an MCP
+//! server neither.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_agent::chat::Message;
+use mcp_agent::{
+    Agent, Approval, ApprovalPolicy, CallerTool, Event, Outcome, PendingKind, RunError, Source,
+    ToolSet,
+};
+use mcp_server::{tool, Server};
+use serde_json::json;
+
+mod support;
+use support::{call, calls, connect, last_results, text, Scripted};
+
+/// A toolbox with one read-only tool and one that changes things.
+#[derive(Debug, Default)]
+pub struct Notes {
+    writes: Arc<AtomicU32>,
+}
+
+#[tool(description = "Notes")]
+impl Notes {
+    #[describe("Count the notes")]
+    #[tool(read_only)]
+    pub fn count(&self) -> u32 {
+        self.writes.load(Ordering::SeqCst)
+    }
+
+    #[describe("Write a note")]
+    pub fn write(&self, #[param("The note")] text: String) -> String {
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        format!("wrote {text}")
+    }
+}
+
+fn location() -> CallerTool {
+    CallerTool::new(
+        "get_location",
+        "The user's city, from their browser",
+        json!({"type": "object", "properties": {"precise": {"type": "boolean"}}, "required": ["precise"]}),
+    )
+    .unwrap()
+}
+
+async fn set(notes: Notes) -> ToolSet {
+    ToolSet::builder()
+        .toolbox(notes)
+        .caller_tool(location())
+        .build()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_caller_tool_pauses_the_run_which_resumes_in_a_new_agent_from_its_serialized_state() {
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("c1", "get_location", r#"{"precise": true}"#)]))
+        .then(|_| text("You are in Lyon."));
+    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let paused = agent
+        .run("Where am I?")
+        .on_event(move |e| seen.lock().unwrap().push(e.clone()))
+        .await
+        .unwrap();
+    assert!(paused.is_paused());
+    assert_eq!(paused.pending.len(), 1);
+    let pending = &paused.pending[0];
+    assert_eq!(pending.call_id, "c1");
+    assert_eq!(pending.tool, "get_location");
+    assert_eq!(pending.kind, PendingKind::Execute);
+    assert_eq!(pending.arguments["precise"], json!(true));
+    assert!(events
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|e| matches!(e, Event::Paused { pending, .. } if pending.len() == 1)));
+    assert_eq!(model.requests().len(), 1, "no request while paused");
+
+    // Saved as JSON, resumed by another agent over the same tools.
+    let saved = serde_json::to_string(&paused).unwrap();
+    let restored: Outcome = serde_json::from_str(&saved).unwrap();
+    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
+    let done = agent
+        .resume(restored)
+        .result("c1", "Lyon, France")
+        .await
+        .unwrap();
+    assert!(!done.is_paused() && done.pending.is_empty());
+    assert_eq!(done.text, "You are in Lyon.");
+    assert_eq!(done.turns, 2);
+    let requests = model.requests();
+    assert_eq!(
+        last_results(&requests[1]),
+        vec![("c1".to_owned(), "Lyon, France".to_owned(), false)]
+    );
+    assert_eq!(done.tool_calls.len(), 1);
+    assert_eq!(done.tool_calls[0].tool.as_deref(), Some("get_location"));
+}
+
+#[tokio::test]
+async fn in_a_mixed_turn_the_local_call_runs_and_the_callers_waits() {
+    let notes = Notes::default();
+    let writes = Arc::clone(&notes.writes);
+    let model = Scripted::new()
+        .then(|_| {
+            calls(vec![
+                call("w", "write", r#"{"text": "hello"}"#),
+                call("loc", "get_location", r#"{"precise": false}"#),
+                call("n", "count", "{}"),
+            ])
+        })
+        .then(|_| text("done"));
+    let agent = Agent::builder(Arc::clone(&model), set(notes).await).build();
+    let paused = agent.run("go").await.unwrap();
+    assert_eq!(writes.load(Ordering::SeqCst), 1, "the local call ran");
+    assert_eq!(paused.pending.len(), 1);
+    assert_eq!(
+        paused.tool_calls.len(),
+        2,
+        "the two local calls are recorded"
+    );
+    let done = agent
+        .resume(paused)
+        .error_result("loc", "the user declined to share it")
+        .await
+        .unwrap();
+    assert_eq!(done.text, "done");
+    let results = last_results(&model.requests()[1]);
+    assert_eq!(
+        results,
+        vec![
+            ("w".to_owned(), "wrote hello".to_owned(), false),
+            (
+                "loc".to_owned(),
+                "error: the user declined to share it".to_owned(),
+                true
+            ),
+            ("n".to_owned(), "1".to_owned(), false),
+        ],
+        "results in call order, the caller's among them"
+    );
+}
+
+#[tokio::test]
+async fn bad_arguments_for_a_caller_tool_go_back_to_the_model_without_pausing() {
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("c1", "get_location", r#"{"precise": "very"}"#)]))
+        .then(|_| text("sorry"));
+    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
+    let done = agent.run("Where am I?").await.unwrap();
+    assert!(!done.is_paused());
+    let results = last_results(&model.requests()[1]);
+    assert!(
+        results[0].2 && results[0].1.contains("precise"),
+        "{results:?}"
+    );
+}
+
+#[tokio::test]
+async fn resuming_without_every_answer_fails_and_gives_the_paused_run_back() {
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("c1", "get_location", r#"{"precise": true}"#)]))
+        .then(|_| text("ok"));
+    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
+    let paused = agent.run("Where am I?").await.unwrap();
+
+    let error = agent.resume(paused.clone()).await.unwrap_err();
+    let RunError::Resume { problem, outcome } = error else {
+        panic!("not a resume error")
+    };
+    assert!(
+        problem.contains("`c1`") && problem.contains("Run::result"),
+        "{problem}"
+    );
+    let error = agent
+        .resume(*outcome)
+        .result("c1", "Paris")
+        .result("c9", "?")
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("`c9` is not a pending call"),
+        "{error}"
+    );
+    let error = agent
+        .resume(paused.clone())
+        .approve("c1")
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("executed by the caller"),
+        "{error}"
+    );
+    let finished = agent.resume(paused).result("c1", "Paris").await.unwrap();
+    assert_eq!(finished.text, "ok");
+    let error = agent.resume(finished).await.unwrap_err();
+    assert!(error.to_string().contains("not a paused run"), "{error}");
+}
+
+#[tokio::test]
+async fn approval_allows_refuses_and_remembers() {
+    let notes = Notes::default();
+    let writes = Arc::clone(&notes.writes);
+    let model = Scripted::new()
+        // Read-only: runs without asking.
+        .then(|_| calls(vec![call("n", "count", "{}")]))
+        // Refused: never runs; the model reads why.
+        .then(|_| calls(vec![call("w1", "write", r#"{"text": "secret"}"#)]))
+        // Allowed for the rest of the run...
+        .then(|_| calls(vec![call("w2", "write", r#"{"text": "a"}"#)]))
+        // ...so this one does not ask.
+        .then(|_| calls(vec![call("w3", "write", r#"{"text": "b"}"#)]))
+        .then(|_| text("done"));
+    let agent = Agent::builder(Arc::clone(&model), set(notes).await)
+        .approval(ApprovalPolicy::UnlessReadOnly)
+        .build();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    let refusals = Arc::new(AtomicU32::new(0));
+    let refused = Arc::clone(&refusals);
+    let done = agent
+        .run("write things")
+        .on_event(move |e| {
+            if matches!(e, Event::CallRefused { .. }) {
+                refused.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+        .on_approval(move |request| {
+            log.lock().unwrap().push(request.call_id.clone());
+            let answer = if request.arguments["text"] == "secret" {
+                Approval::Refuse("secrets stay out of notes".into())
+            } else {
+                Approval::AllowForRun
+            };
+            async move { answer }
+        })
+        .await
+        .unwrap();
+    assert_eq!(done.text, "done");
+    assert_eq!(
+        *asked.lock().unwrap(),
+        vec!["w1", "w2"],
+        "count never asks; w3 is remembered"
+    );
+    assert_eq!(
+        writes.load(Ordering::SeqCst),
+        2,
+        "w2 and w3 ran, w1 did not"
+    );
+    assert_eq!(refusals.load(Ordering::SeqCst), 1);
+    let requests = model.requests();
+    let (id, reply, is_error) = last_results(&requests[2]).remove(0);
+    assert_eq!(id, "w1");
+    assert!(
+        is_error && reply.contains("refused (secrets stay out of notes)"),
+        "{reply}"
+    );
+    let record = done.tool_calls.iter().find(|r| r.call_id == "w1").unwrap();
+    assert_eq!(record.attempts, 0, "a refused call never runs");
+}
+
+#[tokio::test]
+async fn without_a_handler_the_run_pauses_for_approval_and_resumes_with_the_decision() {
+    let notes = Notes::default();
+    let writes = Arc::clone(&notes.writes);
+    let model = Scripted::new()
+        .then(|_| {
+            calls(vec![
+                call("w1", "write", r#"{"text": "a"}"#),
+                call("w2", "write", r#"{"text": "b"}"#),
+            ])
+        })
+        .then(|_| text("done"));
+    let agent = Agent::builder(Arc::clone(&model), set(notes).await)
+        .approval(ApprovalPolicy::Always)
+        .build();
+    let paused = agent.run("write").await.unwrap();
+    assert_eq!(
+        writes.load(Ordering::SeqCst),
+        0,
+        "nothing ran before approval"
+    );
+    assert_eq!(paused.pending.len(), 2);
+    assert!(paused
+        .pending
+        .iter()
+        .all(|p| p.kind == PendingKind::Approve));
+    let restored: Outcome = serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
+    let done = agent
+        .resume(restored)
+        .approve("w1")
+        .refuse("w2", "not now")
+        .await
+        .unwrap();
+    assert_eq!(done.text, "done");
+    assert_eq!(
+        writes.load(Ordering::SeqCst),
+        1,
+        "only the approved call ran"
+    );
+    let results = last_results(&model.requests()[1]);
+    assert_eq!(results[0], ("w1".to_owned(), "wrote a".to_owned(), false));
+    assert!(results[1].2 && results[1].1.contains("refused (not now)"));
+}
+
+/// An MCP server counting the calls it receives.
+#[derive(Debug, Default)]
+pub struct Counter {
+    seen: Arc<AtomicU32>,
+}
+
+#[tool(description = "A destructive counter")]
+impl Counter {
+    #[describe("Delete everything")]
+    #[tool(destructive)]
+    pub fn wipe(&self) -> String {
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        "wiped".into()
+    }
+}
+
+#[tokio::test]
+async fn a_refused_call_never_reaches_the_mcp_server() {
+    let counter = Counter::default();
+    let seen = Arc::clone(&counter.seen);
+    let server = Server::builder("counter", "1").toolbox(counter).build();
+    let client = connect(server).await;
+    let tools = ToolSet::builder()
+        .attach(Source::server(client))
+        .build()
+        .await
+        .unwrap();
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("x", "wipe", "{}")]))
+        .then(|_| text("I did not wipe anything."));
+    let agent = Agent::builder(Arc::clone(&model), tools)
+        .tool_approval("wipe", ApprovalPolicy::Always)
+        .build();
+    let done = agent
+        .run("wipe it")
+        .on_approval(|_| async { Approval::Refuse("no".into()) })
+        .await
+        .unwrap();
+    assert_eq!(done.text, "I did not wipe anything.");
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        0,
+        "the server never saw the call"
+    );
+    let last = model.requests()[1].messages.last().cloned();
+    assert!(matches!(last, Some(Message::ToolResults { .. })));
+}

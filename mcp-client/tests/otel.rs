@@ -1,0 +1,332 @@
+//! The client's spans (the `otel` feature), caught by OpenTelemetry's
+//! in-memory exporter, against our server (`mcp-server/otel`) in the same
+//! process: a CLIENT span per request, by the MCP semantic conventions,
+//! whose context travels in `params._meta` and, over HTTP, in the
+//! `traceparent` header, so that the server's SERVER span is its child.
+#![cfg(feature = "otel")]
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use mcp_client::{Client, Era, Error};
+use mcp_server::http::HttpConfig;
+use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
+use opentelemetry::Value;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::{json, Value as Json};
+use support::{in_process, server};
+use tracing::Instrument as _;
+use tracing_subscriber::layer::SubscriberExt as _;
+
+/// Spans of this thread's `tracing` go to an in-memory exporter while it
+/// lives. The tests run on Tokio's current-thread runtime, and the client
+/// and the server on it: everything both do is on this thread.
+struct Traced {
+    exporter: InMemorySpanExporter,
+    provider: SdkTracerProvider,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+impl Traced {
+    fn start() -> Traced {
+        // What `mcp_otel::Telemetry::from_env` installs (W3C Trace Context).
+        opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
+        let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        Traced {
+            exporter,
+            provider,
+            _guard: guard,
+        }
+    }
+
+    /// The spans ended so far.
+    fn spans(&self) -> Spans {
+        self.provider.force_flush().unwrap();
+        Spans(self.exporter.get_finished_spans().unwrap())
+    }
+}
+
+struct Spans(Vec<SpanData>);
+
+impl Spans {
+    /// The one span named `name` of `kind` (client and server name theirs alike).
+    fn one(&self, name: &str, kind: &SpanKind) -> &SpanData {
+        let found: Vec<&SpanData> = self
+            .0
+            .iter()
+            .filter(|s| s.name == name && &s.span_kind == kind)
+            .collect();
+        let all: Vec<(&str, &SpanKind)> = self
+            .0
+            .iter()
+            .map(|s| (s.name.as_ref(), &s.span_kind))
+            .collect();
+        assert_eq!(found.len(), 1, "one {kind:?} span {name:?} among {all:?}");
+        found[0]
+    }
+
+    fn client(&self, name: &str) -> &SpanData {
+        self.one(name, &SpanKind::Client)
+    }
+
+    fn server(&self, name: &str) -> &SpanData {
+        self.one(name, &SpanKind::Server)
+    }
+}
+
+fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| &kv.value)
+}
+
+fn string(span: &SpanData, key: &str) -> Option<String> {
+    attribute(span, key).map(|v| v.as_str().into_owned())
+}
+
+/// Asserts the string attributes `expected` (key, value) of `span`.
+fn assert_strings(span: &SpanData, expected: &[(&str, &str)]) {
+    for (key, value) in expected {
+        assert_eq!(
+            string(span, key).as_deref(),
+            Some(*value),
+            "{key} of {} {:?}",
+            span.name,
+            span.span_kind
+        );
+    }
+}
+
+fn is_child(child: &SpanData, parent: &SpanData) -> bool {
+    child.parent_span_id == parent.span_context.span_id()
+        && child.span_context.trace_id() == parent.span_context.trace_id()
+}
+
+/// Whether the server's span continues the client's: its remote child.
+fn assert_continues(server: &SpanData, client: &SpanData) {
+    assert!(
+        is_child(server, client),
+        "the server's {} is the child of the client's span",
+        server.name
+    );
+    assert!(server.parent_span_is_remote, "{}", server.name);
+}
+
+fn error_description(span: &SpanData) -> String {
+    match &span.status {
+        Status::Error { description } => description.to_string(),
+        other => panic!("{} has status {other:?}, not an error", span.name),
+    }
+}
+
+/// The `traceparent` naming `span`.
+fn traceparent(span: &SpanData) -> String {
+    format!(
+        "00-{}-{}-01",
+        span.span_context.trace_id(),
+        span.span_context.span_id()
+    )
+}
+
+#[tokio::test]
+async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
+    for (era, version) in [(Era::Legacy, "2025-11-25"), (Era::Modern, "2026-07-28")] {
+        let traced = Traced::start();
+        let (server, _events) = server();
+        let (client, _tap, serving) = in_process(server, Client::builder().protocol(era)).await;
+        let caller = tracing::info_span!("caller");
+        let unknown = async {
+            let r = client
+                .call_tool("add", json!({"a": 2, "b": 3}))
+                .await
+                .unwrap();
+            assert_eq!(r.content[0].as_text(), Some("5"));
+            let failed = client.call_tool("fail", ()).await;
+            assert!(matches!(failed, Err(Error::Tool(_))), "{failed:?}");
+            client.call_tool("no_such_tool", ()).await.unwrap_err()
+        }
+        .instrument(caller.clone())
+        .await;
+        drop(caller);
+        client.close().await;
+        serving.await.unwrap().unwrap();
+        let spans = traced.spans();
+
+        let caller = spans.one("caller", &SpanKind::Internal);
+        let add = spans.client("tools/call add");
+        assert!(
+            is_child(add, caller),
+            "{era:?}: the call is the caller's span's child"
+        );
+        assert_eq!(add.status, Status::Unset);
+        assert_strings(
+            add,
+            &[
+                ("mcp.method.name", "tools/call"),
+                ("gen_ai.tool.name", "add"),
+                ("gen_ai.operation.name", "execute_tool"),
+                ("mcp.protocol.version", version),
+                ("network.transport", "pipe"),
+            ],
+        );
+        assert!(attribute(add, "error.type").is_none());
+        let server_add = spans.server("tools/call add");
+        assert_continues(server_add, add);
+        assert_eq!(
+            string(add, "jsonrpc.request.id"),
+            string(server_add, "jsonrpc.request.id"),
+            "{era:?}: the request id the client sent is the one the server saw"
+        );
+        assert!(string(add, "jsonrpc.request.id").is_some());
+
+        let fail = spans.client("tools/call fail");
+        assert!(is_child(fail, caller));
+        assert_strings(fail, &[("error.type", "tool_error")]);
+        assert!(matches!(fail.status, Status::Error { .. }), "{fail:?}");
+        let server_fail = spans.server("tools/call fail");
+        assert_continues(server_fail, fail);
+        assert_strings(server_fail, &[("error.type", "tool_error")]);
+
+        let nope = spans.client("tools/call no_such_tool");
+        assert_strings(
+            nope,
+            &[
+                ("error.type", "-32602"),
+                ("rpc.response.status_code", "-32602"),
+            ],
+        );
+        let Error::Protocol(unknown) = unknown else {
+            panic!("{era:?}: {unknown:?}")
+        };
+        assert_eq!(error_description(nope), unknown.message);
+        assert_continues(spans.server("tools/call no_such_tool"), nope);
+
+        if era == Era::Legacy {
+            // The handshake, outside any span of the caller's: a root, and
+            // the server's initialize its child.
+            let initialize = spans.client("initialize");
+            assert_eq!(
+                initialize.parent_span_id,
+                opentelemetry::trace::SpanId::INVALID
+            );
+            assert_continues(spans.server("initialize"), initialize);
+        }
+    }
+}
+
+/// What the server was sent: each POST's headers and body.
+type Seen = Arc<Mutex<Vec<(http::HeaderMap, Json)>>>;
+
+/// Our server's Streamable HTTP endpoint at `/mcp` on 127.0.0.1, behind a
+/// layer that keeps what each POST carried; its URL, what it saw, and how
+/// to stop it.
+async fn recording_server() -> (
+    String,
+    Seen,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
+    use axum::body::{to_bytes, Body};
+    use axum::extract::Request;
+    use axum::middleware::Next;
+
+    let (server, _events) = server();
+    let seen = Seen::default();
+    let kept = Arc::clone(&seen);
+    let record = move |request: Request, next: Next| {
+        let kept = Arc::clone(&kept);
+        async move {
+            let (parts, body) = request.into_parts();
+            let bytes = to_bytes(body, usize::MAX).await.unwrap();
+            if parts.method == http::Method::POST {
+                let body = serde_json::from_slice(&bytes).unwrap_or(Json::Null);
+                kept.lock().unwrap().push((parts.headers.clone(), body));
+            }
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+    };
+    let app = axum::Router::new()
+        .route_service("/mcp", server.http_service(HttpConfig::default()))
+        .layer(axum::middleware::from_fn(record));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+    });
+    (url, seen, stop, task)
+}
+
+#[tokio::test]
+async fn over_http_the_request_carries_the_client_spans_traceparent() {
+    for (era, version) in [(Era::Legacy, "2025-11-25"), (Era::Modern, "2026-07-28")] {
+        let traced = Traced::start();
+        let (url, seen, stop, served) = recording_server().await;
+        let client = Client::builder()
+            .protocol(era)
+            .connect_http(&url)
+            .await
+            .unwrap();
+        let r = client
+            .call_tool("add", json!({"a": 1, "b": 2}))
+            .instrument(tracing::info_span!("caller"))
+            .await
+            .unwrap();
+        assert_eq!(r.content[0].as_text(), Some("3"));
+        client.close().await;
+        let _ = stop.send(());
+        served.await.unwrap();
+        let spans = traced.spans();
+
+        let add = spans.client("tools/call add");
+        assert_strings(
+            add,
+            &[
+                ("mcp.protocol.version", version),
+                ("network.transport", "tcp"),
+                ("network.protocol.name", "http"),
+            ],
+        );
+        let expected = traceparent(add);
+        let seen = seen.lock().unwrap();
+        let calls: Vec<&(http::HeaderMap, Json)> = seen
+            .iter()
+            .filter(|(_, body)| body["method"] == "tools/call")
+            .collect();
+        assert_eq!(calls.len(), 1, "{era:?}: {seen:?}");
+        let (headers, body) = calls[0];
+        assert_eq!(
+            headers.get("traceparent").and_then(|v| v.to_str().ok()),
+            Some(expected.as_str()),
+            "{era:?}: the POST's traceparent names the CLIENT span"
+        );
+        assert_eq!(
+            body["params"]["_meta"]["traceparent"], expected,
+            "{era:?}: and so does its _meta"
+        );
+
+        // The server took its parent from `_meta`; the header named the
+        // same span, which is not linked to again.
+        let server_add = spans.server("tools/call add");
+        assert_continues(server_add, add);
+        assert!(
+            server_add.links.is_empty(),
+            "{era:?}: {:?}",
+            server_add.links
+        );
+    }
+}
