@@ -8,19 +8,35 @@ Starts the scripted model server (a subprocess) and proves that
     clients accept and parse: non-streaming and streaming, text plus two tool
     calls, tool results going back, a 429 with retry-after: 0 that the SDKs
     retry, a truncated stream, raw bodies, delays and client disconnects;
+  * the OpenAI Responses API likewise, with `client.responses.create` (JSON,
+    and stream=True read event by event) and the SDK's `responses.stream`
+    accumulator: text, function calls, usage details, a second request with
+    previous_response_id answering the calls with function_call_output items
+    (a string, and a list with input_text + input_image), a stateless replayed
+    history, a 429 retried, an error step, a truncated stream;
   * it refuses what the providers refuse, each answered 400 in the provider's
     error shape and recorded in /__status "failures": unknown keys at the top
-    level and nested (messages[0].bogus), a tool message answering no call, an
-    assistant's calls left unanswered, Anthropic non-alternating roles and
-    unanswered tool_use, a tool name with a dot, wrong credentials, missing
-    anthropic-version, unmet script expectations, an exhausted script, and a
-    malformed script.
+    level and nested (messages[0].bogus, input[0].bogus), a tool message (or
+    function_call_output) answering no call, an assistant's calls left
+    unanswered (also a previous response's), an unknown previous_response_id,
+    Anthropic non-alternating roles and unanswered tool_use, a tool name with
+    a dot, wrong credentials, missing anthropic-version, unmet script
+    expectations, an exhausted script, and a malformed script;
+  * the image / document expectations of tool results (Anthropic image and
+    document blocks, Responses input_image parts, Chat image messages after
+    the tool messages) and the structured-output expectation (Chat
+    response_format, Responses text.format, Anthropic output_config.format)
+    are met by a request that satisfies them and refused, naming the problem,
+    for one that does not; base64 media that does not decode or is not the
+    type it claims, and strict output schemas that break OpenAI's strict
+    rules, are refused.
 Prints one line per check and exits non-zero, naming the failed checks, if
 any check fails.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -131,6 +147,19 @@ TWO_USES = [
 ]
 USER = {"role": "user", "content": "What is 2 + 3, and 10 / 5?"}
 OPENAI_HEADERS = {"content-type": "application/json", "authorization": f"Bearer {API_KEY}"}
+TOOLS_RESPONSES = [
+    {"type": "function", "name": t["function"]["name"], "description": t["function"]["description"],
+     "parameters": t["function"]["parameters"], "strict": None} for t in TOOLS_OPENAI
+]
+# Real files' first bytes (the server checks the magic numbers).
+PNG = base64.b64encode(bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a4ea0000000049454e44ae426082")).decode()
+JPEG = base64.b64encode(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9").decode()
+PDF = base64.b64encode(b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n").decode()
+STRICT_SCHEMA = {"type": "object", "properties": {"answer": {"type": "number"}, "unit": {"type": "string"}},
+                 "required": ["answer", "unit"], "additionalProperties": False}
+LOOSE_SCHEMA = {"type": "object", "properties": {"answer": {"type": "number"}, "unit": {"type": "string"}}}
 ANTHROPIC_HEADERS = {"content-type": "application/json", "x-api-key": API_KEY, "anthropic-version": "2023-06-01"}
 
 
@@ -458,6 +487,10 @@ def run_checks(srv: Server, oai: openai.OpenAI, ant: anthropic.Anthropic) -> Non
             ANTHROPIC_HEADERS, "is_error", "anthropic",
             {"expect": {"tool_results": [{"id": "toolu_1", "contains": "5", "is_error": True}]}, "respond": {"text": "x"}})
 
+    responses_checks(srv, oai, refused)
+    media_checks(srv, oai, ant, refused)
+    output_schema_checks(srv, oai, ant, refused)
+
     def anthropic_script_error() -> None:
         srv.script({"respond": {"tool_calls": [{"name": "add", "arguments": "{not json"}]}})
         code, _, data = srv.http("POST", "/v1/messages", ok_anthropic, ANTHROPIC_HEADERS)
@@ -489,6 +522,348 @@ def run_checks(srv: Server, oai: openai.OpenAI, ant: anthropic.Anthropic) -> Non
         expect(all("bogus" not in json.dumps(r["headers"]) for r in st["requests"]), "headers")
         expect(not any(API_KEY in json.dumps(r["headers"]) for r in st["requests"]), "an API key leaked into /__status")
     check("status: no steps left, API keys masked everywhere", clean_status)
+
+
+Refused = Callable[..., None]
+
+
+def responses_checks(srv: Server, oai: openai.OpenAI, refused: Refused) -> None:
+    """The OpenAI Responses API (POST /v1/responses) against the official client."""
+
+    def responses_json() -> None:
+        srv.script({"provider": "openai_responses",
+                    "expect": {"tools": ["add", "divide"], "tool_choice": "auto", "stream": False,
+                               "last_user_contains": "2 + 3", "previous_response_id": "absent",
+                               "output_schema": "absent"},
+                    "respond": {"text": "Let me compute.", "tool_calls": TWO_CALLS,
+                                "usage": {"input": 31, "output": 7, "cached": 4, "reasoning": 2}}})
+        r = oai.responses.create(model="gpt-test", input=[USER], tools=TOOLS_RESPONSES, tool_choice="auto",
+                                 instructions="Be brief.")
+        expect(r.object == "response" and r.status == "completed" and r.model == "gpt-test", f"{r}")
+        expect(r.id.startswith("resp_") and r.id[5:].isdigit(), f"id {r.id}")
+        expect([o.type for o in r.output] == ["message", "function_call", "function_call"], f"output {r.output}")
+        expect(r.output_text == "Let me compute." and r.output[0].content[0].type == "output_text", f"{r.output[0]}")
+        fc = r.output[2]
+        expect(fc.call_id == "call_2" and fc.name == "divide" and fc.arguments == "{\"a\": 10, \"b\": 5}"
+               and fc.id and fc.id != fc.call_id, f"function_call {fc}")
+        u = r.usage
+        expect(u.input_tokens == 31 and u.output_tokens == 7 and u.total_tokens == 38
+               and u.input_tokens_details.cached_tokens == 4 and u.output_tokens_details.reasoning_tokens == 2, f"usage {u}")
+        expect(r.instructions == "Be brief." and [t.name for t in r.tools] == ["add", "divide"], "echoed request fields")
+        reqs, fails, st = srv.mine()
+        expect(not fails and st["remaining"] == 0, f"failures {fails}")
+        expect(reqs[0]["path"] == "/v1/responses" and reqs[0]["headers"]["authorization"] == "Bearer ***", f"{reqs[0]}")
+        responses_json.first = r  # type: ignore[attr-defined]
+    check("openai SDK responses: JSON, text + 2 function calls, usage details", responses_json)
+
+    def responses_previous() -> None:
+        first = getattr(responses_json, "first", None)
+        expect(first is not None, "needs the previous check's response")
+        srv.script({"provider": "openai_responses",
+                    "expect": {"previous_response_id": "previous",
+                               "tool_results": [{"id": "call_1", "contains": "5"},
+                                                {"id": "call_2", "contains": "chart", "image": "image/png"}]},
+                    "respond": {"text": "2 + 3 = 5; see the chart."}},
+                   {"provider": "openai_responses", "expect": {"previous_response_id": first.id},
+                    "respond": {"text": "again"}})
+        r = oai.responses.create(model="gpt-test", previous_response_id=first.id, tools=TOOLS_RESPONSES, input=[
+            {"type": "function_call_output", "call_id": "call_1", "output": "5"},
+            {"type": "function_call_output", "call_id": "call_2", "output": [
+                {"type": "input_text", "text": "the chart"},
+                {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"}]}])
+        expect(r.output_text == "2 + 3 = 5; see the chart." and r.previous_response_id == first.id, f"{r}")
+        # The same calls answered again on top of the same previous response: an exact-id expectation.
+        r2 = oai.responses.create(model="gpt-test", previous_response_id=first.id, input=[
+            {"type": "function_call_output", "call_id": "call_1", "output": "5"},
+            {"type": "function_call_output", "call_id": "call_2", "output": "2"}])
+        expect(r2.output_text == "again", f"{r2}")
+        _, fails, st = srv.mine()
+        expect(not fails and st["remaining"] == 0, f"failures {fails}")
+    check("openai SDK responses: previous_response_id + function_call_output (text, input_image)", responses_previous)
+
+    def responses_history() -> None:
+        srv.script({"provider": "openai_responses",
+                    "expect": {"previous_response_id": "absent", "last_user_contains": "2 + 3",
+                               "tool_results": [{"id": "call_1", "contains": "5"}, {"id": "call_2", "contains": "2"}]},
+                    "respond": {"text": "5 and 2"}})
+        history = [
+            {"role": "system", "content": "Be brief."}, USER,
+            {"type": "message", "role": "assistant", "id": "msg_old", "status": "completed",
+             "content": [{"type": "output_text", "text": "Let me compute.", "annotations": []}]},
+            *[{"type": "function_call", "call_id": c["id"], "name": c["name"], "arguments": c["arguments"]} for c in TWO_CALLS],
+            {"type": "function_call_output", "call_id": "call_1", "output": "5"},
+            {"type": "function_call_output", "call_id": "call_2", "output": [{"type": "input_text", "text": "2"}]},
+        ]
+        r = oai.responses.create(model="gpt-test", input=history, tools=TOOLS_RESPONSES, store=False)
+        expect(r.output_text == "5 and 2", f"{r}")
+        _, fails, _ = srv.mine()
+        expect(not fails, f"failures {fails}")
+    check("openai SDK responses: stateless history (function_call items answered in input)", responses_history)
+
+    def responses_streaming() -> None:
+        step = {"provider": "openai_responses", "expect": {"stream": True, "tools": ["add", "divide"]},
+                "respond": {"text": "Let me compute.", "tool_calls": TWO_CALLS, "usage": {"input": 12, "output": 9}}}
+        srv.script(step, step)
+        kinds, seqs, text, args, final = [], [], "", {}, None
+        for ev in oai.responses.create(model="gpt-test", input=[USER], tools=TOOLS_RESPONSES, stream=True):
+            kinds.append(ev.type)
+            seqs.append(ev.sequence_number)
+            if ev.type == "response.output_text.delta":
+                text += ev.delta
+            elif ev.type == "response.function_call_arguments.delta":
+                args[ev.output_index] = args.get(ev.output_index, "") + ev.delta
+            elif ev.type == "response.completed":
+                final = ev.response
+        expect(seqs == list(range(len(seqs))), f"sequence numbers {seqs}")
+        expect(kinds[:4] == ["response.created", "response.in_progress", "response.output_item.added",
+                             "response.content_part.added"] and kinds[-1] == "response.completed", f"kinds {kinds}")
+        order = ["response.output_text.done", "response.content_part.done", "response.output_item.done"]
+        expect([k for k in kinds if k in order][:3] == order, f"text item closing order {kinds}")
+        expect(kinds.count("response.output_text.delta") >= 2 and kinds.count("response.function_call_arguments.delta") >= 4,
+               f"deltas should come in pieces: {kinds}")
+        expect(kinds.count("response.function_call_arguments.done") == 2 and kinds.count("response.output_item.done") == 3, f"{kinds}")
+        expect(text == "Let me compute." and args == {1: "{\"a\": 2, \"b\": 3}", 2: "{\"a\": 10, \"b\": 5}"}, f"{text!r} {args}")
+        expect(final is not None and final.status == "completed" and final.usage.output_tokens == 9
+               and [o.type for o in final.output] == ["message", "function_call", "function_call"], f"final {final}")
+        # The SDK's own accumulator (responses.stream) must agree.
+        with oai.responses.stream(model="gpt-test", input=[USER], tools=TOOLS_RESPONSES) as s:
+            for _ in s:
+                pass
+            acc = s.get_final_response()
+        expect(acc.output_text == "Let me compute." and acc.output[2].arguments == "{\"a\": 10, \"b\": 5}"
+               and acc.output[1].call_id == "call_1", f"accumulated {acc}")
+        _, fails, st = srv.mine()
+        expect(not fails and st["remaining"] == 0, f"failures {fails}")
+        # A streamed response is remembered too: answer its calls with previous_response_id.
+        srv.script({"expect": {"previous_response_id": "previous", "tool_results": [{"id": "call_1"}, {"id": "call_2"}]},
+                    "respond": {"text": "ok"}})
+        r = oai.responses.create(model="gpt-test", previous_response_id=acc.id, input=[
+            {"type": "function_call_output", "call_id": c["id"], "output": "x"} for c in TWO_CALLS])
+        expect(r.output_text == "ok", f"{r}")
+        _, fails, _ = srv.mine()
+        expect(not fails, f"failures {fails}")
+    check("openai SDK responses: streaming events, accumulated by responses.stream", responses_streaming)
+
+    def responses_retry_and_error() -> None:
+        srv.script({"respond": {"status": 429, "headers": {"retry-after": "0"}, "message": "Rate limit reached"}},
+                   {"respond": {"text": "after the retry"}},
+                   {"respond": {"status": 400, "message": "context too long"}})
+        r = oai.with_options(max_retries=2).responses.create(model="gpt-test", input="hi")
+        expect(r.output_text == "after the retry", "retried answer")
+        try:
+            oai.responses.create(model="gpt-test", input="hi", stream=True)
+        except openai.BadRequestError as e:
+            expect(e.body.get("message") == "context too long" and e.body.get("type") == "invalid_request_error",
+                   f"error body {e.body}")
+        else:
+            raise AssertionError("no error raised")
+        reqs, fails, st = srv.mine()
+        expect([q["status"] for q in reqs] == [429, 200, 400] and not fails and st["remaining"] == 0, f"{reqs}")
+    check("openai SDK responses: 429 retried, scripted 400 on a stream request -> BadRequestError",
+          responses_retry_and_error)
+
+    def responses_truncated() -> None:
+        srv.script({"respond": {"truncate_stream": True, "text": "partial answer",
+                                "tool_calls": [{"id": "call_t", "name": "add", "arguments": "{\"a\": 1, \"b\": 2}"}]}})
+        code, hdrs, data = srv.http("POST", "/v1/responses", {"model": "m", "input": "hi", "stream": True}, OPENAI_HEADERS)
+        text = data.decode()
+        events = [json.loads(line[6:]) for line in text.split("\n") if line.startswith("data: ")]
+        kinds = [e["type"] for e in events]
+        expect(code == 200 and hdrs.get("connection") == "close", f"{code} {hdrs}")
+        expect("response.completed" not in kinds and kinds[-1] == "response.function_call_arguments.delta"
+               and kinds.count("response.output_item.done") == 1, f"kinds {kinds}")
+        expect("".join(e["delta"] for e in events if e["type"] == "response.function_call_arguments.delta")
+               == "{\"a\": 1, \"b\": 2}", "arguments streamed before the cut")
+        rid = events[0]["response"]["id"]
+        # ... and a truncated response is not remembered.
+        refused_prev = {"model": "m", "previous_response_id": rid,
+                        "input": [{"type": "function_call_output", "call_id": "call_t", "output": "3"}]}
+        srv.script({"respond": {"text": "x"}})
+        code, _, data = srv.http("POST", "/v1/responses", refused_prev, OPENAI_HEADERS)
+        expect(code == 400 and b"not a response this server produced" in data, f"{code} {data!r}")
+    check("raw: responses truncate_stream ends after the last delta, not remembered", responses_truncated)
+
+    ok = {"model": "m", "input": [USER]}
+    refused("responses unknown nested key input[0].bogus", "/v1/responses",
+            {"model": "m", "input": [{**USER, "bogus": 1}]}, OPENAI_HEADERS, "bogus", "openai")
+    refused("responses function tool without the required strict key", "/v1/responses",
+            {**ok, "tools": [{"type": "function", "name": "add", "parameters": {"type": "object"}}]},
+            OPENAI_HEADERS, "strict: Field required", "openai")
+    refused("responses function_call_output answering no call", "/v1/responses",
+            {"model": "m", "input": [USER, {"type": "function_call_output", "call_id": "call_9", "output": "5"}]},
+            OPENAI_HEADERS, "call_9", "openai")
+    refused("responses function_call left unanswered before a user message", "/v1/responses",
+            {"model": "m", "input": [USER, {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": "{}"},
+                                     {"role": "user", "content": "and?"}]},
+            OPENAI_HEADERS, "call_1", "openai")
+    refused("responses unknown previous_response_id", "/v1/responses", {**ok, "previous_response_id": "resp_nope"},
+            OPENAI_HEADERS, "resp_nope", "openai")
+    refused("responses tool name with a dot", "/v1/responses",
+            {**ok, "tools": [{"type": "function", "name": "calc.add", "parameters": {"type": "object"}, "strict": False}]},
+            OPENAI_HEADERS, "calc.add", "openai")
+    refused("responses duplicate tool names", "/v1/responses",
+            {**ok, "tools": [TOOLS_RESPONSES[0], TOOLS_RESPONSES[0]]}, OPENAI_HEADERS, "offered twice", "openai")
+    refused("responses named tool_choice not offered", "/v1/responses",
+            {**ok, "tools": TOOLS_RESPONSES, "tool_choice": {"type": "function", "name": "mul"}},
+            OPENAI_HEADERS, "'mul'", "openai")
+    refused("responses strict tool whose schema breaks the strict rules", "/v1/responses",
+            {**ok, "tools": [{**TOOLS_RESPONSES[0], "strict": True}]}, OPENAI_HEADERS, "additionalProperties", "openai")
+    refused("responses wrong API key", "/v1/responses", ok, {**OPENAI_HEADERS, "authorization": "Bearer sk-wrong"},
+            "authorization", "openai")
+    refused("responses request to a step scripted for openai (chat)", "/v1/responses", ok, OPENAI_HEADERS,
+            "openai API", "openai", {"provider": "openai", "respond": {"text": "x"}})
+    refused("responses expectation previous_response_id not met", "/v1/responses", ok, OPENAI_HEADERS,
+            "previous_response_id", "openai", {"expect": {"previous_response_id": "previous"}, "respond": {"text": "x"}})
+
+    def responses_previous_unanswered() -> None:
+        srv.script({"respond": {"tool_calls": TWO_CALLS}}, {"respond": {"text": "x"}})
+        r = oai.responses.create(model="gpt-test", input="hi", tools=TOOLS_RESPONSES)
+        code, _, data = srv.http("POST", "/v1/responses", {
+            "model": "m", "previous_response_id": r.id, "tools": TOOLS_RESPONSES,
+            "input": [{"type": "function_call_output", "call_id": "call_1", "output": "5"},
+                      {"role": "user", "content": "next"}]}, OPENAI_HEADERS)
+        message = json.loads(data)["error"]["message"]
+        expect(code == 400 and "call_2" in message and f"response {r.id}" in message, f"{code} {message}")
+        _, fails, _ = srv.mine()
+        expect(len(fails) == 1, f"failures {fails}")
+    check("refused: responses call of the previous response unanswered before a user message",
+          responses_previous_unanswered)
+
+
+def media_checks(srv: Server, oai: openai.OpenAI, ant: anthropic.Anthropic, refused: Refused) -> None:
+    """expect.tool_results[i].image / .document, each provider's native form."""
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}]}
+
+    def anthropic_image_and_document() -> None:
+        srv.script({"provider": "anthropic",
+                    "expect": {"tool_results": [{"id": "toolu_1", "contains": "a chart", "image": "image/png",
+                                                 "document": "application/pdf"}]},
+                    "respond": {"text": "seen"}})
+        r = ant.messages.create(model="claude-test", max_tokens=64, tools=TOOLS_ANTHROPIC, messages=[
+            USER, use, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+                {"type": "text", "text": "here is a chart"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}}]}]}])
+        expect(r.content[0].text == "seen", f"{r}")
+        _, fails, _ = srv.mine()
+        expect(not fails, f"failures {fails}")
+    check("anthropic SDK: tool_result with image and document blocks meets image/document expectations",
+          anthropic_image_and_document)
+
+    def chat_image_followup() -> None:
+        srv.script({"provider": "openai",
+                    "expect": {"tool_results": [{"id": "call_1", "contains": "5"},
+                                                {"id": "call_2", "contains": "chart", "image": "image/jpeg"}],
+                               "last_user_contains": "2 + 3"},
+                    "respond": {"text": "seen"}})
+        r = oai.chat.completions.create(model="gpt-test", tools=TOOLS_OPENAI, messages=[
+            USER, {"role": "assistant", "content": None, "tool_calls": [
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                for c in TWO_CALLS]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "5"},
+            {"role": "tool", "tool_call_id": "call_2", "content": "a chart (image below)"},
+            {"role": "user", "content": [{"type": "text", "text": "The image returned by call_2:"},
+                                         {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{JPEG}"}}]}])
+        expect(r.choices[0].message.content == "seen", f"{r}")
+        _, fails, _ = srv.mine()
+        expect(not fails, f"failures {fails}")
+    check("openai SDK chat: tool message + a user message with the image meets the image expectation",
+          chat_image_followup)
+
+    ok_anthropic = {"model": "m", "max_tokens": 10, "messages": [
+        USER, use, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "text only"}]}]}
+    refused("anthropic expectation image not met (text-only tool_result)", "/v1/messages", ok_anthropic,
+            ANTHROPIC_HEADERS, "image of type image/png", "anthropic",
+            {"expect": {"tool_results": [{"id": "toolu_1", "image": "image/png"}]}, "respond": {"text": "x"}})
+    refused("anthropic expectation document not met", "/v1/messages", ok_anthropic,
+            ANTHROPIC_HEADERS, "document block of type application/pdf", "anthropic",
+            {"expect": {"tool_results": [{"id": "toolu_1", "document": "application/pdf"}]}, "respond": {"text": "x"}})
+    refused("anthropic image whose bytes are not its media_type", "/v1/messages",
+            {**ok_anthropic, "messages": [USER, use, {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": JPEG}}]}]}]},
+            ANTHROPIC_HEADERS, "declared 'image/png' but its bytes are 'image/jpeg'", "anthropic")
+    refused("anthropic image data that is not base64", "/v1/messages",
+            {**ok_anthropic, "messages": [{"role": "user", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": "not base64!"}},
+                {"type": "text", "text": "what is this?"}]}]},
+            ANTHROPIC_HEADERS, "does not decode", "anthropic")
+    chat_calls = [USER, {"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "a chart"}]
+    refused("openai chat expectation image not met (no user message with the image)", "/v1/chat/completions",
+            {"model": "m", "messages": chat_calls}, OPENAI_HEADERS, "user message after the tool messages", "openai",
+            {"expect": {"tool_results": [{"id": "call_1", "image": "image/png"}]}, "respond": {"text": "x"}})
+    refused("openai chat expectation image of the wrong type", "/v1/chat/completions",
+            {"model": "m", "messages": chat_calls + [{"role": "user", "content": [
+                {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{JPEG}"}}]}]},
+            OPENAI_HEADERS, "found: image/jpeg", "openai",
+            {"expect": {"tool_results": [{"id": "call_1", "image": "image/png"}]}, "respond": {"text": "x"}})
+    fco = {"type": "function_call", "call_id": "call_1", "name": "add", "arguments": "{}"}
+    refused("responses expectation image not met (input_image of another type)", "/v1/responses",
+            {"model": "m", "input": [USER, fco, {"type": "function_call_output", "call_id": "call_1", "output": [
+                {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"}]}]},
+            OPENAI_HEADERS, "image of type image/jpeg", "openai",
+            {"expect": {"tool_results": [{"id": "call_1", "image": "image/jpeg"}]}, "respond": {"text": "x"}})
+    refused("responses input_image data URL whose bytes are another format", "/v1/responses",
+            {"model": "m", "input": [USER, fco, {"type": "function_call_output", "call_id": "call_1", "output": [
+                {"type": "input_image", "image_url": f"data:image/webp;base64,{PNG}"}]}]},
+            OPENAI_HEADERS, "declared 'image/webp'", "openai")
+
+
+def output_schema_checks(srv: Server, oai: openai.OpenAI, ant: anthropic.Anthropic, refused: Refused) -> None:
+    """expect.output_schema: the JSON output each provider is asked for."""
+    want = {"name": "answer", "properties": ["answer", "unit"], "strict": True}
+
+    def structured_all_three() -> None:
+        srv.script({"provider": "openai", "expect": {"output_schema": want}, "respond": {"text": "{\"answer\": 5, \"unit\": \"\"}"}},
+                   {"provider": "openai_responses", "expect": {"output_schema": want}, "respond": {"text": "{\"answer\": 5, \"unit\": \"\"}"}},
+                   {"provider": "anthropic", "expect": {"output_schema": {"properties": ["unit", "answer"], "strict": True}},
+                    "respond": {"text": "{\"answer\": 5, \"unit\": \"\"}"}},
+                   {"provider": "anthropic", "expect": {"output_schema": "absent"}, "respond": {"text": "plain"}})
+        r = oai.chat.completions.create(model="gpt-test", messages=[USER], response_format={
+            "type": "json_schema", "json_schema": {"name": "answer", "schema": STRICT_SCHEMA, "strict": True}})
+        expect(json.loads(r.choices[0].message.content)["answer"] == 5, f"{r}")
+        r2 = oai.responses.create(model="gpt-test", input=[USER], text={"format": {
+            "type": "json_schema", "name": "answer", "schema": STRICT_SCHEMA, "strict": True}})
+        expect(json.loads(r2.output_text)["answer"] == 5 and r2.text.format.type == "json_schema", f"{r2}")
+        r3 = ant.messages.create(model="claude-test", max_tokens=64, messages=[USER],
+                                 output_config={"format": {"type": "json_schema", "schema": STRICT_SCHEMA}})
+        expect(json.loads(r3.content[0].text)["unit"] == "", f"{r3}")
+        r4 = ant.messages.create(model="claude-test", max_tokens=64, messages=[USER])
+        expect(r4.content[0].text == "plain", f"{r4}")
+        _, fails, st = srv.mine()
+        expect(not fails and st["remaining"] == 0, f"failures {fails}")
+    check("SDKs: structured output requests (chat response_format, responses text.format, anthropic output_config)",
+          structured_all_three)
+
+    chat_format = {"type": "json_schema", "json_schema": {"name": "answer", "schema": STRICT_SCHEMA, "strict": True}}
+    refused("openai chat output_schema properties differ", "/v1/chat/completions",
+            {"model": "m", "messages": [USER], "response_format": chat_format}, OPENAI_HEADERS,
+            "expected the output schema's properties ['answer', 'total']", "openai",
+            {"expect": {"output_schema": {"properties": ["answer", "total"]}}, "respond": {"text": "x"}})
+    refused("openai chat strict response_format whose schema breaks the strict rules", "/v1/chat/completions",
+            {"model": "m", "messages": [USER], "response_format": {
+                "type": "json_schema", "json_schema": {"name": "answer", "schema": LOOSE_SCHEMA, "strict": True}}},
+            OPENAI_HEADERS, "response_format.json_schema.schema: strict mode needs \"additionalProperties\": false", "openai")
+    refused("responses output_schema expected, none asked for", "/v1/responses", {"model": "m", "input": [USER]},
+            OPENAI_HEADERS, "text.format", "openai",
+            {"expect": {"output_schema": {"properties": ["answer"]}}, "respond": {"text": "x"}})
+    refused("responses output_schema absent expected, one asked for", "/v1/responses",
+            {"model": "m", "input": [USER], "text": {"format": {"type": "json_schema", "name": "answer",
+                                                                "schema": STRICT_SCHEMA, "strict": True}}},
+            OPENAI_HEADERS, "expected no structured output", "openai",
+            {"expect": {"output_schema": "absent"}, "respond": {"text": "x"}})
+    refused("responses output_schema name/strict differ", "/v1/responses",
+            {"model": "m", "input": [USER], "text": {"format": {"type": "json_schema", "name": "result",
+                                                                "schema": LOOSE_SCHEMA}}},
+            OPENAI_HEADERS, "expected the output schema name 'answer'", "openai",
+            {"expect": {"output_schema": want}, "respond": {"text": "x"}})
+    refused("anthropic output_schema strict expected, schema breaks the strict rules", "/v1/messages",
+            {"model": "m", "max_tokens": 10, "messages": [USER],
+             "output_config": {"format": {"type": "json_schema", "schema": LOOSE_SCHEMA}}},
+            ANTHROPIC_HEADERS, "output_config.format.schema: strict mode needs every property in \"required\"", "anthropic",
+            {"expect": {"output_schema": {"properties": ["answer", "unit"], "strict": True}}, "respond": {"text": "x"}})
 
 
 if __name__ == "__main__":

@@ -25,6 +25,15 @@
 //! model.assert_clean();
 //! ```
 //!
+//! The OpenAI Responses API is served too, under the same base URL as Chat
+//! Completions: point a Responses client at [`ScriptedModel::openai_base_url`]
+//! (requests go to `/responses` under it) and script its steps with
+//! `"provider": "openai_responses"`; `previous_response_id` must name a
+//! response this server produced (`resp_<n>`, or expect `"previous"`). Tool
+//! results may carry images (`"image": "image/png"` in `expect.tool_results`)
+//! and requests structured output (`expect.output_schema`): see the Python
+//! module doc for each provider's form.
+//!
 //! Everything here is synchronous and uses only std and `serde_json`: the
 //! calls block the calling thread for the few milliseconds a local HTTP
 //! exchange takes (`start` for the ~3 s the Python imports take). That is fine
