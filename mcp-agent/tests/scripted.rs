@@ -1,35 +1,44 @@
-//! The agent against scripted model servers that speak OpenAI's and
-//! Anthropic's wire formats (JSON and SSE) and check every request against
-//! the official SDKs' request types (`tests/agent/scripted_model.py`).
+//! The agent against scripted model servers that speak OpenAI's (Chat
+//! Completions and Responses) and Anthropic's wire formats (JSON and SSE)
+//! and check every request against the official SDKs' request types
+//! (`tests/agent/scripted_model.py`). `tests/responses.rs` has what is
+//! particular to the Responses API.
 
 mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_agent::model::{Anthropic, OpenAiChat};
+use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 use mcp_agent::{
     chat::ChatModel, chat::ModelError, chat::ToolChoice, Agent, CancellationToken, ErrorPolicy,
     RunError, ToolSet,
 };
-use mcp_server::{tool, Context, Server, ToolError};
+use mcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
-use support::ScriptedModel;
+use support::{Calc, ScriptedModel, CALC_TOOLS as TOOLS};
 
 const KEY: &str = "sk-test-key";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Provider {
     OpenAi,
+    Responses,
     Anthropic,
 }
 
-use Provider::{Anthropic as A, OpenAi as O};
+use Provider::{Anthropic as A, OpenAi as O, Responses as R};
 
 fn model(server: &ScriptedModel, provider: Provider, streaming: bool) -> Box<dyn ChatModel> {
     match provider {
         O => Box::new(
             OpenAiChat::new(KEY, "gpt-test")
+                .base_url(server.openai_base_url())
+                .streaming(streaming)
+                .strict(true),
+        ),
+        R => Box::new(
+            OpenAiResponses::new(KEY, "gpt-test")
                 .base_url(server.openai_base_url())
                 .streaming(streaming)
                 .strict(true),
@@ -42,9 +51,19 @@ fn model(server: &ScriptedModel, provider: Provider, streaming: bool) -> Box<dyn
     }
 }
 
+/// The API, as scripts name it.
 fn name(provider: Provider) -> &'static str {
     match provider {
         O => "openai",
+        R => "openai_responses",
+        A => "anthropic",
+    }
+}
+
+/// The provider, as the model names it (in errors).
+fn reported(provider: Provider) -> &'static str {
+    match provider {
+        O | R => "openai",
         A => "anthropic",
     }
 }
@@ -52,53 +71,14 @@ fn name(provider: Provider) -> &'static str {
 /// The provider's own form of a tool choice.
 fn choice(provider: Provider, choice: &str) -> Value {
     match (provider, choice) {
-        (O, "auto" | "required" | "none") => json!(choice),
+        (O | R, "auto" | "required" | "none") => json!(choice),
         (O, tool) => json!({"type": "function", "function": {"name": tool}}),
+        (R, tool) => json!({"type": "function", "name": tool}),
         (A, "required") => json!({"type": "any"}),
         (A, "auto" | "none") => json!({"type": choice}),
         (A, tool) => json!({"type": "tool", "name": tool}),
     }
 }
-
-#[derive(Debug, Default)]
-pub struct Calc;
-
-#[tool(description = "Arithmetic")]
-impl Calc {
-    #[describe("Add two numbers")]
-    pub fn add(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
-        a + b
-    }
-
-    #[describe("Divide a by b")]
-    pub fn divide(
-        &self,
-        #[param("Dividend")] a: f64,
-        #[param("Divisor")] b: f64,
-    ) -> Result<f64, ToolError> {
-        if b == 0.0 {
-            return Err(ToolError::new("division by zero"));
-        }
-        Ok(a / b)
-    }
-
-    #[describe("Always fails")]
-    pub fn broken(&self) -> Result<String, ToolError> {
-        Err(ToolError::new("the tool is broken"))
-    }
-
-    #[describe("Round a number")]
-    pub fn round(
-        &self,
-        #[param("The number")] x: f64,
-        #[param("Decimal places")] places: Option<u32>,
-    ) -> f64 {
-        let factor = 10f64.powi(i32::try_from(places.unwrap_or(0)).unwrap_or(0));
-        (x * factor).round() / factor
-    }
-}
-
-const TOOLS: [&str; 4] = ["add", "broken", "divide", "round"];
 
 async fn agent(server: &ScriptedModel, provider: Provider, streaming: bool) -> Agent {
     let tools = ToolSet::builder().toolbox(Calc).build().await.unwrap();
@@ -113,7 +93,14 @@ async fn within<T>(f: impl std::future::IntoFuture<Output = T>) -> T {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn parallel_calls_and_an_is_error_result_in_each_provider_and_mode() {
-    for (provider, streaming) in [(O, false), (O, true), (A, false), (A, true)] {
+    for (provider, streaming) in [
+        (O, false),
+        (O, true),
+        (R, false),
+        (R, true),
+        (A, false),
+        (A, true),
+    ] {
         let script = json!({"steps": [
             {"provider": name(provider),
              "expect": {"tools": TOOLS, "tool_choice": choice(provider, "auto"), "stream": streaming,
@@ -159,7 +146,7 @@ async fn parallel_calls_and_an_is_error_result_in_each_provider_and_mode() {
 async fn unknown_tools_unparsable_and_invalid_arguments_go_back_to_the_model() {
     // Anthropic's JSON answers carry `input` as an object, so unparsable
     // arguments exist only in a stream (partial_json fragments).
-    for (provider, streaming) in [(O, false), (O, true), (A, true)] {
+    for (provider, streaming) in [(O, false), (O, true), (R, false), (R, true), (A, true)] {
         let script = json!({"steps": [
             {"respond": {"tool_calls": [
                 {"id": "call_u", "name": "subtract", "arguments": "{}"},
@@ -187,7 +174,7 @@ async fn unknown_tools_unparsable_and_invalid_arguments_go_back_to_the_model() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn each_error_policy() {
-    for provider in [O, A] {
+    for provider in [O, R, A] {
         // Retry twice, then report: three attempts, the error goes back.
         let script = json!({"steps": [
             {"respond": {"tool_calls": [{"id": "call_b", "name": "broken", "arguments": "{}"}]}},
@@ -223,7 +210,7 @@ async fn each_error_policy() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tool_choice_in_each_providers_form() {
-    for provider in [O, A] {
+    for provider in [O, R, A] {
         for (given, first) in [
             (ToolChoice::Required, "required"),
             (ToolChoice::Tool("divide".into()), "divide"),
@@ -257,7 +244,7 @@ async fn tool_choice_in_each_providers_form() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn max_turns_reached() {
-    for provider in [O, A] {
+    for provider in [O, R, A] {
         let call = json!({"respond": {"tool_calls": [{"name": "add", "arguments": "{\"a\": 1, \"b\": 1}"}]}});
         let server = ScriptedModel::start(json!({"steps": [call, call]}), KEY);
         let tools = ToolSet::builder().toolbox(Calc).build().await.unwrap();
@@ -276,7 +263,7 @@ async fn max_turns_reached() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rate_limited_then_served() {
-    for provider in [O, A] {
+    for provider in [O, R, A] {
         let script = json!({"steps": [
             {"respond": {"status": 429, "headers": {"retry-after": "0"}, "message": "Rate limit reached"}},
             {"respond": {"text": "hello"}}
@@ -292,7 +279,7 @@ async fn rate_limited_then_served() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn provider_errors_name_the_provider_status_and_message() {
-    for provider in [O, A] {
+    for provider in [O, R, A] {
         let script = json!({"steps": [
             {"respond": {"status": 200, "raw": "this is not json"}},
             {"respond": {"truncate_stream": true, "text": "partial"}},
@@ -310,7 +297,7 @@ async fn provider_errors_name_the_provider_status_and_message() {
             matches!(malformed, ModelError::Malformed { .. }),
             "{malformed:?}"
         );
-        assert_eq!(malformed.provider(), name(provider));
+        assert_eq!(malformed.provider(), reported(provider));
         let truncated = model_error(within(streaming_agent.run("b")).await.unwrap_err());
         assert!(
             matches!(truncated, ModelError::Malformed { .. }),
@@ -319,7 +306,7 @@ async fn provider_errors_name_the_provider_status_and_message() {
         let status = model_error(within(json_agent.run("c")).await.unwrap_err());
         let text = status.to_string();
         assert!(
-            text.contains(name(provider))
+            text.contains(reported(provider))
                 && text.contains("400")
                 && text.contains("model `x` does not exist"),
             "{text}"
@@ -356,7 +343,7 @@ impl Waiter {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_mid_tool_cancels_the_call_on_its_server() {
-    for provider in [O, A] {
+    for provider in [O, R, A] {
         let started = Arc::new(tokio::sync::Notify::new());
         let stopped = Arc::new(tokio::sync::Notify::new());
         let server = Server::builder("waiter", "1.0.0")

@@ -4,8 +4,10 @@
 //! `strict_check.rs`.
 //!
 //! - `scripted_model`: [`ScriptedModel`], the scripted model server
-//!   (`tests/agent/scripted_model.py`) that speaks OpenAI's and Anthropic's
-//!   wire formats and checks every request against their official SDKs.
+//!   (`tests/agent/scripted_model.py`) that speaks OpenAI's (Chat
+//!   Completions and Responses) and Anthropic's wire formats and checks
+//!   every request against their official SDKs.
+//! - `calc`: [`Calc`], a toolbox of four tools (one always fails).
 //! - `in_process`: MCP servers served over in-memory pipes to real clients.
 //! - `scripted_chat`: [`Scripted`], an in-process `ChatModel` answering
 //!   from a script, for the loop's tests.
@@ -16,6 +18,7 @@
 //! crates' tests: it lives in the workspace's `tests/support/`.
 #![allow(dead_code, unreachable_pub, clippy::missing_panics_doc)]
 
+mod calc;
 mod in_process;
 mod scripted_chat;
 mod scripted_model;
@@ -25,6 +28,8 @@ pub mod strict_check;
 mod http_response;
 
 // Each test file uses part of what is re-exported here.
+#[allow(unused_imports)]
+pub use calc::*;
 #[allow(unused_imports)]
 pub use http_response::*;
 #[allow(unused_imports)]
