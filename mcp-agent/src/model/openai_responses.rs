@@ -114,9 +114,10 @@ impl OpenAiResponses {
     /// `false`).
     ///
     /// With `true`, requests are stored (`store: true`) and the model
-    /// remembers, for each of its last 64 answers, the transcript it
-    /// answered followed by that answer as the loop appends it (an
-    /// [`Message::Assistant`] with the answer's text and tool calls). A
+    /// remembers, for each of the last 64 conversations it answered, the
+    /// transcript of its last answer followed by that answer as the loop
+    /// appends it (an [`Message::Assistant`] with the answer's text and tool
+    /// calls); a clone starts with none. A
     /// request whose transcript extends one of them sends only the messages
     /// that follow, with `previous_response_id` naming that answer (the
     /// longest such transcript when several match; the leading system
@@ -126,7 +127,9 @@ impl OpenAiResponses {
     /// previous response the provider no longer has (a 400 or 404 naming
     /// it) is forgotten and the request sent again, whole. Repeating a
     /// failed request repeats the same continuation; answers are remembered
-    /// only once complete.
+    /// only once complete. Besides sending less, a continued response keeps
+    /// what the transcript cannot carry, such as a reasoning model's
+    /// reasoning items.
     pub fn previous_response_id(mut self, enabled: bool) -> Self {
         self.conversations = enabled.then(Conversations::default);
         self
