@@ -382,3 +382,26 @@ fn approve_all_asks_before_every_call_and_n_refuses_it() {
     assert!(text(&out.stdout).contains("I was not allowed to add."));
     server.assert_clean();
 }
+
+#[test]
+fn the_fixtures_image_reaches_anthropic_as_an_image_block_inside_tool_result() {
+    let fixture = HttpServer::start();
+    let url = format!("http://127.0.0.1:{}/mcp", fixture.1);
+    let script = json!({"steps": [
+        {"provider": "anthropic",
+         "respond": {"tool_calls": [{"id": "toolu_i", "name": "test_image_content", "arguments": "{}"}]}},
+        {"provider": "anthropic",
+         "expect": {"tool_results": [{"id": "toolu_i", "image": "image/png"}]},
+         "respond": {"text": "A small image."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let out = agent(
+        &server,
+        true,
+        &["--no-stream", "--mcp-url", &url, "Show me the image"],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(text(&out.stdout).contains("A small image."));
+    server.assert_clean();
+}
