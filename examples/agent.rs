@@ -3,10 +3,14 @@
 //!
 //! ```text
 //! agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict]
-//!       [--no-calculator] [--files ROOT]... [--files-writable] [--fetch]
+//!       [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch]
 //!       [--mcp "COMMAND ARGS"]... [--mcp-url URL]... PROMPT
 //! ```
 //!
+//! - `--approve` asks on the terminal before each call of a tool that is not
+//!   read-only (by its annotations), `--approve all` before every call: the
+//!   question goes to stderr, the answer (`y` or `n`) comes from stdin; a
+//!   refusal is reported to the model and the run goes on.
 //! - `--no-calculator` leaves the local calculator toolbox out (to reach
 //!   the calculator MCP server instead, say: its tools have the same names).
 //! - `--files ROOT` attaches the built-in files toolbox locally, confined to
@@ -29,17 +33,21 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_agent::model::{Anthropic, OpenAiChat};
-use mcp_agent::{chat::ChatModel, Agent, Event, RunError, ToolSet};
+use mcp_agent::{
+    chat::ChatModel, Agent, Approval, ApprovalPolicy, ApprovalRequest, Event, RunError, ToolSet,
+};
 use mcp_client::{types::error::Chain, Client};
 
 #[path = "calculator_tools.rs"]
 pub mod calculator_tools;
 use calculator_tools::Calculator;
 
-const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
 
 #[derive(Debug, Default)]
 struct Options {
+    /// `--approve` (`UnlessReadOnly`) or `--approve all` (`Always`).
+    approve: ApprovalPolicy,
     anthropic: bool,
     max_turns: Option<usize>,
     streaming: bool,
@@ -69,8 +77,16 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         ..Options::default()
     };
     let mut prompt = Vec::new();
-    let mut args = args.into_iter();
+    let mut args = args.into_iter().peekable();
     while let Some(arg) = args.next() {
+        if arg == "--approve" {
+            options.approve = if args.next_if(|next| next == "all").is_some() {
+                ApprovalPolicy::Always
+            } else {
+                ApprovalPolicy::UnlessReadOnly
+            };
+            continue;
+        }
         let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
         match arg.as_str() {
             "--provider" => match value("--provider")?.as_str() {
@@ -153,6 +169,25 @@ async fn connect(options: &Options) -> Result<Vec<Client>, String> {
     Ok(clients)
 }
 
+/// Asks on the terminal whether a call may run: the question on stderr,
+/// `y` or `n` from stdin (anything but `y`, or the end of stdin, refuses).
+async fn ask(request: ApprovalRequest) -> Approval {
+    if MID_LINE.swap(false, Ordering::Relaxed) {
+        println!();
+    }
+    let arguments = serde_json::Value::Object(request.arguments);
+    eprint!("[approve] {} {arguments}? [y/n] ", request.tool);
+    let answer = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    match answer {
+        Ok(Ok(line)) if line.trim().eq_ignore_ascii_case("y") => Approval::Allow,
+        _ => Approval::Refuse("the user said no".to_owned()),
+    }
+}
+
 /// Whether stdout's last line is unfinished (streamed text without a newline).
 static MID_LINE: AtomicBool = AtomicBool::new(false);
 
@@ -189,6 +224,7 @@ fn show(event: &Event) {
             ..
         } => eprintln!("[tool] {tool} failed ({error}); attempt {attempt}"),
         Event::ToolsChanged { tools } => eprintln!("[tools] now: {}", tools.join(", ")),
+        Event::CallRefused { tool, reason, .. } => eprintln!("[tool] {tool} refused: {reason}"),
         _ => {}
     }
 }
@@ -221,11 +257,16 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
     for diagnostic in tools.diagnostics() {
         eprintln!("[tools] {diagnostic}");
     }
-    let mut agent = Agent::builder(model, tools);
+    let mut agent = Agent::builder(model, tools).approval(options.approve);
     if let Some(n) = options.max_turns {
         agent = agent.max_turns(n);
     }
-    let outcome = agent.build().run(&options.prompt).on_event(show).await;
+    let outcome = agent
+        .build()
+        .run(&options.prompt)
+        .on_event(show)
+        .on_approval(ask)
+        .await;
     for client in &clients {
         client.close().await;
     }

@@ -19,6 +19,25 @@ const CALCULATOR_TOOLS: [&str; 8] = [
 
 /// Runs the example with the provider's variables pointing at `server`.
 fn agent(server: &ScriptedModel, anthropic: bool, args: &[&str]) -> Output {
+    let mut command = agent_command(server, anthropic, args);
+    command.stdin(Stdio::null());
+    command.output().expect("the agent example runs")
+}
+
+/// The agent example with `args`, answering `stdin` to its questions.
+fn agent_answering(server: &ScriptedModel, args: &[&str], stdin: &str) -> Output {
+    let mut child = agent_command(server, false, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the agent example starts");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
+    child.wait_with_output().expect("the agent example runs")
+}
+
+/// The agent example pointed at `server`, OpenAI's or Anthropic's API.
+fn agent_command(server: &ScriptedModel, anthropic: bool, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent"));
     for var in [
         "OPENAI_BASE_URL",
@@ -42,8 +61,8 @@ fn agent(server: &ScriptedModel, anthropic: bool, args: &[&str]) -> Output {
             .env("OPENAI_API_KEY", KEY)
             .env("OPENAI_MODEL", "gpt-test");
     }
-    command.args(args).stdin(Stdio::null());
-    command.output().expect("the agent example runs")
+    command.args(args);
+    command
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -312,4 +331,77 @@ fn files_and_fetch_toolboxes_attach_locally() {
     );
     server.assert_clean();
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn approve_asks_before_a_call_that_changes_things_and_y_runs_it() {
+    // `add` is read-only: not asked; `store` changes the register: asked.
+    let script = json!({"steps": [
+        {"respond": {"tool_calls": [
+            {"id": "call_a", "name": "add", "arguments": "{\"a\": 2, \"b\": 3}"},
+            {"id": "call_s", "name": "store", "arguments": "{\"value\": 5}"}]}},
+        {"expect": {"tool_results": [
+            {"id": "call_a", "contains": "5"},
+            {"id": "call_s", "contains": "0"}]},
+         "respond": {"text": "Stored 5."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let out = agent_answering(&server, &["--approve", "Add 2 and 3 and store it"], "y\n");
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(stderr.contains("[approve] store {\"value\":5"), "{stderr}");
+    assert!(stderr.contains("[tool] store returned"), "it ran: {stderr}");
+    assert!(
+        !stderr.contains("[approve] add"),
+        "read-only tools are not asked about: {stderr}"
+    );
+    assert!(text(&out.stdout).contains("Stored 5."));
+    server.assert_clean();
+}
+
+#[test]
+fn approve_all_asks_before_every_call_and_n_refuses_it() {
+    let script = json!({"steps": [
+        {"respond": {"tool_calls": [{"id": "call_a", "name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}]}},
+        {"expect": {"tool_results": [{"id": "call_a", "contains": "refused (the user said no)"}]},
+         "respond": {"text": "I was not allowed to add."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let out = agent_answering(&server, &["--approve", "all", "Add 2 and 3"], "n\n");
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(stderr.contains("[approve] add"), "{stderr}");
+    assert!(
+        stderr.contains("[tool] add refused: the user said no"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("[tool] add returned"),
+        "the tool did not run: {stderr}"
+    );
+    assert!(text(&out.stdout).contains("I was not allowed to add."));
+    server.assert_clean();
+}
+
+#[test]
+fn the_fixtures_image_reaches_anthropic_as_an_image_block_inside_tool_result() {
+    let fixture = HttpServer::start();
+    let url = format!("http://127.0.0.1:{}/mcp", fixture.1);
+    let script = json!({"steps": [
+        {"provider": "anthropic",
+         "respond": {"tool_calls": [{"id": "toolu_i", "name": "test_image_content", "arguments": "{}"}]}},
+        {"provider": "anthropic",
+         "expect": {"tool_results": [{"id": "toolu_i", "image": "image/png"}]},
+         "respond": {"text": "A small image."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    let out = agent(
+        &server,
+        true,
+        &["--no-stream", "--mcp-url", &url, "Show me the image"],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{}", server.log());
+    assert!(text(&out.stdout).contains("A small image."));
+    server.assert_clean();
 }

@@ -348,6 +348,8 @@ pub struct Run<'a> {
     pub(crate) resume: Option<Box<Outcome>>,
     /// What the caller gave for the paused calls, by call id.
     pub(crate) answers: Vec<(String, Answer)>,
+    /// The answer's type, for a typed run ([`Run::output`]).
+    pub(crate) output: Option<crate::output::OutputSpec>,
 }
 
 /// What the caller gives for a pending call.
@@ -384,6 +386,7 @@ impl<'a> Run<'a> {
             on_approval: None,
             resume: None,
             answers: Vec::new(),
+            output: None,
         }
     }
 

@@ -127,6 +127,11 @@ impl SetTool {
         timeout: Option<Duration>,
     ) -> Result<CallToolResult, mcp_client::Error> {
         let call = async {
+            if let Some(lifecycle) = &self.lifecycle {
+                if let Err(e) = lifecycle.ensure_started().await {
+                    return Ok(CallToolResult::error(e.to_string()));
+                }
+            }
             match &self.target {
                 Target::Local(entry) => Ok(entry.invoke(arguments, Context::detached()).await),
                 // The loop hands these to the caller; a direct call is refused earlier.

@@ -66,6 +66,14 @@ pub enum ToolSetError {
         #[source]
         error: mcp_client::Error,
     },
+    /// A source's [`on_start`](crate::Source::on_start) hook failed.
+    #[error("{origin} could not start: {message}")]
+    Start {
+        /// The source (kind and label).
+        origin: String,
+        /// The hook's error.
+        message: String,
+    },
     /// A run named a tool the set does not have.
     #[error("no tool is named `{name}` (the tools are: {known})")]
     UnknownTool {
@@ -100,6 +108,8 @@ pub(crate) struct SetTool {
     pub(crate) strict: Option<Arc<Value>>,
     pub(crate) validator: Option<Arc<Validator>>,
     pub(crate) target: Target,
+    /// The source's start and shutdown hooks, when it has any.
+    pub(crate) lifecycle: Option<Arc<crate::toolset::Lifecycle>>,
 }
 
 impl SetTool {
@@ -140,6 +150,7 @@ impl SetTool {
             strict,
             validator,
             target,
+            lifecycle: None,
         }
     }
 

@@ -80,7 +80,7 @@ pub struct ToolCall {
 }
 
 /// What a tool call produced, as it goes back to the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The id of the call this answers.
     pub call_id: String,
@@ -91,6 +91,53 @@ pub struct ToolResult {
     /// The call failed (Anthropic's `is_error`; OpenAI has no flag, the text says it).
     #[serde(default)]
     pub is_error: bool,
+    /// Images and documents the result carried, for the providers that
+    /// take them (Anthropic inside `tool_result`, the Responses API as
+    /// `input_image`, Chat Completions in a user message after the
+    /// results); the text names them for the others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<Media>,
+}
+
+/// An image or document a tool returned, as base64 data with its MIME type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Media {
+    /// `image/png`, `image/jpeg`, `image/gif`, `image/webp`, `application/pdf`, ...
+    pub mime_type: String,
+    /// The bytes, base64.
+    pub data: String,
+}
+
+impl Media {
+    /// Whether it is an image of a type the providers take (PNG, JPEG, GIF, WebP).
+    pub fn is_image(&self) -> bool {
+        matches!(
+            self.mime_type.as_str(),
+            "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+        )
+    }
+
+    /// Whether it is a PDF document.
+    pub fn is_pdf(&self) -> bool {
+        self.mime_type == "application/pdf"
+    }
+
+    /// A `data:` URL of it.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime_type, self.data)
+    }
+}
+
+/// A JSON answer the model must give, by a schema (structured output).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputFormat {
+    /// A name for it (`^[a-zA-Z0-9_-]{1,64}$`), as OpenAI wants one.
+    pub name: String,
+    /// The JSON Schema of the answer.
+    pub schema: Value,
+    /// The same in OpenAI's strict form, when it can be made strict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict_schema: Option<Value>,
 }
 
 /// One tool as offered to a model.
@@ -136,6 +183,10 @@ pub struct ChatRequest {
     /// A cap on the tokens the model may generate (Anthropic requires one;
     /// its implementation supplies a default).
     pub max_tokens: Option<u32>,
+    /// The answer must be JSON by this schema (the provider's structured
+    /// output mode); `None` for free text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputFormat>,
 }
 
 /// Token counts as the provider reported them.

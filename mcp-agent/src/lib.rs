@@ -148,6 +148,7 @@ pub mod chat;
 pub mod model;
 pub mod names;
 mod outcome;
+mod output;
 mod run;
 pub mod strict;
 #[cfg(feature = "otel")]
@@ -160,6 +161,7 @@ pub use approval::{Approval, ApprovalPolicy, ApprovalRequest};
 pub use call::ToolCallError;
 pub use catalog::{Diagnostic, ToolSetError};
 pub use outcome::{CallRecord, Event, Outcome, PendingCall, PendingKind, RunError};
+pub use output::{Typed, TypedRun};
 pub use toolset::{CallerTool, CallerToolError, Source, ToolSet, ToolSetBuilder};
 pub use view::ToolView;
 

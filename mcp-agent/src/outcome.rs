@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::ToolSetError;
-use crate::chat::{Message, ModelError, ToolChoice, ToolResult, Usage};
+use crate::chat::{Media, Message, ModelError, ToolChoice, ToolResult, Usage};
 
 /// What a run did: the final answer and everything that led to it, or,
 /// when [`pending`](Self::pending) is not empty, a run paused on calls the
@@ -35,6 +35,10 @@ pub struct Outcome {
     /// process. Resume with [`Agent::resume`](crate::Agent::resume).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<PendingCall>,
+    /// A typed run's answer ([`Run::output`](crate::Run::output)), as JSON
+    /// valid under its schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
     /// Where a paused run goes on from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) paused: Option<Paused>,
@@ -257,6 +261,21 @@ pub enum RunError {
         /// The run so far.
         outcome: Box<Outcome>,
     },
+    /// A typed run's answer did not match its schema, twice.
+    #[error("the model's answer does not match the output schema, after a retry: {problem}")]
+    Output {
+        /// What was wrong with the last answer.
+        problem: String,
+        /// The run (the answers are in its transcript).
+        outcome: Box<Outcome>,
+    },
+    /// A typed run paused on pending calls: resume it ([`Agent::resume`](crate::Agent::resume))
+    /// with `.output::<T>()` again.
+    #[error("the run paused on {} pending calls", outcome.pending.len())]
+    Paused {
+        /// The paused run.
+        outcome: Box<Outcome>,
+    },
     /// A resumed run was not given what its pending calls need, or was given
     /// an answer for a call that is not pending.
     #[error("cannot resume the run: {problem}")]
@@ -276,6 +295,8 @@ impl RunError {
             | RunError::Model { outcome, .. }
             | RunError::ToolFailed { outcome, .. }
             | RunError::Cancelled { outcome }
+            | RunError::Output { outcome, .. }
+            | RunError::Paused { outcome }
             | RunError::Resume { outcome, .. } => Some(outcome),
             RunError::ToolSet(_) => None,
         }
@@ -300,6 +321,30 @@ pub(crate) fn result_text(result: &CallToolResult) -> String {
         }
     }
     parts.join("\n")
+}
+
+/// The images and documents of a tool result: image blocks, and embedded
+/// resources whose blob is an image or a PDF.
+pub(crate) fn result_media(result: &CallToolResult) -> Vec<Media> {
+    let mut media = Vec::new();
+    for block in &result.content {
+        let value = serde_json::to_value(block).unwrap_or(Value::Null);
+        let (data, mime) = match value.get("type").and_then(Value::as_str) {
+            Some("image") => (&value["data"], &value["mimeType"]),
+            Some("resource") => (&value["resource"]["blob"], &value["resource"]["mimeType"]),
+            _ => continue,
+        };
+        if let (Some(data), Some(mime)) = (data.as_str(), mime.as_str()) {
+            let found = Media {
+                mime_type: mime.to_owned(),
+                data: data.to_owned(),
+            };
+            if found.is_image() || found.is_pdf() {
+                media.push(found);
+            }
+        }
+    }
+    media
 }
 
 fn describe_block(block: &Value) -> String {

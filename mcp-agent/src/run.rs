@@ -16,7 +16,8 @@ use crate::chat::{
     ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice, ToolResult,
 };
 use crate::outcome::{
-    result_text, CallRecord, Event, Outcome, Paused, PendingCall, PendingKind, RunError,
+    result_media, result_text, CallRecord, Event, Outcome, Paused, PendingCall, PendingKind,
+    RunError,
 };
 use crate::toolset::ToolSet;
 use crate::view::ToolView;
@@ -27,6 +28,7 @@ pub(crate) enum Stop {
     Model { turn: usize, error: ModelError },
     ToolFailed { tool: String, message: String },
     ToolSet(ToolSetError),
+    Output(String),
 }
 
 type Emit = Option<crate::agent::EventSink>;
@@ -40,6 +42,8 @@ struct State {
     approved: BTreeSet<String>,
     /// The paused turn to finish first, with the caller's answers.
     resuming: Option<(Paused, HashMap<String, Answer>)>,
+    /// Answers sent back for not matching the output schema.
+    output_retries: u32,
 }
 
 pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
@@ -78,6 +82,7 @@ pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
             outcome,
         }),
         Some(Err(Stop::ToolSet(e))) => Err(RunError::ToolSet(e)),
+        Some(Err(Stop::Output(problem))) => Err(RunError::Output { problem, outcome }),
     }
 }
 
@@ -101,6 +106,7 @@ fn fresh_state(run: &Run<'_>) -> State {
         next_turn: 1,
         approved: BTreeSet::new(),
         resuming: None,
+        output_retries: 0,
     }
 }
 
@@ -164,6 +170,7 @@ fn resumed_state(run: &mut Run<'_>, mut outcome: Outcome) -> Result<State, RunEr
         approved: paused.approved_tools.clone(),
         outcome,
         resuming: Some((paused, answers)),
+        output_retries: 0,
     })
 }
 
@@ -266,6 +273,7 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
         tools: view.definitions(),
         tool_choice: provider_choice(&state.choice, &view)?,
         max_tokens: agent.config.max_tokens,
+        output: run.output.as_ref().map(|o| o.format.clone()),
     };
     send(emit, || Event::TurnStarted {
         turn,
@@ -288,7 +296,10 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
         stop_reason: response.stop_reason.clone(),
     });
     if response.tool_calls.is_empty() {
-        return Ok(Turn::Answered);
+        return match &run.output {
+            None => Ok(Turn::Answered),
+            Some(spec) => typed_answer(state, &(spec.check)(&response.text)),
+        };
     }
     let mut slots = Vec::with_capacity(response.tool_calls.len());
     for call in &response.tool_calls {
@@ -319,6 +330,29 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
     });
     state.outcome.pending = pending;
     Ok(Turn::Paused)
+}
+
+/// A typed run's answer: kept when it fits the schema, sent back once with
+/// the problem when it does not, and the end of the run the second time.
+fn typed_answer(
+    state: &mut State,
+    checked: &Result<serde_json::Value, String>,
+) -> Result<Turn, Stop> {
+    match checked {
+        Ok(value) => {
+            state.outcome.output = Some(value.clone());
+            Ok(Turn::Answered)
+        }
+        Err(problem) if state.output_retries == 0 => {
+            state.output_retries += 1;
+            state
+                .outcome
+                .transcript
+                .push(Message::user(crate::output::retry_prompt(problem)));
+            Ok(Turn::CalledTools)
+        }
+        Err(problem) => Err(Stop::Output(problem.clone())),
+    }
 }
 
 /// Decides what becomes of one call: the caller's tools wait for it; a call
@@ -418,6 +452,7 @@ async fn settle(
                 name: call.name.clone(),
                 content: reply_text(&record),
                 is_error: record.is_error,
+                media: record.result.as_ref().map(result_media).unwrap_or_default(),
             }));
             state.outcome.tool_calls.push(record);
         }

@@ -79,6 +79,8 @@ pub(crate) async fn run(
                 RunError::ToolSet(_) => Cow::Borrowed("tool_set"),
                 RunError::Cancelled { .. } => Cow::Borrowed("cancelled"),
                 RunError::Resume { .. } => Cow::Borrowed("resume"),
+                RunError::Output { .. } => Cow::Borrowed("output_invalid"),
+                RunError::Paused { .. } => Cow::Borrowed("paused"),
             };
             record_failure(&span, &kind, &Chain(error).to_string());
         }

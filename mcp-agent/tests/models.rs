@@ -185,12 +185,14 @@ fn request() -> ChatRequest {
                         name: "weather".into(),
                         content: "sunny".into(),
                         is_error: false,
+                        media: Vec::new(),
                     },
                     ToolResult {
                         call_id: "c2".into(),
                         name: "weather".into(),
                         content: "error: bad arguments".into(),
                         is_error: true,
+                        media: Vec::new(),
                     },
                 ],
             },
@@ -218,6 +220,7 @@ fn request() -> ChatRequest {
         ],
         tool_choice: ToolChoice::Required,
         max_tokens: Some(300),
+        output: None,
     }
 }
 

@@ -357,3 +357,124 @@ async fn a_refused_call_never_reaches_the_mcp_server() {
     let last = model.requests()[1].messages.last().cloned();
     assert!(matches!(last, Some(Message::ToolResults { .. })));
 }
+
+/// A toolbox whose index is built by its start hook.
+#[derive(Debug, Default)]
+pub struct Indexed {
+    index: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+#[tool(description = "An indexed search")]
+impl Indexed {
+    #[describe("Find a word")]
+    pub fn find(&self, #[param("The word")] word: String) -> Result<String, mcp_server::ToolError> {
+        let index = self.index.lock().unwrap();
+        let index = index
+            .as_ref()
+            .ok_or_else(|| mcp_server::ToolError::new("called before the index was built"))?;
+        Ok(index
+            .iter()
+            .filter(|w| w.contains(&word))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(","))
+    }
+}
+
+#[tokio::test]
+async fn a_toolbox_starts_before_its_first_call_once_and_shuts_down_when_the_set_closes() {
+    let toolbox = Indexed::default();
+    let index = Arc::clone(&toolbox.index);
+    let starts = Arc::new(AtomicU32::new(0));
+    let failures_left = Arc::new(AtomicU32::new(1));
+    let shutdowns = Arc::new(AtomicU32::new(0));
+    let (s, f, d) = (
+        Arc::clone(&starts),
+        Arc::clone(&failures_left),
+        Arc::clone(&shutdowns),
+    );
+    let set = ToolSet::builder()
+        .attach(
+            Source::toolbox(toolbox)
+                .on_start(move || {
+                    let (index, s, f) = (Arc::clone(&index), Arc::clone(&s), Arc::clone(&f));
+                    async move {
+                        s.fetch_add(1, Ordering::SeqCst);
+                        if f.fetch_sub(1, Ordering::SeqCst) > 0 {
+                            return Err("the disk is not mounted yet");
+                        }
+                        *index.lock().unwrap() = Some(vec!["rust".into(), "rustic".into()]);
+                        Ok(())
+                    }
+                })
+                .on_shutdown(move || async move {
+                    d.fetch_add(1, Ordering::SeqCst);
+                }),
+        )
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(
+        starts.load(Ordering::SeqCst),
+        0,
+        "nothing starts before a call"
+    );
+
+    // The first start fails: the call fails naming the toolbox; the next call starts it.
+    let failed = set.call("find", json!({"word": "rust"})).await.unwrap();
+    assert!(failed.is_error());
+    let text = failed.content[0].as_text().unwrap().to_owned();
+    assert!(
+        text.contains("local toolbox `Indexed` could not start: the disk is not mounted yet"),
+        "{text}"
+    );
+    let found = set.call("find", json!({"word": "rust"})).await.unwrap();
+    assert_eq!(found.content[0].as_text(), Some("rust,rustic"));
+    set.call("find", json!({"word": "ic"})).await.unwrap();
+    assert_eq!(
+        starts.load(Ordering::SeqCst),
+        2,
+        "started once it succeeded"
+    );
+
+    set.close().await;
+    set.close().await;
+    assert_eq!(shutdowns.load(Ordering::SeqCst), 1, "shut down once");
+}
+
+#[tokio::test]
+async fn a_set_dropped_in_a_runtime_shuts_its_started_sources_down_and_start_reports_failures() {
+    let shutdowns = Arc::new(AtomicU32::new(0));
+    let d = Arc::clone(&shutdowns);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let set = ToolSet::builder()
+        .attach(
+            Source::toolbox(Notes::default())
+                .on_start(|| async { Ok::<_, String>(()) })
+                .on_shutdown(move || async move {
+                    d.fetch_add(1, Ordering::SeqCst);
+                    let _ = tx.send(());
+                }),
+        )
+        .build()
+        .await
+        .unwrap();
+    set.start().await.unwrap();
+    drop(set);
+    tokio::time::timeout(std::time::Duration::from_secs(5), rx)
+        .await
+        .expect("the shutdown hook ran")
+        .unwrap();
+    assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
+
+    let never = ToolSet::builder()
+        .attach(Source::toolbox(Notes::default()).on_start(|| async { Err("no licence") }))
+        .build()
+        .await
+        .unwrap();
+    let error = never.start().await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "local toolbox `Notes` could not start: no licence"
+    );
+}

@@ -131,11 +131,42 @@ impl Anthropic {
             body.insert("tools".into(), tools(&request.tools).into());
             body.insert("tool_choice".into(), tool_choice(&request.tool_choice));
         }
+        if let Some(output) = &request.output {
+            body.insert(
+                "output_config".into(),
+                json!({"format": {"type": "json_schema", "schema": crate::model::openai::output_schema(output).0}}),
+            );
+        }
         if stream {
             body.insert("stream".into(), true.into());
         }
         Value::Object(body)
     }
+}
+
+/// A `tool_result`'s content: its text, with its images and PDF documents
+/// as blocks of their own when it has any.
+fn tool_result_content(result: &crate::chat::ToolResult) -> Value {
+    let media: Vec<Value> = result
+        .media
+        .iter()
+        .filter_map(|m| {
+            let kind = if m.is_image() {
+                "image"
+            } else if m.is_pdf() {
+                "document"
+            } else {
+                return None;
+            };
+            Some(json!({"type": kind, "source": {"type": "base64", "media_type": m.mime_type, "data": m.data}}))
+        })
+        .collect();
+    if media.is_empty() {
+        return result.content.clone().into();
+    }
+    let mut blocks = text_block(&result.content);
+    blocks.extend(media);
+    blocks.into()
 }
 
 /// The `messages` array: one message per turn, consecutive messages of the
@@ -163,7 +194,7 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                     let mut block = json!({
                         "type": "tool_result",
                         "tool_use_id": result.call_id,
-                        "content": result.content,
+                        "content": tool_result_content(result),
                     });
                     if result.is_error {
                         block["is_error"] = true.into();

@@ -201,6 +201,13 @@ impl OpenAiChat {
             body.insert("tool_choice".into(), chat_tool_choice(&request.tool_choice));
             body.insert("parallel_tool_calls".into(), true.into());
         }
+        if let Some(output) = &request.output {
+            let (schema, strict) = output_schema(output);
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": {"name": output.name, "schema": schema, "strict": strict}}),
+            );
+        }
         if let Some(max) = request.max_tokens {
             let field = match self.max_tokens_field {
                 MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
@@ -213,6 +220,15 @@ impl OpenAiChat {
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Value::Object(body)
+    }
+}
+
+/// The schema OpenAI is sent for a structured answer: the strict form when
+/// there is one (with `strict: true`), else the schema as it is.
+pub(crate) fn output_schema(output: &crate::chat::OutputFormat) -> (&Value, bool) {
+    match &output.strict_schema {
+        Some(strict) => (strict, true),
+        None => (&output.schema, false),
     }
 }
 
@@ -248,6 +264,23 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 out.extend(results.iter().map(|result| {
                     json!({"role": "tool", "tool_call_id": result.call_id, "content": result.content})
                 }));
+                // Tool messages take text only: the images follow in a user message.
+                let mut parts = Vec::new();
+                for result in results {
+                    let images: Vec<_> = result.media.iter().filter(|m| m.is_image()).collect();
+                    if images.is_empty() {
+                        continue;
+                    }
+                    parts.push(json!({"type": "text", "text": format!("The images the call {} returned:", result.call_id)}));
+                    parts.extend(
+                        images.iter().map(
+                            |m| json!({"type": "image_url", "image_url": {"url": m.data_url()}}),
+                        ),
+                    );
+                }
+                if !parts.is_empty() {
+                    out.push(json!({"role": "user", "content": parts}));
+                }
             }
         }
     }

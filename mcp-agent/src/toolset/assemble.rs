@@ -74,12 +74,13 @@ pub(super) fn assemble(
                 });
             }
             origin.insert(def.name.clone(), described.clone());
-            let tool = SetTool::new(
+            let mut tool = SetTool::new(
                 def,
                 Arc::clone(&state.label),
                 target,
                 &mut tools.diagnostics,
             );
+            tool.lifecycle.clone_from(&state.lifecycle);
             tools.by_name.insert(tool.name().to_owned(), tool);
         }
     }

@@ -54,7 +54,7 @@ impl ToolSetBuilder {
     /// [`ToolSetError::Server`] when a server cannot list its tools.
     pub async fn build(self) -> Result<ToolSet, ToolSetError> {
         let mut states = Vec::with_capacity(self.sources.len());
-        for source in self.sources {
+        for mut source in self.sources {
             let label: Arc<str> = source.label().into();
             let (kind_name, subscription) = match &source.kind {
                 SourceKind::Local { .. } => ("local toolbox", None),
@@ -68,6 +68,9 @@ impl ToolSetBuilder {
                     ("MCP server", subscription)
                 }
             };
+            let mut lifecycle = std::mem::take(&mut source.lifecycle);
+            lifecycle.label = format!("{kind_name} `{label}`");
+            let lifecycle = (!lifecycle.is_empty()).then(|| Arc::new(lifecycle));
             states.push(SourceState {
                 source,
                 label,
@@ -75,6 +78,7 @@ impl ToolSetBuilder {
                 listing: Mutex::new(None),
                 subscription: Mutex::new(subscription),
                 called: Arc::new(AtomicBool::new(false)),
+                lifecycle,
             });
         }
         let mut listings = Vec::with_capacity(states.len());

@@ -9,6 +9,7 @@
 mod assemble;
 mod builder;
 mod caller;
+mod lifecycle;
 mod source;
 
 use std::fmt;
@@ -23,6 +24,7 @@ use crate::view::ToolView;
 use assemble::assemble;
 pub use builder::ToolSetBuilder;
 pub use caller::{CallerTool, CallerToolError};
+pub(crate) use lifecycle::Lifecycle;
 pub use source::Source;
 use source::{list_source, SourceState};
 
@@ -156,5 +158,59 @@ impl ToolSet {
 
     pub(crate) fn current(&self) -> Arc<Tools> {
         Arc::clone(&lock(&self.inner.tools))
+    }
+
+    /// Starts every source with an [`on_start`](Source::on_start) hook now,
+    /// rather than at the first call of one of its tools.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolSetError::Start`] naming the first source that could not start.
+    pub async fn start(&self) -> Result<(), ToolSetError> {
+        for state in &self.inner.sources {
+            if let Some(lifecycle) = &state.lifecycle {
+                lifecycle
+                    .ensure_started()
+                    .await
+                    .map_err(|e| ToolSetError::Start {
+                        origin: e.label,
+                        message: e.message,
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the [`on_shutdown`](Source::on_shutdown) hook of every source
+    /// that started, once (a second `close` does nothing). Dropping the last
+    /// clone of the set inside a Tokio runtime does it too, in a task of its
+    /// own; `close` lets you wait for it.
+    pub async fn close(&self) {
+        futures_util::future::join_all(self.inner.shutdowns()).await;
+    }
+}
+
+impl Inner {
+    fn shutdowns(&self) -> Vec<futures_util::future::BoxFuture<'static, ()>> {
+        self.sources
+            .iter()
+            .filter_map(|s| s.lifecycle.as_ref()?.take_shutdown())
+            .collect()
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let shutdowns = self.shutdowns();
+        if shutdowns.is_empty() {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(futures_util::future::join_all(shutdowns));
+        } else {
+            tracing::warn!(
+                "a tool set with shutdown hooks was dropped outside a Tokio runtime: call ToolSet::close"
+            );
+        }
     }
 }

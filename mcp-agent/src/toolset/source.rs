@@ -17,6 +17,7 @@ use mcp_types::error::Chain;
 use mcp_types::Tool;
 use mcp_wire::sync::lock;
 
+use super::lifecycle::Lifecycle;
 use crate::catalog::ToolSetError;
 
 /// Where tools come from, with how they join a set: a name prefix, an allow
@@ -27,6 +28,7 @@ pub struct Source {
     pub(super) prefix: String,
     pub(super) allow: Option<HashSet<String>>,
     block: HashSet<String>,
+    pub(super) lifecycle: Lifecycle,
 }
 
 pub(super) enum SourceKind {
@@ -87,6 +89,7 @@ impl Source {
             prefix: String::new(),
             allow: None,
             block: HashSet::new(),
+            lifecycle: Lifecycle::default(),
         }
     }
 
@@ -114,6 +117,74 @@ impl Source {
         S: Into<String>,
     {
         self.allow = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Work to do once before the first call of one of the source's tools
+    /// (build an index, open a pool, warm a cache), or at
+    /// [`ToolSet::start`](super::ToolSet::start). While it fails, calls of
+    /// the source's tools fail with its error, naming the source (the model
+    /// reads it as an error result), and the next call tries again.
+    ///
+    /// ```
+    /// use mcp_agent::{Source, ToolSet};
+    /// use mcp_server::tool;
+    /// use std::sync::{Arc, OnceLock};
+    ///
+    /// pub struct Search { index: Arc<OnceLock<Vec<String>>> }
+    ///
+    /// #[tool(description = "Search")]
+    /// impl Search {
+    ///     #[describe("Find documents")]
+    ///     pub fn find(&self, #[param("Words")] q: String) -> String {
+    ///         let index = self.index.get().map(Vec::as_slice).unwrap_or_default();
+    ///         index.iter().filter(|d| d.contains(&q)).cloned().collect::<Vec<_>>().join("\n")
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let index = Arc::new(OnceLock::new());
+    /// let building = Arc::clone(&index);
+    /// let set = ToolSet::builder()
+    ///     .attach(
+    ///         Source::toolbox(Search { index })
+    ///             .on_start(move || {
+    ///                 let index = Arc::clone(&building);
+    ///                 async move {
+    ///                     let _ = index.set(vec!["rust book".to_owned()]);
+    ///                     Ok::<_, std::io::Error>(())
+    ///                 }
+    ///             })
+    ///             .on_shutdown(|| async { /* close the pool */ }),
+    ///     )
+    ///     .build()
+    ///     .await?;
+    /// let found = set.call("find", serde_json::json!({"q": "rust"})).await?;
+    /// assert!(!found.is_error());
+    /// set.close().await; // runs on_shutdown
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn on_start<F, Fut, E>(mut self, start: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<(), E>> + Send + 'static,
+        E: fmt::Display,
+    {
+        self.lifecycle.set_start(start);
+        self
+    }
+
+    /// Work to do when the set closes ([`ToolSet::close`](super::ToolSet::close),
+    /// or the last clone of the set dropped inside a Tokio runtime), if the
+    /// source started.
+    pub fn on_shutdown<F, Fut>(mut self, shutdown: F) -> Self
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.lifecycle.set_shutdown(shutdown);
         self
     }
 
@@ -157,6 +228,8 @@ pub(super) struct SourceState {
     /// call may have changed its tools, and the notice saying so may arrive
     /// after the call's result.
     pub(super) called: Arc<AtomicBool>,
+    /// Its start and shutdown hooks, if it has any.
+    pub(super) lifecycle: Option<Arc<Lifecycle>>,
 }
 
 pub(super) async fn listen_for_tool_changes(client: &Client, label: &str) -> Option<Subscription> {
