@@ -12,8 +12,8 @@ mod support;
 use std::time::Duration;
 
 use mcp_agent::chat::{
-    ChatModel, ChatRequest, ChatResponse, Delta, Message, ModelError, ToolCall, ToolChoice,
-    ToolDef, ToolResult,
+    ChatModel, ChatRequest, ChatResponse, Delta, Media, Message, ModelError, OutputFormat,
+    ToolCall, ToolChoice, ToolDef, ToolResult,
 };
 use mcp_agent::model::OpenAiResponses;
 use mcp_agent::{Agent, RunError, ToolSet};
@@ -21,6 +21,8 @@ use serde_json::{json, Value};
 use support::{Calc, ScriptedModel, CALC_TOOLS};
 
 const KEY: &str = "sk-test-key";
+/// A 1×1 PNG.
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// `Calc`'s tools as a request offers them.
 async fn calc_tools() -> Vec<ToolDef> {
@@ -360,9 +362,11 @@ async fn previous_response_id_falls_back_to_the_whole_transcript() {
 #[tokio::test(flavor = "multi_thread")]
 async fn every_kind_of_message_is_what_the_sdk_takes() {
     let script = json!({"steps": [
-        step(&json!({"tool_results": [{"id": "call_1", "contains": "division by zero"}],
-                     "tool_choice": "required"}),
-             &json!({"text": "Undefined."})),
+        step(&json!({"tool_results": [{"id": "call_1", "contains": "division by zero"},
+                                      {"id": "call_2", "contains": "a red pixel", "image": "image/png"}],
+                     "tool_choice": "required",
+                     "output_schema": {"name": "Answer", "properties": ["answer"], "strict": true}}),
+             &json!({"text": "{\"answer\": \"undefined\"}"})),
     ]});
     let server = ScriptedModel::start(script, KEY);
     let model = model(&server, false);
@@ -375,27 +379,55 @@ async fn every_kind_of_message_is_what_the_sdk_takes() {
             Message::user("1 / 0?"),
             Message::Assistant {
                 text: String::new(),
-                tool_calls: vec![ToolCall {
-                    id: "call_1".into(),
-                    name: "add".into(),
-                    arguments: "{\"a\": 1, \"b\": 0}".into(),
-                }],
+                tool_calls: vec![
+                    ToolCall {
+                        id: "call_1".into(),
+                        name: "divide".into(),
+                        arguments: "{\"a\": 1, \"b\": 0}".into(),
+                    },
+                    ToolCall {
+                        id: "call_2".into(),
+                        name: "snapshot".into(),
+                        arguments: "{}".into(),
+                    },
+                ],
             },
             Message::ToolResults {
-                results: vec![ToolResult {
-                    call_id: "call_1".into(),
-                    name: "add".into(),
-                    content: "division by zero".into(),
-                    is_error: true,
-                }],
+                results: vec![
+                    ToolResult {
+                        call_id: "call_1".into(),
+                        name: "divide".into(),
+                        content: "division by zero".into(),
+                        is_error: true,
+                        ..ToolResult::default()
+                    },
+                    ToolResult {
+                        call_id: "call_2".into(),
+                        name: "snapshot".into(),
+                        content: "a red pixel".into(),
+                        media: vec![Media {
+                            mime_type: "image/png".into(),
+                            data: PIXEL.into(),
+                        }],
+                        ..ToolResult::default()
+                    },
+                ],
             },
         ],
         tools: calc_tools().await,
         tool_choice: ToolChoice::Required,
         max_tokens: Some(50),
+        output: Some(OutputFormat {
+            name: "Answer".into(),
+            schema: json!({"type": "object", "properties": {"answer": {"type": "string"}}}),
+            strict_schema: Some(
+                json!({"type": "object", "properties": {"answer": {"type": "string"}},
+                                       "required": ["answer"], "additionalProperties": false}),
+            ),
+        }),
     };
     let response = model.complete(request).await.unwrap();
-    assert_eq!(response.text, "Undefined.");
+    assert_eq!(response.text, "{\"answer\": \"undefined\"}");
     assert_eq!(response.stop_reason.as_deref(), Some("completed"));
     server.assert_clean();
     let body = &server.bodies()[0];
@@ -405,4 +437,5 @@ async fn every_kind_of_message_is_what_the_sdk_takes() {
         json!({"type": "message", "role": "system",
                "content": [{"type": "input_text", "text": "Prefer tools."}]})
     );
+    assert_eq!(body["text"]["format"]["strict"], true);
 }

@@ -9,7 +9,7 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_agent::model::{Anthropic, OpenAiChat};
+use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 use mcp_agent::{chat::ChatModel, Agent, RunError, ToolSet};
 use mcp_server::tool;
 use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
@@ -25,6 +25,7 @@ const PDF: &str = "JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0YK"
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Provider {
     OpenAi,
+    Responses,
     Anthropic,
 }
 
@@ -32,6 +33,12 @@ fn model(server: &ScriptedModel, provider: Provider, streaming: bool) -> Box<dyn
     match provider {
         Provider::OpenAi => Box::new(
             OpenAiChat::new(KEY, "gpt-test")
+                .base_url(server.openai_base_url())
+                .streaming(streaming)
+                .strict(true),
+        ),
+        Provider::Responses => Box::new(
+            OpenAiResponses::new(KEY, "gpt-test")
                 .base_url(server.openai_base_url())
                 .streaming(streaming)
                 .strict(true),
@@ -47,6 +54,7 @@ fn model(server: &ScriptedModel, provider: Provider, streaming: bool) -> Box<dyn
 fn provider_name(provider: Provider) -> &'static str {
     match provider {
         Provider::OpenAi => "openai",
+        Provider::Responses => "openai_responses",
         Provider::Anthropic => "anthropic",
     }
 }
@@ -96,10 +104,13 @@ async fn an_image_result_reaches_each_provider_in_its_own_form() {
         (Provider::Anthropic, true),
         (Provider::OpenAi, false),
         (Provider::OpenAi, true),
+        (Provider::Responses, false),
+        (Provider::Responses, true),
     ] {
         let name = provider_name(provider);
         // Anthropic: an image block inside tool_result; Chat Completions: a
-        // user message with the image after the tool message.
+        // user message with the image after the tool message; Responses: an
+        // input_image part of the function_call_output.
         let script = json!({"steps": [
             {"provider": name, "respond": {"tool_calls": [{"id": "call_s", "name": "snapshot", "arguments": "{}"}]}},
             {"provider": name,
@@ -145,7 +156,7 @@ struct Forecast {
 
 fn schema_expectation(provider: Provider) -> serde_json::Value {
     match provider {
-        Provider::OpenAi => {
+        Provider::OpenAi | Provider::Responses => {
             json!({"name": "Forecast", "properties": ["city", "celsius", "note"], "strict": true})
         }
         Provider::Anthropic => json!({"properties": ["city", "celsius", "note"]}),
@@ -154,7 +165,7 @@ fn schema_expectation(provider: Provider) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn typed_output_valid_corrected_once_and_refused_twice() {
-    for provider in [Provider::OpenAi, Provider::Anthropic] {
+    for provider in [Provider::OpenAi, Provider::Responses, Provider::Anthropic] {
         let name = provider_name(provider);
         let schema = schema_expectation(provider);
         let good = r#"{"city": "Lyon", "celsius": 21.5, "note": null}"#;

@@ -16,12 +16,13 @@ use serde_json::{json, Map, Value};
 use super::exchange::{self, string_at, Wire};
 use super::http::{error_object, http_builder_methods, malformed, HttpOptions};
 use super::openai::{
-    bearer, openai_methods, responses_tool_choice, responses_tools, text_or_refusal, usage_at,
-    DEFAULT_BASE_URL,
+    bearer, openai_methods, output_schema, responses_tool_choice, responses_tools, text_or_refusal,
+    usage_at, DEFAULT_BASE_URL,
 };
 use super::openai_responses_stream::EventDecoder;
 use crate::chat::{
-    ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, Message, ModelError, ToolCall, Usage,
+    ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, Message, ModelError, ToolCall,
+    ToolResult, Usage,
 };
 
 const PROVIDER: &str = "openai";
@@ -178,6 +179,11 @@ impl OpenAiResponses {
             );
             body.insert("parallel_tool_calls".into(), true.into());
         }
+        if let Some(output) = &request.output {
+            let (schema, strict) = output_schema(output);
+            let format = json!({"type": "json_schema", "name": output.name, "schema": schema, "strict": strict});
+            body.insert("text".into(), json!({ "format": format }));
+        }
         if let Some(max) = request.max_tokens {
             body.insert("max_output_tokens".into(), max.into());
         }
@@ -266,13 +272,30 @@ fn input(messages: &[Message]) -> Vec<Value> {
                     json!({
                         "type": "function_call_output",
                         "call_id": result.call_id,
-                        "output": result.content,
+                        "output": tool_output(result),
                     })
                 }));
             }
         }
     }
     items
+}
+
+/// A `function_call_output`'s `output`: the result's text, or with its
+/// images, `input_text` and `input_image` parts (documents are named in the
+/// text only).
+fn tool_output(result: &ToolResult) -> Value {
+    let images = result.media.iter().filter(|m| m.is_image());
+    let mut parts: Vec<Value> = images
+        .map(|m| json!({"type": "input_image", "image_url": m.data_url()}))
+        .collect();
+    if parts.is_empty() {
+        return result.content.clone().into();
+    }
+    if !result.content.is_empty() {
+        parts.insert(0, json!({"type": "input_text", "text": result.content}));
+    }
+    parts.into()
 }
 
 /// Reads a `Response` object.
@@ -533,7 +556,7 @@ impl ChatModel for OpenAiResponses {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{ToolChoice, ToolDef, ToolResult};
+    use crate::chat::{Media, OutputFormat, ToolChoice, ToolDef};
 
     fn call(id: &str) -> ToolCall {
         ToolCall {
@@ -558,6 +581,7 @@ mod tests {
                     name: "add".into(),
                     content: "2".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }],
             },
             Message::system("Answer in French."),
@@ -578,6 +602,7 @@ mod tests {
             }],
             tool_choice: ToolChoice::Tool("add".into()),
             max_tokens: Some(100),
+            output: None,
         }
     }
 
@@ -608,6 +633,50 @@ mod tests {
                 "stream": true,
             })
         );
+        // A structured answer, strict when it can be; images in results.
+        let mut structured = request(vec![
+            Message::user("Look"),
+            Message::Assistant {
+                text: String::new(),
+                tool_calls: vec![call("call_1")],
+            },
+            Message::ToolResults {
+                results: vec![ToolResult {
+                    call_id: "call_1".into(),
+                    content: "a pixel".into(),
+                    media: vec![
+                        Media {
+                            mime_type: "image/png".into(),
+                            data: "iVBOR".into(),
+                        },
+                        Media {
+                            mime_type: "application/pdf".into(),
+                            data: "JVBE".into(),
+                        },
+                    ],
+                    ..ToolResult::default()
+                }],
+            },
+        ]);
+        let schema = json!({"type": "object", "properties": {"a": {"type": "number"}}});
+        structured.output = Some(OutputFormat {
+            name: "Answer".into(),
+            schema: schema.clone(),
+            strict_schema: None,
+        });
+        let body = model.request_body(&structured, false, None);
+        assert_eq!(
+            body["text"],
+            json!({"format": {"type": "json_schema", "name": "Answer", "schema": schema, "strict": false}})
+        );
+        assert_eq!(
+            body["input"][2]["output"],
+            json!([
+                {"type": "input_text", "text": "a pixel"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBOR"},
+            ])
+        );
+
         // No tools, no system message, no cap, no stream: only the input.
         let plain = ChatRequest {
             messages: vec![Message::user("hi")],
