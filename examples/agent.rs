@@ -2,7 +2,7 @@
 //! with the calculator toolbox attached locally and any MCP servers you name.
 //!
 //! ```text
-//! agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict]
+//! agent [--provider openai|openai-responses|anthropic] [--max-turns N] [--no-stream] [--strict]
 //!       [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch]
 //!       [--mcp "COMMAND ARGS"]... [--mcp-url URL]... PROMPT
 //! ```
@@ -21,6 +21,8 @@
 //! - `--mcp` starts a stdio MCP server (the command line is split on
 //!   whitespace); `--mcp-url` connects to a Streamable HTTP or HTTP+SSE one.
 //!   Their tools join the calculator's; a name two sources share is an error.
+//! - `--provider openai-responses` speaks OpenAI's Responses API with the same
+//!   `OPENAI_*` variables as Chat Completions.
 //! - The endpoint comes from the providers' usual variables: `OPENAI_BASE_URL`
 //!   (default the public API), `OPENAI_API_KEY`, `OPENAI_MODEL`;
 //!   `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_MODEL`.
@@ -32,7 +34,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mcp_agent::model::{Anthropic, OpenAiChat};
+use mcp_agent::chat::ModelError;
+use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 use mcp_agent::{
     chat::ChatModel, Agent, Approval, ApprovalPolicy, ApprovalRequest, Event, RunError, ToolSet,
 };
@@ -42,13 +45,25 @@ use mcp_client::{types::error::Chain, Client};
 pub mod calculator_tools;
 use calculator_tools::Calculator;
 
-const USAGE: &str = "usage: agent [--provider openai|anthropic] [--max-turns N] [--no-stream] [--strict] [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+const USAGE: &str = "usage: agent [--provider openai|openai-responses|anthropic] [--max-turns N] [--no-stream] [--strict] [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+
+/// Which API the model speaks (`--provider`).
+#[derive(Debug, Default, Clone, Copy)]
+enum Provider {
+    /// OpenAI-compatible Chat Completions.
+    #[default]
+    OpenAi,
+    /// The OpenAI Responses API.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+}
 
 #[derive(Debug, Default)]
 struct Options {
     /// `--approve` (`UnlessReadOnly`) or `--approve all` (`Always`).
     approve: ApprovalPolicy,
-    anthropic: bool,
+    provider: Provider,
     max_turns: Option<usize>,
     streaming: bool,
     strict: bool,
@@ -90,11 +105,12 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
         match arg.as_str() {
             "--provider" => match value("--provider")?.as_str() {
-                "openai" => options.anthropic = false,
-                "anthropic" => options.anthropic = true,
+                "openai" => options.provider = Provider::OpenAi,
+                "openai-responses" => options.provider = Provider::OpenAiResponses,
+                "anthropic" => options.provider = Provider::Anthropic,
                 other => {
                     return Err(format!(
-                        "unknown provider `{other}`: use openai or anthropic"
+                        "unknown provider `{other}`: use openai, openai-responses or anthropic"
                     ))
                 }
             },
@@ -128,15 +144,26 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
 }
 
 fn model(options: &Options) -> Result<Box<dyn ChatModel>, String> {
-    if options.anthropic {
-        let model = Anthropic::from_env().map_err(|e| Chain(&e).to_string())?;
-        Ok(Box::new(model.streaming(options.streaming)))
-    } else {
-        let model = OpenAiChat::from_env().map_err(|e| Chain(&e).to_string())?;
-        Ok(Box::new(
-            model.streaming(options.streaming).strict(options.strict),
-        ))
-    }
+    let named = |e: ModelError| Chain(&e).to_string();
+    Ok(match options.provider {
+        Provider::Anthropic => Box::new(
+            Anthropic::from_env()
+                .map_err(named)?
+                .streaming(options.streaming),
+        ),
+        Provider::OpenAi => Box::new(
+            OpenAiChat::from_env()
+                .map_err(named)?
+                .streaming(options.streaming)
+                .strict(options.strict),
+        ),
+        Provider::OpenAiResponses => Box::new(
+            OpenAiResponses::from_env()
+                .map_err(named)?
+                .streaming(options.streaming)
+                .strict(options.strict),
+        ),
+    })
 }
 
 async fn connect(options: &Options) -> Result<Vec<Client>, String> {

@@ -405,3 +405,46 @@ fn the_fixtures_image_reaches_anthropic_as_an_image_block_inside_tool_result() {
     assert!(text(&out.stdout).contains("A small image."));
     server.assert_clean();
 }
+
+#[test]
+fn the_fixtures_image_reaches_the_responses_api_as_an_input_image() {
+    let fixture = HttpServer::start();
+    let url = format!("http://127.0.0.1:{}/mcp", fixture.1);
+    let script = json!({"steps": [
+        {"provider": "openai_responses",
+         "respond": {"tool_calls": [{"id": "call_i", "name": "test_image_content", "arguments": "{}"}]}},
+        {"provider": "openai_responses",
+         "expect": {"tool_results": [{"id": "call_i", "image": "image/png"}]},
+         "respond": {"text": "A small image."}}
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    for streaming in [false, true] {
+        if streaming {
+            server.set_script(json!({"steps": [
+                {"provider": "openai_responses", "expect": {"stream": true},
+                 "respond": {"tool_calls": [{"id": "call_j", "name": "test_image_content", "arguments": "{}"}]}},
+                {"provider": "openai_responses",
+                 "expect": {"tool_results": [{"id": "call_j", "image": "image/png"}]},
+                 "respond": {"text": "A small image."}}
+            ]}));
+        }
+        let mut args = vec![
+            "--provider",
+            "openai-responses",
+            "--mcp-url",
+            &url,
+            "Show me the image",
+        ];
+        if !streaming {
+            args.insert(0, "--no-stream");
+        }
+        let out = agent(&server, false, &args);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{stderr}\n{}", server.log());
+        assert!(
+            text(&out.stdout).contains("A small image."),
+            "streaming {streaming}"
+        );
+    }
+    server.assert_clean();
+}
