@@ -478,3 +478,39 @@ async fn a_set_dropped_in_a_runtime_shuts_its_started_sources_down_and_start_rep
         "local toolbox `Notes` could not start: no licence"
     );
 }
+
+#[tokio::test]
+async fn caller_tools_take_a_prefix_and_allow_lists_like_any_source() {
+    let other = CallerTool::new("get_time", "The user's clock", json!({"type": "object"})).unwrap();
+    let tools = ToolSet::builder()
+        .attach(
+            Source::caller([location(), other])
+                .prefix("ui_")
+                .allow(["get_location"]),
+        )
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(tools.names(), vec!["ui_get_location"]);
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("c1", "ui_get_location", r#"{"precise": false}"#)]))
+        .then(|_| text("ok"));
+    let agent = Agent::builder(Arc::clone(&model), tools).build();
+    let paused = agent.run("where?").await.unwrap();
+    assert_eq!(paused.pending[0].tool, "ui_get_location");
+    let error = agent
+        .tools()
+        .call("ui_get_location", json!({"precise": true}))
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("executed by the caller"),
+        "{error}"
+    );
+    let offered = &model.requests()[0].tools;
+    assert_eq!(offered.len(), 1);
+    assert!(
+        offered[0].strict_parameters.is_some(),
+        "a strict form like any tool"
+    );
+}
