@@ -9,54 +9,23 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 use mcp_agent::{chat::ChatModel, Agent, RunError, ToolSet};
 use mcp_server::tool;
 use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::json;
-use support::ScriptedModel;
+use support::{Provider, ScriptedModel, KEY};
 
-const KEY: &str = "sk-test-key";
 /// A 1×1 PNG.
 const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A tiny PDF.
 const PDF: &str = "JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0YK";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Provider {
-    OpenAi,
-    Responses,
-    Anthropic,
-}
-
 fn model(server: &ScriptedModel, provider: Provider, streaming: bool) -> Box<dyn ChatModel> {
-    match provider {
-        Provider::OpenAi => Box::new(
-            OpenAiChat::new(KEY, "gpt-test")
-                .base_url(server.openai_base_url())
-                .streaming(streaming)
-                .strict(true),
-        ),
-        Provider::Responses => Box::new(
-            OpenAiResponses::new(KEY, "gpt-test")
-                .base_url(server.openai_base_url())
-                .streaming(streaming)
-                .strict(true),
-        ),
-        Provider::Anthropic => Box::new(
-            Anthropic::new(KEY, "claude-test")
-                .base_url(server.base_url())
-                .streaming(streaming),
-        ),
-    }
+    provider.model(server, streaming)
 }
 
 fn provider_name(provider: Provider) -> &'static str {
-    match provider {
-        Provider::OpenAi => "openai",
-        Provider::Responses => "openai_responses",
-        Provider::Anthropic => "anthropic",
-    }
+    provider.script_name()
 }
 
 #[derive(Debug, Default)]

@@ -9,63 +9,28 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 use mcp_agent::{
     chat::ChatModel, chat::ModelError, chat::ToolChoice, Agent, CancellationToken, ErrorPolicy,
     RunError, ToolSet,
 };
 use mcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
-use support::{Calc, ScriptedModel, CALC_TOOLS as TOOLS};
-
-const KEY: &str = "sk-test-key";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Provider {
-    OpenAi,
-    Responses,
-    Anthropic,
-}
+use support::{Calc, Provider, ScriptedModel, CALC_TOOLS as TOOLS, KEY};
 
 use Provider::{Anthropic as A, OpenAi as O, Responses as R};
 
 fn model(server: &ScriptedModel, provider: Provider, streaming: bool) -> Box<dyn ChatModel> {
-    match provider {
-        O => Box::new(
-            OpenAiChat::new(KEY, "gpt-test")
-                .base_url(server.openai_base_url())
-                .streaming(streaming)
-                .strict(true),
-        ),
-        R => Box::new(
-            OpenAiResponses::new(KEY, "gpt-test")
-                .base_url(server.openai_base_url())
-                .streaming(streaming)
-                .strict(true),
-        ),
-        A => Box::new(
-            Anthropic::new(KEY, "claude-test")
-                .base_url(server.base_url())
-                .streaming(streaming),
-        ),
-    }
+    provider.model(server, streaming)
 }
 
 /// The API, as scripts name it.
 fn name(provider: Provider) -> &'static str {
-    match provider {
-        O => "openai",
-        R => "openai_responses",
-        A => "anthropic",
-    }
+    provider.script_name()
 }
 
 /// The provider, as the model names it (in errors).
 fn reported(provider: Provider) -> &'static str {
-    match provider {
-        O | R => "openai",
-        A => "anthropic",
-    }
+    provider.reported()
 }
 
 /// The provider's own form of a tool choice.

@@ -8,6 +8,7 @@
 //!   Completions and Responses) and Anthropic's wire formats and checks
 //!   every request against their official SDKs.
 //! - `calc`: [`Calc`], a toolbox of four tools (one always fails).
+//! - `providers`: [`Provider`], the three models pointed at a scripted server.
 //! - `in_process`: MCP servers served over in-memory pipes to real clients.
 //! - `scripted_chat`: [`Scripted`], an in-process `ChatModel` answering
 //!   from a script, for the loop's tests.
@@ -20,6 +21,7 @@
 
 mod calc;
 mod in_process;
+mod providers;
 mod scripted_chat;
 mod scripted_model;
 pub mod strict_check;
@@ -34,6 +36,8 @@ pub use calc::*;
 pub use http_response::*;
 #[allow(unused_imports)]
 pub use in_process::*;
+#[allow(unused_imports)]
+pub use providers::*;
 #[allow(unused_imports)]
 pub use scripted_chat::*;
 #[allow(unused_imports)]
