@@ -109,7 +109,7 @@ pub(crate) struct SetTool {
     pub(crate) validator: Option<Arc<Validator>>,
     pub(crate) target: Target,
     /// The source's start and shutdown hooks, when it has any.
-    pub(crate) lifecycle: Option<Arc<crate::toolset::Lifecycle>>,
+    pub(crate) lifecycle: Option<Arc<crate::lifecycle::Lifecycle>>,
 }
 
 impl SetTool {

@@ -145,6 +145,7 @@ mod approval;
 mod call;
 mod catalog;
 pub mod chat;
+mod lifecycle;
 pub mod model;
 pub mod names;
 mod outcome;
@@ -154,6 +155,7 @@ pub mod strict;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod toolset;
+mod typed;
 mod view;
 
 pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run, DEFAULT_MAX_TURNS};
@@ -161,8 +163,8 @@ pub use approval::{Approval, ApprovalPolicy, ApprovalRequest};
 pub use call::ToolCallError;
 pub use catalog::{Diagnostic, ToolSetError};
 pub use outcome::{CallRecord, Event, Outcome, PendingCall, PendingKind, RunError};
-pub use output::{Typed, TypedRun};
 pub use toolset::{CallerTool, CallerToolError, Source, ToolSet, ToolSetBuilder};
+pub use typed::{Typed, TypedRun};
 pub use view::ToolView;
 
 /// Cancels a run from outside (see [`Run::cancel_on`]).

@@ -287,6 +287,16 @@ pub enum RunError {
     },
 }
 
+/// Why a run's turns stopped early (the loop's; the run adds what it had
+/// done and makes it a [`RunError`]).
+pub(crate) enum Stop {
+    MaxTurns(usize),
+    Model { turn: usize, error: ModelError },
+    ToolFailed { tool: String, message: String },
+    ToolSet(ToolSetError),
+    Output(String),
+}
+
 impl RunError {
     /// What the run had done when it stopped.
     pub fn outcome(&self) -> Option<&Outcome> {

@@ -1,22 +1,16 @@
-//! Typed output: a run whose answer must be a value of a Rust type. The
-//! type's JSON Schema (schemars) goes to the model through the provider's
-//! structured-output mode; the answer is validated against it and
-//! deserialized; an answer that does not fit gets one retry, with the
-//! problem, before the run fails.
+//! What a typed run asks of the model and how its answer is checked: the
+//! type's JSON Schema (schemars) as the provider's structured-output format,
+//! the answer validated against it and deserialized, and the message that
+//! asks again when it does not fit. The run itself is in [`crate::typed`].
 
 use std::fmt;
-use std::future::{Future, IntoFuture};
-use std::marker::PhantomData;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_wire::schema::Validator;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::agent::Run;
 use crate::chat::OutputFormat;
-use crate::outcome::{Outcome, RunError};
 
 /// Checks an answer's text: the JSON value it holds, valid under the schema
 /// and deserializable into the run's type, or the problem for the model.
@@ -106,88 +100,6 @@ pub(crate) fn retry_prompt(problem: &str) -> String {
         "Your answer does not match the required JSON schema: {problem}. \
          Answer again with only the JSON value, matching the schema."
     )
-}
-
-/// A typed run's answer: the value, and the run that produced it.
-#[derive(Debug, Clone)]
-pub struct Typed<T> {
-    /// The answer, validated against `T`'s schema and deserialized.
-    pub value: T,
-    /// The run (its transcript holds the answer as JSON text).
-    pub outcome: Outcome,
-}
-
-/// A run whose answer is a `T` ([`Run::output`]); `.await` it.
-#[must_use = "a run does nothing until it is awaited"]
-pub struct TypedRun<'a, T> {
-    run: Run<'a>,
-    _type: PhantomData<fn() -> T>,
-}
-
-impl<T> fmt::Debug for TypedRun<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TypedRun")
-            .field("run", &self.run)
-            .field("type", &std::any::type_name::<T>())
-            .finish()
-    }
-}
-
-impl<'a> Run<'a> {
-    /// Makes the run's answer a value of `T`: `T`'s JSON Schema goes to the
-    /// model as the provider's structured-output format (OpenAI's
-    /// `response_format` / `text.format`, strict when the schema allows;
-    /// Anthropic's `output_config.format`), the final answer is validated
-    /// against it and deserialized. An answer that does not fit is sent
-    /// back once with the problem; a second one ends the run with
-    /// [`RunError::Output`]. A run that pauses on pending calls ends with
-    /// [`RunError::Paused`]: resume it with `.output::<T>()` again.
-    ///
-    /// ```no_run
-    /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Forecast {
-    ///     city: String,
-    ///     celsius: f64,
-    /// }
-    ///
-    /// let forecast = agent.run("Tomorrow in Lyon?").output::<Forecast>().await?.value;
-    /// println!("{}: {} °C", forecast.city, forecast.celsius);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn output<T: DeserializeOwned + schemars::JsonSchema>(mut self) -> TypedRun<'a, T> {
-        self.output = Some(OutputSpec::of::<T>());
-        TypedRun {
-            run: self,
-            _type: PhantomData,
-        }
-    }
-}
-
-impl<'a, T: DeserializeOwned + Send + 'a> IntoFuture for TypedRun<'a, T> {
-    type Output = Result<Typed<T>, RunError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let outcome = self.run.await?;
-            if outcome.is_paused() {
-                return Err(RunError::Paused {
-                    outcome: Box::new(outcome),
-                });
-            }
-            let value = outcome.output.clone().unwrap_or(Value::Null);
-            match serde_json::from_value(value) {
-                Ok(value) => Ok(Typed { value, outcome }),
-                // The loop checked it; kept for a run that somehow skipped the check.
-                Err(e) => Err(RunError::Output {
-                    problem: e.to_string(),
-                    outcome: Box::new(outcome),
-                }),
-            }
-        })
-    }
 }
 
 #[cfg(test)]

@@ -19,8 +19,7 @@ use tracing::{Instrument as _, Span};
 use crate::agent::Agent;
 use crate::catalog::SetTool;
 use crate::chat::{ChatResponse, ModelError, ToolCall, Usage};
-use crate::outcome::{CallRecord, Outcome, RunError};
-use crate::run::Stop;
+use crate::outcome::{CallRecord, Outcome, RunError, Stop};
 use crate::view::ToolView;
 
 /// Not yet in `mcp_otel::conventions`: input tokens read from the

@@ -187,8 +187,6 @@ mod prompts;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
-#[cfg(feature = "otel")]
-mod telemetry;
 mod tools;
 mod transport;
 

@@ -7,12 +7,14 @@ use std::time::{Duration, Instant};
 use mcp_types::error::Chain;
 use mcp_types::{CallToolResult, JsonObject};
 
-use super::{send, Emit, State, Stop};
+use super::{send, Emit, State};
 use crate::agent::{Agent, ErrorPolicy, Run};
 use crate::approval::{refused_reply, Approval, ApprovalRequest};
 use crate::catalog::{SetTool, Target};
 use crate::chat::{ToolCall, ToolResult};
-use crate::outcome::{result_media, result_text, CallRecord, Event, PendingCall, PendingKind};
+use crate::outcome::{
+    result_media, result_text, CallRecord, Event, PendingCall, PendingKind, Stop,
+};
 use crate::view::ToolView;
 
 /// What becomes of one call of a turn.

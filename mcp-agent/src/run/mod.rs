@@ -14,20 +14,11 @@ use futures_util::StreamExt as _;
 use crate::agent::{Agent, Answer, Run};
 use crate::catalog::ToolSetError;
 use crate::chat::{ChatRequest, ChatResponse, Delta, Message, ModelError, ToolChoice};
-use crate::outcome::{Event, Outcome, Paused, RunError};
+use crate::outcome::{Event, Outcome, Paused, RunError, Stop};
 use crate::toolset::ToolSet;
 use crate::view::ToolView;
 use calls::{plan, settle};
 use resume::{finish_paused, resumed_state};
-
-/// Why the turns stopped early; the run adds what it had done.
-pub(crate) enum Stop {
-    MaxTurns(usize),
-    Model { turn: usize, error: ModelError },
-    ToolFailed { tool: String, message: String },
-    ToolSet(ToolSetError),
-    Output(String),
-}
 
 pub(super) type Emit = Option<crate::agent::EventSink>;
 

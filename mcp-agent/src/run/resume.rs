@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 
 use super::calls::{caller_record, refused, settle, Slot};
-use super::{view_for, State, Stop};
+use super::{view_for, State};
 use crate::agent::{Answer, Run};
 use crate::approval::Approval;
 use crate::chat::Message;
-use crate::outcome::{Outcome, Paused, PendingCall, PendingKind, RunError};
+use crate::outcome::{Outcome, Paused, PendingCall, PendingKind, RunError, Stop};
 
 /// A paused run's state, once every pending call has its answer (else the
 /// outcome comes back unchanged, with what is missing).

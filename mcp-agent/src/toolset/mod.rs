@@ -9,7 +9,6 @@
 mod assemble;
 mod builder;
 mod caller;
-mod lifecycle;
 mod source;
 
 use std::fmt;
@@ -24,7 +23,6 @@ use crate::view::ToolView;
 use assemble::assemble;
 pub use builder::ToolSetBuilder;
 pub use caller::{CallerTool, CallerToolError};
-pub(crate) use lifecycle::Lifecycle;
 pub use source::Source;
 use source::{list_source, SourceState};
 

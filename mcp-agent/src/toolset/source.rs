@@ -17,8 +17,8 @@ use mcp_types::error::Chain;
 use mcp_types::Tool;
 use mcp_wire::sync::lock;
 
-use super::lifecycle::Lifecycle;
 use crate::catalog::ToolSetError;
+use crate::lifecycle::Lifecycle;
 
 /// Where tools come from, with how they join a set: a name prefix, an allow
 /// list and a block list (both of the tools' own names, before the prefix).

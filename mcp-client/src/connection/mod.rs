@@ -5,12 +5,15 @@
 //! waiting, subscriptions, the notification stream) and routes every
 //! incoming message; `session` is the legacy session and its renewal;
 //! `link` is what the core needs of a transport, named so that transports
-//! depend on it and not on the rest of the core.
+//! depend on it and not on the rest of the core; `telemetry` (the `otel`
+//! feature) the spans and durations of what the core sends.
 
 mod link;
 mod requests;
 mod session;
 mod shared;
+#[cfg(feature = "otel")]
+mod telemetry;
 
 #[cfg(feature = "http")]
 pub(crate) use link::Head;

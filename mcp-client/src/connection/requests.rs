@@ -102,7 +102,7 @@ pub(crate) struct Conn {
     pub(crate) renewal: Arc<Renewal>,
     /// When the legacy session opened, for its duration.
     #[cfg(feature = "otel")]
-    pub(crate) clock: Arc<crate::telemetry::SessionClock>,
+    pub(crate) clock: Arc<super::telemetry::SessionClock>,
 }
 
 impl Conn {
@@ -179,12 +179,12 @@ impl Conn {
     pub(crate) async fn request(&self, mut req: Req) -> Result<Value, CallError> {
         let id = req.id.take().unwrap_or_else(|| self.shared.next_id());
         #[cfg(feature = "otel")]
-        if let Some(op) = crate::telemetry::start(self, &req, &id) {
+        if let Some(op) = super::telemetry::start(self, &req, &id) {
             use tracing::Instrument as _;
             let method_name = req.method.clone();
             let span = op.span().clone();
             let result = self.exchange(req, id).instrument(span).await;
-            crate::telemetry::end(op, &method_name, &result);
+            super::telemetry::end(op, &method_name, &result);
             return result;
         }
         self.exchange(req, id).await
@@ -211,7 +211,7 @@ impl Conn {
             key
         });
         #[cfg(feature = "otel")]
-        crate::telemetry::inject(&mut meta);
+        super::telemetry::inject(&mut meta);
         if !meta.is_empty() {
             params.insert("_meta".to_owned(), Value::Object(meta));
         }

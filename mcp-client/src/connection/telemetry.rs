@@ -15,7 +15,7 @@ use mcp_types::call::CallError;
 use mcp_types::{method, Meta, ProtocolVersion, RequestId};
 use serde_json::Value;
 
-use crate::connection::{Conn, Req};
+use super::{Conn, Req};
 
 /// What the client's telemetry keeps of a connection: when its legacy
 /// session opened, on what revision and transport. Dropped with the
