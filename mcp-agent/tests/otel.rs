@@ -4,6 +4,9 @@
 //! model's HTTP request.
 #![cfg(feature = "otel")]
 
+#[path = "../../tests/support/otel_capture.rs"]
+mod otel_capture;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
@@ -17,104 +20,11 @@ use mcp_agent::chat::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall
 use mcp_agent::model::OpenAiChat;
 use mcp_agent::{Agent, RunError, ToolSet};
 use mcp_server::{tool, ToolError};
-use opentelemetry::trace::{SpanId, SpanKind, Status, TracerProvider as _};
+use opentelemetry::trace::{SpanId, SpanKind, Status};
 use opentelemetry::{Array, StringValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
-use tracing_subscriber::layer::SubscriberExt as _;
-
-/// Spans of this thread's `tracing` go to an in-memory exporter while it
-/// lives (the tests run on Tokio's current-thread runtime, so everything
-/// the run does is on this thread).
-struct Traced {
-    exporter: InMemorySpanExporter,
-    provider: SdkTracerProvider,
-    _guard: tracing::subscriber::DefaultGuard,
-}
-
-impl Traced {
-    fn start() -> Traced {
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-        let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
-        Traced {
-            exporter,
-            provider,
-            _guard: guard,
-        }
-    }
-
-    /// The spans ended so far.
-    fn spans(&self) -> Spans {
-        self.provider.force_flush().unwrap();
-        Spans(self.exporter.get_finished_spans().unwrap())
-    }
-}
-
-struct Spans(Vec<SpanData>);
-
-impl Spans {
-    /// The spans named `name`, in the order they started.
-    fn named(&self, name: &str) -> Vec<&SpanData> {
-        let mut found: Vec<&SpanData> = self.0.iter().filter(|s| s.name == name).collect();
-        found.sort_by_key(|s| s.start_time);
-        found
-    }
-
-    /// The one span named `name`.
-    fn one(&self, name: &str) -> &SpanData {
-        let found = self.named(name);
-        let names: Vec<&str> = self.0.iter().map(|s| s.name.as_ref()).collect();
-        assert_eq!(found.len(), 1, "one span named {name:?} among {names:?}");
-        found[0]
-    }
-}
-
-fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
-fn string(span: &SpanData, key: &str) -> Option<String> {
-    attribute(span, key).map(|v| v.as_str().into_owned())
-}
-
-fn int(span: &SpanData, key: &str) -> Option<i64> {
-    match attribute(span, key) {
-        Some(Value::I64(n)) => Some(*n),
-        Some(other) => panic!("{key} of {} is not an int: {other:?}", span.name),
-        None => None,
-    }
-}
-
-/// Asserts the string attributes `expected` (key, value) of `span`.
-fn assert_strings(span: &SpanData, expected: &[(&str, &str)]) {
-    for (key, value) in expected {
-        assert_eq!(
-            string(span, key).as_deref(),
-            Some(*value),
-            "{key} of {}",
-            span.name
-        );
-    }
-}
-
-fn is_child(child: &SpanData, parent: &SpanData) -> bool {
-    child.parent_span_id == parent.span_context.span_id()
-        && child.span_context.trace_id() == parent.span_context.trace_id()
-}
-
-fn error_description(span: &SpanData) -> String {
-    match &span.status {
-        Status::Error { description } => description.to_string(),
-        other => panic!("{} has status {other:?}, not an error", span.name),
-    }
-}
+use opentelemetry_sdk::trace::SpanData;
+use otel_capture::*;
 
 /// A model that answers with the next answer of its script, named `model`.
 struct Scripted {

@@ -5,109 +5,30 @@
 //! `traceparent` header, so that the server's SERVER span is its child.
 #![cfg(feature = "otel")]
 
+#[path = "../../tests/support/otel_capture.rs"]
+mod otel_capture;
+
 mod support;
 
 use std::sync::{Arc, Mutex};
 
 use mcp_client::{Client, Era, Error};
 use mcp_server::http::HttpConfig;
-use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
-use opentelemetry::Value;
-use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry_sdk::trace::SpanData;
+use otel_capture::*;
 use serde_json::{json, Value as Json};
 use support::{in_process, server};
 use tracing::Instrument as _;
-use tracing_subscriber::layer::SubscriberExt as _;
 
-/// Spans of this thread's `tracing` go to an in-memory exporter while it
-/// lives. The tests run on Tokio's current-thread runtime, and the client
-/// and the server on it: everything both do is on this thread.
-struct Traced {
-    exporter: InMemorySpanExporter,
-    provider: SdkTracerProvider,
-    _guard: tracing::subscriber::DefaultGuard,
+/// The CLIENT span named `name`.
+fn client_span<'a>(spans: &'a Spans, name: &str) -> &'a SpanData {
+    spans.one_of_kind(name, &SpanKind::Client)
 }
 
-impl Traced {
-    fn start() -> Traced {
-        // What `mcp_otel::Telemetry::from_env` installs (W3C Trace Context).
-        opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-        let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
-        Traced {
-            exporter,
-            provider,
-            _guard: guard,
-        }
-    }
-
-    /// The spans ended so far.
-    fn spans(&self) -> Spans {
-        self.provider.force_flush().unwrap();
-        Spans(self.exporter.get_finished_spans().unwrap())
-    }
-}
-
-struct Spans(Vec<SpanData>);
-
-impl Spans {
-    /// The one span named `name` of `kind` (client and server name theirs alike).
-    fn one(&self, name: &str, kind: &SpanKind) -> &SpanData {
-        let found: Vec<&SpanData> = self
-            .0
-            .iter()
-            .filter(|s| s.name == name && &s.span_kind == kind)
-            .collect();
-        let all: Vec<(&str, &SpanKind)> = self
-            .0
-            .iter()
-            .map(|s| (s.name.as_ref(), &s.span_kind))
-            .collect();
-        assert_eq!(found.len(), 1, "one {kind:?} span {name:?} among {all:?}");
-        found[0]
-    }
-
-    fn client(&self, name: &str) -> &SpanData {
-        self.one(name, &SpanKind::Client)
-    }
-
-    fn server(&self, name: &str) -> &SpanData {
-        self.one(name, &SpanKind::Server)
-    }
-}
-
-fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
-fn string(span: &SpanData, key: &str) -> Option<String> {
-    attribute(span, key).map(|v| v.as_str().into_owned())
-}
-
-/// Asserts the string attributes `expected` (key, value) of `span`.
-fn assert_strings(span: &SpanData, expected: &[(&str, &str)]) {
-    for (key, value) in expected {
-        assert_eq!(
-            string(span, key).as_deref(),
-            Some(*value),
-            "{key} of {} {:?}",
-            span.name,
-            span.span_kind
-        );
-    }
-}
-
-fn is_child(child: &SpanData, parent: &SpanData) -> bool {
-    child.parent_span_id == parent.span_context.span_id()
-        && child.span_context.trace_id() == parent.span_context.trace_id()
+/// The SERVER span named `name`.
+fn server_span<'a>(spans: &'a Spans, name: &str) -> &'a SpanData {
+    spans.one_of_kind(name, &SpanKind::Server)
 }
 
 /// Whether the server's span continues the client's: its remote child.
@@ -118,13 +39,6 @@ fn assert_continues(server: &SpanData, client: &SpanData) {
         server.name
     );
     assert!(server.parent_span_is_remote, "{}", server.name);
-}
-
-fn error_description(span: &SpanData) -> String {
-    match &span.status {
-        Status::Error { description } => description.to_string(),
-        other => panic!("{} has status {other:?}, not an error", span.name),
-    }
 }
 
 /// The `traceparent` naming `span`.
@@ -160,8 +74,8 @@ async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
         serving.await.unwrap().unwrap();
         let spans = traced.spans();
 
-        let caller = spans.one("caller", &SpanKind::Internal);
-        let add = spans.client("tools/call add");
+        let caller = spans.one_of_kind("caller", &SpanKind::Internal);
+        let add = client_span(&spans, "tools/call add");
         assert!(
             is_child(add, caller),
             "{era:?}: the call is the caller's span's child"
@@ -178,7 +92,7 @@ async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
             ],
         );
         assert!(attribute(add, "error.type").is_none());
-        let server_add = spans.server("tools/call add");
+        let server_add = server_span(&spans, "tools/call add");
         assert_continues(server_add, add);
         assert_eq!(
             string(add, "jsonrpc.request.id"),
@@ -187,15 +101,15 @@ async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
         );
         assert!(string(add, "jsonrpc.request.id").is_some());
 
-        let fail = spans.client("tools/call fail");
+        let fail = client_span(&spans, "tools/call fail");
         assert!(is_child(fail, caller));
         assert_strings(fail, &[("error.type", "tool_error")]);
         assert!(matches!(fail.status, Status::Error { .. }), "{fail:?}");
-        let server_fail = spans.server("tools/call fail");
+        let server_fail = server_span(&spans, "tools/call fail");
         assert_continues(server_fail, fail);
         assert_strings(server_fail, &[("error.type", "tool_error")]);
 
-        let nope = spans.client("tools/call no_such_tool");
+        let nope = client_span(&spans, "tools/call no_such_tool");
         assert_strings(
             nope,
             &[
@@ -207,17 +121,17 @@ async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
             panic!("{era:?}: {unknown:?}")
         };
         assert_eq!(error_description(nope), unknown.message);
-        assert_continues(spans.server("tools/call no_such_tool"), nope);
+        assert_continues(server_span(&spans, "tools/call no_such_tool"), nope);
 
         if era == Era::Legacy {
             // The handshake, outside any span of the caller's: a root, and
             // the server's initialize its child.
-            let initialize = spans.client("initialize");
+            let initialize = client_span(&spans, "initialize");
             assert_eq!(
                 initialize.parent_span_id,
                 opentelemetry::trace::SpanId::INVALID
             );
-            assert_continues(spans.server("initialize"), initialize);
+            assert_continues(server_span(&spans, "initialize"), initialize);
         }
     }
 }
@@ -292,7 +206,7 @@ async fn over_http_the_request_carries_the_client_spans_traceparent() {
         served.await.unwrap();
         let spans = traced.spans();
 
-        let add = spans.client("tools/call add");
+        let add = client_span(&spans, "tools/call add");
         assert_strings(
             add,
             &[
@@ -321,7 +235,7 @@ async fn over_http_the_request_carries_the_client_spans_traceparent() {
 
         // The server took its parent from `_meta`; the header named the
         // same span, which is not linked to again.
-        let server_add = spans.server("tools/call add");
+        let server_add = server_span(&spans, "tools/call add");
         assert_continues(server_add, add);
         assert!(
             server_add.links.is_empty(),

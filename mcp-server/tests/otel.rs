@@ -9,107 +9,20 @@
 //! subscriber at all in `otel_off.rs`.
 #![cfg(feature = "otel")]
 
+#[path = "../../tests/support/otel_capture.rs"]
+mod otel_capture;
+
 mod support;
 
 use std::time::Duration;
 
 use mcp_server::{tool, Context, Server, ToolError};
-use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId, TracerProvider as _};
-use opentelemetry::Value;
-use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
+use opentelemetry_sdk::trace::SpanData;
+use otel_capture::*;
 use serde_json::{json, Value as Json};
 use support::{cancel, modern_meta, result_text, Client, LATEST_LEGACY};
 use tracing::Instrument as _;
-use tracing_subscriber::layer::SubscriberExt as _;
-
-/// Spans of this thread's `tracing` go to an in-memory exporter while it
-/// lives. The tests run on Tokio's current-thread runtime and the servers
-/// on the test's runtime (`serve_io`, `serve_http_on`), so everything the
-/// server does is on this thread.
-struct Traced {
-    exporter: InMemorySpanExporter,
-    provider: SdkTracerProvider,
-    _guard: tracing::subscriber::DefaultGuard,
-}
-
-impl Traced {
-    fn start() -> Traced {
-        // What `mcp_otel::Telemetry::from_env` installs (W3C Trace Context).
-        opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-        let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
-        Traced {
-            exporter,
-            provider,
-            _guard: guard,
-        }
-    }
-
-    /// The spans ended so far.
-    fn spans(&self) -> Spans {
-        self.provider.force_flush().unwrap();
-        Spans(self.exporter.get_finished_spans().unwrap())
-    }
-}
-
-struct Spans(Vec<SpanData>);
-
-impl Spans {
-    /// The spans named `name`, in the order they started.
-    fn named(&self, name: &str) -> Vec<&SpanData> {
-        let mut found: Vec<&SpanData> = self.0.iter().filter(|s| s.name == name).collect();
-        found.sort_by_key(|s| s.start_time);
-        found
-    }
-
-    /// The one span named `name`.
-    fn one(&self, name: &str) -> &SpanData {
-        let found = self.named(name);
-        let names: Vec<&str> = self.0.iter().map(|s| s.name.as_ref()).collect();
-        assert_eq!(found.len(), 1, "one span named {name:?} among {names:?}");
-        found[0]
-    }
-}
-
-fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
-    span.attributes
-        .iter()
-        .find(|kv| kv.key.as_str() == key)
-        .map(|kv| &kv.value)
-}
-
-fn string(span: &SpanData, key: &str) -> Option<String> {
-    attribute(span, key).map(|v| v.as_str().into_owned())
-}
-
-/// Asserts the string attributes `expected` (key, value) of `span`.
-fn assert_strings(span: &SpanData, expected: &[(&str, &str)]) {
-    for (key, value) in expected {
-        assert_eq!(
-            string(span, key).as_deref(),
-            Some(*value),
-            "{key} of {}",
-            span.name
-        );
-    }
-}
-
-fn is_child(child: &SpanData, parent: &SpanData) -> bool {
-    child.parent_span_id == parent.span_context.span_id()
-        && child.span_context.trace_id() == parent.span_context.trace_id()
-}
-
-fn error_description(span: &SpanData) -> String {
-    match &span.status {
-        Status::Error { description } => description.to_string(),
-        other => panic!("{} has status {other:?}, not an error", span.name),
-    }
-}
 
 /// A remote caller's span: its trace, its span, and its `traceparent`.
 struct Remote {
