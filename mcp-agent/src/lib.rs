@@ -117,7 +117,7 @@
 //! |---|---|---|
 //! | `invoke_agent {gen_ai.agent.name}` ([`AgentBuilder::name`]; `invoke_agent` without one): the run | INTERNAL | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.agent.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` (the run's totals) |
 //! | `turn`: one model request and the tool calls it makes | INTERNAL | `mcp_agent.turn` (1-based) |
-//! | `chat {gen_ai.request.model}` ([`ChatModel::model`](chat::ChatModel::model); `chat` without one) | CLIENT | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.model`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` |
+//! | `chat {gen_ai.request.model}` ([`ChatModel::model`](chat::ChatModel::model); `chat` without one) | CLIENT | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` |
 //! | `execute_tool {gen_ai.tool.name}` | INTERNAL | `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id` |
 //!
 //! Each span is the child of the one above it; the run's span is the child

@@ -115,6 +115,7 @@ pub(crate) async fn chat(
         gen_ai.request.model = model,
         gen_ai.request.max_tokens = agent.config.max_tokens.map(i64::from),
         gen_ai.response.model = Empty,
+        gen_ai.response.id = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         gen_ai.usage.cache_read.input_tokens = Empty,
@@ -127,6 +128,7 @@ pub(crate) async fn chat(
     match &result {
         Ok(response) => {
             span.record(cv::GEN_AI_RESPONSE_MODEL, response.model.as_deref());
+            span.record(cv::GEN_AI_RESPONSE_ID, response.id.as_deref());
             record_usage(&span, response.usage);
             if let Some(reason) = &response.stop_reason {
                 // A string array, which `tracing` fields cannot carry.

@@ -395,6 +395,7 @@ async fn the_model_request_carries_the_chat_spans_traceparent() {
         string(chat, "gen_ai.response.model").as_deref(),
         Some("gpt-test-0613")
     );
+    assert_eq!(string(chat, "gen_ai.response.id").as_deref(), Some("c1"));
     assert_eq!(int(chat, "gen_ai.usage.input_tokens"), Some(3));
     assert_eq!(int(chat, "gen_ai.usage.output_tokens"), Some(1));
 

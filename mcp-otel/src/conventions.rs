@@ -33,6 +33,8 @@ pub const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
 pub const GEN_AI_REQUEST_MODEL: &str = "gen_ai.request.model";
 /// The model that answered.
 pub const GEN_AI_RESPONSE_MODEL: &str = "gen_ai.response.model";
+/// The provider's id of the answer (`chatcmpl-…`, `msg_…`, `resp_…`).
+pub const GEN_AI_RESPONSE_ID: &str = "gen_ai.response.id";
 /// `openai`, `anthropic`.
 pub const GEN_AI_PROVIDER_NAME: &str = "gen_ai.provider.name";
 /// Input tokens a model request used.
