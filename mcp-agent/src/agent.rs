@@ -179,7 +179,9 @@ impl Agent {
     }
 
     /// Starts a run that continues a conversation (e.g. a previous run's
-    /// transcript followed by a new user message).
+    /// transcript followed by a new user message). The agent's
+    /// [`system`](AgentBuilder::system) instructions go first, unless the
+    /// messages already start with them (as a previous run's transcript does).
     pub fn run_messages(&self, messages: Vec<Message>) -> Run<'_> {
         Run::new(self, messages)
     }

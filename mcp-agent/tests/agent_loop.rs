@@ -752,3 +752,27 @@ async fn a_server_that_went_away_fails_its_calls_not_the_run() {
         .any(|t| t.name == "remote_add"));
     assert_eq!(outcome.turns, 2);
 }
+
+#[tokio::test]
+async fn continuing_a_transcript_does_not_repeat_the_instructions() {
+    let model = Scripted::new()
+        .then(|_| text("Hello."))
+        .then(|_| text("Still here."));
+    let tools = ToolSet::builder().build().await.unwrap();
+    let agent = Agent::builder(Arc::clone(&model), tools)
+        .system("Be brief.")
+        .build();
+    let first = agent.run("Hi").await.unwrap();
+    let mut messages = first.transcript.clone();
+    messages.push(mcp_agent::chat::Message::user("Are you there?"));
+    let second = agent.run_messages(messages).await.unwrap();
+    let systems = |m: &[mcp_agent::chat::Message]| {
+        m.iter()
+            .filter(|m| matches!(m, mcp_agent::chat::Message::System { .. }))
+            .count()
+    };
+    assert_eq!(systems(&second.transcript), 1, "{:?}", second.transcript);
+    assert_eq!(systems(&model.requests()[1].messages), 1);
+    // A conversation of its own still gets them.
+    assert_eq!(systems(&first.transcript), 1);
+}

@@ -75,12 +75,18 @@ pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
     }
 }
 
-/// A new run's state: the agent's instructions, then the messages given.
+/// A new run's state: the agent's instructions, then the messages given
+/// (a previous run's transcript starts with those instructions already:
+/// they are not repeated).
 fn fresh_state(run: &Run<'_>) -> State {
     let agent = run.agent;
     let mut transcript = Vec::with_capacity(run.messages.len() + 1);
     if let Some(system) = &agent.config.system {
-        transcript.push(Message::system(system.clone()));
+        let given =
+            matches!(run.messages.first(), Some(Message::System { text }) if text == system);
+        if !given {
+            transcript.push(Message::system(system.clone()));
+        }
     }
     transcript.extend(run.messages.iter().cloned());
     State {
