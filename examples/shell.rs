@@ -1,11 +1,14 @@
 //! A stdio MCP server offering `exec` over an allow list of programs, in the current directory.
 //!
-//! Run with `cargo run -p mcp-examples --bin shell -- --allow git,ls`: the
-//! `exec` tool then runs `git` and `ls` (found on `/usr/local/bin:/usr/bin:/bin`,
-//! with a scrubbed environment, the current directory as working directory,
-//! no shell). Without `--allow` the server starts with no tool at all.
-//! Every allowed program runs whatever arguments the model writes: allow no
-//! interpreter (`sh`, `python`, `env`, `find`, ...); see `mcp_toolbox::commands`.
+//! Run with `cargo run -p mcp-examples --bin shell -- --allow date,wc,uname`:
+//! the `exec` tool then runs `date`, `wc` and `uname` (found on
+//! `/usr/local/bin:/usr/bin:/bin`, with a scrubbed environment, the current
+//! directory as working directory, no shell). Without `--allow` the server
+//! starts with no tool at all. Every allowed program runs whatever arguments
+//! the model writes, so allow none that runs other programs: not `git`
+//! (`git -c 'alias.x=!cmd' x`, hooks), a shell, an interpreter (`python`,
+//! `node`, `awk`), `env`, `xargs` or `find` (`-exec`); the server warns on
+//! stderr when one is allowed. See `mcp_toolbox::commands`.
 
 use mcp_server::Server;
 use mcp_toolbox::commands::Commands;

@@ -11,13 +11,14 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Programs that only read their arguments: see "What it cannot make safe".
 //! let commands = Commands::builder()
-//!     .allow("git")
-//!     .allow("ls")
-//!     .root("/srv/repo")             // default: the current directory
+//!     .allow("wc")
+//!     .allow("date")
+//!     .root("/srv/notes")            // default: the current directory
 //!     .max_output_bytes(256 * 1024)  // default: 1 MiB each of stdout and stderr
 //!     .build()?;
-//! Server::builder("repo", "1.0").toolbox(commands).build().serve_stdio().await?;
+//! Server::builder("notes", "1.0").toolbox(commands).build().serve_stdio().await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -68,6 +69,13 @@
 //! Allow only programs whose every argument is harmless to you, or run the
 //! server in a sandbox (a container, a user namespace, seccomp) that makes
 //! them so.
+//!
+//! [`CommandsBuilder::build`] logs a warning (`tracing`, target
+//! `mcp_toolbox::commands`) for each allowed program it knows to run other
+//! programs, and [`Commands::program_runners`] names them, so a host can
+//! refuse such a list or say so to its user. The list it knows
+//! ([`program_runs_others`]) is not complete: a program it does not name is
+//! not thereby safe.
 
 mod parse;
 mod run;
@@ -112,6 +120,20 @@ impl Commands {
         &self.policy.allowed
     }
 
+    /// The allowed programs known to run other programs (shells,
+    /// interpreters, `env`, `xargs`, `find`, `git`, build tools...; see
+    /// [`program_runs_others`]), in the order given: allowing one of them
+    /// allows any program. Empty does not mean safe, only that none of
+    /// these is allowed.
+    pub fn program_runners(&self) -> Vec<&str> {
+        self.policy
+            .allowed
+            .iter()
+            .map(String::as_str)
+            .filter(|name| program_runs_others(name))
+            .collect()
+    }
+
     /// The working directory of every run (canonical).
     pub fn root(&self) -> &std::path::Path {
         &self.policy.root
@@ -147,9 +169,11 @@ pub struct CommandsBuilder {
 }
 
 impl CommandsBuilder {
-    /// Allows the program `name` (a bare name such as `git`, looked up on
+    /// Allows the program `name` (a bare name such as `wc`, looked up on
     /// the fixed `PATH`). Every argument the model writes reaches it: see
-    /// [what this cannot make safe](self#what-it-cannot-make-safe).
+    /// [what this cannot make safe](self#what-it-cannot-make-safe). A
+    /// program that runs others (`git`, `sh`, `python`, `env`, `xargs`,
+    /// `find`...) allows them all, and [`build`](Self::build) warns of it.
     pub fn allow(mut self, name: impl Into<String>) -> Self {
         let name = name.into();
         if !self.allowed.contains(&name) {
@@ -186,7 +210,10 @@ impl CommandsBuilder {
         self
     }
 
-    /// Checks the configuration and resolves the root.
+    /// Checks the configuration and resolves the root. Each allowed program
+    /// known to run others ([`program_runs_others`]) is logged as a warning:
+    /// the build goes on, since a sandbox around the server may make it
+    /// harmless, but nothing here does.
     pub fn build(self) -> Result<Commands, BuildError> {
         for name in &self.allowed {
             let bare = !name.is_empty()
@@ -219,7 +246,7 @@ impl CommandsBuilder {
                 }
             })
             .map_err(|source| BuildError::Root { root, source })?;
-        Ok(Commands {
+        let commands = Commands {
             policy: Arc::new(Policy {
                 allowed: self.allowed,
                 root,
@@ -227,8 +254,47 @@ impl CommandsBuilder {
                 max_output_bytes: self.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
                 max_timeout: self.max_timeout.unwrap_or(DEFAULT_MAX_TIMEOUT),
             }),
-        })
+        };
+        for name in commands.program_runners() {
+            tracing::warn!(
+                program = name,
+                "the commands toolbox allows `{name}`, which runs other programs: the model can run any program through it"
+            );
+        }
+        Ok(commands)
     }
+}
+
+/// Programs known to run other programs from their arguments, their
+/// configuration or their environment: shells, interpreters, wrappers that
+/// exec their arguments, and tools with hooks, aliases or a command option.
+/// Versioned names count as their program (`python3.12`, `perl5`).
+#[rustfmt::skip] // grouped by kind, a line per group
+const PROGRAM_RUNNERS: &[&str] = &[
+    // shells
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "busybox", "toybox",
+    // interpreters
+    "python", "pypy", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit",
+    "tclsh", "wish", "expect", "awk", "gawk", "mawk", "nawk", "sed", "osascript", "pwsh", "java",
+    "julia", "Rscript",
+    // wrappers that run their arguments
+    "env", "xargs", "find", "nice", "nohup", "timeout", "time", "stdbuf", "setsid", "sudo", "su",
+    "doas", "chroot", "unshare", "nsenter", "flock", "watch", "script", "strace", "ltrace", "gdb",
+    "parallel", "ionice", "taskset", "runuser", "systemd-run",
+    // tools with hooks, aliases, build scripts or a command option
+    "git", "hg", "make", "cmake", "ninja", "cargo", "rustc", "go", "npm", "npx", "yarn", "pnpm",
+    "pip", "uv", "uvx", "ssh", "scp", "sftp", "rsync", "tar", "zip", "man", "vi", "vim", "nvim",
+    "emacs", "docker", "podman", "kubectl", "crontab", "at",
+];
+
+/// Whether `program` (a bare name) is one of the programs known to run
+/// other programs: shells, interpreters, `env`, `xargs`, `find -exec`,
+/// `git` (aliases, hooks, `-c core.sshCommand=...`), build tools,
+/// `tar --to-command`, `rsync -e`... A name it does not know is not
+/// thereby safe: the list is what is well known, not a proof.
+pub fn program_runs_others(program: &str) -> bool {
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    PROGRAM_RUNNERS.contains(&program) || (!base.is_empty() && PROGRAM_RUNNERS.contains(&base))
 }
 
 /// A configuration [`CommandsBuilder::build`] refused.
@@ -237,7 +303,7 @@ impl CommandsBuilder {
 pub enum BuildError {
     /// A program to allow that is not a bare name (empty, `.`, `..`, or
     /// holding a `/`, a NUL or white space).
-    #[error("`{0}` is not a program name: allow programs by bare name, e.g. `git`")]
+    #[error("`{0}` is not a program name: allow programs by bare name, e.g. `wc`")]
     Program(String),
     /// A `PATH` entry that is not absolute.
     #[error("the PATH {0:?} has a directory that is not absolute")]
@@ -291,6 +357,69 @@ mod tests {
             let built = Commands::builder().allow(name).build();
             assert!(matches!(built, Err(BuildError::Program(_))), "{name:?}");
         }
+    }
+
+    #[test]
+    fn programs_that_run_other_programs_are_named_and_harmless_ones_are_not() {
+        let commands = Commands::builder()
+            .allow("wc")
+            .allow("git")
+            .allow("date")
+            .allow("python3.12")
+            .allow("env")
+            .allow("uname")
+            .build()
+            .unwrap();
+        assert_eq!(commands.program_runners(), ["git", "python3.12", "env"]);
+        for runner in ["sh", "bash", "find", "xargs", "perl5", "awk", "make", "tar"] {
+            assert!(program_runs_others(runner), "{runner}");
+        }
+        for harmless in ["wc", "date", "echo", "uname", "ls", "cat", "3", "."] {
+            assert!(!program_runs_others(harmless), "{harmless}");
+        }
+    }
+
+    /// The log lines written while `f` runs, through a file (which
+    /// `tracing_subscriber` writes to as it is).
+    fn logged(f: impl FnOnce()) -> String {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("mcp-commands-log-{}-{n}.txt", std::process::id()));
+        let file = std::fs::File::create(&path).unwrap();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(file)
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let log = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        log
+    }
+
+    #[test]
+    fn building_with_a_program_runner_allowed_warns_and_a_harmless_list_does_not() {
+        let log = logged(|| {
+            Commands::builder()
+                .allow("date")
+                .allow("git")
+                .build()
+                .unwrap();
+        });
+        assert!(log.contains("WARN"), "{log}");
+        assert!(
+            log.contains("allows `git`, which runs other programs"),
+            "{log}"
+        );
+        assert!(!log.contains("`date`"), "{log}");
+        let log = logged(|| {
+            Commands::builder()
+                .allow("wc")
+                .allow("date")
+                .build()
+                .unwrap();
+        });
+        assert_eq!(log, "");
     }
 
     #[test]

@@ -73,7 +73,9 @@ impl Exec {
     /// Runs `command` under the policy; see the [module docs](super).
     pub async fn exec(
         &self,
-        #[param("The command line, e.g. `git log -n 3 --oneline`: an allowed program, then its arguments")]
+        #[param(
+            "The command line, e.g. `wc -l notes.txt`: an allowed program, then its arguments"
+        )]
         command: String,
         #[param(
             "Kill the program (and every process it started) after this many milliseconds",
