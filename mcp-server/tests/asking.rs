@@ -7,7 +7,7 @@ mod support;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::{ask::AskError, ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
-use support::{modern_meta, modern_meta_with, Client};
+use support::{first_input_key, modern_meta, modern_meta_with, Client};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Name {
@@ -393,13 +393,7 @@ async fn a_request_state_is_bound_to_the_arguments_of_its_call() {
         json!({"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "m"});
     let state_of = |r: &Value| {
         assert_eq!(r["result"]["resultType"], "input_required", "{r}");
-        let key = r["result"]["inputRequests"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .next()
-            .unwrap()
-            .clone();
+        let key = first_input_key(&r["result"]);
         (
             key,
             r["result"]["requestState"].as_str().unwrap().to_owned(),

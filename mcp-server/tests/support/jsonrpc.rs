@@ -5,6 +5,16 @@ use serde_json::{json, Value};
 /// The latest protocol version of the legacy (session) era.
 pub const LATEST_LEGACY: &str = "2025-11-25";
 
+/// The key of the first input request of an `input_required` result (the
+/// response's `result`), which the retry's `inputResponses` answers.
+pub fn first_input_key(result: &Value) -> String {
+    result["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.keys().next())
+        .unwrap_or_else(|| panic!("no input request: {result}"))
+        .clone()
+}
+
 /// The `_meta` of a 2026-07-28 request from a client with no capabilities.
 pub fn modern_meta() -> Value {
     modern_meta_with(&json!({}))

@@ -180,6 +180,28 @@ enum Kind {
     Task,
 }
 
+/// The `requestState` of a request's params, as dispatch reads it: serde,
+/// which decodes escapes in keys (`"request\u0053tate"` is the same
+/// member). The scanner answers first when it reads every key as written
+/// and none is `requestState`, as for most requests; a key it cannot read
+/// as written (an escape) is left to serde. Params serde refuses (a
+/// repeated member, a state that is not a string) dispatch refuses too.
+fn request_state_of(params: mcp_types::jsonrpc::RawJson<'_>) -> Option<std::borrow::Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct StateOnly<'a> {
+        #[serde(rename = "requestState", borrow, default)]
+        request_state: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut named = false;
+    let scanned = params.members(|key, _| named |= key == "requestState");
+    if scanned.is_some() && !named {
+        return None;
+    }
+    serde_json::from_str::<StateOnly<'_>>(params.get())
+        .ok()?
+        .request_state
+}
+
 impl Inner {
     /// Records a 2026-07-28 retry's `requestState` as used in the store
     /// before it is served, so that it is accepted once across instances
@@ -192,21 +214,10 @@ impl Inner {
         id: &RequestId,
         params: mcp_types::jsonrpc::RawJson<'_>,
     ) -> Result<(), Response<McpBody>> {
-        #[derive(Deserialize)]
-        struct StateOnly<'a> {
-            #[serde(rename = "requestState", borrow, default)]
-            request_state: Option<std::borrow::Cow<'a, str>>,
-        }
         let Some(shared) = &self.shared else {
             return Ok(());
         };
-        if !params.get().contains("\"requestState\"") {
-            return Ok(());
-        }
-        let Ok(StateOnly {
-            request_state: Some(state),
-        }) = serde_json::from_str(params.get())
-        else {
+        let Some(state) = request_state_of(params) else {
             return Ok(());
         };
         let Some((nonce, left)) = self.core.signer.claim_of(&state) else {
