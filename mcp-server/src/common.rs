@@ -47,14 +47,19 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 /// A cryptographically random id: 32 hex digits (128 bits), visible ASCII
 /// (legacy session ids, task ids).
 pub(crate) fn random_hex_id() -> Result<String, getrandom::Error> {
-    use std::fmt::Write as _;
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)?;
-    let mut id = String::with_capacity(32);
+    Ok(hex(&bytes))
+}
+
+/// `bytes` as lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(id, "{b:02x}");
+        let _ = write!(out, "{b:02x}");
     }
-    Ok(id)
+    out
 }
 
 pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {

@@ -22,6 +22,13 @@ pub const DEFAULT_MAX_RUNNING_CALLS: usize = 1024;
 /// [`ServerBuilder::max_concurrent_calls`](crate::ServerBuilder::max_concurrent_calls) says otherwise.
 pub const DEFAULT_MAX_WAITING_CALLS: usize = 4096;
 
+/// Tasks one caller may hold unless
+/// [`ServerBuilder::max_tasks_per_caller`](crate::ServerBuilder::max_tasks_per_caller)
+/// says otherwise. A task is held for an hour after it was created, its
+/// result with it: far more than a client follows at once, and a bound on
+/// what one caller can make the server keep.
+pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 256;
+
 /// The transport a request came in on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

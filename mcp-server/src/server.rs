@@ -150,6 +150,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Bounds the tasks (the tasks extension) one caller holds on this
+    /// instance, running or ended and not yet expired; beyond it a call
+    /// that would become a task is refused with a "server busy" error
+    /// (-32000), and other callers are unaffected. A caller is whom the
+    /// request speaks for (with authorization), else its legacy session;
+    /// requests with neither all count as one caller. The default is
+    /// [`DEFAULT_MAX_TASKS_PER_CALLER`](crate::policy::DEFAULT_MAX_TASKS_PER_CALLER).
+    pub fn max_tasks_per_caller(mut self, tasks: usize) -> Self {
+        self.policy.max_tasks_per_caller = Some(tasks);
+        self
+    }
+
     /// Sets the human-readable instructions sent to the client (for the model).
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());

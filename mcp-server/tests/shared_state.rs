@@ -22,7 +22,7 @@ use mcp_server::{
 use serde_json::{json, Value};
 use support::{
     http_request, initialize_request, initialize_request_with, modern_meta, modern_meta_with,
-    with_json, HttpServer, Stream,
+    with_json, HttpServer, Stream, TaskJobs,
 };
 use tokio::sync::mpsc;
 
@@ -67,16 +67,6 @@ impl Shared {
         }
     }
 
-    #[describe("Works a moment as a task, then asks a name")]
-    #[tool(task = optional)]
-    pub async fn ask_later(&self, ctx: Context) -> Result<String, ToolError> {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        match ctx.ask("name").elicit::<Name>("Your name?").await? {
-            Elicited::Accepted(n) => Ok(format!("later, {}", n.name)),
-            _ => Ok("no name".into()),
-        }
-    }
-
     #[resource(uri = "mem://thing", mime_type = "text/plain")]
     #[describe("A thing that changes")]
     pub fn thing(&self) -> String {
@@ -94,6 +84,7 @@ async fn instance(config: HttpConfig) -> Instance {
     // The same requestState keys on every instance, as a deployment has.
     let server = Server::builder("shared", "1")
         .toolbox(Shared)
+        .toolbox(TaskJobs)
         .request_state_keys(SigningKeys::new("k1", [7u8; 32]))
         .build();
     let handle = server.handle();
@@ -207,7 +198,7 @@ async fn a_session_opened_on_one_is_served_by_the_other_until_deleted() {
     let (a, b) = pair(MemoryStore::new()).await;
     let sid = a.open().await;
     let tools = b.request(&sid, 1, "tools/list", json!({})).await;
-    assert_eq!(tools[0]["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(tools[0]["result"]["tools"].as_array().unwrap().len(), 6);
     assert_eq!(
         text_of(
             &b.request(&sid, 2, "tools/call", json!({"name":"chatty"}))

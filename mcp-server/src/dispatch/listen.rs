@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::changes::{Changes, Feed, Watched};
 use super::era::{check_modern, required_params};
 use super::session::Session;
+use super::tasks::TaskOwner;
 use super::{encode, failed, Capability, Outcome, Request, ServerCore, CAPABILITIES};
 use crate::common::Outbound;
 use crate::context::{Context, ContextParts};
@@ -30,7 +31,8 @@ impl Capability for Listen {
             return Err(req);
         }
         let identity = req.info.identity.as_deref();
-        Ok(core.listen(req.session, req.id, req.params, req.out, identity))
+        let caller = TaskOwner::of(req.session, req.info);
+        Ok(core.listen(req.session, req.id, req.params, req.out, identity, &caller))
     }
 }
 
@@ -85,6 +87,14 @@ impl ServerCore {
         )
     }
 
+    /// Leaves out of `agreed` the tasks that run here and are not
+    /// `caller`'s: someone else's task does not exist for it.
+    fn keep_own_tasks(&self, agreed: &mut SubscriptionFilter, caller: &TaskOwner) {
+        if let Some(ids) = agreed.task_ids.as_mut() {
+            ids.retain(|id| self.tasks.owner_of(id).is_none_or(|owner| owner == *caller));
+        }
+    }
+
     /// The tasks a stream asked for that do not run here, and the shared
     /// store that knows those of the other instances (`None` without one).
     fn tasks_elsewhere(
@@ -104,6 +114,7 @@ impl ServerCore {
         raw: Option<RawJson<'_>>,
         out: &Arc<dyn Outbound>,
         identity: Option<&crate::auth::Identity>,
+        caller: &TaskOwner,
     ) -> Outcome {
         let p: SubscriptionsListenParams = match required_params(raw) {
             Ok(p) => p,
@@ -154,14 +165,16 @@ impl ServerCore {
             meta_key::SUBSCRIPTION_ID.to_owned(),
             serde_json::to_value(&id).unwrap_or(Value::Null),
         );
+        self.keep_own_tasks(&mut agreed, caller);
         let elsewhere = self.tasks_elsewhere(&agreed);
+        let caller = caller.clone();
         // Subscribed before anything is awaited, so no change is missed.
         let mut changes = self.listen_changes(&agreed);
         let notices = self.tasks.notices();
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {
             if let Some((store, tasks)) = elsewhere {
-                keep_stored_tasks(&*store, tasks, &mut agreed).await;
+                keep_stored_tasks(&*store, tasks, &caller, &mut agreed).await;
             }
             out.send(encode(&Notification::new(
                 method::SUBSCRIPTIONS_ACKNOWLEDGED,
@@ -206,15 +219,19 @@ fn register_listen(session: &Session, id: &RequestId, ctx: &Context) -> Result<(
 }
 
 /// Leaves out of `agreed` the `tasks` (run by no instance here) that the
-/// shared store does not know: the states of the others arrive on the bus.
+/// shared store does not know as `caller`'s: the states of the others
+/// arrive on the bus.
 async fn keep_stored_tasks(
     store: &dyn crate::state::Store,
     tasks: Vec<String>,
+    caller: &TaskOwner,
     agreed: &mut SubscriptionFilter,
 ) {
     for task in tasks {
         let found = crate::state::within(store, store.get_task(&task)).await;
-        if !matches!(found, Ok(Some(_))) {
+        let stored = found.ok().flatten();
+        let stored = stored.as_deref().and_then(super::tasks::from_store);
+        if !stored.is_some_and(|s| s.owner == *caller) {
             if let Some(ids) = agreed.task_ids.as_mut() {
                 ids.retain(|t| *t != task);
             }

@@ -121,6 +121,8 @@ pub(crate) struct Policy {
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) call_timeout: Option<std::time::Duration>,
     pub(crate) limits: CallLimits,
+    /// The tasks one caller may hold (`None`: [`crate::policy::DEFAULT_MAX_TASKS_PER_CALLER`]).
+    pub(crate) max_tasks_per_caller: Option<usize>,
 }
 
 impl Policy {
@@ -136,6 +138,10 @@ pub(crate) struct RequestInfo {
     pub(crate) headers: Option<Arc<http::HeaderMap>>,
     /// Whom the request's access token speaks for (HTTP with authorization).
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
+    /// Whom the request's token speaks for, as a session's owner is kept
+    /// (the hex digest of its principal, else of the token): what binds a
+    /// task to its creator (HTTP with authorization).
+    pub(crate) owner: Option<Arc<str>>,
     /// The trace context of the HTTP request's `traceparent` header, when
     /// spans are taken.
     #[cfg(feature = "otel")]

@@ -8,8 +8,14 @@
 //! resolved before the task is created, as the extension advises. A task
 //! is recorded before its handle is returned, so `tasks/get` on it always
 //! resolves; it stays readable for its time to live after it was created.
+//!
+//! A task belongs to whoever created it ([`TaskOwner`]): every request on
+//! it, here or through the shared store, from anyone else is answered as
+//! for a task that does not exist. Without any identity (the stateless
+//! revision without authorization) its id, 128 random bits, is the only
+//! credential.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -21,8 +27,10 @@ use mcp_wire::sync::lock;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::admission::SERVER_BUSY;
 use super::era::{era_for, raw_modern, Era};
-use super::{encode, failed, Capability, Outcome, Request, ServerCore};
+use super::session::Session;
+use super::{encode, failed, Capability, Outcome, Request, RequestInfo, ServerCore};
 use crate::ask::Rounds;
 use crate::context::Context;
 use crate::policy::CallOutcome;
@@ -36,6 +44,44 @@ pub(crate) const TASK_TTL: Duration = Duration::from_secs(60 * 60);
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
 /// How often clients are asked to poll.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(500);
+/// The most `inputResponses` one `tasks/update` may carry, as JSON text.
+/// Answers are elicitation forms, sampled messages and lists of roots:
+/// kilobytes, a sampled image a few hundred. An update is held until the
+/// task reads it, and with a shared store crosses the bus to every
+/// instance: a mebibyte leaves room for any real answer and bounds what
+/// one request can make every instance take.
+const MAX_INPUT_RESPONSES: usize = 1024 * 1024;
+
+/// Whom a task belongs to: only a request speaking for the same reaches
+/// it. With authorization, whom the token speaks for (the digest a
+/// session's owner is kept as: its principal, else the token); without,
+/// the legacy session it was created in (a digest of its id); else nobody
+/// (the stateless revision, or stdio, where the task's id is the only
+/// credential). The same on every instance: the shared store keeps it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct TaskOwner(Option<Arc<str>>);
+
+impl TaskOwner {
+    /// Whom a request in `session` with `info` speaks for.
+    pub(super) fn of(session: &Session, info: &RequestInfo) -> TaskOwner {
+        if let Some(owner) = &info.owner {
+            return TaskOwner(Some(Arc::clone(owner)));
+        }
+        TaskOwner(session.id.as_deref().map(|id| {
+            use sha2::Digest as _;
+            let mut h = sha2::Sha256::new();
+            // Apart from the token owners' digests (domains `p` and `t`).
+            h.update([b's', 0]);
+            h.update(id.as_bytes());
+            Arc::from(crate::common::hex(&h.finalize()))
+        }))
+    }
+
+    /// The owner a stored record names (`owner`, absent for nobody).
+    fn in_record(record: &Value) -> TaskOwner {
+        TaskOwner(record.get("owner").and_then(Value::as_str).map(Arc::from))
+    }
+}
 
 /// A task's state.
 #[derive(Clone)]
@@ -47,6 +93,8 @@ enum Status {
 }
 
 struct Task {
+    /// Who created it: nobody else reaches it.
+    owner: TaskOwner,
     created: SystemTime,
     updated: SystemTime,
     status: Status,
@@ -97,13 +145,60 @@ const STALE: Duration = Duration::from_secs(10);
 
 /// Every task of this server, by id.
 pub(crate) struct TaskTable {
-    tasks: std::sync::Mutex<HashMap<String, Task>>,
+    tasks: std::sync::Mutex<Held>,
     /// Each task's state when it changes (for `notifications/tasks`).
     notices: tokio::sync::broadcast::Sender<TaskNotice>,
 }
 
 /// A task's state as `notifications/tasks` carries it.
 pub(crate) type TaskNotice = (Arc<str>, Arc<Value>);
+
+/// The tasks held, with what makes creating one O(1): the order they
+/// expire in, and how many each owner holds.
+#[derive(Default)]
+struct Held {
+    by_id: HashMap<String, Task>,
+    /// Ids by creation time: every task lives [`TASK_TTL`], so the oldest
+    /// expires first, and expired tasks are dropped from the front.
+    order: VecDeque<(SystemTime, String)>,
+    /// How many tasks each owner holds (owners holding none are absent).
+    counts: HashMap<TaskOwner, usize>,
+}
+
+impl Held {
+    /// Drops the tasks expired at `now`: as many steps as there are.
+    fn expire(&mut self, now: SystemTime) {
+        while let Some((created, _)) = self.order.front() {
+            if now.duration_since(*created).unwrap_or_default() <= TASK_TTL {
+                return;
+            }
+            let Some((_, id)) = self.order.pop_front() else {
+                return;
+            };
+            if let Some(task) = self.by_id.remove(&id) {
+                self.release(&task.owner);
+            }
+        }
+    }
+
+    fn release(&mut self, owner: &TaskOwner) {
+        if let Some(count) = self.counts.get_mut(owner) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.counts.remove(owner);
+            }
+        }
+    }
+
+    fn held_by(&self, owner: &TaskOwner) -> usize {
+        self.counts.get(owner).copied().unwrap_or(0)
+    }
+
+    /// Task `id` if it has not expired at `now`.
+    fn live(&self, id: &str, now: SystemTime) -> Option<&Task> {
+        self.by_id.get(id).filter(|t| !t.expired(now))
+    }
+}
 
 impl Default for TaskTable {
     fn default() -> Self {
@@ -178,16 +273,48 @@ fn millis(d: Duration) -> u64 {
 }
 
 impl TaskTable {
-    /// Records a new working task for the call `ctx` serves; its id
-    /// (`None` without randomness for one).
-    fn create(&self, ctx: Context, rounds: Option<Arc<Rounds>>) -> Option<String> {
-        let id = super::random_hex_id().ok()?;
-        let now = SystemTime::now();
-        let mut tasks = lock(&self.tasks);
-        tasks.retain(|_, t| !t.expired(now));
-        tasks.insert(
+    /// Records a new working task of `owner` for the call `ctx` serves;
+    /// its id. Refused when `owner` holds `cap` tasks already, or there is
+    /// no randomness for an id.
+    fn create(
+        &self,
+        owner: TaskOwner,
+        cap: usize,
+        ctx: Context,
+        rounds: Option<Arc<Rounds>>,
+    ) -> Result<String, ErrorObject> {
+        self.create_at(SystemTime::now(), owner, cap, ctx, rounds)
+    }
+
+    fn create_at(
+        &self,
+        now: SystemTime,
+        owner: TaskOwner,
+        cap: usize,
+        ctx: Context,
+        rounds: Option<Arc<Rounds>>,
+    ) -> Result<String, ErrorObject> {
+        let id = super::random_hex_id()
+            .map_err(|_| ErrorObject::internal("no randomness for a task id"))?;
+        let mut held = lock(&self.tasks);
+        held.expire(now);
+        let count = held.held_by(&owner);
+        if count >= cap {
+            return Err(ErrorObject::new(
+                SERVER_BUSY,
+                format!(
+                    "too many tasks: this caller holds {count} tasks, the most it may; \
+                     each is held for {} minutes after it was created",
+                    TASK_TTL.as_secs() / 60
+                ),
+            ));
+        }
+        *held.counts.entry(owner.clone()).or_default() += 1;
+        held.order.push_back((now, id.clone()));
+        held.by_id.insert(
             id.clone(),
             Task {
+                owner,
                 created: now,
                 updated: now,
                 status: Status::Working,
@@ -196,22 +323,26 @@ impl TaskTable {
                 changed: Arc::default(),
             },
         );
-        Some(id)
+        Ok(id)
     }
 
     /// Task `id`'s record for the shared store: as `tasks/get` shows it,
     /// with the time it was written (the heartbeat); `None` once it is gone.
     fn record(&self, id: &str) -> Option<(Vec<u8>, bool)> {
         let tasks = lock(&self.tasks);
-        let task = tasks.get(id)?;
+        let task = tasks.by_id.get(id)?;
         let mut record = serde_json::to_value(task.view(id, "complete")).ok()?;
         record["heartbeatMs"] = now_ms().into();
+        if let Some(owner) = &task.owner.0 {
+            record["owner"] = owner.as_ref().into();
+        }
         let done = !matches!(task.status, Status::Working);
         Some((serde_json::to_vec(&record).ok()?, done))
     }
 
     fn changed(&self, id: &str) -> Option<(Arc<tokio::sync::Notify>, Option<Arc<Rounds>>)> {
         lock(&self.tasks)
+            .by_id
             .get(id)
             .map(|t| (Arc::clone(&t.changed), t.rounds.clone()))
     }
@@ -223,8 +354,13 @@ impl TaskTable {
 
     /// Whether task `id` runs here (and has not expired).
     pub(crate) fn knows(&self, id: &str) -> bool {
-        let now = SystemTime::now();
-        lock(&self.tasks).get(id).is_some_and(|t| !t.expired(now))
+        lock(&self.tasks).live(id, SystemTime::now()).is_some()
+    }
+
+    /// Who created task `id`, if it runs here (and has not expired).
+    pub(super) fn owner_of(&self, id: &str) -> Option<TaskOwner> {
+        let tasks = lock(&self.tasks);
+        tasks.live(id, SystemTime::now()).map(|t| t.owner.clone())
     }
 
     /// Applies what another instance was asked for task `id`, if it runs here.
@@ -235,7 +371,7 @@ impl TaskTable {
             return;
         }
         let mut tasks = lock(&self.tasks);
-        let Some(task) = tasks.get_mut(id) else {
+        let Some(task) = tasks.by_id.get_mut(id) else {
             return;
         };
         match op {
@@ -259,7 +395,7 @@ impl TaskTable {
 
     /// Settles task `id` (a task already settled, cancelled included, stays as it is).
     fn settle(&self, id: &str, status: Status) {
-        if let Some(task) = lock(&self.tasks).get_mut(id) {
+        if let Some(task) = lock(&self.tasks).by_id.get_mut(id) {
             if matches!(task.status, Status::Working) {
                 task.status = status;
                 task.updated = SystemTime::now();
@@ -276,9 +412,12 @@ impl ServerCore {
         support != TaskSupport::Never && declared.extension(TASKS).is_some()
     }
 
-    /// Runs a call that has to wait as a task: recorded (so `tasks/get`
-    /// resolves) before its handle is answered, driven to its end in the
-    /// background, whatever becomes of the request that started it.
+    /// Runs a call that has to wait as a task of `owner`: recorded (so
+    /// `tasks/get` resolves) before its handle is answered, driven to its
+    /// end in the background, whatever becomes of the request that
+    /// started it. A caller holding as many tasks as it may is refused
+    /// (the call is dropped, which stops it).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn start_task<F>(
         self: &Arc<Self>,
         id: RequestId,
@@ -286,16 +425,23 @@ impl ServerCore {
         call: F,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
         rounds: Option<Arc<crate::ask::Rounds>>,
+        owner: TaskOwner,
     ) -> Outcome
     where
         F: std::future::Future<Output = CallOutcome> + Send + 'static,
     {
-        if let Some(rounds) = &rounds {
+        let cap = self
+            .policy
+            .max_tasks_per_caller
+            .unwrap_or(crate::policy::DEFAULT_MAX_TASKS_PER_CALLER);
+        let live = rounds.clone();
+        let task_id = match self.tasks.create(owner, cap, ctx.clone(), rounds) {
+            Ok(task_id) => task_id,
+            Err(e) => return failed(id, e),
+        };
+        if let Some(rounds) = &live {
             rounds.go_live();
         }
-        let Some(task_id) = self.tasks.create(ctx.clone(), rounds) else {
-            return failed(id, ErrorObject::internal("no randomness for a task id"));
-        };
         let core = Arc::clone(self);
         let running = task_id.clone();
         // The task outlives its request: its own span, a child of the
@@ -324,7 +470,7 @@ impl ServerCore {
         ));
         let reply = {
             let tasks = lock(&self.tasks.tasks);
-            let Some(task) = tasks.get(&task_id) else {
+            let Some(task) = tasks.by_id.get(&task_id) else {
                 return failed(id, ErrorObject::internal("the task was not recorded"));
             };
             encode(&Response::new(id.clone(), task.view(&task_id, "task")))
@@ -359,8 +505,8 @@ impl ServerCore {
         struct TaskParams<'a> {
             #[serde(rename = "taskId", default)]
             task_id: Option<String>,
-            #[serde(rename = "inputResponses", default)]
-            input_responses: Option<Value>,
+            #[serde(rename = "inputResponses", default, borrow)]
+            input_responses: Option<&'a serde_json::value::RawValue>,
             #[serde(rename = "_meta", default, borrow)]
             meta: Option<mcp_types::modern::RawRequestMeta<'a>>,
         }
@@ -381,28 +527,28 @@ impl ServerCore {
             method::TASKS_GET => None,
             method::TASKS_CANCEL => Some(TaskOp::Cancel),
             _ => Some(TaskOp::Update {
-                responses: match p.input_responses {
-                    Some(Value::Object(responses)) => responses,
-                    None | Some(Value::Null) => JsonObject::new(),
-                    Some(_) => {
-                        return Err(ErrorObject::invalid_params(
-                            "inputResponses must be an object of results by input request key",
-                        ))
-                    }
-                },
+                responses: input_responses(p.input_responses)?,
             }),
         };
-        let now = SystemTime::now();
+        let caller = TaskOwner::of(req.session, req.info);
         {
             let tasks = lock(&self.tasks.tasks);
-            let Some(task) = tasks.get(&task_id).filter(|t| !t.expired(now)) else {
+            let Some(task) = tasks.live(&task_id, SystemTime::now()) else {
                 drop(tasks);
                 // Another instance's, when they share a store.
                 return match self.task_share.get() {
-                    Some(_) => Ok(TaskReply::Elsewhere { task_id, op }),
+                    Some(_) => Ok(TaskReply::Elsewhere {
+                        task_id,
+                        op,
+                        caller,
+                    }),
                     None => Err(unknown_task(&task_id)),
                 };
             };
+            // Someone else's task does not exist for this caller.
+            if task.owner != caller {
+                return Err(unknown_task(&task_id));
+            }
             if op.is_none() {
                 return Ok(TaskReply::Now(encode(&Response::new(
                     req.id.clone(),
@@ -419,18 +565,25 @@ impl ServerCore {
     }
 
     /// A `tasks/*` request for a task another instance runs: its record
-    /// from the store (`tasks/get`), or the operation passed to it.
-    fn task_elsewhere(&self, id: RequestId, task_id: String, op: Option<TaskOp>) -> Outcome {
+    /// from the store (`tasks/get`), or the operation passed to it, read
+    /// first: only `caller`'s task is answered (anyone else's is unknown),
+    /// and only one still running is sent an operation, so that nothing
+    /// crosses the bus for a task that is not the caller's to change.
+    fn task_elsewhere(
+        self: &Arc<Self>,
+        id: RequestId,
+        task_id: String,
+        op: Option<TaskOp>,
+        caller: TaskOwner,
+    ) -> Outcome {
         let Some(share) = self.task_share.get() else {
             return failed(id, unknown_task(&task_id));
         };
         let store = Arc::clone(&share.store);
-        let forward = op.map(|op| {
-            (share.forward)(&task_id, op);
-        });
+        let core = Arc::clone(self);
         Outcome::Spawn(Box::pin(async move {
             let read = crate::state::within(&*store, store.get_task(&task_id)).await;
-            let record = match read {
+            let stored = match read {
                 Ok(Some(bytes)) => from_store(&bytes),
                 Ok(None) => None,
                 Err(e) => {
@@ -441,11 +594,19 @@ impl ServerCore {
                     return Some(super::error_reply(Some(id), error));
                 }
             };
-            Some(match (record, forward) {
-                (None, _) => super::error_reply(Some(id), unknown_task(&task_id)),
-                (Some(record), None) => encode(&Response::new(id, record)),
-                (Some(_), Some(())) => ack(id),
-            })
+            let Some(stored) = stored.filter(|s| s.owner == caller) else {
+                return Some(super::error_reply(Some(id), unknown_task(&task_id)));
+            };
+            let Some(op) = op else {
+                return Some(encode(&Response::new(id, stored.view)));
+            };
+            // An ended task ignores both, as it does here.
+            if stored.running {
+                if let Some(share) = core.task_share.get() {
+                    (share.forward)(&task_id, op);
+                }
+            }
+            Some(ack(id))
         }))
     }
 }
@@ -454,8 +615,34 @@ impl ServerCore {
 enum TaskReply {
     /// This instance runs the task: the answer.
     Now(Vec<u8>),
-    /// Another instance does (or nobody, any more): the store says.
-    Elsewhere { task_id: String, op: Option<TaskOp> },
+    /// Another instance does (or nobody, any more): the store says, and
+    /// whether it is `caller`'s.
+    Elsewhere {
+        task_id: String,
+        op: Option<TaskOp>,
+        caller: TaskOwner,
+    },
+}
+
+/// The answers a `tasks/update` carries: an object, at most
+/// [`MAX_INPUT_RESPONSES`] bytes of JSON.
+fn input_responses(raw: Option<&serde_json::value::RawValue>) -> Result<JsonObject, ErrorObject> {
+    let Some(raw) = raw else {
+        return Ok(JsonObject::new());
+    };
+    let size = raw.get().len();
+    if size > MAX_INPUT_RESPONSES {
+        return Err(ErrorObject::invalid_params(format!(
+            "inputResponses is {size} bytes: one tasks/update may carry at most {MAX_INPUT_RESPONSES} bytes"
+        )));
+    }
+    match serde_json::from_str(raw.get()) {
+        Ok(Value::Object(responses)) => Ok(responses),
+        Ok(Value::Null) => Ok(JsonObject::new()),
+        _ => Err(ErrorObject::invalid_params(
+            "inputResponses must be an object of results by input request key",
+        )),
+    }
 }
 
 /// -32021 naming the tasks extension, which `what` needs.
@@ -507,6 +694,7 @@ async fn watch_task(
             if let Some(map) = view.as_object_mut() {
                 map.remove("heartbeatMs");
                 map.remove("resultType");
+                map.remove("owner");
             }
             let state = (
                 view.get("status").cloned(),
@@ -547,11 +735,22 @@ async fn watch_task(
     }
 }
 
-/// A task record read from the store, as `tasks/get` answers it: one whose
-/// instance stopped writing while it ran is reported failed.
-fn from_store(bytes: &[u8]) -> Option<Value> {
+/// A task's record read from the store.
+pub(super) struct Stored {
+    /// Who created it.
+    pub(super) owner: TaskOwner,
+    /// Whether it still runs.
+    running: bool,
+    /// As `tasks/get` answers it.
+    view: Value,
+}
+
+/// A task record read from the store: one whose instance stopped writing
+/// while it ran is reported failed.
+pub(super) fn from_store(bytes: &[u8]) -> Option<Stored> {
     let mut record: Value = serde_json::from_slice(bytes).ok()?;
-    let running = matches!(
+    let owner = TaskOwner::in_record(&record);
+    let mut running = matches!(
         record.get("status").and_then(Value::as_str),
         Some("working" | "input_required")
     );
@@ -560,6 +759,7 @@ fn from_store(bytes: &[u8]) -> Option<Value> {
         .and_then(Value::as_u64)
         .unwrap_or(0);
     if running && now_ms().saturating_sub(written) > millis(STALE) {
+        running = false;
         let map = record.as_object_mut()?;
         map.remove("inputRequests");
         map.insert("status".into(), "failed".into());
@@ -571,8 +771,14 @@ fn from_store(bytes: &[u8]) -> Option<Value> {
             .ok()?,
         );
     }
-    record.as_object_mut()?.remove("heartbeatMs");
-    Some(record)
+    let map = record.as_object_mut()?;
+    map.remove("heartbeatMs");
+    map.remove("owner");
+    Some(Stored {
+        owner,
+        running,
+        view: record,
+    })
 }
 
 /// The capabilities the client declared for this request.
@@ -627,7 +833,11 @@ impl Capability for Tasks {
         }
         Ok(match core.task_request(&req) {
             Ok(TaskReply::Now(bytes)) => Outcome::Reply(bytes),
-            Ok(TaskReply::Elsewhere { task_id, op }) => core.task_elsewhere(req.id, task_id, op),
+            Ok(TaskReply::Elsewhere {
+                task_id,
+                op,
+                caller,
+            }) => core.task_elsewhere(req.id, task_id, op, caller),
             Err(e) => failed(req.id, e),
         })
     }
@@ -636,6 +846,52 @@ impl Capability for Tasks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn owner(name: &str) -> TaskOwner {
+        TaskOwner(Some(Arc::from(name)))
+    }
+
+    #[test]
+    fn each_owner_holds_at_most_its_cap_and_expired_tasks_are_released() {
+        let table = TaskTable::default();
+        let start = SystemTime::now();
+        let create = |at: SystemTime, who: &TaskOwner| {
+            table.create_at(at, who.clone(), 2, Context::detached(), None)
+        };
+        let (alice, bob, nobody) = (owner("alice"), owner("bob"), TaskOwner::default());
+        let first = create(start, &alice).unwrap();
+        create(start, &alice).unwrap();
+        let refused = create(start, &alice).unwrap_err();
+        assert_eq!(refused.code, SERVER_BUSY);
+        assert!(
+            refused.message.contains("holds 2 tasks"),
+            "{}",
+            refused.message
+        );
+        // Others are not counted with her, nobody included.
+        create(start, &bob).unwrap();
+        create(start, &nobody).unwrap();
+        assert_eq!(table.owner_of(&first), Some(alice.clone()));
+        {
+            let held = lock(&table.tasks);
+            assert_eq!((held.held_by(&alice), held.held_by(&bob)), (2, 1));
+            assert_eq!(held.by_id.len(), 4);
+        }
+        // Once the first ones expired, creating another drops them from
+        // the front of the order and gives their owners room again.
+        let later = start + TASK_TTL + Duration::from_secs(1);
+        create(later, &alice).unwrap();
+        create(later, &alice).unwrap();
+        let held = lock(&table.tasks);
+        assert_eq!((held.held_by(&alice), held.held_by(&bob)), (2, 0));
+        assert_eq!(held.by_id.len(), 2);
+        assert_eq!(held.order.len(), 2);
+        assert!(!held.by_id.contains_key(&first));
+        assert!(
+            held.counts.keys().all(|o| *o == alice),
+            "owners holding none are absent"
+        );
+    }
 
     #[test]
     fn a_running_task_whose_instance_stopped_writing_is_reported_failed() {
@@ -647,18 +903,20 @@ mod tests {
             }))
             .unwrap()
         };
-        let fresh = from_store(&record("working", now_ms())).unwrap();
+        let fresh = from_store(&record("working", now_ms())).unwrap().view;
         assert_eq!(fresh["status"], "working");
         assert!(
             fresh.get("heartbeatMs").is_none(),
             "the heartbeat is the store's"
         );
-        let gone = from_store(&record("input_required", now_ms() - 60_000)).unwrap();
+        let gone = from_store(&record("input_required", now_ms() - 60_000))
+            .unwrap()
+            .view;
         assert_eq!(gone["status"], "failed");
         assert_eq!(gone["error"]["code"], -32603);
         assert!(gone.get("inputRequests").is_none());
         // An ended task stays as it ended, however old.
-        let old = from_store(&record("completed", 1)).unwrap();
+        let old = from_store(&record("completed", 1)).unwrap().view;
         assert_eq!(old["status"], "completed");
     }
 }

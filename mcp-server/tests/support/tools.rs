@@ -1,5 +1,6 @@
 //! The toolboxes of the dispatch tests, written with `#[tool]`:
-//! [`TestTools`] for dispatch tests, and [`Probed`], whose tools record what
+//! [`TestTools`] for dispatch tests, [`TaskJobs`] that run as tasks, and
+//! [`Probed`], whose tools record what
 //! happened to their calls (the reliability tests: `hostile`, `props`,
 //! `load`, `faults`).
 #![allow(
@@ -75,6 +76,40 @@ pub fn server() -> Server {
         .max_message_size(4096)
         .page_size(2)
         .build()
+}
+
+// ------------------------------------------------------------------ TaskJobs
+
+/// What [`TaskJobs::ask_later`] asks.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Name {
+    /// Your name
+    pub name: String,
+}
+
+/// Tools that become tasks (the tasks extension) when the client may have
+/// them: one asks a question once it is a task, one holds until cancelled.
+#[derive(Debug)]
+pub struct TaskJobs;
+
+#[tool(description = "Jobs that run as tasks", client = false)]
+impl TaskJobs {
+    #[describe("Works a moment as a task, then asks a name")]
+    #[tool(task = optional)]
+    pub async fn ask_later(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        match ctx.ask("name").elicit::<Name>("Your name?").await? {
+            mcp_server::ask::Elicited::Accepted(n) => Ok(format!("later, {}", n.name)),
+            _ => Ok("no name".into()),
+        }
+    }
+
+    #[describe("Holds until cancelled; may run as a task")]
+    #[tool(task = optional)]
+    pub async fn hold(&self, ctx: Context) -> &'static str {
+        ctx.cancelled().await;
+        "cancelled"
+    }
 }
 
 // ------------------------------------------------------------------ Probed

@@ -23,6 +23,7 @@ use crate::dispatch::admission::Admission;
 use crate::dispatch::era::{era_for, raw_modern, Era};
 use crate::dispatch::rounds::{input_needed, rounds_of, Bound, Retry};
 use crate::dispatch::session::Session;
+use crate::dispatch::tasks::TaskOwner;
 use crate::dispatch::{failed, Outcome, Request, RequestInfo, ServerCore};
 use crate::policy::{CallOutcome, Caller, Next, ToolCall};
 use crate::registry::Registry;
@@ -219,6 +220,8 @@ impl ServerCore {
             as_task,
             ..
         } = call;
+        // A task belongs to whom the call speaks for.
+        let as_task = as_task.then(|| TaskOwner::of(session, info));
         match call.admission {
             Admission::Now(permit) if call.plain => {
                 let run = AlwaysOk(call.entry.call(call.arguments.into_owned(), ctx.clone()));
@@ -291,7 +294,7 @@ impl ServerCore {
 
     /// Polls a call once in place and answers at once if it is done (most
     /// tools never wait); otherwise registers it for cancellation and hands it
-    /// to the transport to run, or (`as_task`) runs it as a task. A spawned
+    /// to the transport to run, or (`as_task`) runs it as a task of that owner. A spawned
     /// future is polled again straight away, which replaces the no-op waker
     /// this poll may have left behind.
     #[allow(clippy::too_many_arguments)]
@@ -303,7 +306,7 @@ impl ServerCore {
         mut call: F,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
         modern: bool,
-        as_task: bool,
+        as_task: Option<TaskOwner>,
     ) -> Outcome
     where
         F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
@@ -323,8 +326,8 @@ impl ServerCore {
         if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
             return Outcome::Reply(self.input_required(id, r));
         }
-        if as_task {
-            return self.start_task(id, ctx, call, permit, rounds);
+        if let Some(owner) = as_task {
+            return self.start_task(id, ctx, call, permit, rounds, owner);
         }
         lock(&session.inflight).insert(id.clone(), ctx.clone());
         let core = Arc::clone(self);

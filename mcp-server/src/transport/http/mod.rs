@@ -127,6 +127,7 @@ impl Inner {
             headers: (self.core.policy.wants_caller() || identity.is_some())
                 .then(|| Arc::new(headers.clone())),
             identity,
+            owner: session_table::Owner::of(extensions).map(|o| Arc::from(o.to_hex())),
             #[cfg(feature = "otel")]
             trace_context: crate::dispatch::header_context(headers),
         }

@@ -3,7 +3,6 @@
 use mcp_types::ProtocolVersion;
 use mcp_wire::sync::lock;
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -99,11 +98,7 @@ impl Owner {
 
     /// The digest, as hex.
     pub(crate) fn to_hex(self) -> String {
-        let mut out = String::with_capacity(64);
-        for b in self.0 {
-            let _ = write!(out, "{b:02x}");
-        }
-        out
+        crate::common::hex(&self.0)
     }
 
     /// An owner's digest from [`to_hex`](Self::to_hex).
