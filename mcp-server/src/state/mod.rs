@@ -18,7 +18,7 @@
 //! | each resumable SSE stream's events (bounded) | the store, beside the instance's own copy |
 //! | list changes, resource updates, a client's answers and cancellations for a call running elsewhere, session changes and ends | the bus |
 //! | the 2026-07-28 `requestState`s already accepted (each is accepted once) | the store, until the state expires |
-//! | each task's state (the tasks extension), as `tasks/get` shows it | the store, written by the instance that runs it; `tasks/update` and `tasks/cancel` reach that instance on the bus |
+//! | each task's state (the tasks extension), as `tasks/get` shows it, with its owner's digest | the store, written by the instance that runs it; `tasks/update` and `tasks/cancel` from its owner reach that instance on the bus while it runs |
 //! | calls in flight, open streams, a toolbox's own fields | the instance |
 //!
 //! Records and bus messages are opaque bytes to a store: the framework
@@ -143,7 +143,8 @@ pub trait Store: Send + Sync + 'static {
         after: u64,
     ) -> BoxFuture<StoreResult<Option<StreamLog>>>;
 
-    /// Stores task `id`'s record (as `tasks/get` shows it), expiring after `ttl`.
+    /// Stores task `id`'s record (as `tasks/get` shows it, with the digest
+    /// of whom it belongs to), expiring after `ttl`.
     fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>>;
 
     /// Task `id`'s record, if the store has it.
