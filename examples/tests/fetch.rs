@@ -1,17 +1,18 @@
 //! The fetch example, driven over stdio: what is not public is refused before a packet leaves.
 #![allow(clippy::needless_pass_by_value)] // JSON built inline at each call reads best by value
 
+#[path = "../../tests/support/http_site.rs"]
+mod http_site;
 #[path = "../../tests/support/netns.rs"]
 mod netns;
 
-use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use http_site::{reply, Reply, Seen, Site};
 use mcp_client::Client;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// The fetch server, started with `args`.
@@ -45,139 +46,6 @@ async fn call(client: &Client, tool: &str, args: Value) -> Outcome {
         text,
         structured: result.structured_content.unwrap_or(Value::Null),
     }
-}
-
-/// One request as the test server read it.
-#[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// What the test server answers.
-enum Reply {
-    Bytes(Vec<u8>),
-    /// Never answers.
-    Hang,
-}
-
-fn reply(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-    let mut out = format!(
-        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        let _ = write!(out, "{name}: {value}\r\n");
-    }
-    out.push_str("\r\n");
-    let mut bytes = out.into_bytes();
-    bytes.extend_from_slice(body);
-    Reply::Bytes(bytes)
-}
-
-/// An HTTP/1.1 server on 127.0.0.1 that records every request.
-struct Site {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Seen>>>,
-}
-
-impl Site {
-    async fn start(route: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Site {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let record = Arc::clone(&seen);
-        let route = Arc::new(route);
-        tokio::spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                let record = Arc::clone(&record);
-                let route = Arc::clone(&route);
-                tokio::spawn(async move {
-                    let mut tcp = tcp;
-                    let Some(request) = read_request(&mut tcp).await else {
-                        return;
-                    };
-                    record.lock().unwrap().push(request.clone());
-                    match route(&request) {
-                        Reply::Bytes(bytes) => {
-                            let _ = tcp.write_all(&bytes).await;
-                            let _ = tcp.shutdown().await;
-                        }
-                        Reply::Hang => tokio::time::sleep(Duration::from_secs(60)).await,
-                    }
-                });
-            }
-        });
-        Site { addr, seen }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    fn allow(&self) -> String {
-        self.addr.to_string()
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-async fn read_request(tcp: &mut TcpStream) -> Option<Seen> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        let n = tcp.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if buf[0] == 0x16 {
-            return None; // a TLS handshake: hang up
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next()?.split(' ');
-    let (method, path) = (first.next()?.to_owned(), first.next()?.to_owned());
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    let mut body = buf[head_end + 4..].to_vec();
-    while body.len() < length {
-        let n = tcp.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
-    Some(Seen {
-        method,
-        path,
-        headers,
-        body,
-    })
 }
 
 /// The usual pages: `/ok`, `/page` (HTML), `/missing` (404), `/big`
@@ -223,7 +91,7 @@ const PAGE: &str = "<!doctype html><html><head><title>T</title><script>evil()</s
 <body><h1>Hello</h1><p>This is <b>the page</b> with a <a href=\"/x\">link</a>.</p></body></html>";
 
 #[tokio::test(flavor = "multi_thread")]
-async fn tools_carry_the_read_only_and_open_world_annotations() {
+async fn tools_carry_the_open_world_annotation_and_none_claims_to_be_read_only() {
     let client = start(&[]).await;
     let tools = client.list_tools().await.unwrap();
     let hints = |name: &str| {
@@ -231,10 +99,12 @@ async fn tools_carry_the_read_only_and_open_world_annotations() {
         let a = tool.annotations.clone().unwrap();
         (a.read_only_hint, a.open_world_hint)
     };
-    assert_eq!(hints("get"), (Some(true), Some(true)));
-    assert_eq!(hints("fetch"), (Some(true), Some(true)));
-    assert_ne!(hints("post").0, Some(true));
-    assert_eq!(hints("post").1, Some(true));
+    // A URL carries data out, and a GET can act on the site: none of the
+    // three is read-only.
+    for name in ["get", "post", "fetch"] {
+        assert_ne!(hints(name).0, Some(true), "{name}");
+        assert_eq!(hints(name).1, Some(true), "{name}");
+    }
     let fetch = tools.iter().find(|t| t.name == "fetch").unwrap();
     let schema = serde_json::to_value(&fetch.input_schema).unwrap();
     assert_eq!(schema["properties"]["max_length"]["default"], 5000);

@@ -14,7 +14,7 @@ use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
-use url::{Host, Url};
+use url::{Host, Origin, Url};
 
 use super::target::{resolve, AllowedHost};
 
@@ -27,6 +27,8 @@ pub(crate) struct Limits {
     pub(crate) max_response_bytes: usize,
     pub(crate) max_redirects: usize,
     pub(crate) user_agent: String,
+    /// The origins a redirect from another origin may carry the caller's headers to.
+    pub(crate) share_headers_with: Vec<Origin>,
     pub(crate) tls: Arc<rustls::ClientConfig>,
 }
 
@@ -102,7 +104,7 @@ async fn follow(limits: &Limits, mut request: Request, cap: usize) -> Result<Res
             .join(location)
             .map_err(|e| format!("redirect to an invalid URL {location:?}: {e}"))?;
         drop(connection);
-        request = redirect(request, head.status, next);
+        request = redirect(request, head.status, next, &limits.share_headers_with);
         hops += 1;
     }
 }
@@ -120,9 +122,9 @@ fn is_redirect(status: StatusCode) -> bool {
 }
 
 /// The request a redirect asks for: `GET` without a body after a 303 (and
-/// after a 301 or 302 to a `POST`, as browsers do), credentials kept only
-/// on the same origin.
-fn redirect(mut request: Request, status: StatusCode, next: Url) -> Request {
+/// after a 301 or 302 to a `POST`, as browsers do), the caller's headers
+/// kept only on the same origin or one named in `share_with`.
+fn redirect(mut request: Request, status: StatusCode, next: Url, share_with: &[Origin]) -> Request {
     let to_get = status == StatusCode::SEE_OTHER && request.method != Method::HEAD
         || matches!(status.as_u16(), 301 | 302) && request.method == Method::POST;
     if to_get {
@@ -130,17 +132,26 @@ fn redirect(mut request: Request, status: StatusCode, next: Url) -> Request {
         request.body = Bytes::new();
         request.headers.remove(header::CONTENT_TYPE);
     }
-    if next.origin() != request.url.origin() {
-        for name in [
-            header::AUTHORIZATION,
-            header::COOKIE,
-            header::PROXY_AUTHORIZATION,
-        ] {
-            request.headers.remove(name);
-        }
+    let next_origin = next.origin();
+    if next_origin != request.url.origin() && !share_with.contains(&next_origin) {
+        keep_only_body_description(&mut request.headers);
     }
     request.url = next;
     request
+}
+
+/// Drops every header the caller set but `Content-Type` (which describes
+/// the body a 307 or 308 sends on). A secret travels under any name (`X-Api-Key`,
+/// `Private-Token`, a signature), so no list of credential names is enough:
+/// a header goes to another origin only when the builder says it may
+/// ([`HttpBuilder::share_headers_with`](super::HttpBuilder::share_headers_with)),
+/// and once dropped it stays dropped for the hops after.
+fn keep_only_body_description(headers: &mut HeaderMap) {
+    let content_type = headers.remove(header::CONTENT_TYPE);
+    headers.clear();
+    if let Some(value) = content_type {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
 }
 
 /// Ends the connection's task when dropped.
@@ -266,6 +277,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer t"));
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        headers.insert("x-api-key", HeaderValue::from_static("k"));
         Request {
             method: Method::POST,
             url: Url::parse(url).unwrap(),
@@ -277,7 +289,7 @@ mod tests {
     #[test]
     fn a_303_turns_a_post_into_a_get_without_a_body() {
         let next = Url::parse("http://a.example/next").unwrap();
-        let r = redirect(post("http://a.example/"), StatusCode::SEE_OTHER, next);
+        let r = redirect(post("http://a.example/"), StatusCode::SEE_OTHER, next, &[]);
         assert_eq!(r.method, Method::GET);
         assert!(r.body.is_empty());
         assert!(!r.headers.contains_key(header::CONTENT_TYPE));
@@ -291,9 +303,32 @@ mod tests {
             post("http://a.example/"),
             StatusCode::TEMPORARY_REDIRECT,
             next,
+            &[],
         );
         assert_eq!(r.method, Method::POST);
         assert_eq!(&r.body[..], b"hello");
         assert!(!r.headers.contains_key(header::AUTHORIZATION));
+        assert!(!r.headers.contains_key("x-api-key"));
+        // The body goes on, and so does what says what it is.
+        assert_eq!(r.headers[header::CONTENT_TYPE], "text/plain");
+    }
+
+    #[test]
+    fn another_port_or_scheme_is_another_origin_and_a_shared_origin_keeps_the_headers() {
+        for next in ["http://a.example:8080/", "https://a.example/"] {
+            let next = Url::parse(next).unwrap();
+            let r = redirect(post("http://a.example/"), StatusCode::FOUND, next, &[]);
+            assert!(r.headers.is_empty(), "{:?}", r.headers);
+        }
+        let shared = Url::parse("https://b.example").unwrap().origin();
+        let next = Url::parse("https://b.example/next").unwrap();
+        let r = redirect(
+            post("http://a.example/"),
+            StatusCode::TEMPORARY_REDIRECT,
+            next,
+            &[shared],
+        );
+        assert_eq!(r.headers["x-api-key"], "k");
+        assert!(r.headers.contains_key(header::AUTHORIZATION));
     }
 }

@@ -27,10 +27,19 @@
 //! - the connection goes to exactly the addresses checked (no second
 //!   lookup to rebind), TLS verified against Mozilla's roots with the host
 //!   name as SNI;
-//! - every redirect is checked the same way, up to a limit;
+//! - every redirect is checked the same way, up to a limit, and one to
+//!   another origin (scheme, host and port) carries none of the headers the
+//!   caller set (credentials hide under any name, `X-Api-Key` as well as
+//!   `Authorization`), `Content-Type` aside, unless the builder names that
+//!   origin ([`HttpBuilder::share_headers_with`]);
 //! - every response is bounded in time and size (reading stops at the
 //!   limit);
 //! - the allow list (a host, or a host and port) is the only exception.
+//!
+//! None of the tools is annotated read-only, `get` and `fetch` included:
+//! each reaches the open world (`openWorldHint`), a URL carries data out of
+//! the conversation to whoever runs the site, and a GET can act on it. A
+//! host that runs read-only tools without asking asks for these.
 //!
 //! As the reference fetch server does, `fetch` (not `get` or `post`) first
 //! asks the site for `/robots.txt` through the same checked client (at most
@@ -58,7 +67,7 @@ use http::Method;
 use mcp_server::{tool, Json, ToolError};
 use schemars::JsonSchema;
 use serde::Serialize;
-use url::Url;
+use url::{Origin, Url};
 
 use client::{Limits, Request, Response};
 use target::AllowedHost;
@@ -87,6 +96,7 @@ pub struct HttpBuilder {
     max_redirects: usize,
     user_agent: String,
     ignore_robots_txt: bool,
+    share_headers_with: Vec<Origin>,
 }
 
 impl Default for HttpBuilder {
@@ -99,6 +109,7 @@ impl Default for HttpBuilder {
             max_redirects: 5,
             user_agent: DEFAULT_USER_AGENT.to_owned(),
             ignore_robots_txt: false,
+            share_headers_with: Vec::new(),
         }
     }
 }
@@ -165,6 +176,26 @@ impl HttpBuilder {
         self
     }
 
+    /// Lets `origin` (`https://api.example.com`, `http://127.0.0.1:8080`:
+    /// a scheme, a host and the port if not the scheme's) receive the
+    /// caller's headers when a redirect leads there from another origin.
+    /// By default a redirect to another origin carries none of them: no
+    /// `Authorization`, no cookie, no API key under any name.
+    ///
+    /// # Errors
+    ///
+    /// When `origin` is not an `http` or `https` URL with a host.
+    pub fn share_headers_with(mut self, origin: &str) -> Result<Self, String> {
+        let url = Url::parse(origin).map_err(|e| format!("invalid origin {origin:?}: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+            return Err(format!(
+                "invalid origin {origin:?}: an http or https URL with a host, as in https://api.example.com"
+            ));
+        }
+        self.share_headers_with.push(url.origin());
+        Ok(self)
+    }
+
     /// The toolbox.
     pub fn build(self) -> Http {
         let roots = rustls::RootCertStore {
@@ -185,6 +216,7 @@ impl HttpBuilder {
                 max_response_bytes: self.max_response_bytes,
                 max_redirects: self.max_redirects,
                 user_agent: self.user_agent,
+                share_headers_with: self.share_headers_with,
                 tls: Arc::new(tls),
             }),
             ignore_robots_txt: self.ignore_robots_txt,
@@ -217,7 +249,7 @@ pub struct HttpResponse {
 impl Http {
     /// `get`: a GET request, its status, headers and body.
     #[describe("Send an HTTP GET request; returns the status, headers and body")]
-    #[tool(read_only, open_world)]
+    #[tool(read_only = false, open_world)]
     pub async fn get(
         &self,
         #[param("The http or https URL")] url: String,
@@ -245,7 +277,7 @@ impl Http {
     #[describe(
         "Fetches a URL from the internet and optionally extracts its contents as markdown.\n\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that."
     )]
-    #[tool(read_only, open_world)]
+    #[tool(read_only = false, open_world)]
     pub async fn fetch(
         &self,
         #[param("URL to fetch")] url: String,
