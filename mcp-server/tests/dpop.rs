@@ -4,12 +4,16 @@
 //! the tool never runs); the server keeps serving afterwards; with DPoP
 //! required a bearer token is refused; with nonces a proof without the
 //! current one gets `use_dpop_nonce` and the nonce, then passes with it,
-//! and a rotated nonce is replaced in the answer. Proofs are made here with
+//! and a rotated nonce is replaced in the answer; a proof replayed at
+//! another instance sharing a Redis store is refused. Proofs are made here with
 //! jsonwebtoken's signer and a thumbprint written out by hand, not with the
 //! code under test.
 #![allow(clippy::too_many_lines, unreachable_pub)]
 
 mod support;
+
+#[path = "../../tests/support/redis_server.rs"]
+mod redis_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -20,11 +24,13 @@ use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, EncodingKey};
+use mcp_redis::RedisStore;
 use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::{tool, Server};
 use mcp_wire::http_client::{http_client, Fetched, HttpClient};
 use mcp_wire::oauth::Challenge;
+use redis_server::RedisServer;
 use serde_json::{json, Value};
 use sha2::Digest;
 use support::issuer::{self, b64, now, Issuer};
@@ -129,9 +135,21 @@ struct Served {
 }
 
 async fn serve(issuer: &Issuer, dpop: Dpop) -> Served {
+    serve_with(issuer, dpop, None, HttpConfig::default()).await
+}
+
+/// [`serve`] with `config`, as the resource `resource` (default: its own
+/// URL; instances of one service are one resource).
+async fn serve_with(
+    issuer: &Issuer,
+    dpop: Dpop,
+    resource: Option<&str>,
+    config: HttpConfig,
+) -> Served {
     let ran = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&ran);
     let (base, stop) = issuer::serve_on_loopback(|url| {
+        let url = resource.unwrap_or(url);
         let auth = Authorization::new(url, JwtVerifier::new(issuer.url.clone(), url))
             .unwrap()
             .authorization_server(issuer.url.clone())
@@ -139,7 +157,7 @@ async fn serve(issuer: &Issuer, dpop: Dpop) -> Served {
         let server = Server::builder("notes", "1")
             .toolbox(Notes(counter))
             .build();
-        (server, HttpConfig::default().authorization(auth))
+        (server, config.authorization(auth))
     })
     .await;
     let url = format!("{base}/mcp");
@@ -530,4 +548,75 @@ async fn a_full_replay_record_refuses_rather_than_forgets() {
     assert_eq!(r.status.as_u16(), 503);
     assert!(r.headers.contains_key("retry-after"));
     assert_eq!(s.ran.load(Ordering::SeqCst), 2);
+}
+
+/// The replay record crosses instances when they share a store: a proof
+/// served by instance A, replayed at instance B (the same resource, the
+/// same Redis), is refused there, and the tool does not run again. Before,
+/// each instance remembered only the proofs it had seen itself.
+#[tokio::test]
+async fn a_proof_served_by_one_instance_is_refused_by_another_sharing_its_store() {
+    let redis = RedisServer::start();
+    let store = RedisStore::connect(&redis.url()).await.expect("connecting");
+    let issuer = Issuer::start().await;
+    let config = || HttpConfig::default().store(store.clone());
+    let a = serve_with(&issuer, Dpop::new(), None, config()).await;
+    let b = serve_with(&issuer, Dpop::new(), Some(&a.url), config()).await;
+    let key = ProofKey::new();
+    let bound = token(&issuer, &a.url, Some(&key.thumbprint()));
+    let proof = key.sign(&key.header(), &claims(&a.url, &bound));
+    assert_served(&a.dpop_call(&bound, &proof).await);
+
+    let r = b.dpop_call(&bound, &proof).await;
+    assert_eq!(
+        r.status.as_u16(),
+        401,
+        "{}",
+        String::from_utf8_lossy(&r.body)
+    );
+    assert_eq!(error_of(&r, true).as_deref(), Some("invalid_dpop_proof"));
+    assert_eq!(b.ran.load(Ordering::SeqCst), 0);
+    // A fresh proof is served by B, and B refuses its replay as A does.
+    let fresh = key.sign(&key.header(), &claims(&a.url, &bound));
+    assert_served(&b.dpop_call(&bound, &fresh).await);
+    let r = a.dpop_call(&bound, &fresh).await;
+    assert_eq!(r.status.as_u16(), 401);
+    assert_eq!(a.ran.load(Ordering::SeqCst), 1);
+}
+
+/// A proof the shared store cannot record (Redis paused) is not accepted
+/// unrecorded: 503 with `Retry-After`, the tool does not run; once the
+/// store answers again, a new proof is served.
+#[tokio::test]
+async fn a_proof_the_shared_store_cannot_record_is_a_503_and_not_served() {
+    let redis = RedisServer::start();
+    let store = RedisStore::connect(&redis.url()).await.expect("connecting");
+    let issuer = Issuer::start().await;
+    let s = serve_with(
+        &issuer,
+        Dpop::new(),
+        None,
+        HttpConfig::default().store(store),
+    )
+    .await;
+    let key = ProofKey::new();
+    let bound = token(&issuer, &s.url, Some(&key.thumbprint()));
+    let claims = claims(&s.url, &bound);
+    let proof = key.sign(&key.header(), &claims);
+    redis.pause();
+    let r = s.dpop_call(&bound, &proof).await;
+    redis.resume();
+    assert_eq!(
+        r.status.as_u16(),
+        503,
+        "{}",
+        String::from_utf8_lossy(&r.body)
+    );
+    assert!(r.headers.contains_key("retry-after"));
+    assert_eq!(s.ran.load(Ordering::SeqCst), 0);
+    // A new proof is served once the store answers.
+    let mut claims = claims;
+    claims["jti"] = random_jti().into();
+    let proof = key.sign(&key.header(), &claims);
+    assert_served(&s.dpop_call(&bound, &proof).await);
 }

@@ -13,6 +13,7 @@ use mcp_wire::dpop::{access_token_hash, htu_form, jwk_thumbprint, PROOF_TYPE};
 use serde_json::{Map, Value};
 
 use super::jwt::ACCEPTED;
+use crate::state::{within, Store, StoreError};
 
 /// The longest proof read (a JWT with an RSA key of 8192 bits fits).
 const MAX_PROOF: usize = 8 * 1024;
@@ -45,10 +46,16 @@ const PRIVATE_MEMBERS: &[&str] = &["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 /// server's current nonce: without it, 401 `error="use_dpop_nonce"` and
 /// the nonce in `DPoP-Nonce`.
 ///
-/// The replay record and the nonces live in this process: behind several
-/// instances, a replay that reaches another instance within the window is
-/// not seen, and each instance hands out its own nonces (a client then
-/// spends one retry on each instance change).
+/// Behind several instances sharing a store
+/// ([`HttpConfig::store`](crate::http::HttpConfig::store), with the
+/// authorization on the same [`HttpConfig`](crate::http::HttpConfig)), each
+/// proof's `jti` is also claimed in the store, so a replay that reaches
+/// another instance within the window is refused there (503 with
+/// `Retry-After` when the store fails). Without a store, and behind an
+/// [`AuthLayer`](super::AuthLayer), the replay record lives in this
+/// process: a replay reaching another instance is not seen. Nonces are
+/// each instance's own (a client then spends one retry on each instance
+/// change).
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -146,6 +153,8 @@ pub(super) enum Refusal {
     UseNonce(String),
     /// The replay record is full.
     Full,
+    /// The shared store could not record the proof.
+    Store(StoreError),
 }
 
 /// A proof that passed the checks that need no token verification.
@@ -335,11 +344,17 @@ impl DpopState {
         }
     }
 
+    /// When a proof's `jti` may be forgotten (seconds since the epoch):
+    /// once its `iat` is too old for it to be accepted again.
+    fn forget_at(&self, proof: &Proof) -> u64 {
+        let window = self.config.max_age.as_secs() + self.config.max_skew.as_secs();
+        proof.iat.saturating_add(window).max(now())
+    }
+
     /// Remembers a proof's `jti` for its window: `Err` when it was seen
     /// already (a replay) or the record is full.
     pub(super) fn record(&self, proof: &Proof) -> Result<(), Refusal> {
-        let window = self.config.max_age.as_secs() + self.config.max_skew.as_secs();
-        let forget_at = proof.iat.saturating_add(window).max(now());
+        let forget_at = self.forget_at(proof);
         let key = format!("{} {}", proof.jkt, proof.jti);
         let now = now();
         let mut replays = mcp_wire::sync::lock(&self.replays);
@@ -364,5 +379,24 @@ impl DpopState {
         replays.seen.insert(key.clone(), forget_at);
         replays.order.push_back((key, forget_at));
         Ok(())
+    }
+
+    /// Claims a proof's `jti` in the store shared by every instance, for
+    /// its window: a replay that reaches another instance is refused there
+    /// (each instance's own record only knows the proofs it saw). The key is
+    /// a digest of the key's thumbprint and the `jti`, so its length does
+    /// not depend on what the client sent.
+    pub(super) async fn claim(&self, proof: &Proof, store: &dyn Store) -> Result<(), Refusal> {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(format!("{} {}", proof.jkt, proof.jti));
+        let key = format!("dpop-jti:{}", mcp_wire::dpop::b64url(&digest));
+        // Kept one second past the window, so that it cannot lapse the
+        // moment the proof stops being accepted.
+        let ttl = Duration::from_secs(self.forget_at(proof).saturating_sub(now()) + 1);
+        match within(store, store.claim(&key, ttl)).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(invalid("the proof was used before")),
+            Err(e) => Err(Refusal::Store(e)),
+        }
     }
 }

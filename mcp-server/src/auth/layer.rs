@@ -178,7 +178,7 @@ where
                 return Ok(full(status, &headers, body));
             }
             match auth
-                .verify_request(req.method(), req.uri(), req.headers())
+                .verify_request(req.method(), req.uri(), req.headers(), None)
                 .await
             {
                 Ok(verified) => {

@@ -12,6 +12,7 @@ use sha2::Digest as _;
 
 use super::dpop::{algorithm_names, Dpop, DpopState, Proof, Refusal};
 use super::{Identity, TokenError, TokenVerifier, Verified};
+use crate::state::Store;
 
 /// The HTTP server as an OAuth 2.1 protected resource (MCP
 /// `basic/authorization`, 2025-06-18 and later): its Protected Resource
@@ -275,19 +276,22 @@ impl Authorization {
         uri: &Uri,
         headers: &HeaderMap,
     ) -> Result<Identity, Denied> {
-        self.verify_request(method, uri, headers)
+        self.verify_request(method, uri, headers, None)
             .await
             .map(|v| Identity::clone(&v.identity))
     }
 
     /// [`authenticate`](Self::authenticate), also giving the token's SHA-256
     /// (what owns a session opened by a token that names nobody) and a DPoP
-    /// nonce to send back.
+    /// nonce to send back. With `store` (the one the instances of the
+    /// service share), a DPoP proof is also claimed there, so that it is
+    /// accepted once across the instances.
     pub(crate) async fn verify_request(
         &self,
         method: &Method,
         uri: &Uri,
         headers: &HeaderMap,
+        store: Option<&dyn Store>,
     ) -> Result<Verified, Denied> {
         if uri.query().is_some_and(|q| {
             mcp_wire::oauth::form_decode(q)
@@ -358,6 +362,11 @@ impl Authorization {
             }
         };
         let dpop_nonce = self.bind(scheme, proof.as_ref(), &identity)?;
+        if let (Some(proof), Some(dpop), Some(store)) = (&proof, dpop, store) {
+            dpop.claim(proof, store)
+                .await
+                .map_err(|r| self.refused_proof(&r))?;
+        }
         identity.imply(&self.inner.implies);
         let required: Vec<&str> = self.inner.required.iter().map(String::as_str).collect();
         let missing = identity.missing_scopes(&required);
@@ -464,7 +473,7 @@ impl Authorization {
     }
 
     /// 401 `invalid_dpop_proof` or `use_dpop_nonce` (with the nonce), or
-    /// 503 when the replay record is full.
+    /// 503 when the replay record is full or the shared store failed.
     fn refused_proof(&self, refusal: &Refusal) -> Denied {
         let (error, reason, nonce) = match refusal {
             Refusal::Invalid(reason) => (mcp_wire::dpop::INVALID_DPOP_PROOF, reason.clone(), None),
@@ -481,6 +490,19 @@ impl Authorization {
                     retry_after: Some(std::time::Duration::from_secs(1)),
                     dpop_nonce: None,
                 }
+            }
+            Refusal::Store(e) => {
+                tracing::warn!(error = %mcp_types::error::Chain(e), "a DPoP proof could not be recorded in the shared store");
+                return Denied {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    challenges: Vec::new(),
+                    message: format!(
+                        "DPoP proofs cannot be recorded now ({} unavailable); try again later",
+                        e.store()
+                    ),
+                    retry_after: Some(std::time::Duration::from_secs(2)),
+                    dpop_nonce: None,
+                };
             }
         };
         Denied {

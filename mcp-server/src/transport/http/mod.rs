@@ -152,8 +152,10 @@ impl Inner {
             }
             return Err(reply::respond(builder, McpBody::full(body)));
         }
+        // With a store, a DPoP proof is accepted once across the instances.
+        let store = self.shared.as_ref().map(|s| &*s.store);
         match auth
-            .verify_request(req.method(), req.uri(), req.headers())
+            .verify_request(req.method(), req.uri(), req.headers(), store)
             .await
         {
             Ok(verified) => {
