@@ -298,7 +298,7 @@ impl ServerBuilder {
     /// The directory is read by [`try_build`](Self::try_build), which
     /// refuses a malformed skill (a name against the naming rules, front
     /// matter missing or not naming the folder, more than 512 files or
-    /// 16 MiB).
+    /// 16 MiB, a symbolic link inside a skill's folder).
     #[cfg(feature = "skills")]
     pub fn skills(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.skills = Some(dir.into());

@@ -7,7 +7,10 @@
 //!
 //! The directory is read once, when the server is built: what is served is
 //! what was checked (names, front matter, limits), and digests match the
-//! bytes served.
+//! bytes served. A symbolic link inside a skill's folder is refused (the
+//! build fails naming it): a link could serve a file from outside the
+//! folder. A link in the skills directory itself is not a skill folder and
+//! is skipped.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -94,14 +97,34 @@ fn valid_name(name: &str) -> bool {
         && !name.contains("--")
 }
 
-/// Every regular file under `dir` (no links followed), as paths relative to `root`.
-fn files_under(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+/// Why a skill's folder cannot be served: the message names the path,
+/// relative to the skill's folder.
+const LINK: &str = "is a symbolic link: a skill's files must be regular files inside its folder";
+
+/// Every regular file under `dir`, as paths relative to `root`. A symbolic
+/// link is refused, not followed: it could serve clients a file from
+/// anywhere on the machine, and a skill's digests are of its own files.
+/// Other kinds (sockets, pipes) are skipped. `Err` says what failed and
+/// where (relative to `root`).
+fn files_under(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let rel = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
+    let failed = |path: &Path, e: std::io::Error| format!("{}: {e}", rel(path));
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .and_then(Iterator::collect::<Result<_, _>>)
+        .map_err(|e| failed(dir, e))?;
     entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
-        let kind = entry.file_type()?;
         let path = entry.path();
-        if kind.is_dir() {
+        // `file_type` does not follow links.
+        let kind = entry.file_type().map_err(|e| failed(&path, e))?;
+        if kind.is_symlink() {
+            return Err(format!("{} {LINK}", rel(&path)));
+        } else if kind.is_dir() {
             files_under(root, &path, out)?;
         } else if kind.is_file() {
             if let Ok(rel) = path.strip_prefix(root) {
@@ -125,17 +148,22 @@ impl Skills {
         let mut skills = Vec::new();
         for folder in folders {
             let root = folder.path();
-            if !root.join("SKILL.md").is_file() {
-                continue;
-            }
             let name = folder.file_name().to_string_lossy().into_owned();
+            // The manifest as it is, not what a link points to.
+            match std::fs::symlink_metadata(root.join("SKILL.md")) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(fail(format!("{name}/SKILL.md {LINK}")));
+                }
+                Ok(m) if m.is_file() => {}
+                _ => continue,
+            }
             if !valid_name(&name) {
                 return Err(fail(format!(
                     "`{name}` is not a skill name: 1-64 lowercase letters, digits and single hyphens, not at either end"
                 )));
             }
             let mut paths = Vec::new();
-            files_under(&root, &root, &mut paths).map_err(|e| fail(format!("{name}: {e}")))?;
+            files_under(&root, &root, &mut paths).map_err(|e| fail(format!("{name}/{e}")))?;
             if paths.len() > MAX_FILES {
                 return Err(fail(format!("{name} has more than {MAX_FILES} files")));
             }
@@ -160,7 +188,12 @@ impl Skills {
                 return Err(fail(format!("{name} is larger than 16 MiB")));
             }
             files.sort_by_key(|f| (f.path != "SKILL.md", f.path.clone()));
-            let text = std::str::from_utf8(&files[0].bytes)
+            // Checked above, but read from what was listed: a folder changed
+            // meanwhile is an error, not a panic nor another file's text.
+            let Some(manifest) = files.first().filter(|f| f.path == "SKILL.md") else {
+                return Err(fail(format!("{name}/SKILL.md is no longer a regular file")));
+            };
+            let text = std::str::from_utf8(&manifest.bytes)
                 .map_err(|_| fail(format!("{name}/SKILL.md is not UTF-8")))?;
             let frontmatter = mcp_wire::skills::frontmatter(text)
                 .map_err(|e| fail(format!("{name}/SKILL.md: {e}")))?;

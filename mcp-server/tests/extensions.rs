@@ -248,3 +248,49 @@ fn a_malformed_skill_is_refused_at_build() {
     assert!(e.to_string().contains("front matter"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A skill's files are regular files inside its folder: a symbolic link
+/// (whether it points inside the folder or out of it, as `SKILL.md` or
+/// deeper) is refused at build with its path, not served and not a panic.
+/// `SKILL.md` as a link used to panic the build: the check for it followed
+/// the link, the listing of the folder skipped it, and the loader took the
+/// first file listed as `SKILL.md`.
+#[cfg(all(feature = "skills", unix))]
+#[test]
+fn a_skill_file_that_is_a_symbolic_link_is_refused_at_build_with_its_path() {
+    use std::os::unix::fs::symlink;
+    let dir = std::env::temp_dir().join(format!("mcp-skills-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let skill = dir.join("pdf-summary");
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    let manifest = "---\nname: pdf-summary\ndescription: x\n---\n";
+    let outside = dir.join("outside.md");
+    std::fs::write(&outside, manifest).unwrap();
+    let build = || {
+        Server::builder("skills", "1")
+            .skills(&dir)
+            .try_build()
+            .map(|_| ())
+    };
+    // Out of the folder, then (another file beside it) inside.
+    for target in [outside.clone(), skill.join("real.md")] {
+        if target.starts_with(&skill) {
+            std::fs::write(&target, manifest).unwrap();
+        }
+        symlink(&target, skill.join("SKILL.md")).unwrap();
+        let e = build().expect_err("a linked SKILL.md is refused");
+        let e = e.to_string();
+        assert!(e.contains("pdf-summary/SKILL.md"), "{e}");
+        assert!(e.contains("symbolic link"), "{e}");
+        std::fs::remove_file(skill.join("SKILL.md")).unwrap();
+    }
+    // A regular SKILL.md, and a link deeper in the folder to a file out of it.
+    std::fs::rename(skill.join("real.md"), skill.join("SKILL.md")).unwrap();
+    build().expect("a skill of regular files");
+    symlink(&outside, skill.join("scripts/leak.md")).unwrap();
+    let e = build().expect_err("a link deeper in the folder is refused");
+    let e = e.to_string();
+    assert!(e.contains("pdf-summary/scripts/leak.md"), "{e}");
+    assert!(e.contains("symbolic link"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
