@@ -18,7 +18,7 @@ use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry_sdk::trace::SpanData;
 use otel_capture::*;
 use serde_json::{json, Value as Json};
-use support::{in_process, server};
+use support::{in_process, server, Fake};
 use tracing::Instrument as _;
 
 /// The CLIENT span named `name`.
@@ -121,7 +121,8 @@ async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
             panic!("{era:?}: {unknown:?}")
         };
         assert_eq!(error_description(nope), unknown.message);
-        assert_continues(server_span(&spans, "tools/call no_such_tool"), nope);
+        // The server records a tool it does not serve as one value.
+        assert_continues(server_span(&spans, "tools/call _OTHER"), nope);
 
         if era == Era::Legacy {
             // The handshake, outside any span of the caller's: a root, and
@@ -132,6 +133,64 @@ async fn the_client_span_is_the_parent_of_the_servers_in_each_era() {
                 opentelemetry::trace::SpanId::INVALID
             );
             assert_continues(server_span(&spans, "initialize"), initialize);
+        }
+    }
+}
+
+/// What a server answers feeds the client's spans only as far as the
+/// client knows it: a protocol version it does not speak is `_OTHER`, and
+/// an error message is cut to 256 bytes.
+#[tokio::test]
+async fn a_servers_made_up_version_and_long_message_are_not_recorded_as_sent() {
+    let traced = Traced::start();
+    let huge = "9".repeat(200_000);
+
+    let (mut f, read, write) = Fake::new();
+    let connecting = tokio::spawn(
+        Client::builder()
+            .protocol(Era::Legacy)
+            .connect_io(read, write),
+    );
+    let init = f.recv_method("initialize").await;
+    f.reply(
+        &init,
+        json!({"protocolVersion": huge, "capabilities": {},
+            "serverInfo": {"name": "fake", "version": "0.1"}}),
+    )
+    .await;
+    let refused = connecting.await.unwrap();
+    assert!(refused.is_err(), "a version the client does not speak");
+
+    let (mut f, read, write) = Fake::new();
+    let connecting = tokio::spawn(
+        Client::builder()
+            .protocol(Era::Legacy)
+            .connect_io(read, write),
+    );
+    f.legacy_handshake(json!({"tools": {}})).await;
+    let client = connecting.await.unwrap().unwrap();
+    let calling = tokio::spawn(async move { client.call_tool("add", ()).await });
+    let call = f.recv_method("tools/call").await;
+    f.send(json!({"jsonrpc": "2.0", "id": call["id"],
+        "error": {"code": -32603, "message": huge}}))
+        .await;
+    assert!(calling.await.unwrap().is_err());
+    let spans = traced.spans();
+
+    let initializes = spans.named("initialize");
+    assert_eq!(initializes.len(), 2, "{initializes:?}");
+    assert_strings(initializes[0], &[("mcp.protocol.version", "_OTHER")]);
+    assert_strings(initializes[1], &[("mcp.protocol.version", "2025-11-25")]);
+    let add = client_span(&spans, "tools/call add");
+    assert_eq!(error_description(add), huge[..256]);
+    for span in &spans.0 {
+        for kv in &span.attributes {
+            assert!(
+                kv.value.as_str().len() <= 256,
+                "{} of {}",
+                kv.key,
+                span.name
+            );
         }
     }
 }

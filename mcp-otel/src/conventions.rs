@@ -55,6 +55,12 @@ pub const MCP_SERVER_SESSION_DURATION: &str = "mcp.server.session.duration";
 /// Duration of a session, on the client, in seconds.
 pub const MCP_CLIENT_SESSION_DURATION: &str = "mcp.client.session.duration";
 
+/// What a name or version is recorded as when it is not one the recording
+/// side knows (a tool the server does not serve, a method or protocol
+/// version it does not speak), as the HTTP conventions record an unknown
+/// method: one value, so that a peer cannot grow the metrics' points.
+pub const OTHER: &str = "_OTHER";
+
 /// The `error.type` of a tool result with `isError: true`.
 pub const TOOL_ERROR: &str = "tool_error";
 

@@ -11,6 +11,7 @@ use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::conventions as cv;
+use crate::text::{cap, cap_owned, session_digest};
 
 /// Which end of the exchange records the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,13 @@ impl Transport {
 }
 
 /// What is known of a request when it starts.
+///
+/// Every text is recorded at most [`crate::MAX_TEXT_LEN`] bytes long, and
+/// the session id as its digest ([`crate::session_digest`]). The method,
+/// tool, prompt and protocol version also become metric attributes, kept
+/// for the life of the process: give only values the recording side knows
+/// (a method it speaks, a tool it serves, a version it supports), and
+/// [`cv::OTHER`] for anything else a peer sent.
 #[derive(Clone, Copy)]
 pub struct Request<'a> {
     /// Client or server.
@@ -56,7 +64,7 @@ pub struct Request<'a> {
     pub id: Option<&'a dyn fmt::Display>,
     /// The protocol revision in use.
     pub protocol_version: Option<&'a str>,
-    /// The session the request belongs to.
+    /// The session the request belongs to (recorded as its digest).
     pub session_id: Option<&'a str>,
     /// The transport.
     pub transport: Option<Transport>,
@@ -130,15 +138,13 @@ pub struct Operation {
     attributes: Vec<KeyValue>,
 }
 
-struct SpanName<'a>(&'a str, Option<&'a str>);
-
-impl fmt::Display for SpanName<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.1 {
-            Some(target) => write!(f, "{} {}", self.0, target),
-            None => f.write_str(self.0),
-        }
-    }
+/// `{mcp.method.name} {target}`, capped like every other text.
+fn span_name(method: &str, target: Option<&str>) -> String {
+    let name = match target {
+        Some(target) => format!("{} {}", cap(method), cap(target)),
+        None => cap(method).to_owned(),
+    };
+    cap_owned(name)
 }
 
 /// Whether anything takes MCP spans now (a subscriber with the OpenTelemetry
@@ -159,21 +165,28 @@ impl Operation {
             Side::Client => "client",
             Side::Server => "server",
         };
+        let method = cap(request.method);
+        let tool = request.tool.map(cap);
+        let prompt = request.prompt.map(cap);
+        let protocol_version = request.protocol_version.map(cap);
+        let id = request.id.map(|id| cap_owned(id.to_string()));
+        let session = request.session_id.map(session_digest);
+        let name = span_name(method, request.target().map(cap));
         let span = tracing::info_span!(
             target: "mcp_otel",
             "mcp",
-            otel.name = %SpanName(request.method, request.target()),
+            otel.name = name.as_str(),
             otel.kind = kind,
             otel.status_code = Empty,
             otel.status_description = Empty,
-            mcp.method.name = request.method,
-            gen_ai.tool.name = request.tool,
-            gen_ai.prompt.name = request.prompt,
-            gen_ai.operation.name = request.tool.map(|_| "execute_tool"),
-            mcp.resource.uri = request.resource_uri,
-            jsonrpc.request.id = request.id.map(tracing::field::display),
-            mcp.protocol.version = request.protocol_version,
-            mcp.session.id = request.session_id,
+            mcp.method.name = method,
+            gen_ai.tool.name = tool,
+            gen_ai.prompt.name = prompt,
+            gen_ai.operation.name = tool.map(|_| "execute_tool"),
+            mcp.resource.uri = request.resource_uri.map(cap),
+            jsonrpc.request.id = id.as_deref(),
+            mcp.protocol.version = protocol_version,
+            mcp.session.id = session.as_deref(),
             network.transport = request.transport.map(Transport::name),
             network.protocol.name = request.transport.filter(|t| *t == Transport::Http).map(|_| "http"),
             error.type = Empty,
@@ -183,18 +196,15 @@ impl Operation {
             return None;
         }
         let mut attributes = Vec::with_capacity(8);
-        attributes.push(KeyValue::new(
-            cv::MCP_METHOD_NAME,
-            request.method.to_owned(),
-        ));
-        if let Some(tool) = request.tool {
+        attributes.push(KeyValue::new(cv::MCP_METHOD_NAME, method.to_owned()));
+        if let Some(tool) = tool {
             attributes.push(KeyValue::new(cv::GEN_AI_TOOL_NAME, tool.to_owned()));
             attributes.push(KeyValue::new(cv::GEN_AI_OPERATION_NAME, "execute_tool"));
         }
-        if let Some(prompt) = request.prompt {
+        if let Some(prompt) = prompt {
             attributes.push(KeyValue::new(cv::GEN_AI_PROMPT_NAME, prompt.to_owned()));
         }
-        if let Some(version) = request.protocol_version {
+        if let Some(version) = protocol_version {
             attributes.push(KeyValue::new(cv::MCP_PROTOCOL_VERSION, version.to_owned()));
         }
         if let Some(transport) = request.transport {
@@ -229,8 +239,10 @@ impl Operation {
         self.span.add_link(linked);
     }
 
-    /// Records the protocol version once it is known (after `initialize`).
+    /// Records the protocol version once it is known (after `initialize`):
+    /// one the recording side supports, else [`cv::OTHER`].
     pub fn set_protocol_version(&mut self, version: &str) {
+        let version = cap(version);
         self.span.record(cv::MCP_PROTOCOL_VERSION, version);
         self.attributes
             .push(KeyValue::new(cv::MCP_PROTOCOL_VERSION, version.to_owned()));
@@ -247,6 +259,7 @@ impl Operation {
                     .push(KeyValue::new(cv::ERROR_TYPE, cv::TOOL_ERROR));
             }
             Ended::RpcError { code, message } => {
+                let message = cap(message);
                 let code = code.to_string();
                 self.span.record(cv::ERROR_TYPE, code.as_str());
                 self.span
@@ -258,6 +271,7 @@ impl Operation {
                 self.attributes.push(KeyValue::new(cv::ERROR_TYPE, code));
             }
             Ended::Failed { kind, message } => {
+                let (kind, message) = (cap(kind), cap(message));
                 self.span.record(cv::ERROR_TYPE, kind);
                 self.span.record("otel.status_code", "error");
                 self.span.record("otel.status_description", message);
@@ -293,10 +307,13 @@ pub fn record_session(
         attributes.push(KeyValue::new(cv::NETWORK_PROTOCOL_NAME, "http"));
     }
     if let Some(version) = protocol_version {
-        attributes.push(KeyValue::new(cv::MCP_PROTOCOL_VERSION, version.to_owned()));
+        attributes.push(KeyValue::new(
+            cv::MCP_PROTOCOL_VERSION,
+            cap(version).to_owned(),
+        ));
     }
     if let Some(kind) = error_type {
-        attributes.push(KeyValue::new(cv::ERROR_TYPE, kind.to_owned()));
+        attributes.push(KeyValue::new(cv::ERROR_TYPE, cap(kind).to_owned()));
     }
     let instruments = instruments();
     let histogram = match side {
@@ -350,4 +367,20 @@ fn instruments() -> &'static Instruments {
             ),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_name_is_capped_whatever_its_parts() {
+        assert_eq!(span_name("tools/call", Some("add")), "tools/call add");
+        assert_eq!(span_name("ping", None), "ping");
+        let long = "n".repeat(300);
+        let name = span_name("tools/call", Some(&long));
+        assert_eq!(name.len(), crate::MAX_TEXT_LEN);
+        assert!(name.starts_with("tools/call nnn"));
+        assert_eq!(span_name(&long, None).len(), crate::MAX_TEXT_LEN);
+    }
 }

@@ -21,6 +21,7 @@ use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
 use opentelemetry_sdk::trace::SpanData;
 use otel_capture::*;
 use serde_json::{json, Value as Json};
+use sha2::Digest as _;
 use support::{cancel, modern_meta, result_text, Client, LATEST_LEGACY};
 use tracing::Instrument as _;
 
@@ -143,6 +144,35 @@ fn modern_meta_from(remote: &Remote) -> Json {
 }
 
 // ------------------------------------------------------------------ tests
+
+/// No span name, and no string attribute, of any span caught is longer
+/// than mcp-otel's cap.
+fn assert_all_capped(spans: &Spans) {
+    for span in &spans.0 {
+        assert!(
+            span.name.len() <= 256,
+            "a span name of {} bytes",
+            span.name.len()
+        );
+        for kv in &span.attributes {
+            let value = kv.value.as_str();
+            assert!(
+                value.len() <= 256,
+                "{} of {} is {} bytes",
+                kv.key,
+                span.name,
+                value.len()
+            );
+        }
+        if let Status::Error { description } = &span.status {
+            assert!(
+                description.len() <= 256,
+                "{}'s error description",
+                span.name
+            );
+        }
+    }
+}
 
 #[tokio::test]
 async fn a_tools_spans_are_children_of_the_server_span_with_its_attributes() {
@@ -324,6 +354,72 @@ async fn a_string_request_id_is_recorded_without_quotes() {
     );
 }
 
+/// What a client names is recorded by name only when the server knows it:
+/// a tool or prompt it serves now, a method it speaks, a protocol version
+/// it supports; anything else is `_OTHER`. What else a client sends (a
+/// request id, a resource URI) is cut to 256 bytes, span names too.
+#[tokio::test]
+async fn what_a_client_makes_up_is_recorded_as_other_and_capped() {
+    let traced = Traced::start();
+    let server = server();
+    let handle = server.handle();
+    let mut c = Client::start(server);
+    c.initialize(LATEST_LEGACY).await;
+    let huge = "é".repeat(100_000); // 200 kB, two bytes a char
+    let r = c.send_request(call(1, &huge, &json!({}))).await;
+    assert_eq!(r["error"]["code"], -32602, "an unknown tool");
+    let r = c.request(2, "prompts/get", json!({"name": huge})).await;
+    assert!(r.get("error").is_some(), "{r}");
+    let r = c.request(3, &huge, json!({})).await;
+    assert_eq!(r["error"]["code"], -32601, "an unknown method");
+    let r = c
+        .request(
+            4,
+            "resources/read",
+            json!({"uri": format!("file:///a{huge}")}),
+        )
+        .await;
+    assert!(r.get("error").is_some(), "{r}");
+    let mut request = call(json!(huge), "add", &json!({"a": 1, "b": 2}));
+    request["params"]["_meta"] = modern_meta();
+    assert_eq!(result_text(&c.send_request(request).await), Some("3"));
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/protocolVersion"] = json!(huge);
+    let r = c
+        .send_request(call_with_meta(6, "add", &json!({"a": 1, "b": 2}), &meta))
+        .await;
+    assert!(r.get("error").is_some(), "an unsupported version: {r}");
+    // A tool removed at run time, then called, is not served.
+    assert!(handle.remove_tool("divide"));
+    let r = c
+        .send_request(call(7, "divide", &json!({"a": 1, "b": 1})))
+        .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    c.finish().await;
+    let spans = traced.spans();
+    assert_all_capped(&spans);
+
+    let calls = spans.named("tools/call _OTHER");
+    assert_eq!(calls.len(), 2, "the made-up tool and the removed one");
+    for unknown in calls {
+        assert_strings(unknown, &[("gen_ai.tool.name", "_OTHER")]);
+    }
+    assert_strings(
+        spans.one("prompts/get _OTHER"),
+        &[("gen_ai.prompt.name", "_OTHER")],
+    );
+    assert_strings(spans.one("_OTHER"), &[("mcp.method.name", "_OTHER")]);
+    let read = spans.one("resources/read");
+    let uri = string(read, "mcp.resource.uri").unwrap();
+    assert_eq!(uri.len(), 255, "cut on a char boundary: {uri:?}");
+    assert!(format!("file:///a{huge}").starts_with(&uri));
+    let adds = spans.named("tools/call add");
+    assert_eq!(adds.len(), 2);
+    let id = string(adds[0], "jsonrpc.request.id").unwrap();
+    assert!(id.len() <= 256 && huge.starts_with(&id), "{id:?}");
+    assert_strings(adds[1], &[("mcp.protocol.version", "_OTHER")]);
+}
+
 #[tokio::test]
 async fn errors_notifications_and_cancellation_end_their_spans_as_they_ended() {
     let traced = Traced::start();
@@ -357,22 +453,23 @@ async fn errors_notifications_and_cancellation_end_their_spans_as_they_ended() {
     assert!(matches!(divide.status, Status::Error { .. }), "{divide:?}");
     assert!(attribute(divide, "rpc.response.status_code").is_none());
 
-    let nope = spans.one("tools/call nope");
+    // A tool the server does not serve: one value, not the client's name.
+    let nope = spans.one("tools/call _OTHER");
     assert_strings(
         nope,
         &[
-            ("gen_ai.tool.name", "nope"),
+            ("gen_ai.tool.name", "_OTHER"),
             ("error.type", "-32602"),
             ("rpc.response.status_code", "-32602"),
         ],
     );
     assert_eq!(error_description(nope), unknown_message);
 
-    let unknown = spans.one("no/such/method");
+    let unknown = spans.one("_OTHER");
     assert_strings(
         unknown,
         &[
-            ("mcp.method.name", "no/such/method"),
+            ("mcp.method.name", "_OTHER"),
             ("error.type", "-32601"),
             ("rpc.response.status_code", "-32601"),
         ],
@@ -531,10 +628,18 @@ mod over_http {
         Remote::HEADER.assert_parent_of(call);
         assert_eq!(call.span_context.trace_state().header(), TRACESTATE);
         assert!(call.links.is_empty());
+        // The session's id is its credential: the span carries a digest
+        // (the hex of the first 16 bytes of its SHA-256), never the id.
+        let digest: String = sha2::Sha256::digest(sid.as_bytes())[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .concat();
+        assert_ne!(digest, sid);
         assert_strings(
             call,
             &[
-                ("mcp.session.id", sid.as_str()),
+                ("mcp.session.id", digest.as_str()),
                 ("mcp.protocol.version", LATEST_LEGACY),
                 ("network.transport", "tcp"),
             ],

@@ -6,10 +6,16 @@
 //!
 //! Nothing here runs while no subscriber takes the spans
 //! ([`mcp_otel::enabled`]).
+//!
+//! What the server answers feeds the spans and metrics only as far as the
+//! client knows it: the protocol version it agreed on, when one this client
+//! speaks, else [`OTHER`] (a metric attribute lives as long as the process);
+//! mcp-otel cuts the rest (an error message) to its cap.
 
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use mcp_otel::conventions::OTHER;
 use mcp_otel::{Ended, Operation, Side, Transport};
 use mcp_types::call::CallError;
 use mcp_types::{method, Meta, ProtocolVersion, RequestId};
@@ -95,7 +101,9 @@ pub(crate) fn end(mut op: Operation, method_name: &str, result: &Result<Value, C
             .and_then(|v| v.get("protocolVersion"))
             .and_then(Value::as_str)
         {
-            op.set_protocol_version(version);
+            op.set_protocol_version(
+                ProtocolVersion::parse(version).map_or(OTHER, ProtocolVersion::as_str),
+            );
         }
     }
     match result {

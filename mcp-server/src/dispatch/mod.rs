@@ -255,15 +255,22 @@ impl ServerCore {
                     info,
                 };
                 #[cfg(feature = "otel")]
-                return telemetry::traced(req, |req| self.request(req));
+                return telemetry::traced(&self.catalog, req, |req| self.request(req));
                 #[cfg(not(feature = "otel"))]
                 self.request(req)
             }
             RawMessage::Notification { method, params } => {
                 #[cfg(feature = "otel")]
-                telemetry::traced_notification(session, &method, params, info, || {
-                    Self::notification(session, &method, params);
-                });
+                telemetry::traced_notification(
+                    &self.catalog,
+                    session,
+                    &method,
+                    params,
+                    info,
+                    || {
+                        Self::notification(session, &method, params);
+                    },
+                );
                 #[cfg(not(feature = "otel"))]
                 Self::notification(session, &method, params);
                 Outcome::Nothing

@@ -6,18 +6,89 @@
 //!
 //! Nothing here runs while no subscriber takes the spans
 //! ([`mcp_otel::enabled`]): dispatch pays one interest check.
+//!
+//! A client chooses what it sends, and the method, tool, prompt and
+//! protocol version become metric attributes kept for the life of the
+//! process: each is recorded only when the server knows it (a method of
+//! [`KNOWN_METHODS`], a tool or prompt it serves at that moment, a
+//! protocol version it supports), else as [`OTHER`], so that no client
+//! can grow the metrics (nor `/metrics`) by inventing names. mcp-otel caps
+//! the rest of what a client sends (the request id, a resource URI, an
+//! error message that quotes the request) and records the session id as
+//! a digest.
 
 use std::borrow::Cow;
 use std::time::Instant;
 
+use mcp_otel::conventions::OTHER;
 use mcp_otel::propagation::MetaContext;
 use mcp_otel::{Ended, Operation, Side, Transport};
 use mcp_types::jsonrpc::RawJson;
-use mcp_types::{method, RequestId};
+use mcp_types::{method, ProtocolVersion, RequestId};
 use tracing::Instrument as _;
 
 use super::{Outcome, Request, RequestInfo, Session};
 use crate::policy::TransportKind;
+use crate::registry::Catalog;
+
+/// The methods a client may send this server, recorded by name; any other
+/// is [`OTHER`] (dispatch answers it -32601).
+const KNOWN_METHODS: &[&str] = &[
+    method::INITIALIZE,
+    method::INITIALIZED,
+    method::PING,
+    method::SERVER_DISCOVER,
+    method::TOOLS_LIST,
+    method::TOOLS_CALL,
+    method::PROMPTS_LIST,
+    method::PROMPTS_GET,
+    method::RESOURCES_LIST,
+    method::RESOURCES_TEMPLATES_LIST,
+    method::RESOURCES_READ,
+    method::RESOURCES_SUBSCRIBE,
+    method::RESOURCES_UNSUBSCRIBE,
+    method::COMPLETION_COMPLETE,
+    method::LOGGING_SET_LEVEL,
+    method::SUBSCRIPTIONS_LISTEN,
+    method::TASKS_GET,
+    method::TASKS_UPDATE,
+    method::TASKS_CANCEL,
+    method::CANCELLED,
+    method::PROGRESS,
+    "notifications/roots/list_changed",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
+
+/// `method_name` as recorded: itself when known, else [`OTHER`].
+fn known_method(method_name: &str) -> &'static str {
+    KNOWN_METHODS
+        .iter()
+        .find(|known| **known == method_name)
+        .map_or(OTHER, |known| known)
+}
+
+/// A protocol version a client named, as recorded: a supported one, else [`OTHER`].
+fn known_version(version: &str) -> &'static str {
+    ProtocolVersion::parse(version).map_or(OTHER, ProtocolVersion::as_str)
+}
+
+/// What a request names, as recorded: the tool or prompt when the server
+/// serves it now (a tool removed at run time is no longer served), else
+/// [`OTHER`].
+fn served<'a>(catalog: &Catalog, method_name: &str, name: &'a str) -> &'a str {
+    let serves = match method_name {
+        method::TOOLS_CALL => catalog.tools.snapshot().get(name).is_some(),
+        method::PROMPTS_GET => catalog.prompts.snapshot().get(name).is_some(),
+        _ => false,
+    };
+    if serves {
+        name
+    } else {
+        OTHER
+    }
+}
 
 /// What the span needs of a request's params: its target and `_meta`.
 #[derive(Default, serde::Deserialize)]
@@ -61,6 +132,7 @@ pub(crate) fn header_context(
 
 /// Starts the span of a request (`id` set) or notification.
 fn start(
+    catalog: &Catalog,
     session: &Session,
     id: Option<&RequestId>,
     method_name: &str,
@@ -79,11 +151,16 @@ fn start(
     let protocol_version = meta
         .protocol_version
         .as_deref()
+        .map(known_version)
         .or(legacy_version.as_ref().map(|v| v.as_str()));
-    let mut request = mcp_otel::Request::new(Side::Server, method_name);
+    let name = peek
+        .name
+        .as_deref()
+        .map(|name| served(catalog, method_name, name));
+    let mut request = mcp_otel::Request::new(Side::Server, known_method(method_name));
     match method_name {
-        method::TOOLS_CALL => request.tool = peek.name.as_deref(),
-        method::PROMPTS_GET => request.prompt = peek.name.as_deref(),
+        method::TOOLS_CALL => request.tool = name,
+        method::PROMPTS_GET => request.prompt = name,
         method::RESOURCES_READ | method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE => {
             request.resource_uri = peek.uri.as_deref();
         }
@@ -165,8 +242,19 @@ fn end(op: Operation, reply: &[u8]) {
 
 /// Serves `req` inside its span, ending the span with the reply (for a
 /// spawned call, when its future finishes).
-pub(super) fn traced(req: Request<'_>, serve: impl FnOnce(Request<'_>) -> Outcome) -> Outcome {
-    let Some(mut op) = start(req.session, Some(&req.id), req.method, req.params, req.info) else {
+pub(super) fn traced(
+    catalog: &Catalog,
+    req: Request<'_>,
+    serve: impl FnOnce(Request<'_>) -> Outcome,
+) -> Outcome {
+    let Some(mut op) = start(
+        catalog,
+        req.session,
+        Some(&req.id),
+        req.method,
+        req.params,
+        req.info,
+    ) else {
         return serve(req);
     };
     let session = req.session;
@@ -221,13 +309,14 @@ pub(super) fn traced(req: Request<'_>, serve: impl FnOnce(Request<'_>) -> Outcom
 
 /// Handles a notification inside its span.
 pub(super) fn traced_notification(
+    catalog: &Catalog,
     session: &Session,
     method_name: &str,
     params: Option<RawJson<'_>>,
     info: &RequestInfo,
     handle: impl FnOnce(),
 ) {
-    match start(session, None, method_name, params, info) {
+    match start(catalog, session, None, method_name, params, info) {
         Some(op) => {
             op.span().in_scope(handle);
             op.end(Ended::Ok);
