@@ -4,6 +4,10 @@
 //! HMAC-SHA256 so the client can neither forge nor alter it, valid for a
 //! while, and accepted once (a replayed state is refused; when too many
 //! unexpired states are on record to remember one more, it is refused too).
+//! The record here is this process's; behind several instances sharing a
+//! store, the HTTP transport also claims each state in the store before it
+//! is served (`transport/http/shared`), so that it is accepted once across
+//! them.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;

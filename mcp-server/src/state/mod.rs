@@ -18,6 +18,7 @@
 //! | each resumable SSE stream's events (bounded) | the store, beside the instance's own copy |
 //! | list changes, resource updates, a client's answers and cancellations for a call running elsewhere, session changes and ends | the bus |
 //! | the 2026-07-28 `requestState`s already accepted (each is accepted once) | the store, until the state expires |
+//! | the DPoP proofs already accepted, by key and `jti` (with the `Authorization` on the same `HttpConfig`) | the store, for the proof's window |
 //! | each task's state (the tasks extension), as `tasks/get` shows it, with its owner's digest | the store, written by the instance that runs it; `tasks/update` and `tasks/cancel` from its owner reach that instance on the bus while it runs |
 //! | calls in flight, open streams, a toolbox's own fields | the instance |
 //!
