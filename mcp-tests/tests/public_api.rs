@@ -220,17 +220,20 @@ fn mcp_otel_root() {
         &[
             "Ended",
             "Error",
+            "MAX_TEXT_LEN",
             "Operation",
             "Prometheus",
             "Request",
             "Side",
             "Telemetry",
             "Transport",
+            "cap",
             "conventions",
             "enabled",
             "propagation",
             "record_session",
             "reexport",
+            "session_digest",
         ],
     );
 }
