@@ -2,8 +2,8 @@
 //! ([`ClientBuilder::apps`](crate::ClientBuilder::apps)) and fetch the page a
 //! tool shows ([`Client::app_page`]), checked before it is used: a `ui://`
 //! resource served as [`MIME_TYPE`], in one text content, with the sandbox
-//! settings a host must apply ([`ResourceUi`]: the CSP origins, the
-//! permissions). Rendering it, and passing messages between the page and
+//! settings a host must apply ([`ResourceUi`]: the CSP origins, each
+//! checked as the server checks them, the permissions). Rendering it, and passing messages between the page and
 //! the server, is the host's part.
 
 pub use mcp_types::apps::{ResourceUi, ToolUi, Visibility, MIME_TYPE};
@@ -33,7 +33,12 @@ impl Client {
     /// # Errors
     ///
     /// The read's errors, and [`CallError::Protocol`] when the page is not
-    /// a `ui://` URI, or not served as one text content of [`MIME_TYPE`].
+    /// a `ui://` URI, not served as one text content of [`MIME_TYPE`], or
+    /// when its CSP names an origin a host must not write into its policy
+    /// (one with a space, quote, `;` or `,`; a wildcard beyond the first
+    /// label of a name, as `https://*`; a scheme other than `https` and
+    /// `wss`, `http` and `ws` aside for a loopback host), checked as our
+    /// server checks the pages it serves.
     pub async fn app_page(&self, tool: &Tool) -> Result<Option<AppPage>, CallError> {
         let Some(uri) = ToolUi::of(tool).and_then(|ui| ui.resource_uri) else {
             return Ok(None);
@@ -62,11 +67,12 @@ impl Client {
             Some(ui) => Some(ui),
             None => self.listed_ui(&uri).await?,
         };
-        let ui = match ui {
+        let ui: ResourceUi = match ui {
             Some(v) => serde_json::from_value(v)
                 .map_err(|e| refused(&uri, &format!("its `_meta.ui` does not read: {e}")))?,
             None => ResourceUi::default(),
         };
+        check_origins(&uri, &ui)?;
         Ok(Some(AppPage {
             uri,
             html: text.text.clone(),
@@ -82,6 +88,23 @@ impl Client {
             .into_iter()
             .find(|r| r.uri == uri)
             .and_then(|r| r.meta?.remove(mcp_types::apps::META_KEY)))
+    }
+}
+
+/// Refuses a page whose CSP names an origin a server of ours would refuse
+/// to serve ([`Csp::bad_origin`](mcp_types::apps::Csp::bad_origin)): a host
+/// writes these origins into the page's Content-Security-Policy, where a
+/// `;` or a space adds directives, `https://*` lets the page reach anyone,
+/// and plain `http` beyond loopback lets anyone on the way answer. The
+/// whole page is refused rather than the origin dropped, so that a host
+/// never renders a page with a policy other than the one its server meant.
+fn check_origins(uri: &str, ui: &ResourceUi) -> Result<(), CallError> {
+    match ui.csp.as_ref().and_then(|csp| csp.bad_origin()) {
+        Some((origin, why)) => Err(refused(
+            uri,
+            &format!("its CSP names the origin {origin:?}: {why}"),
+        )),
+        None => Ok(()),
     }
 }
 

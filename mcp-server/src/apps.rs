@@ -160,8 +160,9 @@ pub(crate) fn check_pages<'a>(
     Ok(())
 }
 
-/// Checks the origins of each page's CSP ([`mcp_types::apps::origin_problem`]):
-/// one that would add a directive to the host's policy is refused.
+/// Checks the origins of each page's CSP ([`Csp::bad_origin`], which the
+/// client checks too): one that would add a directive to the host's
+/// policy, reach anyone, or go in plain text beyond loopback is refused.
 pub(crate) fn check_origins<'a>(
     resources: impl IntoIterator<Item = &'a Resource>,
 ) -> Result<(), Error> {
@@ -180,19 +181,11 @@ pub(crate) fn check_origins<'a>(
             )));
         };
         let csp = ui.csp.unwrap_or_default();
-        let origins = [
-            &csp.connect_domains,
-            &csp.resource_domains,
-            &csp.frame_domains,
-            &csp.base_uri_domains,
-        ];
-        for origin in origins.into_iter().flatten() {
-            if let Some(why) = mcp_types::apps::origin_problem(origin) {
-                return Err(Error::Config(format!(
-                    "page `{}`: invalid origin {origin:?}: {why}",
-                    r.uri
-                )));
-            }
+        if let Some((origin, why)) = csp.bad_origin() {
+            return Err(Error::Config(format!(
+                "page `{}`: invalid origin {origin:?}: {why}",
+                r.uri
+            )));
         }
     }
     Ok(())

@@ -128,13 +128,43 @@ impl Permissions {
     }
 }
 
+impl Csp {
+    /// Every origin of the four lists, in their order.
+    pub fn origins(&self) -> impl Iterator<Item = &str> {
+        [
+            &self.connect_domains,
+            &self.resource_domains,
+            &self.frame_domains,
+            &self.base_uri_domains,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+    }
+
+    /// The first origin [`origin_problem`] refuses, and why: what both a
+    /// server (before it serves a page) and a host (before it writes the
+    /// page's policy) check.
+    pub fn bad_origin(&self) -> Option<(&str, &'static str)> {
+        self.origins()
+            .find_map(|origin| origin_problem(origin).map(|why| (origin, why)))
+    }
+}
+
 /// What is wrong with `origin` as an entry of a page's [`Csp`], if
 /// anything: it is a CSP source (`https://api.example.com`,
 /// `https://*.example.com`, `wss://live.example.com:8443`): a scheme,
 /// `://` and a host, without spaces, quotes, `;` or `,`, which would let
-/// it add directives to the policy the host writes. A `const fn`, so that
-/// an origin written in code is checked when it compiles.
+/// it add directives to the policy the host writes. The scheme is `https`
+/// or `wss`; `http` and `ws` only for a loopback host (`localhost`,
+/// `127.0.0.1`, `[::1]`), since plain text elsewhere lets anyone on the
+/// way answer for the origin. A wildcard is only the first label of a name
+/// of two labels or more (`https://*.example.com`): `https://*`,
+/// `https://*.com` or a `*` port would let the page reach anyone. A
+/// `const fn`, so that an origin written in code is checked when it
+/// compiles.
 pub const fn origin_problem(origin: &str) -> Option<&'static str> {
+    const WILDCARD: &str = "a wildcard is only the first label of a host of two labels or more, as in `https://*.example.com`";
     let b = origin.as_bytes();
     let mut i = 0;
     while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'+' | b'-' | b'.')) {
@@ -162,9 +192,80 @@ pub const fn origin_problem(origin: &str) -> Option<&'static str> {
                 "an origin has no spaces, quotes, `;` or `,` (they would add to the host's policy)",
             );
         }
+        if c == b'*' && j != i + 3 {
+            return Some(WILDCARD);
+        }
         j += 1;
     }
-    None
+    let (host, end) = (i + 3, host_end(b, i + 3));
+    if end == host {
+        return Some("the origin names no host");
+    }
+    if b[host] == b'*' && !is_wildcard_name(b, host, end) {
+        return Some(WILDCARD);
+    }
+    if span_is(b, 0, i, "https") || span_is(b, 0, i, "wss") {
+        return None;
+    }
+    if !(span_is(b, 0, i, "http") || span_is(b, 0, i, "ws")) {
+        return Some("an origin's scheme is https or wss (http or ws for a loopback host only)");
+    }
+    if span_is(b, host, end, "localhost")
+        || span_is(b, host, end, "127.0.0.1")
+        || span_is(b, host, end, "[::1]")
+    {
+        return None;
+    }
+    Some(
+        "plain http or ws only for a loopback host (localhost, 127.0.0.1, [::1]): use https or wss",
+    )
+}
+
+/// Where the host that starts at `start` ends: after a bracketed IPv6
+/// address, else at a port's `:` or a path's `/`.
+const fn host_end(b: &[u8], start: usize) -> usize {
+    let mut end = start;
+    if b[start] == b'[' {
+        while end < b.len() && b[end] != b']' {
+            end += 1;
+        }
+        return if end < b.len() { end + 1 } else { start };
+    }
+    while end < b.len() && b[end] != b':' && b[end] != b'/' {
+        end += 1;
+    }
+    end
+}
+
+/// Whether `b[start..end]` is `*.` and a name with a dot between two labels.
+const fn is_wildcard_name(b: &[u8], start: usize, end: usize) -> bool {
+    if end < start + 2 || b[start + 1] != b'.' {
+        return false;
+    }
+    let mut k = start + 3;
+    while k + 1 < end {
+        if b[k] == b'.' && b[k - 1] != b'.' {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Whether `b[start..end]` is `text`, ASCII case aside.
+const fn span_is(b: &[u8], start: usize, end: usize, text: &str) -> bool {
+    let t = text.as_bytes();
+    if end - start != t.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < t.len() {
+        if b[start + k].to_ascii_lowercase() != t[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 /// Whether `capabilities` declare MCP Apps with pages of [`MIME_TYPE`].
@@ -219,8 +320,12 @@ mod tests {
         for good in [
             "https://api.example.com",
             "https://*.example.com",
+            "https://*.fonts.example/path",
             "wss://live.example.com:8443",
+            "HTTPS://API.example.com",
             "http://[::1]:8080",
+            "http://localhost:5173",
+            "ws://127.0.0.1:9000",
         ] {
             assert_eq!(origin_problem(good), None, "{good}");
         }
@@ -232,9 +337,41 @@ mod tests {
             "https://a.com,https://b.com",
             "https://a.com 'unsafe-inline'",
             "1https://a.com",
+            // wildcards that reach anyone
+            "https://*",
+            "https://*.com",
+            "https://*.",
+            "https://*..com",
+            "https://a.*.com",
+            "https://a.com:*",
+            "*://a.com",
+            // plain text beyond loopback, other schemes
+            "http://api.example.com",
+            "ws://live.example.com",
+            "http://localhost.evil.example",
+            "ftp://files.example.com",
+            "javascript://a.com",
+            "https://[::1",
         ] {
             assert!(origin_problem(bad).is_some(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_csp_names_its_first_bad_origin_from_any_list() {
+        let csp = Csp {
+            connect_domains: vec!["https://api.example.com".into()],
+            frame_domains: vec![
+                "https://ok.example.com".into(),
+                "http://evil.example".into(),
+            ],
+            ..Csp::default()
+        };
+        assert_eq!(csp.origins().count(), 3);
+        let (origin, why) = csp.bad_origin().unwrap();
+        assert_eq!(origin, "http://evil.example");
+        assert!(why.contains("loopback"), "{why}");
+        assert_eq!(Csp::default().bad_origin(), None);
     }
 
     #[test]
