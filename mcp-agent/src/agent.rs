@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::{Approval, ApprovalHandler, ApprovalPolicy, ApprovalRequest};
 use crate::chat::{ChatModel, Message, ToolChoice};
 use crate::outcome::{Event, Outcome};
+use crate::seal::StateKeys;
 use crate::toolset::ToolSet;
 
 /// What happens when a tool fails (returns `isError`, or its server or
@@ -117,6 +118,8 @@ pub(crate) struct Config {
     pub(crate) tool_timeout: Option<Duration>,
     pub(crate) approval: ApprovalPolicy,
     pub(crate) approvals: HashMap<String, ApprovalPolicy>,
+    /// Sign paused states and check resumed ones.
+    pub(crate) state_keys: StateKeys,
 }
 
 /// Where a run's events go.
@@ -159,6 +162,7 @@ impl Agent {
                 tool_timeout: None,
                 approval: ApprovalPolicy::Never,
                 approvals: HashMap::new(),
+                state_keys: StateKeys::random(),
             },
         }
     }
@@ -189,16 +193,25 @@ impl Agent {
     /// Resumes a run that paused on [pending calls](Outcome::pending): give
     /// each its result ([`Run::result`]) or decision ([`Run::approve`],
     /// [`Run::refuse`]), then `.await` it. The outcome may come from a
-    /// previous process (it serializes); this agent needs the same tools.
+    /// previous process (it serializes); this agent needs the same tools,
+    /// and the keys that signed it ([`AgentBuilder::state_keys`]): a state
+    /// altered, unsigned or signed with another key is
+    /// [`RunError::Resume`](crate::RunError::Resume) and nothing runs. Only
+    /// the pending calls given a decision run, with the arguments recorded
+    /// when the run paused; any other call of the paused turn is refused.
+    ///
+    /// The state is signed, not encrypted (it holds the transcript): keep
+    /// it where only those who may read it can. A state resumes as often as
+    /// it is given; record [`Outcome::pause_id`] to resume each once.
     ///
     /// ```no_run
     /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
     /// use mcp_agent::PendingKind;
     ///
     /// let outcome = agent.run("Where am I, and what is the weather there?").await?;
-    /// let saved = serde_json::to_string(&outcome)?; // keep it anywhere
+    /// let saved = serde_json::to_string(&outcome)?; // keep it server side
     ///
-    /// // Later, perhaps elsewhere:
+    /// // Later, perhaps in another process with the same state keys:
     /// let outcome: mcp_agent::Outcome = serde_json::from_str(&saved)?;
     /// let mut run = agent.resume(outcome.clone());
     /// for call in &outcome.pending {
@@ -315,6 +328,15 @@ impl AgentBuilder {
     /// The approval policy of one tool (its name in the set), over the default.
     pub fn tool_approval(mut self, tool: impl Into<String>, policy: ApprovalPolicy) -> Self {
         self.config.approvals.insert(tool.into(), policy);
+        self
+    }
+
+    /// The keys that sign a paused run's state and check it when it
+    /// resumes (see [`StateKeys`]). Without them the agent signs with a
+    /// random key of its own: a state then resumes on this agent (and its
+    /// clones) only. Give every process that resumes the runs the same keys.
+    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        self.config.state_keys = keys;
         self
     }
 

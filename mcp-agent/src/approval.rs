@@ -23,14 +23,18 @@ pub enum ApprovalPolicy {
     #[default]
     Never,
     /// Calls of tools that do not say they are read-only
-    /// (`annotations.readOnlyHint` is not `true`): what changes things asks first.
+    /// (`annotations.readOnlyHint` is not `true`): what changes things asks
+    /// first. Only a trusted source's word counts
+    /// ([`Source::trust_annotations`](crate::Source::trust_annotations)):
+    /// the tools of an MCP server not marked trusted always ask.
     UnlessReadOnly,
     /// Every call.
     Always,
 }
 
 impl ApprovalPolicy {
-    /// Whether a call of `tool` needs an approval under this policy.
+    /// Whether a call of `tool` needs an approval under this policy, its
+    /// annotations taken at their word.
     pub fn asks(self, tool: &Tool) -> bool {
         match self {
             ApprovalPolicy::Never => false,
@@ -38,6 +42,15 @@ impl ApprovalPolicy {
             ApprovalPolicy::UnlessReadOnly => {
                 tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true)
             }
+        }
+    }
+
+    /// Whether a call of `tool` needs an approval, its annotations believed
+    /// only when its source is `trusted`.
+    pub(crate) fn asks_trusting(self, tool: &Tool, trusted: bool) -> bool {
+        match self {
+            ApprovalPolicy::UnlessReadOnly if !trusted => true,
+            policy => policy.asks(tool),
         }
     }
 }
@@ -53,7 +66,9 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// The arguments, parsed and valid under the tool's input schema.
     pub arguments: JsonObject,
-    /// The tool's behaviour hints (read-only, destructive, ...), when it has any.
+    /// The tool's behaviour hints (read-only, destructive, ...), when it has
+    /// any, as its source states them: an MCP server's are its own claims,
+    /// unchecked (see [`Source::trust_annotations`](crate::Source::trust_annotations)).
     pub annotations: Option<ToolAnnotations>,
 }
 

@@ -110,6 +110,10 @@ pub(crate) struct SetTool {
     pub(crate) target: Target,
     /// The source's start and shutdown hooks, when it has any.
     pub(crate) lifecycle: Option<Arc<crate::lifecycle::Lifecycle>>,
+    /// Whether its annotations are believed when deciding on an approval
+    /// ([`Source::trust_annotations`](crate::Source::trust_annotations));
+    /// false until its source says otherwise.
+    pub(crate) annotations_trusted: bool,
 }
 
 impl SetTool {
@@ -151,6 +155,7 @@ impl SetTool {
             validator,
             target,
             lifecycle: None,
+            annotations_trusted: false,
         }
     }
 

@@ -151,6 +151,7 @@ pub mod names;
 mod outcome;
 mod output;
 mod run;
+mod seal;
 pub mod strict;
 #[cfg(feature = "otel")]
 mod telemetry;
@@ -163,6 +164,7 @@ pub use approval::{Approval, ApprovalPolicy, ApprovalRequest};
 pub use call::ToolCallError;
 pub use catalog::{Diagnostic, ToolSetError};
 pub use outcome::{CallRecord, Event, Outcome, PendingCall, PendingKind, RunError};
+pub use seal::{StateKeyError, StateKeys};
 pub use toolset::{CallerTool, CallerToolError, Source, ToolSet, ToolSetBuilder};
 pub use typed::{Typed, TypedRun};
 pub use view::ToolView;

@@ -16,7 +16,9 @@ use crate::chat::{Media, Message, ModelError, ToolChoice, ToolResult, Usage};
 ///
 /// A paused outcome is the run's whole state: it serializes (serde), so the
 /// run can be resumed later, in another process, with
-/// [`Agent::resume`](crate::Agent::resume).
+/// [`Agent::resume`](crate::Agent::resume). The agent signs it when the run
+/// pauses and resumes it only unchanged, checked with its keys
+/// ([`StateKeys`](crate::StateKeys)).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Outcome {
     /// The model's last text (the answer, on success).
@@ -48,6 +50,14 @@ impl Outcome {
     /// Whether the run paused on [`pending`](Self::pending) calls rather than finishing.
     pub fn is_paused(&self) -> bool {
         self.paused.is_some()
+    }
+
+    /// A name unique to this pause, when the run paused. The agent resumes a
+    /// signed state as often as it is given one; an application that must
+    /// run each approval once records this name when it resumes and refuses
+    /// a state whose name it has seen.
+    pub fn pause_id(&self) -> Option<&str> {
+        self.paused.as_ref().map(|p| p.id.as_str())
     }
 }
 
@@ -88,6 +98,16 @@ pub(crate) struct Paused {
     /// Tools approved for the rest of the run.
     #[serde(default)]
     pub(crate) approved_tools: std::collections::BTreeSet<String>,
+    /// Names this pause, unique to it ([`Outcome::pause_id`]).
+    #[serde(default)]
+    pub(crate) id: String,
+    /// The key that signed the state ([`crate::StateKeys`]).
+    #[serde(default)]
+    pub(crate) key: String,
+    /// The state's signature (HMAC-SHA256, base64) over the whole outcome
+    /// but itself; empty when unsigned, which never resumes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub(crate) signature: String,
 }
 
 /// One tool call of a run.

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use mcp_agent::chat::Message;
 use mcp_agent::{
     Agent, Approval, ApprovalPolicy, CallerTool, Event, Outcome, PendingKind, RunError, Source,
-    ToolSet,
+    StateKeys, ToolSet,
 };
 use mcp_server::{tool, Server};
 use serde_json::json;
@@ -61,7 +61,11 @@ async fn a_caller_tool_pauses_the_run_which_resumes_in_a_new_agent_from_its_seri
     let model = Scripted::new()
         .then(|_| calls(vec![call("c1", "get_location", r#"{"precise": true}"#)]))
         .then(|_| text("You are in Lyon."));
-    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
+    // Both agents hold the same key: a state one signs, the other resumes.
+    let keys = || StateKeys::new("shared", *b"0123456789abcdef0123456789abcdef").unwrap();
+    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await)
+        .state_keys(keys())
+        .build();
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
     let paused = agent
@@ -86,7 +90,9 @@ async fn a_caller_tool_pauses_the_run_which_resumes_in_a_new_agent_from_its_seri
     // Saved as JSON, resumed by another agent over the same tools.
     let saved = serde_json::to_string(&paused).unwrap();
     let restored: Outcome = serde_json::from_str(&saved).unwrap();
-    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
+    let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await)
+        .state_keys(keys())
+        .build();
     let done = agent
         .resume(restored)
         .result("c1", "Lyon, France")
@@ -316,7 +322,7 @@ pub struct Counter {
     seen: Arc<AtomicU32>,
 }
 
-#[tool(description = "A destructive counter")]
+#[tool(description = "A counter: one tool deletes, one says it only reads")]
 impl Counter {
     #[describe("Delete everything")]
     #[tool(destructive)]
@@ -324,14 +330,18 @@ impl Counter {
         self.seen.fetch_add(1, Ordering::SeqCst);
         "wiped".into()
     }
+
+    #[describe("Look something up (so it says)")]
+    #[tool(read_only)]
+    pub fn lookup(&self) -> String {
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        "looked up".into()
+    }
 }
 
 #[tokio::test]
 async fn a_refused_call_never_reaches_the_mcp_server() {
-    let counter = Counter::default();
-    let seen = Arc::clone(&counter.seen);
-    let server = Server::builder("counter", "1").toolbox(counter).build();
-    let client = connect(server).await;
+    let (client, seen) = counter_server().await;
     let tools = ToolSet::builder()
         .attach(Source::server(client))
         .build()
@@ -513,4 +523,48 @@ async fn caller_tools_take_a_prefix_and_allow_lists_like_any_source() {
         offered[0].strict_parameters.is_some(),
         "a strict form like any tool"
     );
+}
+
+/// A client of a [`Counter`] served in process, with the count of calls it receives.
+async fn counter_server() -> (mcp_client::Client, Arc<AtomicU32>) {
+    let counter = Counter::default();
+    let seen = Arc::clone(&counter.seen);
+    let client = connect(Server::builder("counter", "1").toolbox(counter).build()).await;
+    (client, seen)
+}
+
+/// An agent asking unless a tool is read-only, over `source`, whose model
+/// calls `lookup` then answers.
+async fn looking_up(source: Source) -> Agent {
+    let tools = ToolSet::builder().attach(source).build().await.unwrap();
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("l1", "lookup", "{}")]))
+        .then(|_| text("done"));
+    Agent::builder(model, tools)
+        .approval(ApprovalPolicy::UnlessReadOnly)
+        .build()
+}
+
+#[tokio::test]
+async fn a_remote_servers_read_only_claim_is_not_trusted_unless_the_source_says_so() {
+    let (client, seen) = counter_server().await;
+    let paused = looking_up(Source::server(client))
+        .await
+        .run("look it up")
+        .await
+        .unwrap();
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        0,
+        "the server's read-only claim let the call run unasked"
+    );
+    assert_eq!(paused.pending.len(), 1);
+    assert_eq!(paused.pending[0].kind, PendingKind::Approve);
+
+    // Trusted when added: its claim counts, as a local toolbox's does.
+    let (client, seen) = counter_server().await;
+    let trusted = looking_up(Source::server(client).trust_annotations(true)).await;
+    let done = trusted.run("look it up").await.unwrap();
+    assert_eq!(done.text, "done");
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
 }

@@ -170,6 +170,8 @@ fn mcp_agent_root() {
             "Run",
             "RunError",
             "Source",
+            "StateKeyError",
+            "StateKeys",
             "ToolCallError",
             "ToolSet",
             "ToolSetBuilder",

@@ -21,6 +21,9 @@ use crate::view::ToolView;
 pub(super) enum Slot {
     /// It runs now (or is refused by `execute` as the model's mistake).
     Run,
+    /// It runs now with exactly these arguments: the ones its approver saw
+    /// (a call approved when a paused run resumes).
+    RunApproved(JsonObject),
     /// It is answered without running here (refused, or the caller's result).
     Done(CallRecord),
     /// Answered before a pause; its record is in the outcome already.
@@ -55,7 +58,10 @@ pub(super) async fn plan(
     if matches!(tool.target, Target::Caller) {
         return Slot::Pending(pending(PendingKind::Execute));
     }
-    if state.approved.contains(tool.name()) || !run.agent.approval_for(&tool.def).asks(&tool.def) {
+    let policy = run.agent.approval_for(&tool.def);
+    if state.approved.contains(tool.name())
+        || !policy.asks_trusting(&tool.def, tool.annotations_trusted)
+    {
         return Slot::Run;
     }
     send(emit, || Event::ApprovalRequested {
@@ -99,8 +105,13 @@ pub(super) async fn settle(
     let running = slots
         .iter()
         .zip(calls)
-        .filter(|(slot, _)| matches!(slot, Slot::Run))
-        .map(|(_, call)| execute(agent, view, turn, call, emit));
+        .filter_map(|(slot, call)| match slot {
+            Slot::Run => Some(execute(agent, view, turn, call, None, emit)),
+            Slot::RunApproved(arguments) => {
+                Some(execute(agent, view, turn, call, Some(arguments), emit))
+            }
+            _ => None,
+        });
     let mut executed = futures_util::future::try_join_all(running)
         .await?
         .into_iter();
@@ -108,7 +119,7 @@ pub(super) async fn settle(
     let mut pending = Vec::new();
     for (slot, call) in slots.into_iter().zip(calls) {
         let record = match slot {
-            Slot::Run => executed.next(),
+            Slot::Run | Slot::RunApproved(_) => executed.next(),
             Slot::Done(record) => Some(record),
             Slot::Answered(result) => {
                 results.push(Some(result));
@@ -187,26 +198,31 @@ pub(super) fn answered(
     }
 }
 
-/// Runs one tool call.
+/// Runs one tool call: with the model's arguments, or with the ones its
+/// approver saw (`approved`).
 pub(super) async fn execute(
     agent: &Agent,
     view: &ToolView,
     turn: usize,
     call: &ToolCall,
+    approved: Option<&JsonObject>,
     emit: &Emit,
 ) -> Result<CallRecord, Stop> {
-    let execution = call_tool(agent, view, turn, call, emit);
+    let execution = call_tool(agent, view, turn, call, approved, emit);
     #[cfg(feature = "otel")]
     let execution = crate::telemetry::tool(view, call, execution);
     execution.await
 }
 
-/// One tool call: resolve, parse, validate, call under the tool's error policy.
+/// One tool call: resolve, parse, validate (unless the arguments are the
+/// approved ones, checked before the approver saw them), call under the
+/// tool's error policy.
 async fn call_tool(
     agent: &Agent,
     view: &ToolView,
     turn: usize,
     call: &ToolCall,
+    approved: Option<&JsonObject>,
     emit: &Emit,
 ) -> Result<CallRecord, Stop> {
     let tool = view.resolve(&call.name);
@@ -242,7 +258,9 @@ async fn call_tool(
                     .join(", ")
             );
         }
-        Some(tool) => match tool.parse_arguments(&call.arguments) {
+        Some(tool) => match approved
+            .map_or_else(|| tool.parse_arguments(&call.arguments), |a| Ok(a.clone()))
+        {
             Err(problem) => record.reply = problem,
             Ok(arguments) => attempt(agent, tool, arguments, &mut record, emit).await?,
         },

@@ -5,20 +5,21 @@
 mod calls;
 mod resume;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 
 use futures_util::StreamExt as _;
 
-use crate::agent::{Agent, Answer, Run};
+use crate::agent::{Agent, Run};
 use crate::catalog::ToolSetError;
 use crate::chat::{ChatRequest, ChatResponse, Delta, Message, ModelError, ToolChoice};
 use crate::outcome::{Event, Outcome, Paused, RunError, Stop};
 use crate::toolset::ToolSet;
 use crate::view::ToolView;
 use calls::{plan, settle};
-use resume::{finish_paused, resumed_state};
+pub(crate) use resume::NOT_PAUSED;
+use resume::{finish_paused, resumed_state, Resuming};
 
 pub(super) type Emit = Option<crate::agent::EventSink>;
 
@@ -30,7 +31,7 @@ pub(super) struct State {
     /// Tools approved for the rest of the run ([`Approval::AllowForRun`]).
     approved: BTreeSet<String>,
     /// The paused turn to finish first, with the caller's answers.
-    resuming: Option<(Paused, HashMap<String, Answer>)>,
+    resuming: Option<Resuming>,
     /// Answers sent back for not matching the output schema.
     output_retries: u32,
 }
@@ -43,8 +44,8 @@ pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
     let cancel = run.cancel.clone().unwrap_or_default();
     let stopped = {
         let turns = async {
-            if let Some((paused, answers)) = state.resuming.take() {
-                finish_paused(&run, &mut state, paused, answers).await?;
+            if let Some(resuming) = state.resuming.take() {
+                finish_paused(&run, &mut state, resuming).await?;
             }
             turns(&run, &mut state).await
         };
@@ -55,7 +56,9 @@ pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
             stopped = &mut turns => Some(stopped),
         }
     };
-    let outcome = Box::new(state.outcome);
+    let mut outcome = Box::new(state.outcome);
+    // Signed last, once nothing in it changes (only a paused run is).
+    run.agent.config.state_keys.sign(&mut outcome);
     match stopped {
         None => Err(RunError::Cancelled { outcome }),
         Some(Ok(())) => Ok(*outcome),
@@ -194,6 +197,9 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
         choice: state.choice.clone(),
         results,
         approved_tools: state.approved.clone(),
+        id: crate::seal::pause_id(),
+        key: String::new(),
+        signature: String::new(),
     });
     state.outcome.pending = pending;
     Ok(Turn::Paused)

@@ -1,22 +1,33 @@
-//! Resuming a paused run: the caller's answers checked against what waits,
-//! then the paused turn finished (results given, approved calls run,
-//! refused ones answered) before the loop goes on.
+//! Resuming a paused run: the state checked as the agent signed it, the
+//! caller's answers checked against what waits, then the paused turn
+//! finished (results given, approved calls run with the arguments their
+//! approver saw, every other call answered as refused) before the loop
+//! goes on.
 
 use std::collections::HashMap;
+
+use mcp_types::{CallToolResult, JsonObject};
 
 use super::calls::{caller_record, refused, settle, Slot};
 use super::{view_for, State};
 use crate::agent::{Answer, Run};
 use crate::approval::Approval;
-use crate::chat::Message;
+use crate::chat::{Message, ToolCall, ToolResult};
 use crate::outcome::{Outcome, Paused, PendingCall, PendingKind, RunError, Stop};
 
 /// A paused run's state, once every pending call has its answer (else the
 /// outcome comes back unchanged, with what is missing).
 pub(super) fn resumed_state(run: &mut Run<'_>, mut outcome: Outcome) -> Result<State, RunError> {
+    // What runs rests on the state: only a paused one this agent signed, unchanged.
+    if let Err(problem) = run.agent.config.state_keys.verify(&outcome) {
+        return Err(RunError::Resume {
+            problem,
+            outcome: Box::new(outcome),
+        });
+    }
     let Some(paused) = outcome.paused.take() else {
         return Err(RunError::Resume {
-            problem: "the outcome is not a paused run: it has no pending calls".to_owned(),
+            problem: NOT_PAUSED.to_owned(),
             outcome: Box::new(outcome),
         });
     };
@@ -64,26 +75,34 @@ pub(super) fn resumed_state(run: &mut Run<'_>, mut outcome: Outcome) -> Result<S
             outcome: Box::new(outcome),
         });
     }
-    outcome.pending.clear();
+    let pending = std::mem::take(&mut outcome.pending);
     Ok(State {
         choice: paused.choice.clone(),
         next_turn: paused.turn + 1,
         approved: paused.approved_tools.clone(),
         outcome,
-        resuming: Some((paused, answers)),
+        resuming: Some(Resuming {
+            paused,
+            pending,
+            answers,
+        }),
         output_retries: 0,
     })
 }
 
 /// Finishes the turn a run paused in: the caller's results, the approved
-/// calls run now, the refused ones answered so; then the turn's results go
-/// to the model with the next request.
+/// calls run now, every other call answered as refused; then the turn's
+/// results go to the model with the next request.
 pub(super) async fn finish_paused(
     run: &Run<'_>,
     state: &mut State,
-    paused: Paused,
-    mut answers: HashMap<String, Answer>,
+    resuming: Resuming,
 ) -> Result<(), Stop> {
+    let Resuming {
+        paused,
+        pending,
+        answers,
+    } = resuming;
     let emit = run.on_event.clone();
     let turn = paused.turn;
     let calls = state
@@ -97,24 +116,29 @@ pub(super) async fn finish_paused(
         })
         .unwrap_or_default();
     let view = view_for(run, turn, &emit).await?;
+    let fates = fates(&calls, &paused.results, &pending, answers);
     let mut slots = Vec::with_capacity(calls.len());
-    for (call, done) in calls.iter().zip(&paused.results) {
-        if let Some(result) = done {
-            slots.push(Slot::Answered(result.clone()));
-            continue;
-        }
-        let tool = view.resolve(&call.name).map(|t| t.name().to_owned());
-        let tool = tool.unwrap_or_else(|| call.name.clone());
-        slots.push(match answers.remove(&call.id) {
-            Some(Answer::Result(result)) => Slot::Done(caller_record(turn, &tool, call, result)),
-            Some(Answer::Decision(Approval::Refuse(reason))) => {
-                Slot::Done(refused(turn, &tool, call, &reason, &emit))
+    for (call, fate) in calls.iter().zip(fates) {
+        let resolved = view.resolve(&call.name).map(|t| t.name().to_owned());
+        let tool = resolved.clone().unwrap_or_else(|| call.name.clone());
+        slots.push(match fate {
+            Fate::Answered(result) => Slot::Answered(result),
+            Fate::Result(result) => Slot::Done(caller_record(turn, &tool, call, result)),
+            Fate::Refused(reason) => Slot::Done(refused(turn, &tool, call, &reason, &emit)),
+            // The model's name must still lead to the tool that was approved.
+            Fate::Run { tool: approved, .. } if resolved.as_deref() != Some(&approved) => {
+                Slot::Done(refused(turn, &tool, call, CHANGED, &emit))
             }
-            Some(Answer::Decision(Approval::AllowForRun)) => {
-                state.approved.insert(tool);
-                Slot::Run
+            Fate::Run {
+                tool,
+                arguments,
+                for_run,
+            } => {
+                if for_run {
+                    state.approved.insert(tool);
+                }
+                Slot::RunApproved(arguments)
             }
-            Some(Answer::Decision(Approval::Allow)) | None => Slot::Run,
         });
     }
     // A call answered before the pause has its record already.
@@ -125,4 +149,175 @@ pub(super) async fn finish_paused(
         .transcript
         .push(Message::ToolResults { results });
     Ok(())
+}
+
+/// The paused turn a resumed run finishes first.
+pub(super) struct Resuming {
+    paused: Paused,
+    /// The calls it waited for, as the approver saw them.
+    pending: Vec<PendingCall>,
+    /// The caller's answers, by call id.
+    answers: HashMap<String, Answer>,
+}
+
+/// Why an outcome does not resume at all.
+pub(crate) const NOT_PAUSED: &str = "the outcome is not a paused run: it has no pending calls";
+/// Why a call of the paused turn that nobody decided on does not run.
+const UNDECIDED: &str = "nobody approved it when the run resumed";
+/// Why an approved call whose tool is no longer the one approved does not run.
+const CHANGED: &str = "the tool it names is not the one that was approved";
+
+/// What becomes of one call of the paused turn.
+#[derive(Debug, PartialEq)]
+enum Fate {
+    /// Answered before the pause.
+    Answered(ToolResult),
+    /// The caller ran it: its result.
+    Result(CallToolResult),
+    /// It does not run: refused by its approver, or never approved.
+    Refused(String),
+    /// It runs: the tool and the arguments its approver saw.
+    Run {
+        tool: String,
+        arguments: JsonObject,
+        for_run: bool,
+    },
+}
+
+/// The fate of each call of the paused turn, in order. Only a pending call
+/// can be approved or given a result, and an approved one runs with the
+/// arguments recorded when it paused (what the approver saw), whatever the
+/// transcript says; any other call without a result from before the pause
+/// is refused.
+fn fates(
+    calls: &[ToolCall],
+    results: &[Option<ToolResult>],
+    pending: &[PendingCall],
+    mut answers: HashMap<String, Answer>,
+) -> Vec<Fate> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            if let Some(Some(result)) = results.get(i) {
+                return Fate::Answered(result.clone());
+            }
+            let waiting = pending.iter().find(|p| p.call_id == call.id);
+            let answer = waiting.and(answers.remove(&call.id));
+            match (waiting, answer) {
+                (Some(p), Some(Answer::Result(result))) if p.kind == PendingKind::Execute => {
+                    Fate::Result(result)
+                }
+                (Some(p), Some(Answer::Decision(decision))) if p.kind == PendingKind::Approve => {
+                    match decision {
+                        Approval::Refuse(reason) => Fate::Refused(reason),
+                        Approval::Allow | Approval::AllowForRun => Fate::Run {
+                            tool: p.tool.clone(),
+                            arguments: p.arguments.clone(),
+                            for_run: decision == Approval::AllowForRun,
+                        },
+                    }
+                }
+                _ => Fate::Refused(UNDECIDED.to_owned()),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(id: &str, text: &str) -> ToolCall {
+        ToolCall {
+            id: id.to_owned(),
+            name: "write".to_owned(),
+            arguments: json!({ "text": text }).to_string(),
+        }
+    }
+
+    fn pending(id: &str, text: &str) -> PendingCall {
+        PendingCall {
+            call_id: id.to_owned(),
+            tool: "write".to_owned(),
+            arguments: json!({ "text": text })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            kind: PendingKind::Approve,
+        }
+    }
+
+    fn allow(id: &str) -> HashMap<String, Answer> {
+        HashMap::from([(id.to_owned(), Answer::Decision(Approval::Allow))])
+    }
+
+    // The signature keeps these states from reaching here; if one did, the
+    // approver's decision still governs.
+
+    #[test]
+    fn a_call_without_a_decision_is_refused_not_run() {
+        let fates = fates(&[call("w1", "a")], &[None], &[], HashMap::new());
+        assert_eq!(fates, vec![Fate::Refused(UNDECIDED.to_owned())]);
+        // An answer for it is not a decision either: it was not pending.
+        let fates = fates_of(&[call("x", "a")], &[], allow("x"));
+        assert_eq!(fates, vec![Fate::Refused(UNDECIDED.to_owned())]);
+    }
+
+    fn fates_of(
+        calls: &[ToolCall],
+        pending: &[PendingCall],
+        answers: HashMap<String, Answer>,
+    ) -> Vec<Fate> {
+        fates(calls, &vec![None; calls.len()], pending, answers)
+    }
+
+    #[test]
+    fn an_approved_call_runs_with_the_arguments_the_approver_saw() {
+        let fates = fates_of(
+            &[call("w1", "harmful")],
+            &[pending("w1", "harmless")],
+            allow("w1"),
+        );
+        assert_eq!(
+            fates,
+            vec![Fate::Run {
+                tool: "write".to_owned(),
+                arguments: pending("w1", "harmless").arguments,
+                for_run: false,
+            }]
+        );
+    }
+
+    #[test]
+    fn a_call_added_beside_a_refused_one_and_a_repeated_id_do_not_run() {
+        let answers = HashMap::from([(
+            "w1".to_owned(),
+            Answer::Decision(Approval::Refuse("no".to_owned())),
+        )]);
+        let fates = fates_of(
+            &[call("w1", "a"), call("x", "smuggled")],
+            &[pending("w1", "a")],
+            answers,
+        );
+        assert_eq!(
+            fates,
+            vec![
+                Fate::Refused("no".to_owned()),
+                Fate::Refused(UNDECIDED.to_owned())
+            ]
+        );
+        let fates = fates_of(
+            &[call("w1", "a"), call("w1", "b")],
+            &[pending("w1", "a")],
+            allow("w1"),
+        );
+        assert!(matches!(fates[0], Fate::Run { .. }));
+        assert_eq!(
+            fates[1],
+            Fate::Refused(UNDECIDED.to_owned()),
+            "one approval runs one call"
+        );
+    }
 }

@@ -81,6 +81,7 @@ pub(super) fn assemble(
                 &mut tools.diagnostics,
             );
             tool.lifecycle.clone_from(&state.lifecycle);
+            tool.annotations_trusted = source.trusts_annotations();
             tools.by_name.insert(tool.name().to_owned(), tool);
         }
     }

@@ -29,6 +29,9 @@ pub struct Source {
     pub(super) allow: Option<HashSet<String>>,
     block: HashSet<String>,
     pub(super) lifecycle: Lifecycle,
+    /// Whether its tools' annotations are believed ([`Source::trust_annotations`]);
+    /// `None`: as its kind goes.
+    trust_annotations: Option<bool>,
 }
 
 pub(super) enum SourceKind {
@@ -90,6 +93,7 @@ impl Source {
             allow: None,
             block: HashSet::new(),
             lifecycle: Lifecycle::default(),
+            trust_annotations: None,
         }
     }
 
@@ -196,6 +200,25 @@ impl Source {
     {
         self.block.extend(names.into_iter().map(Into::into));
         self
+    }
+
+    /// Whether [`ApprovalPolicy::UnlessReadOnly`](crate::ApprovalPolicy::UnlessReadOnly)
+    /// believes the `readOnlyHint` of this source's tools. The MCP
+    /// specification calls tool annotations untrusted unless they come from a
+    /// trusted server: a server may say its tool only reads and then delete.
+    /// By default local toolboxes and caller tools are trusted (their code is
+    /// the application's own) and MCP servers are not, so their tools ask
+    /// for an approval under `UnlessReadOnly` whatever they claim; set it for
+    /// a server you trust as you trust your own code.
+    pub fn trust_annotations(mut self, trust: bool) -> Self {
+        self.trust_annotations = Some(trust);
+        self
+    }
+
+    /// Whether this source's annotations are believed (see [`Source::trust_annotations`]).
+    pub(super) fn trusts_annotations(&self) -> bool {
+        self.trust_annotations
+            .unwrap_or(!matches!(self.kind, SourceKind::Remote(_)))
     }
 
     pub(super) fn label(&self) -> String {

@@ -1,0 +1,396 @@
+//! The signature of a paused run's state: what an approval rests on.
+//!
+//! A paused [`Outcome`] leaves the agent (it serializes, to be resumed
+//! later, elsewhere) and comes back from whoever kept it. Everything in it
+//! decides what runs when it resumes: the calls waiting and their
+//! arguments, the tools already approved for the run, the turn's results
+//! so far, the transcript the model reads next. So the agent signs the
+//! whole state with HMAC-SHA256 when the run pauses, and resumes only a
+//! state one of its keys signed, unchanged. The signature covers every
+//! field of the outcome, in a canonical form (object keys sorted), so a
+//! store that reorders keys does not break it.
+
+use std::fmt;
+
+use hmac::{Hmac, Mac};
+use mcp_wire::header::base64;
+use serde_json::Value;
+use sha2::Sha256;
+
+use crate::outcome::Outcome;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The least secret a key takes, in bytes.
+const MIN_SECRET: usize = 32;
+/// What a signature is for, so a tag made for something else never fits.
+const PURPOSE: &[u8] = b"mcp-agent paused run state v1";
+
+/// The keys that sign and check paused runs' states: one signs, the others
+/// still verify (a rotation: a new key signs at once, the one before keeps
+/// resuming the states it signed until it is retired).
+///
+/// Without keys an [`Agent`](crate::Agent) makes a random one when it is
+/// built: its states resume on that agent (and its clones) only. Give the
+/// same keys to every process that pauses or resumes the runs
+/// ([`AgentBuilder::state_keys`](crate::AgentBuilder::state_keys)), and
+/// keep them secret: whoever has a key can approve any call.
+///
+/// ```
+/// use mcp_agent::StateKeys;
+///
+/// # fn main() -> Result<(), mcp_agent::StateKeyError> {
+/// // Rotating: `2026-12` signs from now on; `2026-11` still verifies.
+/// let keys = StateKeys::new("2026-12", *b"0123456789abcdef0123456789abcdef")?
+///     .verifying("2026-11", *b"fedcba9876543210fedcba9876543210")?;
+/// # let _ = keys;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct StateKeys {
+    signing: Key,
+    verifying: Vec<Key>,
+}
+
+#[derive(Clone)]
+struct Key {
+    /// Named in every state it signs, so the right key checks it.
+    id: String,
+    secret: Vec<u8>,
+}
+
+/// A key [`StateKeys`] does not take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateKeyError {
+    /// The secret is too short to resist guessing.
+    #[error("the secret of state key `{id}` has {len} bytes; it needs at least 32 random bytes")]
+    TooShort {
+        /// The key's name.
+        id: String,
+        /// The secret's length.
+        len: usize,
+    },
+    /// A key without a name.
+    #[error("a state key needs a name (each state names the key that signed it)")]
+    Unnamed,
+    /// Two keys with one name: a state naming it could not say which.
+    #[error("two state keys are named `{id}`")]
+    Duplicate {
+        /// The name.
+        id: String,
+    },
+}
+
+impl fmt::Debug for StateKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verifying: Vec<&str> = self.verifying.iter().map(|k| k.id.as_str()).collect();
+        f.debug_struct("StateKeys")
+            .field("signing", &self.signing.id)
+            .field("verifying", &verifying)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StateKeys {
+    /// Signs (and verifies) with `secret` (at least 32 random bytes), named `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`StateKeyError::TooShort`] for a shorter secret,
+    /// [`StateKeyError::Unnamed`] for an empty name.
+    pub fn new(
+        id: impl Into<String>,
+        secret: impl Into<Vec<u8>>,
+    ) -> Result<StateKeys, StateKeyError> {
+        Ok(StateKeys {
+            signing: Key::new(id.into(), secret.into())?,
+            verifying: Vec::new(),
+        })
+    }
+
+    /// Also resumes states signed with `secret`, named `id` (a key rotated
+    /// out, kept while states it signed may still come back).
+    ///
+    /// # Errors
+    ///
+    /// As [`StateKeys::new`], and [`StateKeyError::Duplicate`] for a name
+    /// already used.
+    pub fn verifying(
+        mut self,
+        id: impl Into<String>,
+        secret: impl Into<Vec<u8>>,
+    ) -> Result<StateKeys, StateKeyError> {
+        let key = Key::new(id.into(), secret.into())?;
+        if self.by_id(&key.id).is_some() {
+            return Err(StateKeyError::Duplicate { id: key.id });
+        }
+        self.verifying.push(key);
+        Ok(self)
+    }
+
+    /// A random key of this agent alone, under a random name (so a state
+    /// of another agent is told apart from an altered one).
+    pub(crate) fn random() -> StateKeys {
+        let mut bytes = [0u8; MIN_SECRET + 8];
+        fill_random(&mut bytes);
+        let (secret, name) = bytes.split_at(MIN_SECRET);
+        StateKeys {
+            signing: Key {
+                id: format!("random-{}", base64::encode(name)),
+                secret: secret.to_vec(),
+            },
+            verifying: Vec::new(),
+        }
+    }
+
+    fn by_id(&self, id: &str) -> Option<&Key> {
+        std::iter::once(&self.signing)
+            .chain(&self.verifying)
+            .find(|k| k.id == id)
+    }
+
+    /// Signs a paused outcome (nothing to do for a finished one).
+    pub(crate) fn sign(&self, outcome: &mut Outcome) {
+        let Some(paused) = outcome.paused.as_mut() else {
+            return;
+        };
+        paused.key.clone_from(&self.signing.id);
+        paused.signature.clear();
+        // An outcome that does not serialize stays unsigned: it will not resume.
+        if let Some(tag) = self.signing.mac(outcome).map(|m| m.finalize().into_bytes()) {
+            if let Some(paused) = outcome.paused.as_mut() {
+                paused.signature = base64::encode(&tag);
+            }
+        }
+    }
+
+    /// Checks that one of these keys signed `outcome` as it is; the problem
+    /// otherwise, for [`RunError::Resume`](crate::RunError::Resume).
+    pub(crate) fn verify(&self, outcome: &Outcome) -> Result<(), String> {
+        let Some(paused) = &outcome.paused else {
+            return Err(crate::run::NOT_PAUSED.to_owned());
+        };
+        if paused.signature.is_empty() {
+            return Err("the paused state is not signed (it was edited, or saved by a version of mcp-agent that did not sign): nothing ran".to_owned());
+        }
+        let Some(key) = self.by_id(&paused.key) else {
+            return Err(format!(
+                "the paused state was signed with a key this agent does not hold (`{}`): resume it on the agent that paused it, or give every agent the same keys (AgentBuilder::state_keys); nothing ran",
+                paused.key
+            ));
+        };
+        let authentic = base64::decode(&paused.signature)
+            .zip(key.mac(outcome))
+            .is_some_and(|(tag, mac)| mac.verify_slice(&tag).is_ok());
+        if authentic {
+            Ok(())
+        } else {
+            Err("the paused state was altered after it was signed: nothing ran".to_owned())
+        }
+    }
+}
+
+impl Key {
+    fn new(id: String, secret: Vec<u8>) -> Result<Key, StateKeyError> {
+        if id.is_empty() {
+            return Err(StateKeyError::Unnamed);
+        }
+        if secret.len() < MIN_SECRET {
+            return Err(StateKeyError::TooShort {
+                id,
+                len: secret.len(),
+            });
+        }
+        Ok(Key { id, secret })
+    }
+
+    /// The MAC of `outcome` under this key, its signature left out (`None`
+    /// if it does not serialize).
+    fn mac(&self, outcome: &Outcome) -> Option<HmacSha256> {
+        let mut state = serde_json::to_value(outcome).ok()?;
+        if let Some(paused) = state.get_mut("paused").and_then(Value::as_object_mut) {
+            paused.remove("signature");
+        }
+        let mut bytes = Vec::new();
+        canonical(&state, &mut bytes).ok()?;
+        let mut mac = HmacSha256::new_from_slice(&self.secret).ok()?;
+        mac.update(PURPOSE);
+        mac.update(&[0]);
+        mac.update(self.id.as_bytes());
+        mac.update(&[0]);
+        mac.update(&bytes);
+        Some(mac)
+    }
+}
+
+/// `value` as JSON with every object's keys sorted: the same bytes for the
+/// same state, however a store ordered its keys.
+fn canonical(value: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, key)?;
+                out.push(b':');
+                canonical(value, out)?;
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(item, out)?;
+            }
+            out.push(b']');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar)?,
+    }
+    Ok(())
+}
+
+/// A name for one pause, unique to it: what an application records to
+/// resume each state once ([`Outcome::pause_id`]).
+pub(crate) fn pause_id() -> String {
+    let mut bytes = [0u8; 16];
+    fill_random(&mut bytes);
+    base64::encode(&bytes)
+}
+
+/// Random bytes from the system. Without a random source (never seen on the
+/// platforms Tokio runs on) the bytes come from the standard library's
+/// per-process hash seeds, and it is logged: configure keys then.
+fn fill_random(bytes: &mut [u8]) {
+    if getrandom::fill(bytes).is_ok() {
+        return;
+    }
+    tracing::error!(
+        "no random source for the agent's state key; configure one with AgentBuilder::state_keys"
+    );
+    for chunk in bytes.chunks_mut(8) {
+        use std::hash::BuildHasher as _;
+        let seed = std::collections::hash_map::RandomState::new().hash_one(chunk.as_ptr());
+        chunk.copy_from_slice(&seed.to_le_bytes()[..chunk.len()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Paused;
+
+    fn paused() -> Outcome {
+        Outcome {
+            text: "t".to_owned(),
+            paused: Some(Paused::default()),
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn a_signed_state_verifies_after_a_json_round_trip_with_its_keys_reordered() {
+        let keys = StateKeys::new("k", vec![1; 32]).unwrap();
+        let mut outcome = paused();
+        outcome.pending.push(crate::outcome::PendingCall {
+            call_id: "c".to_owned(),
+            tool: "write".to_owned(),
+            arguments: serde_json::json!({"b": 1.5e-300, "a": [1, {"z": null, "y": "é"}]})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            kind: crate::outcome::PendingKind::Approve,
+        });
+        keys.sign(&mut outcome);
+        let saved = serde_json::to_string(&outcome).unwrap();
+        let back: Outcome = serde_json::from_str(&saved).unwrap();
+        assert_eq!(keys.verify(&back), Ok(()));
+        assert_ne!(
+            canonical_of(&serde_json::json!({"b": 1, "a": 2})),
+            br#"{"b":1,"a":2}"#.to_vec()
+        );
+        assert_eq!(
+            canonical_of(&serde_json::json!({"b": 1, "a": [{"d": 1, "c": 2}]})),
+            br#"{"a":[{"c":2,"d":1}],"b":1}"#.to_vec()
+        );
+    }
+
+    fn canonical_of(value: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        canonical(value, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn any_change_unsigned_states_and_unknown_keys_are_refused() {
+        let keys = StateKeys::new("k", vec![1; 32]).unwrap();
+        let mut outcome = paused();
+        keys.sign(&mut outcome);
+        let mut changed = outcome.clone();
+        changed.text.push('!');
+        assert!(keys.verify(&changed).unwrap_err().contains("altered"));
+        let mut unsigned = outcome.clone();
+        if let Some(p) = unsigned.paused.as_mut() {
+            p.signature.clear();
+        }
+        assert!(keys.verify(&unsigned).unwrap_err().contains("not signed"));
+        let other = StateKeys::random();
+        assert!(other
+            .verify(&outcome)
+            .unwrap_err()
+            .contains("does not hold"));
+        // Another secret under the same name is a forgery, not a rotation.
+        let impostor = StateKeys::new("k", vec![2; 32]).unwrap();
+        assert!(impostor.verify(&outcome).unwrap_err().contains("altered"));
+    }
+
+    #[test]
+    fn a_rotated_key_verifies_until_it_is_retired() {
+        let old = StateKeys::new("old", vec![1; 32]).unwrap();
+        let mut before = paused();
+        old.sign(&mut before);
+        let rotated = StateKeys::new("new", vec![2; 32])
+            .and_then(|k| k.verifying("old", vec![1; 32]))
+            .unwrap();
+        assert_eq!(rotated.verify(&before), Ok(()));
+        let mut now = paused();
+        rotated.sign(&mut now);
+        assert_eq!(now.paused.as_ref().map(|p| p.key.as_str()), Some("new"));
+        let retired = StateKeys::new("new", vec![2; 32]).unwrap();
+        assert!(retired.verify(&before).is_err());
+        assert_eq!(retired.verify(&now), Ok(()));
+    }
+
+    #[test]
+    fn weak_unnamed_and_duplicate_keys_are_refused() {
+        assert_eq!(
+            StateKeys::new("k", b"short".to_vec()).unwrap_err(),
+            StateKeyError::TooShort {
+                id: "k".to_owned(),
+                len: 5
+            }
+        );
+        assert_eq!(
+            StateKeys::new("", vec![1; 32]).unwrap_err(),
+            StateKeyError::Unnamed
+        );
+        assert_eq!(
+            StateKeys::new("k", vec![1; 32])
+                .and_then(|k| k.verifying("k", vec![2; 32]))
+                .unwrap_err(),
+            StateKeyError::Duplicate { id: "k".to_owned() }
+        );
+        assert_ne!(
+            StateKeys::random().signing.id,
+            StateKeys::random().signing.id
+        );
+    }
+}

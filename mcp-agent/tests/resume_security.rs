@@ -1,0 +1,192 @@
+//! A paused run is resumed from a state its holder may have edited: every
+//! approval must come from the resume itself, for the call and arguments
+//! the approver saw. Each test pauses a run whose `write` needs an
+//! approval (`ApprovalPolicy::Always`), edits the saved state as whoever
+//! holds it could, and resumes it: nothing the approver did not approve
+//! may run.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_agent::chat::{Message, ToolCall};
+use mcp_agent::{Agent, ApprovalPolicy, Outcome, RunError, StateKeys, ToolSet};
+use mcp_server::tool;
+use serde_json::{json, Value};
+
+mod support;
+use support::{call, calls, text, Scripted};
+
+/// Notes whose writes are recorded, with the text each wrote.
+#[derive(Debug, Default)]
+pub struct Notes {
+    written: Arc<Mutex<Vec<String>>>,
+}
+
+#[tool(description = "Notes")]
+impl Notes {
+    #[describe("Write a note")]
+    pub fn write(&self, #[param("The note")] text: String) -> String {
+        self.written.lock().unwrap().push(text.clone());
+        format!("wrote {text}")
+    }
+}
+
+type Written = Arc<Mutex<Vec<String>>>;
+
+/// An agent whose every call needs an approval, over fresh notes (their
+/// writes returned), signing with `keys` (its own random key without).
+async fn agent(model: &Arc<Scripted>, keys: Option<StateKeys>) -> (Agent, Written) {
+    let notes = Notes::default();
+    let written = Arc::clone(&notes.written);
+    let tools = ToolSet::builder().toolbox(notes).build().await.unwrap();
+    let mut agent = Agent::builder(Arc::clone(model), tools).approval(ApprovalPolicy::Always);
+    if let Some(keys) = keys {
+        agent = agent.state_keys(keys);
+    }
+    (agent.build(), written)
+}
+
+/// A run paused on one `write` of `note` (call `w1`), whose model then
+/// answers "done": the agent, its notes' writes, and the paused outcome.
+async fn paused_on_write(note: &str) -> (Agent, Written, Outcome) {
+    let arguments = json!({ "text": note }).to_string();
+    let model = Scripted::new()
+        .then(move |_| calls(vec![call("w1", "write", &arguments)]))
+        .then(|_| text("done"));
+    let (agent, written) = agent(&model, None).await;
+    let paused = agent.run("write").await.unwrap();
+    assert_eq!(paused.pending.len(), 1);
+    assert_eq!(paused.pending[0].arguments["text"], json!(note));
+    (agent, written, paused)
+}
+
+/// The saved state as JSON, as whoever holds it sees it.
+fn saved(outcome: &Outcome) -> Value {
+    serde_json::to_value(outcome).unwrap()
+}
+
+fn restored(saved: Value) -> Outcome {
+    serde_json::from_value(saved).unwrap()
+}
+
+/// The resume was refused as a whole, naming an edited or unsigned state,
+/// and no note was written.
+fn assert_refused(resumed: Result<Outcome, RunError>, written: &Written) {
+    let ran = written.lock().unwrap().clone();
+    assert!(ran.is_empty(), "calls nobody approved ran: {ran:?}");
+    match resumed {
+        Err(RunError::Resume { problem, .. }) => assert!(
+            problem.contains("paused state"),
+            "the refusal names the state: {problem}"
+        ),
+        other => panic!("an edited state was resumed: {other:?}"),
+    }
+}
+
+/// The calls of the turn the run paused in, to edit.
+fn paused_calls(outcome: &mut Outcome) -> &mut Vec<ToolCall> {
+    match outcome.transcript.last_mut() {
+        Some(Message::Assistant { tool_calls, .. }) => tool_calls,
+        other => panic!("the paused turn's calls end the transcript: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_state_whose_pending_call_was_removed_runs_nothing() {
+    let (agent, written, paused) = paused_on_write("a").await;
+
+    let mut edited = paused.clone();
+    edited.pending.clear();
+    let resumed = agent.resume(edited).await;
+
+    assert_refused(resumed, &written);
+}
+
+#[tokio::test]
+async fn a_tool_added_to_the_approved_list_still_asks_next_turn() {
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("w1", "write", r#"{"text": "a"}"#)]))
+        .then(|_| calls(vec![call("w2", "write", r#"{"text": "b"}"#)]))
+        .then(|_| text("done"));
+    let (agent, written) = agent(&model, None).await;
+    let paused = agent.run("write twice").await.unwrap();
+
+    let mut state = saved(&paused);
+    state["paused"]["approved_tools"] = json!(["write"]);
+    let resumed = agent.resume(restored(state)).approve("w1").await;
+
+    assert_refused(resumed, &written);
+}
+
+#[tokio::test]
+async fn a_call_added_to_the_transcript_does_not_run_beside_the_refused_one() {
+    let (agent, written, paused) = paused_on_write("a").await;
+
+    let mut edited = paused.clone();
+    paused_calls(&mut edited).push(call("x", "write", r#"{"text": "smuggled"}"#));
+    let mut state = saved(&edited);
+    state["paused"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .push(Value::Null);
+    let resumed = agent.resume(restored(state)).refuse("w1", "not now").await;
+
+    assert_refused(resumed, &written);
+}
+
+#[tokio::test]
+async fn arguments_changed_after_the_approver_saw_them_do_not_run() {
+    let (agent, written, paused) = paused_on_write("harmless").await;
+
+    let mut edited = paused.clone();
+    paused_calls(&mut edited)[0].arguments = r#"{"text": "harmful"}"#.to_owned();
+    let resumed = agent.resume(edited).approve("w1").await;
+
+    assert_refused(resumed, &written);
+}
+
+#[tokio::test]
+async fn a_state_paused_by_another_agent_is_refused() {
+    let (_, _, paused) = paused_on_write("a").await;
+
+    // Another agent, built with its own (random) key: nothing it did not
+    // sign resumes, even unedited.
+    let model = Scripted::new().then(|_| text("done"));
+    let (other, written) = agent(&model, None).await;
+    let resumed = other.resume(paused).approve("w1").await;
+
+    assert_refused(resumed, &written);
+}
+
+#[tokio::test]
+async fn a_state_without_its_signature_is_refused() {
+    let (agent, written, paused) = paused_on_write("a").await;
+
+    let mut state = saved(&paused);
+    state["paused"].as_object_mut().unwrap().remove("signature");
+    let resumed = agent.resume(restored(state)).approve("w1").await;
+
+    assert_refused(resumed, &written);
+}
+
+#[tokio::test]
+async fn agents_sharing_keys_resume_each_others_states_across_a_key_rotation() {
+    let model = Scripted::new()
+        .then(|_| calls(vec![call("w1", "write", r#"{"text": "a"}"#)]))
+        .then(|_| text("done"));
+    let old = StateKeys::new("2026-11", vec![7; 32]).unwrap();
+    let (pausing, _) = agent(&model, Some(old)).await;
+    let saved = serde_json::to_string(&pausing.run("write").await.unwrap()).unwrap();
+
+    // Another process, after the rotation: a new key signs, the old one verifies.
+    let rotated = StateKeys::new("2026-12", vec![8; 32])
+        .and_then(|keys| keys.verifying("2026-11", vec![7; 32]))
+        .unwrap();
+    let (resuming, written) = agent(&model, Some(rotated)).await;
+    let done = resuming
+        .resume(serde_json::from_str(&saved).unwrap())
+        .approve("w1")
+        .await
+        .unwrap();
+    assert_eq!(done.text, "done");
+    assert_eq!(*written.lock().unwrap(), vec!["a"]);
+}
