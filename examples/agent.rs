@@ -8,7 +8,8 @@
 //! ```
 //!
 //! - `--approve` asks on the terminal before each call of a tool that is not
-//!   read-only (by its annotations), `--approve all` before every call: the
+//!   read-only (by its annotations, believed for the local toolboxes only:
+//!   an MCP server's tools always ask), `--approve all` before every call: the
 //!   question goes to stderr, the answer (`y` or `n`) comes from stdin; a
 //!   refusal is reported to the model and the run goes on.
 //! - `--no-calculator` leaves the local calculator toolbox out (to reach

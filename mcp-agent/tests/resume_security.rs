@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use mcp_agent::chat::{Message, ToolCall};
 use mcp_agent::{Agent, ApprovalPolicy, Outcome, RunError, StateKeys, ToolSet};
 use mcp_server::tool;
+use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{json, Value};
 
 mod support;
@@ -27,6 +28,32 @@ impl Notes {
     pub fn write(&self, #[param("The note")] text: String) -> String {
         self.written.lock().unwrap().push(text.clone());
         format!("wrote {text}")
+    }
+
+    #[describe("Measure the notes: a result of every kind, to carry in a paused state")]
+    #[tool(read_only)]
+    pub fn measure(&self) -> CallToolResult {
+        CallToolResult {
+            content: vec![
+                ContentBlock::text("measured: é ✓"),
+                ContentBlock::image("iVBORw0KGgo=", "image/png"),
+                ContentBlock::resource(ResourceContents::blob(
+                    "file:///report.pdf",
+                    "application/pdf",
+                    "JVBERi0=",
+                )),
+            ],
+            structured_content: Some(json!({
+                "sum": 0.1 + 0.2,
+                "tiny": 2.638_344_616_030_823e-256,
+                "big": u64::MAX,
+                "negative": -7,
+                "z": null,
+                "a": {"nested": [1.5, "two", false]}
+            })),
+            meta: serde_json::from_value(json!({"io.example/trace": "t-1"})).ok(),
+            ..CallToolResult::default()
+        }
     }
 }
 
@@ -182,11 +209,50 @@ async fn agents_sharing_keys_resume_each_others_states_across_a_key_rotation() {
         .and_then(|keys| keys.verifying("2026-11", vec![7; 32]))
         .unwrap();
     let (resuming, written) = agent(&model, Some(rotated)).await;
-    let done = resuming
-        .resume(serde_json::from_str(&saved).unwrap())
+    resume_approving_w1(&resuming, &saved, &written).await;
+}
+
+/// Resumes the state `saved` approving `w1`, which writes "a" (and only
+/// it), and the run ends with "done"; the finished outcome.
+async fn resume_approving_w1(agent: &Agent, saved: &str, written: &Written) -> Outcome {
+    let done = agent
+        .resume(serde_json::from_str(saved).unwrap())
         .approve("w1")
         .await
         .unwrap();
     assert_eq!(done.text, "done");
     assert_eq!(*written.lock().unwrap(), vec!["a"]);
+    done
+}
+
+#[tokio::test]
+async fn a_state_carrying_every_kind_of_result_resumes_after_a_json_round_trip() {
+    let model = Scripted::new()
+        .then(|_| {
+            calls(vec![
+                call("m1", "measure", "{}"),
+                call("w1", "write", r#"{"text": "a"}"#),
+            ])
+        })
+        .then(|_| text("done"));
+    let notes = Notes::default();
+    let written = Arc::clone(&notes.written);
+    let tools = ToolSet::builder().toolbox(notes).build().await.unwrap();
+    let measuring = Agent::builder(Arc::clone(&model), tools)
+        .approval(ApprovalPolicy::UnlessReadOnly)
+        .build();
+    let paused = measuring.run("measure, then write").await.unwrap();
+    assert_eq!(paused.tool_calls.len(), 1, "measure ran before the pause");
+
+    let saved = serde_json::to_string(&paused).unwrap();
+    let done = resume_approving_w1(&measuring, &saved, &written).await;
+
+    // Each pause has a name of its own, for an application to refuse a replay.
+    let id = paused.pause_id().unwrap();
+    assert!(id.len() >= 16, "{id}");
+    assert_eq!(done.pause_id(), None, "a finished run has none");
+    let again = Scripted::new().then(|_| calls(vec![call("w2", "write", r#"{"text": "b"}"#)]));
+    let (other, _) = agent(&again, None).await;
+    let second = other.run("write").await.unwrap();
+    assert_ne!(second.pause_id(), Some(id));
 }
