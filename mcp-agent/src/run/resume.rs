@@ -125,8 +125,11 @@ pub(super) async fn finish_paused(
             Fate::Answered(result) => Slot::Answered(result),
             Fate::Result(result) => Slot::Done(caller_record(turn, &tool, call, result)),
             Fate::Refused(reason) => Slot::Done(refused(turn, &tool, call, &reason, &emit)),
-            // The model's name must still lead to the tool that was approved.
-            Fate::Run { tool: approved, .. } if resolved.as_deref() != Some(&approved) => {
+            // The model's name must still lead to the tool that was approved
+            // (a tool gone since is the unknown tool `execute` reports).
+            Fate::Run { tool: approved, .. }
+                if resolved.as_deref().is_some_and(|name| name != approved) =>
+            {
                 Slot::Done(refused(turn, &tool, call, CHANGED, &emit))
             }
             Fate::Run {
