@@ -3,14 +3,19 @@
 //! functions, each of which runs a part of it inside its span and records
 //! how it ended. `tracing-opentelemetry` maps the `otel.name`, `otel.kind`
 //! and `otel.status_*` fields to the span's name, kind and status.
+//!
+//! What the model sends (a tool's name, a call's id, its own name and the
+//! answer's id, why it stopped) is recorded at most 256 bytes long
+//! ([`mcp_otel::cap`]), span names too: a model can be led to write
+//! anything, at any length, and spans reach every backend.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::future::Future;
 
 use mcp_otel::conventions as cv;
 use mcp_otel::reexport::opentelemetry::{Array, StringValue, Value};
 use mcp_otel::reexport::tracing_opentelemetry::OpenTelemetrySpanExt as _;
+use mcp_otel::{cap, span_name};
 use mcp_types::error::Chain;
 use tracing::field::Empty;
 use tracing::instrument::Instrumented;
@@ -26,18 +31,6 @@ use crate::view::ToolView;
 /// provider's prompt cache.
 const GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
 
-/// `{operation} {target}`, or the operation alone when there is no target.
-struct SpanName<'a>(&'static str, Option<&'a str>);
-
-impl fmt::Display for SpanName<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.1 {
-            Some(target) => write!(f, "{} {target}", self.0),
-            None => f.write_str(self.0),
-        }
-    }
-}
-
 /// Runs a whole run in its `invoke_agent` span, then records how it ended.
 pub(crate) async fn run(
     agent: &Agent,
@@ -47,7 +40,7 @@ pub(crate) async fn run(
     let span = tracing::info_span!(
         target: "mcp_agent",
         "invoke_agent",
-        otel.name = %SpanName("invoke_agent", name),
+        otel.name = span_name("invoke_agent", name).as_str(),
         otel.kind = "internal",
         otel.status_code = Empty,
         otel.status_description = Empty,
@@ -106,7 +99,7 @@ pub(crate) async fn chat(
     let span = tracing::info_span!(
         target: "mcp_agent",
         "chat",
-        otel.name = %SpanName("chat", model),
+        otel.name = span_name("chat", model).as_str(),
         otel.kind = "client",
         otel.status_code = Empty,
         otel.status_description = Empty,
@@ -127,12 +120,15 @@ pub(crate) async fn chat(
     }
     match &result {
         Ok(response) => {
-            span.record(cv::GEN_AI_RESPONSE_MODEL, response.model.as_deref());
-            span.record(cv::GEN_AI_RESPONSE_ID, response.id.as_deref());
+            span.record(
+                cv::GEN_AI_RESPONSE_MODEL,
+                response.model.as_deref().map(cap),
+            );
+            span.record(cv::GEN_AI_RESPONSE_ID, response.id.as_deref().map(cap));
             record_usage(&span, response.usage);
             if let Some(reason) = &response.stop_reason {
                 // A string array, which `tracing` fields cannot carry.
-                let reasons = Array::String(vec![StringValue::from(reason.clone())]);
+                let reasons = Array::String(vec![StringValue::from(cap(reason).to_owned())]);
                 span.set_attribute(cv::GEN_AI_RESPONSE_FINISH_REASONS, Value::Array(reasons));
             }
         }
@@ -149,19 +145,19 @@ pub(crate) async fn tool(
     execute: impl Future<Output = Result<CallRecord, Stop>>,
 ) -> Result<CallRecord, Stop> {
     // The name in the set; the model's own for a tool the set does not have.
-    let name = view
+    let name = cap(view
         .resolve(&call.name)
-        .map_or(call.name.as_str(), SetTool::name);
+        .map_or(call.name.as_str(), SetTool::name));
     let span = tracing::info_span!(
         target: "mcp_agent",
         "execute_tool",
-        otel.name = %SpanName("execute_tool", Some(name)),
+        otel.name = span_name("execute_tool", Some(name)).as_str(),
         otel.kind = "internal",
         otel.status_code = Empty,
         otel.status_description = Empty,
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = name,
-        gen_ai.tool.call.id = call.id.as_str(),
+        gen_ai.tool.call.id = cap(&call.id),
         error.type = Empty,
     );
     let result = execute.instrument(span.clone()).await;
@@ -211,6 +207,7 @@ fn int(n: impl TryInto<i64>) -> i64 {
 }
 
 fn record_failure(span: &Span, kind: &str, message: &str) {
+    let (kind, message) = (cap(kind), cap(message));
     span.record(cv::ERROR_TYPE, kind);
     span.record("otel.status_code", "error");
     span.record("otel.status_description", message);

@@ -330,6 +330,37 @@ async fn the_models_mistakes_and_the_turn_limit_are_recorded() {
     assert!(error_description(run).contains("limit of 1 turns"));
 }
 
+/// What the model writes is recorded at most 256 bytes long: a made-up
+/// tool's name (in the span name too), the call's id, the model's name and
+/// the answer's id, the error.
+#[tokio::test]
+async fn what_the_model_writes_is_capped_in_the_spans() {
+    let traced = Traced::start();
+    let huge = "é".repeat(100_000);
+    let mut long_answer = answer(vec![call(&huge, &huge, "{}")], "", (1, 1, 0));
+    long_answer.model = Some(huge.clone());
+    long_answer.id = Some(huge.clone());
+    let model = Scripted::new(None, [Ok(long_answer)]);
+    let agent = Agent::builder(model, maths().await).max_turns(1).build();
+    let error = agent.run("go").await.unwrap_err();
+    assert!(matches!(error, RunError::MaxTurns { .. }), "{error:?}");
+    let spans = traced.spans();
+
+    assert_all_capped(&spans, 256);
+    let unknown = spans
+        .0
+        .iter()
+        .find(|s| s.name.starts_with("execute_tool é"))
+        .expect("the made-up tool's span");
+    assert_eq!(
+        string(unknown, "gen_ai.tool.name").unwrap(),
+        "é".repeat(128),
+        "cut on a char boundary"
+    );
+    let chat = spans.one("chat");
+    assert_eq!(string(chat, "gen_ai.response.id").unwrap().len(), 256);
+}
+
 /// A Chat Completions server on 127.0.0.1 that streams one short answer to
 /// every request and keeps the requests' headers.
 async fn openai_server() -> (String, Arc<Mutex<Vec<HeaderMap>>>) {

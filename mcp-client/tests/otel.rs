@@ -183,16 +183,7 @@ async fn a_servers_made_up_version_and_long_message_are_not_recorded_as_sent() {
     assert_strings(initializes[1], &[("mcp.protocol.version", "2025-11-25")]);
     let add = client_span(&spans, "tools/call add");
     assert_eq!(error_description(add), huge[..256]);
-    for span in &spans.0 {
-        for kv in &span.attributes {
-            assert!(
-                kv.value.as_str().len() <= 256,
-                "{} of {}",
-                kv.key,
-                span.name
-            );
-        }
-    }
+    assert_all_capped(&spans, 256);
 }
 
 /// What the server was sent: each POST's headers and body.

@@ -49,7 +49,7 @@ mod text;
 
 pub use operation::{enabled, record_session, Ended, Operation, Request, Side, Transport};
 pub use setup::{Error, Prometheus, Telemetry};
-pub use text::{cap, session_digest, MAX_TEXT_LEN};
+pub use text::{cap, session_digest, span_name, MAX_TEXT_LEN};
 
 /// The OpenTelemetry crates this one is built on, for code that needs the
 /// very versions the spans go through (a context to set as a parent, say).

@@ -11,7 +11,7 @@ use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::conventions as cv;
-use crate::text::{cap, cap_owned, session_digest};
+use crate::text::{cap, session_digest, span_name};
 
 /// Which end of the exchange records the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,15 +138,6 @@ pub struct Operation {
     attributes: Vec<KeyValue>,
 }
 
-/// `{mcp.method.name} {target}`, capped like every other text.
-fn span_name(method: &str, target: Option<&str>) -> String {
-    let name = match target {
-        Some(target) => format!("{} {}", cap(method), cap(target)),
-        None => cap(method).to_owned(),
-    };
-    cap_owned(name)
-}
-
 /// Whether anything takes MCP spans now (a subscriber with the OpenTelemetry
 /// layer, or any other that enables target `mcp_otel` at INFO). When not,
 /// instrumentation skips all of its work.
@@ -169,9 +160,9 @@ impl Operation {
         let tool = request.tool.map(cap);
         let prompt = request.prompt.map(cap);
         let protocol_version = request.protocol_version.map(cap);
-        let id = request.id.map(|id| cap_owned(id.to_string()));
+        let id = request.id.map(|id| crate::text::cap_owned(id.to_string()));
         let session = request.session_id.map(session_digest);
-        let name = span_name(method, request.target().map(cap));
+        let name = span_name(method, request.target());
         let span = tracing::info_span!(
             target: "mcp_otel",
             "mcp",
@@ -367,20 +358,4 @@ fn instruments() -> &'static Instruments {
             ),
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_span_name_is_capped_whatever_its_parts() {
-        assert_eq!(span_name("tools/call", Some("add")), "tools/call add");
-        assert_eq!(span_name("ping", None), "ping");
-        let long = "n".repeat(300);
-        let name = span_name("tools/call", Some(&long));
-        assert_eq!(name.len(), crate::MAX_TEXT_LEN);
-        assert!(name.starts_with("tools/call nnn"));
-        assert_eq!(span_name(&long, None).len(), crate::MAX_TEXT_LEN);
-    }
 }

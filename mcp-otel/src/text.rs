@@ -32,6 +32,16 @@ pub(crate) fn cap_owned(mut text: String) -> String {
     text
 }
 
+/// A span name, `{operation} {target}` (`tools/call add`, `execute_tool
+/// add`) or the operation alone, capped like every other text.
+pub fn span_name(operation: &str, target: Option<&str>) -> String {
+    let name = match target {
+        Some(target) => format!("{} {}", cap(operation), cap(target)),
+        None => cap(operation).to_owned(),
+    };
+    cap_owned(name)
+}
+
 /// What `mcp.session.id` records of a session id: the hex of the first 16
 /// bytes of its SHA-256. Where a legacy session runs without authorization
 /// its id is the only credential, and traces travel to places it must not;
@@ -68,6 +78,17 @@ mod tests {
         let straddling = format!("{}é", "a".repeat(MAX_TEXT_LEN - 1));
         assert_eq!(cap(&straddling), "a".repeat(MAX_TEXT_LEN - 1));
         assert_eq!(cap_owned(straddling).len(), MAX_TEXT_LEN - 1);
+    }
+
+    #[test]
+    fn a_span_name_is_capped_whatever_its_parts() {
+        assert_eq!(span_name("tools/call", Some("add")), "tools/call add");
+        assert_eq!(span_name("ping", None), "ping");
+        let long = "n".repeat(300);
+        let name = span_name("tools/call", Some(&long));
+        assert_eq!(name.len(), MAX_TEXT_LEN);
+        assert!(name.starts_with("tools/call nnn"));
+        assert_eq!(span_name(&long, None).len(), MAX_TEXT_LEN);
     }
 
     #[test]

@@ -236,6 +236,7 @@ fn mcp_otel_root() {
             "record_session",
             "reexport",
             "session_digest",
+            "span_name",
         ],
     );
 }

@@ -127,3 +127,31 @@ pub fn error_description(span: &SpanData) -> String {
         other => panic!("{} has status {other:?}, not an error", span.name),
     }
 }
+
+/// Asserts that no span name, no string attribute (nor string array) and
+/// no error description of any span caught is longer than `limit` bytes.
+pub fn assert_all_capped(spans: &Spans, limit: usize) {
+    for span in &spans.0 {
+        assert!(
+            span.name.len() <= limit,
+            "a span name of {} bytes",
+            span.name.len()
+        );
+        for kv in &span.attributes {
+            let len = match &kv.value {
+                Value::Array(opentelemetry::Array::String(items)) => {
+                    items.iter().map(|i| i.as_str().len()).max().unwrap_or(0)
+                }
+                other => other.as_str().len(),
+            };
+            assert!(len <= limit, "{} of {}: {len} bytes", kv.key, span.name);
+        }
+        if let Status::Error { description } = &span.status {
+            assert!(
+                description.len() <= limit,
+                "{}'s error description",
+                span.name
+            );
+        }
+    }
+}
