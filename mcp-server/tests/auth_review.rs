@@ -394,13 +394,7 @@ async fn a_request_state_is_accepted_from_the_caller_it_was_issued_to_only() {
     };
     let first = call(&alice, json!({})).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
-    let key = first["result"]["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = support::first_input_key(&first["result"]);
     let state = first["result"]["requestState"].as_str().unwrap().to_owned();
     let answer = json!({"inputResponses": {key: {"action": "accept", "content": {"answer": "yes"}}},
         "requestState": state});

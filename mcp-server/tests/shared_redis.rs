@@ -16,30 +16,12 @@ mod redis_server;
 use mcp_redis::RedisStore;
 use mcp_server::http::HttpConfig;
 use mcp_server::state::SigningKeys;
-use mcp_server::{ask::Elicited, tool, Context, Server, ToolError};
+use mcp_server::Server;
 use redis_server::RedisServer;
 use serde_json::{json, Value};
-use support::{as_refs, first_input_key, modern_call_headers, modern_meta_with, HttpServer};
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Name {
-    /// Your name
-    name: String,
-}
-
-#[derive(Debug)]
-pub struct Asking;
-
-#[tool(description = "A tool that asks the client")]
-impl Asking {
-    #[describe("Asks the user's name")]
-    pub async fn ask_name(&self, ctx: Context) -> Result<String, ToolError> {
-        match ctx.elicit::<Name>("Your name?").await? {
-            Elicited::Accepted(n) => Ok(format!("hello {}", n.name)),
-            _ => Ok("no name".into()),
-        }
-    }
-}
+use support::{
+    as_refs, first_input_key, modern_call_headers, modern_meta_with, Asking, HttpServer,
+};
 
 /// One instance on the store, with the `requestState` keys every instance
 /// of a deployment shares.

@@ -16,35 +16,19 @@ use mcp_server::http::HttpConfig;
 use mcp_server::state::{
     Append, BusEvent, MemoryStore, SigningKeys, Store, StoreResult, StreamLog,
 };
-use mcp_server::{
-    ask::Elicited, policy::BoxFuture, tool, Context, Server, ServerHandle, ToolError,
-};
+use mcp_server::{policy::BoxFuture, tool, Context, Server, ServerHandle};
 use serde_json::{json, Value};
 use support::{
-    http_request, initialize_request, initialize_request_with, modern_meta, modern_meta_with,
-    with_json, HttpServer, Stream, TaskJobs,
+    first_input_key, http_request, initialize_request, initialize_request_with, modern_meta,
+    modern_meta_with, with_json, Asking, HttpServer, Stream, TaskJobs,
 };
 use tokio::sync::mpsc;
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Name {
-    /// Your name
-    name: String,
-}
 
 #[derive(Debug)]
 pub struct Shared;
 
 #[tool(description = "Tools for instances that share a store")]
 impl Shared {
-    #[describe("Asks the user's name")]
-    pub async fn ask_name(&self, ctx: Context) -> Result<String, ToolError> {
-        match ctx.elicit::<Name>("Your name?").await? {
-            Elicited::Accepted(n) => Ok(format!("hello {}", n.name)),
-            _ => Ok("no name".into()),
-        }
-    }
-
     #[describe("Waits until cancelled")]
     pub async fn wait(&self, ctx: Context) -> String {
         ctx.cancelled().await;
@@ -84,6 +68,7 @@ async fn instance(config: HttpConfig) -> Instance {
     // The same requestState keys on every instance, as a deployment has.
     let server = Server::builder("shared", "1")
         .toolbox(Shared)
+        .toolbox(Asking)
         .toolbox(TaskJobs)
         .request_state_keys(SigningKeys::new("k1", [7u8; 32]))
         .build();
@@ -400,13 +385,7 @@ async fn a_request_state_is_accepted_once_across_instances() {
     let asked = a.modern_call("ask_name", &json!({})).await;
     let result = &asked["result"];
     assert_eq!(result["resultType"], "input_required", "{asked}");
-    let key = result["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = first_input_key(result);
     let retry = json!({
         "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
         "requestState": result["requestState"],

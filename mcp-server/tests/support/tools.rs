@@ -78,9 +78,27 @@ pub fn server() -> Server {
         .build()
 }
 
+// ------------------------------------------------------------------ Asking
+
+/// One tool that asks the client a question (an elicitation): an input
+/// round in 2026-07-28, a request on the stream in a legacy session.
+#[derive(Debug)]
+pub struct Asking;
+
+#[tool(description = "A tool that asks the client", client = false)]
+impl Asking {
+    #[describe("Asks the user's name")]
+    pub async fn ask_name(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+        match ctx.elicit::<Name>("Your name?").await? {
+            mcp_server::ask::Elicited::Accepted(n) => Ok(format!("hello {}", n.name)),
+            _ => Ok("no name".into()),
+        }
+    }
+}
+
 // ------------------------------------------------------------------ TaskJobs
 
-/// What [`TaskJobs::ask_later`] asks.
+/// What [`TaskJobs::ask_later`] and [`Asking::ask_name`] ask.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub struct Name {
     /// Your name
