@@ -14,10 +14,16 @@ use crate::common::BoxFuture;
 /// How many bus messages may wait for a subscriber that is not reading;
 /// beyond that it misses some and hears [`BusEvent::Resubscribed`].
 const BUS_BACKLOG: usize = 4096;
+/// How often, at most, the expired sessions, claims and tasks are swept
+/// out: a sweep visits every entry, so doing it on every write would make
+/// each claim (one per `requestState` retry and DPoP proof) cost as much
+/// as the claims alive.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
 
 /// A [`Store`] in this process: several services in one process share
 /// sessions, replay and notifications through it as separate processes do
-/// through Redis. Expiry is checked when an entry is read.
+/// through Redis. Expiry is checked when an entry is read, and expired
+/// entries are swept out at most once a second, on a write.
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     inner: Arc<Mutex<State>>,
@@ -40,6 +46,21 @@ struct State {
     subscribers: Vec<Subscriber>,
     claims: HashMap<String, Instant>,
     tasks: HashMap<String, (Bytes, Instant)>,
+    /// When the next sweep is due (none yet: at the first write).
+    next_sweep: Option<Instant>,
+}
+
+impl State {
+    /// Drops expired sessions, claims and tasks, when a sweep is due.
+    fn sweep(&mut self, now: Instant) {
+        if self.next_sweep.is_some_and(|due| now < due) {
+            return;
+        }
+        self.next_sweep = Some(now + SWEEP_EVERY);
+        self.sessions.retain(|_, (_, expires)| *expires > now);
+        self.claims.retain(|_, expires| *expires > now);
+        self.tasks.retain(|_, (_, expires)| *expires > now);
+    }
 }
 
 struct Subscriber {
@@ -81,9 +102,10 @@ impl Store for MemoryStore {
     }
 
     fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
-        lock(&self.inner)
-            .sessions
-            .insert(id.to_owned(), (record, Instant::now() + ttl));
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        st.sweep(now);
+        st.sessions.insert(id.to_owned(), (record, now + ttl));
         ready(())
     }
 
@@ -190,7 +212,7 @@ impl Store for MemoryStore {
     fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
-        st.tasks.retain(|_, (_, expires)| *expires > now);
+        st.sweep(now);
         st.tasks.insert(id.to_owned(), (record, now + ttl));
         ready(())
     }
@@ -208,8 +230,8 @@ impl Store for MemoryStore {
     fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
-        st.claims.retain(|_, expires| *expires > now);
-        let first = !st.claims.contains_key(key);
+        st.sweep(now);
+        let first = st.claims.get(key).is_none_or(|expires| *expires <= now);
         if first {
             st.claims.insert(key.to_owned(), now + ttl);
         }
@@ -281,6 +303,38 @@ mod tests {
         assert!(s.read_events("b", 4, 0).await.unwrap().is_none());
         assert!(!s.remove_session("b").await.unwrap());
         assert!(s.read_events("b", 3, 0).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_claim_holds_until_it_expires_even_before_a_sweep() {
+        let s = MemoryStore::new();
+        let ttl = Duration::from_millis(30);
+        assert!(s.claim("k", ttl).await.unwrap());
+        assert!(!s.claim("k", ttl).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Expired, though no sweep has run since (they run once a second).
+        assert!(s.claim("k", ttl).await.unwrap());
+    }
+
+    #[test]
+    fn a_sweep_drops_what_expired_and_runs_at_most_once_a_second() {
+        let mut st = State::default();
+        let now = Instant::now();
+        let gone = now.checked_sub(Duration::from_millis(1)).unwrap_or(now);
+        let later = now + Duration::from_secs(60);
+        st.claims.insert("old".into(), gone);
+        st.claims.insert("new".into(), later);
+        st.tasks.insert("old".into(), (Bytes::new(), gone));
+        st.sessions.insert("old".into(), (Bytes::new(), gone));
+        st.sweep(now);
+        assert_eq!(st.claims.keys().collect::<Vec<_>>(), ["new"]);
+        assert!(st.tasks.is_empty() && st.sessions.is_empty());
+        // Within the second: no sweep, the entry stays (reads check expiry).
+        st.claims.insert("old".into(), gone);
+        st.sweep(now + Duration::from_millis(500));
+        assert_eq!(st.claims.len(), 2);
+        st.sweep(now + SWEEP_EVERY);
+        assert_eq!(st.claims.len(), 1);
     }
 
     #[tokio::test]
