@@ -19,10 +19,11 @@
 //! Visibility is not access control: use scopes for that.
 
 use mcp_types::{Meta, ReadResourceResult, Resource, ResourceContents, Tool};
+use serde::Deserialize;
 
 pub use mcp_types::apps::{Csp, Permissions, ResourceUi, ToolUi, Visibility, MIME_TYPE};
 
-use crate::error::Error;
+use crate::error::{Error, RequestError};
 
 /// A page's sandbox settings as `#[resource(uri = "ui://...", app(...))]`
 /// writes them (see [`ResourceUi`] for their meaning).
@@ -167,26 +168,44 @@ pub(crate) fn check_origins<'a>(
     resources: impl IntoIterator<Item = &'a Resource>,
 ) -> Result<(), Error> {
     for r in resources {
-        let Some(ui) = r
-            .meta
-            .as_ref()
-            .and_then(|m| m.get(mcp_types::apps::META_KEY))
-        else {
-            continue;
+        if let Some(why) = ui_problem(r.meta.as_ref()) {
+            return Err(Error::Config(format!("page `{}`: {why}", r.uri)));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the origins of the `_meta.ui` a handler put in the contents it
+/// read, which [`check_origins`] never sees (a handler written in code, a
+/// template, a resource added at run time), as the client checks them:
+/// a page whose CSP would inject a directive is not served. That is the
+/// handler author's mistake, not the caller's: an internal error naming
+/// the resource and the origin, and a warning in the server's log.
+pub(crate) fn check_read(uri: &str, result: &ReadResourceResult) -> Result<(), RequestError> {
+    for contents in &result.contents {
+        let (page, meta) = match contents {
+            ResourceContents::Text(t) => (&t.uri, &t.meta),
+            ResourceContents::Blob(b) => (&b.uri, &b.meta),
+            _ => continue,
         };
-        let Ok(ui) = serde_json::from_value::<ResourceUi>(ui.clone()) else {
-            return Err(Error::Config(format!(
-                "page `{}`: its `_meta.ui` is not MCP Apps resource metadata",
-                r.uri
-            )));
-        };
-        let csp = ui.csp.unwrap_or_default();
-        if let Some((origin, why)) = csp.bad_origin() {
-            return Err(Error::Config(format!(
-                "page `{}`: invalid origin {origin:?}: {why}",
-                r.uri
+        if let Some(why) = ui_problem(meta.as_ref()) {
+            tracing::warn!(%uri, %page, "page not served: {why}");
+            return Err(RequestError::internal(format!(
+                "reading `{uri}`: page `{page}` not served: {why}"
             )));
         }
     }
     Ok(())
+}
+
+/// What is wrong with the `_meta.ui` in `meta`, if anything: not MCP Apps
+/// resource metadata, or a CSP origin [`Csp::bad_origin`] refuses.
+fn ui_problem(meta: Option<&Meta>) -> Option<String> {
+    let ui = meta?.get(mcp_types::apps::META_KEY)?;
+    let Ok(ui) = ResourceUi::deserialize(ui) else {
+        return Some("its `_meta.ui` is not MCP Apps resource metadata".to_owned());
+    };
+    let csp = ui.csp?;
+    let (origin, why) = csp.bad_origin()?;
+    Some(format!("invalid origin {origin:?}: {why}"))
 }

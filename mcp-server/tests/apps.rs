@@ -2,14 +2,16 @@
 //! clients that declared the extension, in both eras; the others see no
 //! page, no `_meta.ui`, no tool only the app calls, and every tool still
 //! answers with its content. A tool whose page the server does not serve
-//! is refused when the server is built or the tool added.
+//! is refused when the server is built or the tool added, and a page whose
+//! CSP names a bad origin is refused when built, added or read.
 
 mod support;
 
 use mcp_server::apps::{ResourceUi, Visibility, MIME_TYPE};
+use mcp_server::resource::{ResourceEntry, TemplateEntry};
 use mcp_server::types::extension::UI;
-use mcp_server::types::Resource;
-use mcp_server::{resource::ResourceEntry, Server, ToolEntry};
+use mcp_server::types::{Resource, ResourceContents, ResourceTemplate};
+use mcp_server::{Server, ToolEntry};
 use serde_json::{json, Value};
 use support::{modern_meta_with, Client};
 
@@ -272,4 +274,104 @@ async fn a_tool_whose_page_is_not_served_is_refused() {
     let refused = handle.add_tool(later).unwrap_err();
     assert!(refused.to_string().contains("ui://gone"), "{refused}");
     assert!(!server.tool_names().contains(&"later".to_owned()));
+}
+
+/// A page's contents as a handler returns them, `_meta.ui` included: the
+/// build-time check of the origins never sees these.
+fn page_with_origin(uri: &str, origin: &str) -> ResourceContents {
+    let mut contents = ResourceContents::text(uri, MIME_TYPE, "<!doctype html><p>page</p>");
+    if let ResourceContents::Text(t) = &mut contents {
+        let ui = json!({"ui": {"csp": {"connectDomains": [origin]}, "prefersBorder": true}});
+        t.meta = ui.as_object().cloned();
+    }
+    contents
+}
+
+#[derive(Debug)]
+pub struct Pages;
+
+#[mcp_server::tool(description = "Pages whose CSP their handler writes")]
+impl Pages {
+    #[resource(
+        uri = "ui://macro/page",
+        app(connect_domains("https://api.example.com"))
+    )]
+    #[describe("A page whose handler puts its own `_meta.ui`, with an origin that injects")]
+    pub fn page(&self) -> ResourceContents {
+        page_with_origin("ui://macro/page", "https://x.example; script-src *")
+    }
+}
+
+/// A template serving `ui://pages/{n}` with the `n`th origin of `ORIGINS`.
+const ORIGINS: [&str; 3] = [
+    "https://api.example.com",
+    "https://x.example; script-src *",
+    "https://*",
+];
+
+fn pages_server() -> Server {
+    let template = TemplateEntry::dynamic(
+        ResourceTemplate::new("ui://pages/{n}", "pages"),
+        |reading, _ctx| async move {
+            let n: usize = reading
+                .variables
+                .get("n")
+                .unwrap_or("0")
+                .parse()
+                .unwrap_or(0);
+            page_with_origin(&reading.uri, ORIGINS[n.min(ORIGINS.len() - 1)])
+        },
+    )
+    .unwrap();
+    let server = Server::builder("apps", "1")
+        .toolbox(Pages)
+        .resource_template(template)
+        .build();
+    // One added at run time, after the server was built.
+    let later = ResourceEntry::dynamic(Resource::new("ui://later", "later"), |_r, _c| async {
+        page_with_origin("ui://later", "https://*")
+    })
+    .unwrap();
+    server.handle().add_resource(later).unwrap();
+    server
+}
+
+/// `resources/read` of `uri`, in the legacy era or in 2026-07-28.
+async fn read(c: &mut Client, id: i64, uri: &str, modern: bool) -> Value {
+    let params = if modern {
+        json!({"uri": uri, "_meta": modern_meta_with(&apps_caps())})
+    } else {
+        json!({"uri": uri})
+    };
+    c.request(id, "resources/read", params).await
+}
+
+#[tokio::test]
+async fn a_page_read_with_a_bad_csp_origin_is_refused_and_a_good_one_served_in_both_eras() {
+    for modern in [false, true] {
+        let mut c = Client::start(pages_server());
+        if !modern {
+            c.initialize_with("2025-11-25", &apps_caps()).await;
+        }
+        let refused = [
+            ("ui://pages/1", "https://x.example; script-src *"),
+            ("ui://pages/2", "https://*"),
+            ("ui://macro/page", "https://x.example; script-src *"),
+            ("ui://later", "https://*"),
+        ];
+        for (id, (uri, origin)) in (1..).zip(refused) {
+            let r = read(&mut c, id, uri, modern).await;
+            assert!(r.get("result").is_none(), "{uri} was served: {r}");
+            assert_eq!(r["error"]["code"], -32603, "{r}");
+            let message = r["error"]["message"].as_str().unwrap();
+            assert!(message.contains(uri), "{message}");
+            assert!(message.contains(&format!("{origin:?}")), "{message}");
+        }
+        // The server keeps serving, and a good page goes out as its
+        // handler wrote it.
+        let good = read(&mut c, 10, "ui://pages/0", modern).await;
+        let expected = serde_json::to_value(page_with_origin("ui://pages/0", ORIGINS[0])).unwrap();
+        assert_eq!(good["result"]["contents"], json!([expected]), "{good}");
+        c.close().await.unwrap();
+    }
 }

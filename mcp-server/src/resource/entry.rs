@@ -358,21 +358,26 @@ impl TemplateEntry {
     }
 }
 
-/// Reads with `handler`; a panic becomes an internal error.
+/// Reads with `handler`; a panic becomes an internal error, and so does an
+/// app's page whose CSP origins a host must not write into its policy
+/// ([`apps::check_read`](crate::apps::check_read)): every read, in either
+/// era, comes through here.
 pub(crate) async fn read(
     handler: &ReadHandler,
     reading: Reading,
     ctx: Context,
 ) -> Result<ReadResourceResult, RequestError> {
     let uri = reading.uri.clone();
-    crate::panic::CatchUnwind::new(handler(reading, ctx))
+    let result = crate::panic::CatchUnwind::new(handler(reading, ctx))
         .await
         .unwrap_or_else(|panic| {
             tracing::error!(%uri, panic = %panic, "resource read panicked");
             Err(RequestError::internal(format!(
                 "reading `{uri}` failed: it panicked ({panic})"
             )))
-        })
+        })?;
+    crate::apps::check_read(&uri, &result)?;
+    Ok(result)
 }
 
 /// Turns what a resource function returns into a `resources/read` result
