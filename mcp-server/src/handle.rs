@@ -144,7 +144,12 @@ impl ServerHandle {
 
     /// Adds one static resource. A URI already in use is an error.
     pub fn add_resource(&self, resource: ResourceEntry) -> Result<(), Error> {
-        self.catalog.resources.add(vec![resource])
+        // Through the catalog, so a page is checked as at build (its CSP
+        // origins) before any client lists it.
+        self.catalog.add(crate::tool::Items {
+            resources: vec![resource],
+            ..crate::tool::Items::default()
+        })
     }
 
     /// Removes a static resource; `false` if there was none with that URI.

@@ -274,6 +274,22 @@ async fn a_tool_whose_page_is_not_served_is_refused() {
     let refused = handle.add_tool(later).unwrap_err();
     assert!(refused.to_string().contains("ui://gone"), "{refused}");
     assert!(!server.tool_names().contains(&"later".to_owned()));
+
+    // A page added at run time is checked as one given at build: its bad
+    // origin is refused before any client lists it.
+    let injected = ResourceUi {
+        csp: Some(mcp_server::apps::Csp {
+            resource_domains: vec!["https://*".into()],
+            ..mcp_server::apps::Csp::default()
+        }),
+        ..ResourceUi::default()
+    };
+    let bad = ResourceEntry::dynamic(Resource::new("ui://bad", "bad"), |_r, _c| async { "<p>" })
+        .unwrap()
+        .with_ui(injected);
+    let refused = handle.add_resource(bad).unwrap_err();
+    assert!(refused.to_string().contains("invalid origin"), "{refused}");
+    assert!(!handle.resource_uris().contains(&"ui://bad".to_owned()));
 }
 
 /// A page's contents as a handler returns them, `_meta.ui` included: the
