@@ -12,19 +12,15 @@
 
 use std::fmt;
 
-use hmac::{Hmac, Mac};
 use mcp_wire::header::base64;
+use mcp_wire::keyring::{fill_random, Entropy, KeyError, KeyRing, Purpose};
 use serde_json::Value;
-use sha2::Sha256;
 
 use crate::outcome::Outcome;
 
-type HmacSha256 = Hmac<Sha256>;
-
-/// The least secret a key takes, in bytes.
-const MIN_SECRET: usize = 32;
-/// What a signature is for, so a tag made for something else never fits.
-const PURPOSE: &[u8] = b"mcp-agent paused run state v1";
+/// What a signature is for, so a tag made for something else (a server's
+/// `requestState`, say) never fits.
+const PURPOSE: Purpose = Purpose::new("mcp-agent paused run state v1");
 
 /// The keys that sign and check paused runs' states: one signs, the others
 /// still verify (a rotation: a new key signs at once, the one before keeps
@@ -49,15 +45,7 @@ const PURPOSE: &[u8] = b"mcp-agent paused run state v1";
 /// ```
 #[derive(Clone)]
 pub struct StateKeys {
-    signing: Key,
-    verifying: Vec<Key>,
-}
-
-#[derive(Clone)]
-struct Key {
-    /// Named in every state it signs, so the right key checks it.
-    id: String,
-    secret: Vec<u8>,
+    ring: KeyRing,
 }
 
 /// A key [`StateKeys`] does not take.
@@ -83,13 +71,21 @@ pub enum StateKeyError {
     },
 }
 
+impl StateKeyError {
+    /// The ring's refusal, in this crate's words (not a `From`: the ring is
+    /// internal, and no part of this crate's API).
+    fn of(e: KeyError) -> StateKeyError {
+        match e {
+            KeyError::TooShort { id, len } => StateKeyError::TooShort { id, len },
+            KeyError::Unnamed => StateKeyError::Unnamed,
+            KeyError::Duplicate { id } => StateKeyError::Duplicate { id },
+        }
+    }
+}
+
 impl fmt::Debug for StateKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verifying: Vec<&str> = self.verifying.iter().map(|k| k.id.as_str()).collect();
-        f.debug_struct("StateKeys")
-            .field("signing", &self.signing.id)
-            .field("verifying", &verifying)
-            .finish_non_exhaustive()
+        self.ring.debug_as("StateKeys", f)
     }
 }
 
@@ -105,8 +101,7 @@ impl StateKeys {
         secret: impl Into<Vec<u8>>,
     ) -> Result<StateKeys, StateKeyError> {
         Ok(StateKeys {
-            signing: Key::new(id.into(), secret.into())?,
-            verifying: Vec::new(),
+            ring: KeyRing::new(id, secret).map_err(StateKeyError::of)?,
         })
     }
 
@@ -118,37 +113,21 @@ impl StateKeys {
     /// As [`StateKeys::new`], and [`StateKeyError::Duplicate`] for a name
     /// already used.
     pub fn verifying(
-        mut self,
+        self,
         id: impl Into<String>,
         secret: impl Into<Vec<u8>>,
     ) -> Result<StateKeys, StateKeyError> {
-        let key = Key::new(id.into(), secret.into())?;
-        if self.by_id(&key.id).is_some() {
-            return Err(StateKeyError::Duplicate { id: key.id });
-        }
-        self.verifying.push(key);
-        Ok(self)
+        Ok(StateKeys {
+            ring: self.ring.verifying(id, secret).map_err(StateKeyError::of)?,
+        })
     }
 
     /// A random key of this agent alone, under a random name (so a state
     /// of another agent is told apart from an altered one).
     pub(crate) fn random() -> StateKeys {
-        let mut bytes = [0u8; MIN_SECRET + 8];
-        fill_random(&mut bytes);
-        let (secret, name) = bytes.split_at(MIN_SECRET);
-        StateKeys {
-            signing: Key {
-                id: format!("random-{}", base64::encode(name)),
-                secret: secret.to_vec(),
-            },
-            verifying: Vec::new(),
-        }
-    }
-
-    fn by_id(&self, id: &str) -> Option<&Key> {
-        std::iter::once(&self.signing)
-            .chain(&self.verifying)
-            .find(|k| k.id == id)
+        let (ring, entropy) = KeyRing::random("random");
+        log_weak(entropy);
+        StateKeys { ring }
     }
 
     /// Signs a paused outcome (nothing to do for a finished one).
@@ -156,10 +135,11 @@ impl StateKeys {
         let Some(paused) = outcome.paused.as_mut() else {
             return;
         };
-        paused.key.clone_from(&self.signing.id);
+        let key = self.ring.signing();
+        key.id().clone_into(&mut paused.key);
         paused.signature.clear();
         // An outcome that does not serialize stays unsigned: it will not resume.
-        if let Some(tag) = self.signing.mac(outcome).map(|m| m.finalize().into_bytes()) {
+        if let Some(tag) = signed_bytes(outcome).map(|bytes| key.tag(PURPOSE, &bytes)) {
             if let Some(paused) = outcome.paused.as_mut() {
                 paused.signature = base64::encode(&tag);
             }
@@ -175,15 +155,15 @@ impl StateKeys {
         if paused.signature.is_empty() {
             return Err("the paused state is not signed (it was edited, or saved by a version of mcp-agent that did not sign): nothing ran".to_owned());
         }
-        let Some(key) = self.by_id(&paused.key) else {
+        let Some(key) = self.ring.by_id(&paused.key) else {
             return Err(format!(
                 "the paused state was signed with a key this agent does not hold (`{}`): resume it on the agent that paused it, or give every agent the same keys (AgentBuilder::state_keys); nothing ran",
                 paused.key
             ));
         };
         let authentic = base64::decode(&paused.signature)
-            .zip(key.mac(outcome))
-            .is_some_and(|(tag, mac)| mac.verify_slice(&tag).is_ok());
+            .zip(signed_bytes(outcome))
+            .is_some_and(|(tag, bytes)| key.verifies(PURPOSE, &bytes, &tag));
         if authentic {
             Ok(())
         } else {
@@ -192,37 +172,16 @@ impl StateKeys {
     }
 }
 
-impl Key {
-    fn new(id: String, secret: Vec<u8>) -> Result<Key, StateKeyError> {
-        if id.is_empty() {
-            return Err(StateKeyError::Unnamed);
-        }
-        if secret.len() < MIN_SECRET {
-            return Err(StateKeyError::TooShort {
-                id,
-                len: secret.len(),
-            });
-        }
-        Ok(Key { id, secret })
+/// What the signature of `outcome` covers: all of it but the signature, in
+/// canonical form (`None` if it does not serialize).
+fn signed_bytes(outcome: &Outcome) -> Option<Vec<u8>> {
+    let mut state = serde_json::to_value(outcome).ok()?;
+    if let Some(paused) = state.get_mut("paused").and_then(Value::as_object_mut) {
+        paused.remove("signature");
     }
-
-    /// The MAC of `outcome` under this key, its signature left out (`None`
-    /// if it does not serialize).
-    fn mac(&self, outcome: &Outcome) -> Option<HmacSha256> {
-        let mut state = serde_json::to_value(outcome).ok()?;
-        if let Some(paused) = state.get_mut("paused").and_then(Value::as_object_mut) {
-            paused.remove("signature");
-        }
-        let mut bytes = Vec::new();
-        canonical(&state, &mut bytes).ok()?;
-        let mut mac = HmacSha256::new_from_slice(&self.secret).ok()?;
-        mac.update(PURPOSE);
-        mac.update(&[0]);
-        mac.update(self.id.as_bytes());
-        mac.update(&[0]);
-        mac.update(&bytes);
-        Some(mac)
-    }
+    let mut bytes = Vec::new();
+    canonical(&state, &mut bytes).ok()?;
+    Some(bytes)
 }
 
 /// `value` as JSON with every object's keys sorted: the same bytes for the
@@ -262,24 +221,17 @@ fn canonical(value: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
 /// resume each state once ([`Outcome::pause_id`]).
 pub(crate) fn pause_id() -> String {
     let mut bytes = [0u8; 16];
-    fill_random(&mut bytes);
+    log_weak(fill_random(&mut bytes));
     base64::encode(&bytes)
 }
 
-/// Random bytes from the system. Without a random source (never seen on the
-/// platforms Tokio runs on) the bytes come from the standard library's
-/// per-process hash seeds, and it is logged: configure keys then.
-fn fill_random(bytes: &mut [u8]) {
-    if getrandom::fill(bytes).is_ok() {
-        return;
-    }
-    tracing::error!(
-        "no random source for the agent's state key; configure one with AgentBuilder::state_keys"
-    );
-    for chunk in bytes.chunks_mut(8) {
-        use std::hash::BuildHasher as _;
-        let seed = std::collections::hash_map::RandomState::new().hash_one(chunk.as_ptr());
-        chunk.copy_from_slice(&seed.to_le_bytes()[..chunk.len()]);
+/// Logs random bytes that did not come from the system (never seen on the
+/// platforms Tokio runs on): configure keys then.
+fn log_weak(entropy: Entropy) {
+    if entropy == Entropy::Fallback {
+        tracing::error!(
+            "no random source for the agent's state key; configure one with AgentBuilder::state_keys"
+        );
     }
 }
 
@@ -389,8 +341,8 @@ mod tests {
             StateKeyError::Duplicate { id: "k".to_owned() }
         );
         assert_ne!(
-            StateKeys::random().signing.id,
-            StateKeys::random().signing.id
+            StateKeys::random().ring.signing().id(),
+            StateKeys::random().ring.signing().id()
         );
     }
 }

@@ -208,7 +208,8 @@ impl ServerBuilder {
     /// (an elicitation, a sampling or a roots request answered by the
     /// client's retry). Without one, each process draws a random key, so a
     /// retry must reach the same process; servers behind a load balancer
-    /// share one key (32 random bytes or more).
+    /// share one key (32 random bytes or more: [`try_build`](Self::try_build)
+    /// refuses a shorter one).
     pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
         self.state_key = Some(crate::state::SigningKeys::new("default", key));
         self
@@ -390,6 +391,11 @@ impl ServerBuilder {
             if extensions.insert(id.clone(), settings.into()).is_some() && !replaces_automatic {
                 return Err(Error::Config(format!("extension `{id}` is declared twice")));
             }
+        }
+        if let Some(keys) = &this.state_key {
+            // `SigningKeys::new` cannot fail: its keys are checked here.
+            keys.check()
+                .map_err(|e| Error::Config(format!("requestState keys: {e}")))?;
         }
         let mut catalog = Catalog::new(this.items)?;
         catalog.completions_offered = completes;

@@ -10,6 +10,9 @@
 //!   both sides build, and JSON and form fetches with limits;
 //! - `dpop` (feature `dpop`): what a DPoP proof's maker and its checker
 //!   compute alike (RFC 9449): the JWK thumbprint, `ath`, the `htu` form;
+//! - `keyring` (feature `keyring`): the HMAC-SHA256 keys, with rotation,
+//!   that sign the states the server and the agent take back from others
+//!   (`requestState`, paused runs), each tag bound to its purpose;
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
 //! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
@@ -30,6 +33,8 @@ pub mod dpop;
 pub mod header;
 #[cfg(feature = "http-client")]
 pub mod http_client;
+#[cfg(feature = "keyring")]
+pub mod keyring;
 pub mod lines;
 pub mod oauth;
 pub mod param_headers;

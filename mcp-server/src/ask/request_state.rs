@@ -13,19 +13,20 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hmac::{Hmac, Mac};
 use mcp_wire::header::base64;
+use mcp_wire::keyring::{fill_random, Entropy, Key, KeyError, KeyRing, Purpose};
 use mcp_wire::sync::lock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-type HmacSha256 = Hmac<Sha256>;
-
 /// How long a `requestState` stays valid by default.
 pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 /// The most states remembered as used (for replay refusal) before the oldest go.
 const MAX_USED: usize = 100_000;
+/// What a state's tag is for, so that no other tag made with the same key
+/// (an agent's paused run, say) passes for one.
+const PURPOSE: Purpose = Purpose::new("mcp-server requestState v1");
 
 /// What a state says.
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
@@ -57,6 +58,10 @@ pub(crate) struct Refused(pub(crate) &'static str);
 /// behind a load balancer is given the same keys, so a retry may reach any
 /// of them.
 ///
+/// Each secret has 32 random bytes or more, and each key a name of its own:
+/// a server is not built with keys that break this
+/// ([`try_build`](crate::ServerBuilder::try_build) says which key).
+///
 /// ```
 /// use mcp_server::state::SigningKeys;
 ///
@@ -70,24 +75,13 @@ pub(crate) struct Refused(pub(crate) &'static str);
 /// ```
 #[derive(Clone)]
 pub struct SigningKeys {
-    signing: Key,
-    verifying: Vec<Key>,
-}
-
-#[derive(Clone)]
-struct Key {
-    /// Named in every state it signs (base64url), so the right key checks it.
-    id: String,
-    secret: Vec<u8>,
+    /// The names of the keys are sent base64url-encoded in every state.
+    ring: KeyRing,
 }
 
 impl std::fmt::Debug for SigningKeys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let verifying: Vec<&str> = self.verifying.iter().map(|k| k.id.as_str()).collect();
-        f.debug_struct("SigningKeys")
-            .field("signing", &self.signing.id)
-            .field("verifying", &verifying)
-            .finish_non_exhaustive()
+        self.ring.debug_as("SigningKeys", f)
     }
 }
 
@@ -96,43 +90,42 @@ impl SigningKeys {
     /// `id`.
     pub fn new(id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
         SigningKeys {
-            signing: Key {
-                id: id.into(),
-                secret: secret.into(),
-            },
-            verifying: Vec::new(),
+            ring: KeyRing::unchecked(id, secret),
         }
     }
 
     /// Also accepts states signed with `secret`, named `id` (a key rotated
     /// out, kept until the states it signed have expired).
     #[must_use]
-    pub fn verifying(mut self, id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
-        self.verifying.push(Key {
-            id: id.into(),
-            secret: secret.into(),
-        });
-        self
+    pub fn verifying(self, id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
+        SigningKeys {
+            ring: self.ring.verifying_unchecked(id, secret),
+        }
     }
 
-    /// A random key of this process alone (states then die with it).
+    /// Why these keys may not sign, if they may not: a secret shorter than
+    /// 32 bytes, a key without a name, or two keys with one name. Checked
+    /// when the server is built, as [`SigningKeys::new`] cannot fail.
+    pub(crate) fn check(&self) -> Result<(), KeyError> {
+        self.ring.check()
+    }
+
+    /// A random key of this process alone (states then die with it), under
+    /// a random name, so that a state of another process is told apart from
+    /// an altered one.
     fn random() -> Self {
-        let mut k = vec![0u8; 32];
-        if getrandom::fill(&mut k).is_err() {
-            // No entropy source: derive from the clock and the address
-            // space (weak, and logged; configure keys instead).
+        let (ring, entropy) = KeyRing::random("local");
+        if entropy == Entropy::Fallback {
             tracing::error!("no random source for the requestState key; configure one with ServerBuilder::request_state_keys");
-            let seed = format!("{:?}{:p}", SystemTime::now(), &k);
-            k = Sha256::digest(seed.as_bytes()).to_vec();
         }
-        SigningKeys::new("local", k)
+        SigningKeys { ring }
     }
 
     /// The key named `id` (base64url), signing or verifying.
     fn by_encoded_id(&self, id: &str) -> Option<&Key> {
-        std::iter::once(&self.signing)
-            .chain(&self.verifying)
-            .find(|k| base64::encode(k.id.as_bytes()) == id)
+        self.ring
+            .keys()
+            .find(|k| base64::encode(k.id().as_bytes()) == id)
     }
 }
 
@@ -183,15 +176,6 @@ impl Signer {
         }
     }
 
-    fn mac(key: &Key, kid: &str, payload: &str) -> HmacSha256 {
-        let mut mac =
-            HmacSha256::new_from_slice(&key.secret).expect("HMAC takes keys of any length");
-        mac.update(kid.as_bytes());
-        mac.update(b".");
-        mac.update(payload.as_bytes());
-        mac
-    }
-
     /// A signed state for `method`/`target`/`args`, issued to `caller`
     /// (see [`caller_of`]), carrying `answers`.
     pub(crate) fn sign(
@@ -203,7 +187,8 @@ impl Signer {
         answers: BTreeMap<String, Value>,
     ) -> String {
         let mut nonce = [0u8; 16];
-        let _ = getrandom::fill(&mut nonce);
+        // A nonce needs to be unique, not secret: any source will do.
+        let _ = fill_random(&mut nonce);
         let state = State {
             method: method.to_owned(),
             target: target.to_owned(),
@@ -215,9 +200,9 @@ impl Signer {
             nonce: base64::encode(&nonce),
         };
         let payload = base64::encode(&serde_json::to_vec(&state).unwrap_or_default());
-        let key = &self.keys.signing;
-        let kid = base64::encode(key.id.as_bytes());
-        let tag = base64::encode(&Self::mac(key, &kid, &payload).finalize().into_bytes());
+        let key = self.keys.ring.signing();
+        let kid = base64::encode(key.id().as_bytes());
+        let tag = base64::encode(&key.tag(PURPOSE, payload.as_bytes()));
         format!("{kid}.{payload}.{tag}")
     }
 
@@ -234,9 +219,9 @@ impl Signer {
             "invalid requestState: its key is not one this server knows (retired, or another server's): start the request again without it",
         ))?;
         let tag = base64::decode(tag).ok_or(TAMPERED)?;
-        Self::mac(key, kid, payload)
-            .verify_slice(&tag)
-            .map_err(|_| TAMPERED)?;
+        if !key.verifies(PURPOSE, payload.as_bytes(), &tag) {
+            return Err(TAMPERED);
+        }
         base64::decode(payload)
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .ok_or(TAMPERED)
@@ -422,5 +407,51 @@ mod tests {
             .unwrap_err()
             .0
             .contains("altered"));
+    }
+
+    #[test]
+    fn a_state_of_another_process_is_told_apart_from_an_altered_one() {
+        // Two processes without configured keys each draw a key of their
+        // own, under a name of its own.
+        let here = Signer::new(None, DEFAULT_STATE_TTL);
+        let elsewhere = Signer::new(None, DEFAULT_STATE_TTL);
+        let token = elsewhere.sign("m", "t", "d", "", BTreeMap::new());
+        assert!(here
+            .accept(&token, "m", "t", "d", "")
+            .unwrap_err()
+            .0
+            .contains("not one this server knows"));
+    }
+
+    #[test]
+    fn a_weak_unnamed_or_ambiguous_key_is_refused_when_the_server_is_built() {
+        let build = |keys: SigningKeys| {
+            crate::Server::builder("s", "1")
+                .request_state_keys(keys)
+                .try_build()
+                .err()
+                .map(|e| e.to_string())
+        };
+        let short = build(SigningKeys::new("k", b"short".to_vec())).unwrap_or_default();
+        assert!(
+            short.contains("`k`") && short.contains("5 bytes"),
+            "{short}"
+        );
+        let retired_short = build(SigningKeys::new("k", vec![1; 32]).verifying("old", vec![1; 31]))
+            .unwrap_or_default();
+        assert!(retired_short.contains("`old`"), "{retired_short}");
+        assert!(build(SigningKeys::new("", vec![1; 32]))
+            .unwrap_or_default()
+            .contains("name"));
+        assert!(
+            build(SigningKeys::new("k", vec![1; 32]).verifying("k", vec![2; 32]))
+                .unwrap_or_default()
+                .contains("two")
+        );
+        assert_eq!(build(SigningKeys::new("k", vec![1; 32])), None);
+        let one_key = crate::Server::builder("s", "1")
+            .request_state_key(vec![1; 16])
+            .try_build();
+        assert!(one_key.is_err(), "request_state_key checks its key too");
     }
 }
