@@ -14,6 +14,10 @@ use mcp_agent::{
 use mcp_server::{tool, Server};
 use serde_json::json;
 
+// A resumed state edited by whoever held it runs nothing unapproved (a
+// module: one test binary for pausing and resuming).
+#[path = "pause/resume_security.rs"]
+pub mod resume_security;
 mod support;
 use support::{call, calls, connect, last_results, text, Scripted};
 

@@ -13,6 +13,11 @@ mod support;
 #[path = "../../tests/support/redis_server.rs"]
 mod redis_server;
 
+// Tasks belong to their creator, on either instance (a module, so that one
+// binary holds the tests on Redis).
+#[path = "shared_redis/task_owner.rs"]
+mod task_owner;
+
 use mcp_redis::RedisStore;
 use mcp_server::http::HttpConfig;
 use mcp_server::state::SigningKeys;

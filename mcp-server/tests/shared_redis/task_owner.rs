@@ -10,25 +10,20 @@
 //! The binary is `$REDIS_SERVER`, `/usr/bin/redis-server`, or
 //! `redis-server` on `PATH`; without one these tests fail (they never skip).
 
-mod support;
-
-#[path = "../../tests/support/redis_server.rs"]
-mod redis_server;
-
 use std::time::{Duration, Instant};
 
+use crate::redis_server::RedisServer;
+use crate::support::issuer::Issuer;
+use crate::support::{
+    as_refs, http_request, legacy_headers, modern_meta_with, with_json, HttpServer, Response,
+    Stream, TaskJobs,
+};
 use mcp_redis::RedisStore;
 use mcp_server::auth::{Authorization, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::state::{BusEvent, Store};
 use mcp_server::{Server, ServerBuilder};
-use redis_server::RedisServer;
 use serde_json::{json, Value};
-use support::issuer::Issuer;
-use support::{
-    as_refs, http_request, legacy_headers, modern_meta_with, with_json, HttpServer, Response,
-    Stream, TaskJobs,
-};
 
 /// The resource every instance protects (the tokens' audience).
 const RESOURCE: &str = "http://localhost/mcp";

@@ -13,8 +13,7 @@ use mcp_server::tool;
 use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{json, Value};
 
-mod support;
-use support::{call, calls, text, Scripted};
+use crate::support::{call, calls, text, Scripted};
 
 /// Notes whose writes are recorded, with the text each wrote.
 #[derive(Debug, Default)]
