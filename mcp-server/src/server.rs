@@ -341,85 +341,15 @@ impl ServerBuilder {
         let (this, skills) = self.load_skills()?;
         #[cfg(not(feature = "skills"))]
         let this = self;
-        let offers_prompts = this.offer_all || !this.items.prompts.is_empty();
-        let offers_resources =
-            this.offer_all || !this.items.resources.is_empty() || !this.items.templates.is_empty();
-        let completes = this.offer_all
-            || this.items.prompts.iter().any(|p| !p.completions.is_empty())
-            || this
-                .items
-                .templates
-                .iter()
-                .any(|t| !t.completions.is_empty());
-        // What the items use is offered without being asked: the tasks
-        // extension for a tool that may run as a task, Apps for a page or
-        // a tool with Apps settings. The builder may still declare each
-        // once, with settings of its own.
-        let items = &this.items;
-        let mut automatic: Vec<&str> = Vec::new();
-        if items
-            .tools
-            .iter()
-            .any(|t| t.task != crate::tool::TaskSupport::Never)
-        {
-            automatic.push(mcp_types::extension::TASKS);
-        }
-        if items
-            .resources
-            .iter()
-            .any(|r| crate::apps::is_page(r.resource()))
-            || items
-                .tools
-                .iter()
-                .any(|t| crate::apps::tool_ui(t.tool()).is_some())
-        {
-            automatic.push(mcp_types::extension::UI);
-        }
-        let mut extensions: JsonObject = automatic
-            .iter()
-            .map(|id| ((*id).to_owned(), JsonObject::new().into()))
-            .collect();
-        for (id, settings) in this.extensions {
-            mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
-            let replaces_automatic = match automatic.iter().position(|a| *a == id) {
-                Some(i) => {
-                    automatic.swap_remove(i);
-                    true
-                }
-                None => false,
-            };
-            if extensions.insert(id.clone(), settings.into()).is_some() && !replaces_automatic {
-                return Err(Error::Config(format!("extension `{id}` is declared twice")));
-            }
-        }
+        let extensions = declared_extensions(&this.items, this.extensions)?;
         if let Some(keys) = &this.state_key {
             // `SigningKeys::new` cannot fail: its keys are checked here.
             keys.check()
                 .map_err(|e| Error::Config(format!("requestState keys: {e}")))?;
         }
+        let capabilities = declared_capabilities(&this.items, this.offer_all, extensions);
         let mut catalog = Catalog::new(this.items)?;
-        catalog.completions_offered = completes;
-        // Lists can change at run time (`ServerHandle`): clients hear of it.
-        let list_changed = || {
-            let mut c = JsonObject::new();
-            c.insert("listChanged".into(), true.into());
-            c
-        };
-        let capabilities = ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(true),
-            }),
-            logging: Some(JsonObject::new()),
-            prompts: offers_prompts.then(list_changed),
-            resources: offers_resources.then(|| {
-                let mut c = list_changed();
-                c.insert("subscribe".into(), true.into());
-                c
-            }),
-            completions: completes.then(JsonObject::new),
-            extensions: (!extensions.is_empty()).then_some(extensions),
-            ..ServerCapabilities::default()
-        };
+        catalog.completions_offered = capabilities.completions.is_some();
         let ttl_ms = u64::try_from(this.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(Server {
             core: Arc::new(ServerCore::new(CoreParts {
@@ -440,6 +370,90 @@ impl ServerBuilder {
             #[cfg(feature = "stdio")]
             stdio: this.stdio,
         })
+    }
+}
+
+/// The extensions a server declares at `initialize`: those its items use,
+/// offered without being asked (the tasks extension for a tool that may
+/// run as a task, Apps for a page or a tool with Apps settings), and those
+/// the builder declared, each once (a declaration may give an automatic
+/// one settings of its own).
+fn declared_extensions(
+    items: &Items,
+    declared: Vec<(String, JsonObject)>,
+) -> Result<JsonObject, Error> {
+    let mut automatic: Vec<&str> = Vec::new();
+    if items
+        .tools
+        .iter()
+        .any(|t| t.task != crate::tool::TaskSupport::Never)
+    {
+        automatic.push(mcp_types::extension::TASKS);
+    }
+    if items
+        .resources
+        .iter()
+        .any(|r| crate::apps::is_page(r.resource()))
+        || items
+            .tools
+            .iter()
+            .any(|t| crate::apps::tool_ui(t.tool()).is_some())
+    {
+        automatic.push(mcp_types::extension::UI);
+    }
+    let mut extensions: JsonObject = automatic
+        .iter()
+        .map(|id| ((*id).to_owned(), JsonObject::new().into()))
+        .collect();
+    for (id, settings) in declared {
+        mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
+        let replaces_automatic = match automatic.iter().position(|a| *a == id) {
+            Some(i) => {
+                automatic.swap_remove(i);
+                true
+            }
+            None => false,
+        };
+        if extensions.insert(id.clone(), settings.into()).is_some() && !replaces_automatic {
+            return Err(Error::Config(format!("extension `{id}` is declared twice")));
+        }
+    }
+    Ok(extensions)
+}
+
+/// What a server with `items` declares at `initialize` (everything with
+/// `offer_all`): tools and logging always, prompts, resources and
+/// completion when it has some, and `extensions`. Lists can change at run
+/// time (`ServerHandle`): clients hear of it.
+fn declared_capabilities(
+    items: &Items,
+    offer_all: bool,
+    extensions: JsonObject,
+) -> ServerCapabilities {
+    let offers_prompts = offer_all || !items.prompts.is_empty();
+    let offers_resources = offer_all || !items.resources.is_empty() || !items.templates.is_empty();
+    let completes = offer_all
+        || items.prompts.iter().any(|p| !p.completions.is_empty())
+        || items.templates.iter().any(|t| !t.completions.is_empty());
+    let list_changed = || {
+        let mut c = JsonObject::new();
+        c.insert("listChanged".into(), true.into());
+        c
+    };
+    ServerCapabilities {
+        tools: Some(ToolsCapability {
+            list_changed: Some(true),
+        }),
+        logging: Some(JsonObject::new()),
+        prompts: offers_prompts.then(list_changed),
+        resources: offers_resources.then(|| {
+            let mut c = list_changed();
+            c.insert("subscribe".into(), true.into());
+            c
+        }),
+        completions: completes.then(JsonObject::new),
+        extensions: (!extensions.is_empty()).then_some(extensions),
+        ..ServerCapabilities::default()
     }
 }
 

@@ -72,7 +72,7 @@ pub(crate) use telemetry::header_context;
 
 use crate::common::BoxFuture;
 use crate::common::Outbound;
-pub(crate) use crate::common::{encode, error_reply, random_hex_id};
+pub(crate) use crate::common::{encode, error_reply};
 use crate::handle::ServerHandle;
 use crate::policy::{Middleware, VisibilityHook};
 use crate::registry::{Catalog, Registry};
