@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
+use mcp_server::policy::MiddlewareLayer;
 use mcp_server::types::elicitation::ElicitParams;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::types::{ContentBlock, ResourceContents};
@@ -756,7 +757,7 @@ async fn run() -> Result<(), mcp_server::Error> {
         .toolbox(Library)
         .toolbox(Asking)
         .toolbox(conformance_tasks::TaskFixture)
-        .layer(conformance_tasks::ProtocolErrors)
+        .layer(MiddlewareLayer::new(conformance_tasks::ProtocolErrors))
         // The skills extension: examples/skills, served as skill:// resources.
         .skills(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"));
     let mut config = HttpConfig::default().sse_retry(Duration::from_millis(500));

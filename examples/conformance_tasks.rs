@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use mcp_server::policy::{CallOutcome, Middleware, Next, ToolCall};
+use mcp_server::policy::{CallOutcome, Middleware, Next};
+use mcp_server::tool::ToolRequest;
 use mcp_server::types::ErrorObject;
 use mcp_server::{ask::Elicited, policy::BoxFuture, tool, Context, ToolError};
 
@@ -123,7 +124,7 @@ impl TaskFixture {
 pub struct ProtocolErrors;
 
 impl Middleware for ProtocolErrors {
-    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
         if call.name != "protocol_error_job" {
             return next.run(call);
         }

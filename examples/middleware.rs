@@ -1,34 +1,35 @@
-//! Middleware around every tool call: an audit log (through `tracing`, on
-//! stderr), a per-caller rate limit, and a custom layer that refuses calls
-//! carrying something that looks like a secret.
+//! Layers around every tool call: an audit log (through `tracing`, on
+//! stderr), a per-caller rate limit, a custom middleware that refuses calls
+//! carrying something that looks like a secret, and tower's own timeout and
+//! concurrency limit (`ServerBuilder::layer` takes any tower layer over
+//! tool calls).
 //!
 //! Run with: `RUST_LOG=mcp_server::audit=info cargo run -p mcp-examples --bin middleware`
 //! (speaks MCP on stdio).
 
-use mcp_server::policy::{AuditLog, CallOutcome, Middleware, Next, RateLimit, ToolCall};
+use std::time::Duration;
+
+use mcp_server::policy::{from_fn, AuditLog, CallOutcome, Next, RateLimit};
+use mcp_server::tool::ToolRequest;
 use mcp_server::types::CallToolResult;
-use mcp_server::{policy::BoxFuture, tool, Server};
+use mcp_server::{tool, Server};
+use tower::limit::ConcurrencyLimitLayer;
+use tower::timeout::TimeoutLayer;
 
 /// Refuses arguments that look like credentials, before any tool sees them.
-#[derive(Debug)]
-pub struct NoSecrets;
-
-impl Middleware for NoSecrets {
-    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
-        let leaks = call
-            .arguments
-            .values()
-            .filter_map(|v| v.as_str())
-            .any(|s| s.starts_with("sk-") || s.contains("BEGIN PRIVATE KEY"));
-        if leaks {
-            let refusal = CallToolResult::error(format!(
-                "refused: an argument of `{}` looks like a secret; never send credentials to tools",
-                call.name
-            ));
-            return Box::pin(async move { Ok(refusal) });
-        }
-        next.run(call)
+pub async fn no_secrets(call: ToolRequest, next: Next) -> CallOutcome {
+    let leaks = call
+        .arguments
+        .values()
+        .filter_map(|v| v.as_str())
+        .any(|s| s.starts_with("sk-") || s.contains("BEGIN PRIVATE KEY"));
+    if leaks {
+        return Ok(CallToolResult::error(format!(
+            "refused: an argument of `{}` looks like a secret; never send credentials to tools",
+            call.name
+        )));
     }
+    next.run(call).await
 }
 
 /// Text utilities.
@@ -57,7 +58,11 @@ async fn run() -> Result<(), mcp_server::Error> {
     Server::builder("middleware", env!("CARGO_PKG_VERSION"))
         .layer(AuditLog) // outermost: sees every call, refused or not
         .layer(RateLimit::per_caller(5, 1.0)) // 5 at once, then 1 per second
-        .layer(NoSecrets)
+        .layer(from_fn(no_secrets))
+        // tower's layers, unchanged: a call past 10 s is an `isError` result
+        // naming the timeout; beyond 16 calls at once, a call waits its turn.
+        .layer(TimeoutLayer::new(Duration::from_secs(10)))
+        .layer(ConcurrencyLimitLayer::new(16))
         .toolbox(Text)
         .build()
         .serve_stdio()

@@ -8,8 +8,10 @@
 //! - tower's `ConcurrencyLimitLayer` bounds the requests being handled at once.
 //!
 //! The tools' permission hook then reads that header: only `admin` sees (and
-//! may call) the admin toolbox. Tool-call middleware (`ServerBuilder::layer`)
-//! still runs inside, per call.
+//! may call) the admin toolbox. Inside, per tool call, tower layers again:
+//! `ServerBuilder::layer` takes tower's `TimeoutLayer` and
+//! `ConcurrencyLimitLayer` (behind `LoadShedLayer`, so a call over the limit
+//! is refused with an `isError` result instead of waiting).
 //!
 //! Run with: `cargo run -p mcp-examples --bin tower_layers -- --port 3003`, then
 //! POST to `http://127.0.0.1:3003/mcp` with `Authorization: Bearer reader-token`
@@ -26,7 +28,11 @@ use http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderName, HeaderValue, Request, Response, StatusCode};
 use mcp_server::http::{HttpConfig, McpBody};
 use mcp_server::{tool, Server};
+use std::time::Duration;
+
 use tower::limit::ConcurrencyLimitLayer;
+use tower::load_shed::LoadShedLayer;
+use tower::timeout::TimeoutLayer;
 use tower::{Layer, Service, ServiceBuilder};
 
 /// Where `BearerAuth` names the authenticated caller.
@@ -188,6 +194,10 @@ async fn main() -> std::io::Result<()> {
         .visibility(|caller, tool| {
             tool.toolbox != "Admin" || caller.header(USER.as_str()) == Some("admin")
         })
+        // Per tool call: at most 5 s, and 32 at once; the 33rd is refused.
+        .layer(TimeoutLayer::new(Duration::from_secs(5)))
+        .layer(LoadShedLayer::new())
+        .layer(ConcurrencyLimitLayer::new(32))
         .build();
     // `--port 0` picks a free port; the line below names it.
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;

@@ -11,11 +11,12 @@ use std::time::Duration;
 use axum::Router;
 use mcp_client::Client;
 use mcp_server::http::HttpConfig;
-use mcp_server::policy::{AuditLog, RateLimit};
+use mcp_server::policy::{from_fn, AuditLog, RateLimit};
 use mcp_server::{Server, ToolEntry};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tower::limit::ConcurrencyLimitLayer;
+use tower::timeout::TimeoutLayer;
 use tower::ServiceBuilder;
 
 /// Any error a README fragment's `?` meets.
@@ -25,7 +26,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 #[allow(unreachable_pub, missing_debug_implementations)]
 #[path = "../middleware.rs"]
 mod middleware;
-use middleware::NoSecrets;
+use middleware::no_secrets;
 
 /// The bearer-token layer the README's tower fragment names.
 #[allow(unreachable_pub, missing_debug_implementations)]

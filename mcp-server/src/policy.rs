@@ -1,18 +1,23 @@
 //! Who may see and call which tool, and what runs around each call:
-//! [`Caller`], visibility hooks, [`Middleware`] (with [`AuditLog`] and
-//! [`RateLimit`]), timeouts and concurrency bounds.
+//! [`Caller`], visibility hooks, [`Middleware`] (tool-call layers written
+//! as one function, with [`AuditLog`] and [`RateLimit`]), timeouts and
+//! concurrency bounds. Any tower layer over tool calls
+//! ([`ToolService`](crate::tool::ToolService)) goes into
+//! [`ServerBuilder::layer`](crate::ServerBuilder::layer) as well.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
 pub use crate::common::BoxFuture;
 
-use mcp_types::{CallToolResult, ErrorObject, Implementation, JsonObject, ProtocolVersion, Tool};
+use mcp_types::{CallToolResult, ErrorObject, Implementation, ProtocolVersion, Tool};
+use tower::{Layer, Service};
 
-use crate::context::Context;
-use crate::tool::ToolEntry;
+use crate::tool::{ToolRequest, ToolService};
 
 /// Calls that run at once unless
 /// [`ServerBuilder::max_concurrent_calls`](crate::ServerBuilder::max_concurrent_calls) says otherwise.
@@ -144,35 +149,28 @@ pub enum Offer<'a> {
     Template(&'a mcp_types::ResourceTemplate),
 }
 
-/// One tool call as middleware sees it: it may read and rewrite everything.
-#[derive(Debug)]
-pub struct ToolCall {
-    /// The tool's name.
-    pub name: String,
-    /// The arguments.
-    pub arguments: JsonObject,
-    /// Who is calling.
-    pub caller: Arc<Caller>,
-    /// The call's context (progress, logging, cancellation).
-    pub ctx: Context,
-}
-
 /// What a call produces through the middleware chain: a result, or a
 /// JSON-RPC error (a middleware's refusal).
 pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 
-/// A layer around tool calls: before and after, able to reject or rewrite.
-/// Layers run in the order they were added, the first outermost.
+/// A tool-call middleware written as one function of the call and the rest
+/// of the chain: before and after, able to refuse or rewrite. It is sugar
+/// over a tower layer: [`MiddlewareLayer::new`] (or [`from_fn`] for a
+/// closure) makes it one for
+/// [`ServerBuilder::layer`](crate::ServerBuilder::layer), which takes any
+/// tower `Layer` over [`ToolService`], tower's own timeout, concurrency and
+/// load-shed layers among them.
 ///
 /// ```
-/// use mcp_server::policy::{CallOutcome, Middleware, Next, ToolCall};
-/// use mcp_server::policy::BoxFuture;
+/// use mcp_server::policy::{BoxFuture, CallOutcome, Middleware, MiddlewareLayer, Next};
+/// use mcp_server::tool::ToolRequest;
+/// use mcp_server::Server;
 ///
 /// /// Refuses every call to tools whose name starts with `admin_`.
 /// struct NoAdmin;
 ///
 /// impl Middleware for NoAdmin {
-///     fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+///     fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
 ///         if call.name.starts_with("admin_") {
 ///             return Box::pin(async {
 ///                 Err(mcp_server::types::ErrorObject::invalid_params("not allowed"))
@@ -181,54 +179,147 @@ pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 ///         next.run(call)
 ///     }
 /// }
+///
+/// let server = Server::builder("app", "1.0").layer(MiddlewareLayer::new(NoAdmin)).build();
+/// # let _ = server;
 /// ```
 pub trait Middleware: Send + Sync + 'static {
     /// Handles one call; `next.run(call)` runs the rest of the chain and the tool.
-    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome>;
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome>;
 }
 
 /// The rest of the chain after a middleware.
 pub struct Next {
-    chain: Arc<[Arc<dyn Middleware>]>,
-    index: usize,
-    entry: ToolEntry,
+    inner: ToolService,
 }
 
 impl fmt::Debug for Next {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Next")
-            .field("remaining", &(self.chain.len() - self.index))
-            .finish_non_exhaustive()
+        f.debug_struct("Next").finish_non_exhaustive()
     }
 }
 
 impl Next {
-    pub(crate) fn new(chain: Arc<[Arc<dyn Middleware>]>, entry: ToolEntry) -> Self {
-        Next {
-            chain,
-            index: 0,
-            entry,
-        }
-    }
-
-    /// Runs the next middleware, or the tool itself at the end of the chain.
-    pub fn run(self, call: ToolCall) -> BoxFuture<CallOutcome> {
-        if let Some(layer) = self.chain.get(self.index).cloned() {
-            return layer.call(
-                call,
-                Next {
-                    chain: self.chain,
-                    index: self.index + 1,
-                    entry: self.entry,
-                },
-            );
-        }
-        let fut = self
-            .entry
-            .call(crate::tool::Args::new(Some(call.arguments)), call.ctx);
-        Box::pin(async move { Ok(fut.await) })
+    /// Runs the rest of the chain and the tool. An error a layer further in
+    /// raised comes back as it reaches the client: a refusal as `Err`, any
+    /// other as an `isError` result.
+    pub fn run(self, call: ToolRequest) -> BoxFuture<CallOutcome> {
+        crate::tool::service::call_through(&self.inner, call)
     }
 }
+
+/// A [`Middleware`] as a tower layer over tool calls.
+#[derive(Debug)]
+pub struct MiddlewareLayer<M> {
+    middleware: Arc<M>,
+}
+
+impl<M> Clone for MiddlewareLayer<M> {
+    fn clone(&self) -> Self {
+        MiddlewareLayer {
+            middleware: Arc::clone(&self.middleware),
+        }
+    }
+}
+
+impl<M: Middleware> MiddlewareLayer<M> {
+    /// The layer that runs `middleware` around each call.
+    pub fn new(middleware: M) -> Self {
+        MiddlewareLayer {
+            middleware: Arc::new(middleware),
+        }
+    }
+}
+
+impl<M: Middleware> Layer<ToolService> for MiddlewareLayer<M> {
+    type Service = MiddlewareService<M>;
+
+    fn layer(&self, inner: ToolService) -> MiddlewareService<M> {
+        MiddlewareService {
+            middleware: Arc::clone(&self.middleware),
+            inner,
+        }
+    }
+}
+
+/// The service a [`MiddlewareLayer`] puts around the rest of the chain.
+pub struct MiddlewareService<M> {
+    middleware: Arc<M>,
+    inner: ToolService,
+}
+
+impl<M> Clone for MiddlewareService<M> {
+    fn clone(&self) -> Self {
+        MiddlewareService {
+            middleware: Arc::clone(&self.middleware),
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<M> fmt::Debug for MiddlewareService<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MiddlewareService").finish_non_exhaustive()
+    }
+}
+
+impl<M: Middleware> Service<ToolRequest> for MiddlewareService<M> {
+    type Response = CallToolResult;
+    type Error = ErrorObject;
+    type Future = BoxFuture<CallOutcome>;
+
+    /// Always ready: the rest of the chain is asked when `next.run` runs it.
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: ToolRequest) -> BoxFuture<CallOutcome> {
+        let next = Next {
+            inner: self.inner.clone(),
+        };
+        self.middleware.call(call, next)
+    }
+}
+
+/// A closure as a [`Middleware`], as axum's `middleware::from_fn` makes one:
+/// `from_fn(|call, next| async move { ... next.run(call).await })`.
+pub fn from_fn<F, Fut>(f: F) -> MiddlewareLayer<FromFn<F>>
+where
+    F: Fn(ToolRequest, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallOutcome> + Send + 'static,
+{
+    MiddlewareLayer::new(FromFn(f))
+}
+
+/// The middleware [`from_fn`] makes of a closure.
+#[derive(Debug, Clone, Copy)]
+pub struct FromFn<F>(F);
+
+impl<F, Fut> Middleware for FromFn<F>
+where
+    F: Fn(ToolRequest, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallOutcome> + Send + 'static,
+{
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+        Box::pin((self.0)(call, next))
+    }
+}
+
+/// Implements `Layer<ToolService>` for a built-in middleware, so it goes
+/// straight into `ServerBuilder::layer`.
+macro_rules! middleware_layer {
+    ($($ty:ty),*) => {$(
+        impl Layer<ToolService> for $ty {
+            type Service = MiddlewareService<$ty>;
+
+            fn layer(&self, inner: ToolService) -> MiddlewareService<$ty> {
+                MiddlewareLayer::new(self.clone()).layer(inner)
+            }
+        }
+    )*};
+}
+
+middleware_layer!(AuditLog, RateLimit);
 
 /// Logs every call through `tracing` (target `mcp_server::audit`): tool,
 /// caller, duration and outcome. Arguments are not logged (they may hold
@@ -237,7 +328,7 @@ impl Next {
 pub struct AuditLog;
 
 impl Middleware for AuditLog {
-    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
         let tool = call.name.clone();
         let caller = call.caller.key();
         let client = call.caller.client().map(|c| c.name.clone());
@@ -274,11 +365,12 @@ impl Middleware for AuditLog {
 /// A token-bucket rate limit per caller (see [`Caller::key`]): `burst` calls
 /// at once, refilled at `per_second`. A call over the limit gets an `isError`
 /// result saying when to retry; the tool does not run.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RateLimit {
     burst: f64,
     per_second: f64,
-    buckets: Mutex<HashMap<String, (f64, Instant)>>,
+    /// Shared by the clones the layer makes of it.
+    buckets: Arc<Mutex<HashMap<String, (f64, Instant)>>>,
 }
 
 impl RateLimit {
@@ -287,7 +379,7 @@ impl RateLimit {
         RateLimit {
             burst: f64::from(burst.max(1)),
             per_second: per_second.max(f64::MIN_POSITIVE),
-            buckets: Mutex::new(HashMap::new()),
+            buckets: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
@@ -314,7 +406,7 @@ impl RateLimit {
 }
 
 impl Middleware for RateLimit {
-    fn call(&self, call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
         match self.take(call.caller.key()) {
             Ok(()) => next.run(call),
             Err(wait) => {

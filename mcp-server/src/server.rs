@@ -9,7 +9,7 @@ use mcp_types::{Implementation, JsonObject, ServerCapabilities};
 use crate::dispatch::{CallLimits, CoreParts, Policy, ServerCore};
 use crate::error::Error;
 use crate::handle::ServerHandle;
-use crate::policy::{Caller, Middleware, ToolInfo};
+use crate::policy::{Caller, ToolInfo};
 use crate::prompt::PromptEntry;
 use crate::registry::Catalog;
 use crate::resource::{ResourceEntry, TemplateEntry};
@@ -69,7 +69,7 @@ impl std::fmt::Debug for Policy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Policy")
             .field("visibility", &self.visibility.is_some())
-            .field("middleware", &self.middleware.len())
+            .field("layers", &self.layers)
             .field("call_timeout", &self.call_timeout)
             .finish_non_exhaustive()
     }
@@ -126,10 +126,45 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a layer around every tool call. Layers run in the order added,
-    /// the first outermost. See [`policy::Middleware`](crate::policy::Middleware).
-    pub fn layer(mut self, middleware: impl Middleware) -> Self {
-        self.policy.middleware.push(std::sync::Arc::new(middleware));
+    /// Adds a tower layer around every tool call: any `Layer` over
+    /// [`ToolService`](crate::tool::ToolService), such as tower's
+    /// `TimeoutLayer`, `ConcurrencyLimitLayer` or `LoadShedLayer`, a
+    /// [`Middleware`](crate::policy::Middleware) through
+    /// [`MiddlewareLayer`](crate::policy::MiddlewareLayer) or
+    /// [`from_fn`](crate::policy::from_fn), and the built-in
+    /// [`AuditLog`](crate::policy::AuditLog) and
+    /// [`RateLimit`](crate::policy::RateLimit). Layers run in the order
+    /// added, the first outermost, as in `tower::ServiceBuilder`.
+    ///
+    /// A layer's error never drops the reply: an
+    /// [`ErrorObject`](crate::types::ErrorObject) is answered as that
+    /// JSON-RPC error, any other error as an `isError` result naming the
+    /// tool and what stopped it (a timeout, load shedding, or the error's
+    /// message).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower::limit::ConcurrencyLimitLayer;
+    /// use tower::timeout::TimeoutLayer;
+    ///
+    /// let server = mcp_server::Server::builder("app", "1.0")
+    ///     .layer(TimeoutLayer::new(Duration::from_secs(30)))
+    ///     .layer(ConcurrencyLimitLayer::new(8))
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::tool::ToolService> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::tool::ToolRequest, Response = mcp_types::CallToolResult>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::tool::ToolRequest>>::Error: Into<tower::BoxError>,
+        <L::Service as tower::Service<crate::tool::ToolRequest>>::Future: Send + 'static,
+    {
+        self.policy.layers.push(layer);
         self
     }
 

@@ -5,7 +5,8 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_server::policy::{AuditLog, CallOutcome, Middleware, Next, RateLimit, ToolCall};
+use mcp_server::policy::{AuditLog, CallOutcome, Middleware, MiddlewareLayer, Next, RateLimit};
+use mcp_server::tool::ToolRequest;
 use mcp_server::types::ErrorObject;
 use mcp_server::{policy::BoxFuture, Server, ToolEntry};
 use serde_json::{json, Value};
@@ -92,7 +93,7 @@ struct Probe {
 }
 
 impl Middleware for Probe {
-    fn call(&self, mut call: ToolCall, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, mut call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
         self.log
             .lock()
             .unwrap()
@@ -123,14 +124,14 @@ async fn middleware_runs_in_order_and_may_reject_or_rewrite() {
     let log = Arc::new(Mutex::new(Vec::new()));
     let server = builder()
         .layer(AuditLog)
-        .layer(Probe {
+        .layer(MiddlewareLayer::new(Probe {
             name: "guard",
             log: Arc::clone(&log),
-        })
-        .layer(Probe {
+        }))
+        .layer(MiddlewareLayer::new(Probe {
             name: "rewrite",
             log: Arc::clone(&log),
-        })
+        }))
         .build();
     let mut c = Client::start(server);
     c.initialize("2025-11-25").await;
@@ -246,4 +247,114 @@ async fn a_full_server_says_so_instead_of_queueing_forever() {
         .await;
     let (r, _) = c.recv_response(json!(2)).await;
     assert_eq!(r["result"]["content"][0]["text"], "2");
+}
+
+/// tower's own layers work on tool calls unchanged, and what stops a call
+/// reaches the client as an `isError` result naming the limit: never a
+/// dropped reply, and the server keeps serving.
+#[tokio::test]
+async fn tower_timeout_layer_answers_with_an_error_result() {
+    let server = builder()
+        .layer(tower::timeout::TimeoutLayer::new(Duration::from_millis(50)))
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    let r = c.request(1, "tools/call", json!({"name":"wait"})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("tool `wait` timed out") && text.contains("timeout layer"),
+        "{text}"
+    );
+    // Quick calls pass the same layer.
+    let r = c
+        .request(
+            2,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":2}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "3", "{r}");
+}
+
+#[tokio::test]
+async fn tower_concurrency_limit_queues_and_load_shed_refuses_with_an_error_result() {
+    // One call at a time: a second waits for the slot, then runs.
+    let server = builder()
+        .layer(tower::limit::ConcurrencyLimitLayer::new(1))
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}))
+        .await;
+    c.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1}}})).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}))
+        .await;
+    let (r, _) = c.recv_response(json!(2)).await;
+    assert_eq!(r["result"]["content"][0]["text"], "2", "{r}");
+
+    // With load shedding in front, the second call is refused at once
+    // instead of waiting, with a result that says why.
+    let server = builder()
+        .layer(tower::load_shed::LoadShedLayer::new())
+        .layer(tower::limit::ConcurrencyLimitLayer::new(1))
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    c.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r = c
+        .request(
+            2,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":1}}),
+        )
+        .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("tool `add` was not run") && text.contains("load shedding"),
+        "{text}"
+    );
+    // The slot freed, calls run again.
+    c.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let r = c
+        .request(
+            3,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":2,"b":2}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "4", "{r}");
+}
+
+/// A closure middleware (`from_fn`) sits in the same stack as tower's layers.
+#[tokio::test]
+async fn from_fn_middleware_and_tower_layers_share_one_stack() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let server = builder()
+        .layer(mcp_server::policy::from_fn(
+            move |call: ToolRequest, next: Next| {
+                log.lock().unwrap().push(call.name.clone());
+                next.run(call)
+            },
+        ))
+        .layer(tower::timeout::TimeoutLayer::new(Duration::from_millis(50)))
+        .build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    let r = c.request(1, "tools/call", json!({"name":"wait"})).await;
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("timed out"),
+        "the timeout inside the closure's layer reaches it as a result: {r}"
+    );
+    assert_eq!(*seen.lock().unwrap(), ["wait"]);
 }

@@ -74,7 +74,7 @@ use crate::common::BoxFuture;
 use crate::common::Outbound;
 pub(crate) use crate::common::{encode, error_reply};
 use crate::handle::ServerHandle;
-use crate::policy::{Middleware, VisibilityHook};
+use crate::policy::VisibilityHook;
 use crate::registry::{Catalog, Registry};
 use crate::tool::ToolEntry;
 use changes::Feed;
@@ -118,7 +118,10 @@ pub(crate) struct Policy {
     pub(crate) visibility: Option<Arc<VisibilityHook>>,
     /// Who sees which prompts, resources and templates.
     pub(crate) offer_visibility: Option<Arc<crate::policy::OfferVisibilityHook>>,
-    pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    /// The tower layers around tool calls, as the builder got them.
+    pub(crate) layers: crate::tool::service::ToolLayers,
+    /// Those layers around the tool, built once (`None` without layers).
+    pub(crate) tool_service: Option<crate::tool::ToolService>,
     pub(crate) call_timeout: Option<std::time::Duration>,
     pub(crate) limits: CallLimits,
     /// The tasks one caller may hold (`None`: [`crate::policy::DEFAULT_MAX_TASKS_PER_CALLER`]).
@@ -127,7 +130,7 @@ pub(crate) struct Policy {
 
 impl Policy {
     pub(crate) fn wants_caller(&self) -> bool {
-        self.visibility.is_some() || self.offer_visibility.is_some() || !self.middleware.is_empty()
+        self.visibility.is_some() || self.offer_visibility.is_some() || !self.layers.is_empty()
     }
 }
 
@@ -200,11 +203,12 @@ impl ServerCore {
             catalog,
             page_size,
             list_ttl_ms,
-            policy,
+            mut policy,
             signer,
             #[cfg(feature = "skills")]
             skills,
         } = parts;
+        policy.tool_service = policy.layers.build();
         let mut server_info_meta = Meta::new();
         server_info_meta.insert(
             meta_key::SERVER_INFO.to_owned(),

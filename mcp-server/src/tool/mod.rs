@@ -1,7 +1,8 @@
 //! Tools: what a `#[tool]` method becomes at run time ([`crate::ToolEntry`],
 //! built by the macro, or at run time with [`crate::ToolEntry::dynamic`]),
 //! what a toolbox hands the server ([`Items`]), and whether a call may run
-//! as a task ([`TaskSupport`]).
+//! as a task ([`TaskSupport`]); and a call as a tower service
+//! ([`ToolService`], [`ToolRequest`]) for the layers around it.
 //!
 //! Inside: `entry` (the tool and the traits that turn return values into
 //! results), `args` (decoding a call's arguments), `schema` (the JSON
@@ -13,12 +14,14 @@ pub(crate) mod dynamic;
 pub(crate) mod entry;
 pub(crate) mod rules;
 pub(crate) mod schema;
+pub(crate) mod service;
 
 pub(crate) use args::*;
 pub(crate) use entry::*;
 pub(crate) use schema::*;
 
 pub use entry::Items;
+pub use service::{ToolRequest, ToolService};
 
 /// Whether a tool may run as a task (SEP-2663).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -25,8 +25,10 @@ use crate::dispatch::rounds::{input_needed, rounds_of, Bound, Retry};
 use crate::dispatch::session::Session;
 use crate::dispatch::tasks::TaskOwner;
 use crate::dispatch::{failed, Outcome, Request, RequestInfo, ServerCore};
-use crate::policy::{CallOutcome, Caller, Next, ToolCall};
+use crate::policy::{CallOutcome, Caller};
 use crate::registry::Registry;
+use crate::tool::service::call_through;
+use crate::tool::ToolRequest;
 use crate::tool::{Args, TaskSupport, ToolEntry};
 
 /// What [`ServerCore::resolve`] found: the call's params and era, its tool,
@@ -153,7 +155,7 @@ impl ServerCore {
         let modern = matches!(era, Era::Modern(_));
         let as_task = Self::may_run_as_task(entry.task, &settings.client_capabilities);
         let timeout = entry.timeout.or(self.policy.call_timeout);
-        let plain = self.policy.middleware.is_empty() && timeout.is_none();
+        let plain = self.policy.tool_service.is_none() && timeout.is_none();
         let mut arguments = Args::from_text(params.arguments);
         let new_context = |asker| {
             Context::new(ContextParts {
@@ -233,31 +235,31 @@ impl ServerCore {
                     Err(e) => return Outcome::Reply(self.call_reply(id, e.into_result(), modern)),
                 };
                 let era = &call.era;
-                let tool_call = ToolCall {
-                    name: call.name.into_owned(),
+                let caller = call
+                    .caller
+                    .unwrap_or_else(|| Arc::new(Self::caller(session, era, info)));
+                let tool_call = ToolRequest::new(
+                    call.entry.clone(),
+                    call.name.into_owned(),
                     arguments,
-                    caller: call
-                        .caller
-                        .unwrap_or_else(|| Arc::new(Self::caller(session, era, info))),
-                    ctx: ctx.clone(),
-                };
-                let guarded = self.guarded_call(call.entry, tool_call, admission, call.timeout);
+                    caller,
+                    ctx.clone(),
+                );
+                let guarded = self.guarded_call(tool_call, admission, call.timeout);
                 self.run_call(session, id, ctx, guarded, None, modern, as_task)
             }
         }
     }
 
-    /// A call wrapped in the policy: middleware, a slot, a timeout.
+    /// A call wrapped in the policy: its layers, a slot, a timeout.
     fn guarded_call(
         &self,
-        entry: &ToolEntry,
-        call: ToolCall,
+        call: ToolRequest,
         admission: Admission,
         timeout: Option<Duration>,
     ) -> BoxFuture<CallOutcome> {
         let name = call.name.clone();
-        let entry = entry.clone();
-        let middleware = self.policy.middleware.clone();
+        let service = self.policy.tool_service.clone();
         Box::pin(async move {
             let _permit = match admission {
                 Admission::Now(permit) => permit,
@@ -272,11 +274,11 @@ impl ServerCore {
             if call.ctx.is_cancelled() {
                 return Ok(mcp_types::CallToolResult::error("cancelled"));
             }
-            let chain: BoxFuture<CallOutcome> = if middleware.is_empty() {
-                let fut = entry.call(Args::new(Some(call.arguments)), call.ctx);
-                Box::pin(async move { Ok(fut.await) })
+            let chain: BoxFuture<CallOutcome> = if let Some(service) = &service {
+                call_through(service, call)
             } else {
-                Next::new(middleware.into(), entry).run(call)
+                let run = call.run_plain();
+                Box::pin(async move { Ok(run.await) })
             };
             match timeout {
                 None => chain.await,
