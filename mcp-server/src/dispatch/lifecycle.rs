@@ -5,6 +5,8 @@
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::RawJson;
+#[cfg(feature = "http")]
+use mcp_types::jsonrpc::RawMessage;
 use mcp_types::jsonrpc::Response;
 use mcp_types::lifecycle::{EmptyResult, MetaParams};
 use mcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
@@ -21,6 +23,32 @@ use super::era::{
 };
 use super::session::{LegacyState, Session};
 use super::{encode, failed, Capability, Outcome, Reply, Request, ServerCore};
+
+/// Whether `msg` opens a legacy session (`initialize`): what a transport
+/// that keeps sessions of its own (HTTP, with `Mcp-Session-Id`) asks before
+/// it looks for the session a message names.
+#[cfg(feature = "http")]
+pub(crate) fn opens_session(msg: &RawMessage<'_>) -> bool {
+    matches!(msg, RawMessage::Request { method, .. } if method == method::INITIALIZE)
+}
+
+/// Whether `msg`, arriving on `session`, may be owed to another instance
+/// serving the same session: a response (or error) to a request this one
+/// did not send, or a cancellation (the call may run elsewhere). What the
+/// bus between instances forwards.
+#[cfg(feature = "http")]
+pub(crate) fn owed_elsewhere(session: &Session, msg: &RawMessage<'_>) -> bool {
+    match msg {
+        RawMessage::Response { id, .. } | RawMessage::Error { id: Some(id), .. } => {
+            !session.pending.waits_for(id)
+        }
+        RawMessage::Notification {
+            method,
+            params: Some(_),
+        } => method == method::CANCELLED,
+        _ => false,
+    }
+}
 
 /// The lifecycle requests, answered the same on every transport.
 pub(super) struct Lifecycle;
@@ -120,6 +148,7 @@ fn set_level(session: &Session, id: &RequestId, raw: Option<RawJson<'_>>) -> Rep
     };
     if let Some(state) = lock(&session.legacy).as_mut() {
         state.log_level = Some(level.level);
+        session.mark_changed();
     }
     Ok(encode(&Response::new(id.clone(), EmptyResult::default())))
 }

@@ -62,6 +62,8 @@ pub(crate) use admission::CallLimits;
 pub(crate) use batch::items as batch_items;
 #[cfg(feature = "http")]
 pub(crate) use changes::{Change, Changes, Watched};
+#[cfg(feature = "http")]
+pub(crate) use lifecycle::{opens_session, owed_elsewhere};
 pub(crate) use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::SessionRecord;

@@ -260,6 +260,7 @@ impl ServerCore {
         } else {
             lock(&req.session.subscriptions).remove(&uri);
         }
+        req.session.mark_changed();
         Outcome::Reply(encode(&Response::new(id, EmptyResult::default())))
     }
 }

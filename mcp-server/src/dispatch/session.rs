@@ -2,6 +2,7 @@
 //! requests in flight (for cancellation).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcp_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId};
@@ -19,6 +20,11 @@ pub(crate) struct Session {
     pub(super) listens: Mutex<HashMap<RequestId, Context>>,
     /// Resources the legacy session subscribed to (`resources/subscribe`).
     pub(super) subscriptions: Mutex<HashSet<String>>,
+    /// Whether the client changed what its record keeps (the log level,
+    /// the subscriptions) since the transport last took note: what a
+    /// transport with a shared store writes back, without knowing which
+    /// requests change a session.
+    changed: AtomicBool,
     /// Requests we sent the client, awaiting its responses (legacy era).
     pub(crate) pending: Arc<crate::ask::Pending>,
     pub(super) kind: TransportKind,
@@ -53,6 +59,7 @@ impl Session {
             inflight: Mutex::new(HashMap::new()),
             listens: Mutex::new(HashMap::new()),
             subscriptions: Mutex::new(HashSet::new()),
+            changed: AtomicBool::new(false),
             pending: Arc::default(),
             kind,
             id,
@@ -74,6 +81,18 @@ impl Session {
         for (_, ctx) in lock(&self.listens).drain() {
             ctx.cancel();
         }
+    }
+
+    /// Notes that the client changed what the session's record keeps.
+    pub(super) fn mark_changed(&self) {
+        self.changed.store(true, Ordering::Release);
+    }
+
+    /// Whether the client changed what the session's record keeps since
+    /// the last call (and clears it).
+    #[cfg(feature = "http")]
+    pub(crate) fn take_changed(&self) -> bool {
+        self.changed.swap(false, Ordering::AcqRel)
     }
 
     /// The protocol version `initialize` negotiated, if it ran.

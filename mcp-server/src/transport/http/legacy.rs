@@ -8,7 +8,7 @@ use super::reply::names::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use http::header::{self, HeaderMap};
 use http::{Response, StatusCode};
 use mcp_types::jsonrpc::{code, RawMessage};
-use mcp_types::{method, ProtocolVersion};
+use mcp_types::ProtocolVersion;
 
 use super::reply::{
     accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
@@ -110,9 +110,7 @@ impl Inner {
         if let Err(r) = Self::legacy_version(headers) {
             return *r;
         }
-        let is_initialize =
-            matches!(&msg, RawMessage::Request { method, .. } if method == method::INITIALIZE);
-        if is_initialize {
+        if crate::dispatch::opens_session(&msg) {
             return self.initialize(msg, parts).await;
         }
         let http_session = match self.session_of(headers, &parts.extensions).await {
@@ -123,9 +121,6 @@ impl Inner {
             return unavailable;
         }
         let is_request = matches!(msg, RawMessage::Request { .. });
-        // What the client changes in its session, the other instances must see.
-        let changes_session = matches!(&msg, RawMessage::Request { method, .. }
-            if matches!(method.as_ref(), method::LOGGING_SET_LEVEL | method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE));
         let sink = RequestSink::new();
         let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
         let outcome = self.core.handle(
@@ -137,7 +132,8 @@ impl Inner {
         if !is_request {
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         }
-        if changes_session && matches!(outcome, Outcome::Reply(_)) {
+        // What the client changed in its session, the other instances must see.
+        if http_session.session.take_changed() {
             if let Err(unavailable) = self.store_session(&http_session, true).await {
                 return unavailable;
             }

@@ -189,38 +189,26 @@ impl Inner {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
+        if !crate::dispatch::owed_elsewhere(&held.session, msg) {
+            return Ok(());
+        }
         let body = match msg {
-            RawMessage::Response { id, result } => {
-                if held.session.pending.waits_for(id) {
-                    return Ok(());
-                }
-                format!(
-                    r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
-                    id_json(id),
-                    result.get()
-                )
-            }
-            RawMessage::Error {
-                id: Some(id),
-                error,
-            } => {
-                if held.session.pending.waits_for(id) {
-                    return Ok(());
-                }
-                format!(
-                    r#"{{"jsonrpc":"2.0","id":{},"error":{}}}"#,
-                    id_json(id),
-                    serde_json::to_string(error).unwrap_or_else(|_| "null".into())
-                )
-            }
-            RawMessage::Notification {
-                method,
-                params: Some(params),
-            } if method == mcp_types::method::CANCELLED => format!(
-                r#"{{"jsonrpc":"2.0","method":"{method}","params":{}}}"#,
-                params.get()
+            RawMessage::Response { id, result } => format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
+                id_json(id),
+                result.get()
             ),
-            _ => return Ok(()),
+            RawMessage::Error { id, error } => format!(
+                r#"{{"jsonrpc":"2.0","id":{},"error":{}}}"#,
+                id.as_ref().map_or_else(|| "null".to_owned(), id_json),
+                serde_json::to_string(error).unwrap_or_else(|_| "null".into())
+            ),
+            RawMessage::Notification { method, params } => format!(
+                r#"{{"jsonrpc":"2.0","method":{},"params":{}}}"#,
+                serde_json::to_string(method.as_ref()).unwrap_or_else(|_| "null".into()),
+                params.map_or("{}", |p| p.get())
+            ),
+            RawMessage::Request { .. } => return Ok(()),
         };
         self.bus_ready(shared).await?;
         let mut notice = shared.notice(Kind::Deliver);
