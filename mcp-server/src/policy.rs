@@ -2,7 +2,7 @@
 //! [`Caller`], visibility hooks, [`Middleware`] (tool-call layers written
 //! as one function, with [`AuditLog`] and [`RateLimit`]), timeouts and
 //! concurrency bounds. Any tower layer over tool calls
-//! ([`ToolService`](crate::tool::ToolService)) goes into
+//! ([`ToolService`]) goes into
 //! [`ServerBuilder::layer`](crate::ServerBuilder::layer) as well.
 
 use std::collections::HashMap;

@@ -374,10 +374,12 @@ impl<E: Entry> Live<E> {
 /// The live sets of everything a server offers, shared by dispatch and the
 /// [`ServerHandle`](crate::ServerHandle).
 pub(crate) struct Catalog {
-    pub(crate) tools: Live<crate::tool::ToolEntry>,
-    pub(crate) prompts: Live<crate::prompt::PromptEntry>,
-    pub(crate) resources: Live<crate::resource::ResourceEntry>,
-    pub(crate) templates: Live<crate::resource::TemplateEntry>,
+    // Each list is shared by the handle (which changes it) and the
+    // capability that serves it (which owns a clone of it).
+    pub(crate) tools: Arc<Live<crate::tool::ToolEntry>>,
+    pub(crate) prompts: Arc<Live<crate::prompt::PromptEntry>>,
+    pub(crate) resources: Arc<Live<crate::resource::ResourceEntry>>,
+    pub(crate) templates: Arc<Live<crate::resource::TemplateEntry>>,
     /// URIs the server said changed ([`ServerHandle::resource_updated`](crate::ServerHandle::resource_updated)).
     updates: tokio::sync::broadcast::Sender<Arc<str>>,
     /// The same updates, raised here (not heard from another instance): what
@@ -410,10 +412,10 @@ impl Catalog {
         })?;
         crate::apps::check_origins(items.resources.iter().map(ResourceEntry::resource))?;
         Ok(Catalog {
-            tools: Live::new(items.tools)?,
-            prompts: Live::new(items.prompts)?,
-            resources: Live::new(items.resources)?,
-            templates: Live::new(items.templates)?,
+            tools: Arc::new(Live::new(items.tools)?),
+            prompts: Arc::new(Live::new(items.prompts)?),
+            resources: Arc::new(Live::new(items.resources)?),
+            templates: Arc::new(Live::new(items.templates)?),
             updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
             local_updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
             peer_lists: std::array::from_fn(|_| tokio::sync::watch::Sender::new(0)),
@@ -444,18 +446,6 @@ impl Catalog {
     /// A receiver of resource updates.
     pub(crate) fn updates(&self) -> tokio::sync::broadcast::Receiver<Arc<str>> {
         self.updates.subscribe()
-    }
-
-    /// Whether `uri` names a resource the server can read now: a visible
-    /// static resource, or a URI one of its visible templates matches.
-    pub(crate) fn has_resource(&self, uri: &str) -> bool {
-        self.resources.snapshot().get(uri).is_some()
-            || self
-                .templates
-                .snapshot()
-                .entries()
-                .iter()
-                .any(|t| t.bind(uri).is_some())
     }
 
     /// Warns when an item added at run time brings completion functions

@@ -68,9 +68,9 @@ pub struct ServerBuilder {
 impl std::fmt::Debug for Policy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Policy")
-            .field("visibility", &self.visibility.is_some())
-            .field("layers", &self.layers)
-            .field("call_timeout", &self.call_timeout)
+            .field("visibility", &self.tools.visibility.is_some())
+            .field("layers", &self.tools.layers)
+            .field("call_timeout", &self.tools.call_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -95,7 +95,7 @@ impl ServerBuilder {
         mut self,
         hook: impl Fn(&Caller, &ToolInfo<'_>) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.policy.visibility = Some(std::sync::Arc::new(hook));
+        self.policy.tools.visibility = Some(std::sync::Arc::new(hook));
         self
     }
 
@@ -164,14 +164,14 @@ impl ServerBuilder {
         <L::Service as tower::Service<crate::tool::ToolRequest>>::Error: Into<tower::BoxError>,
         <L::Service as tower::Service<crate::tool::ToolRequest>>::Future: Send + 'static,
     {
-        self.policy.layers.push(layer);
+        self.policy.tools.layers.push(layer);
         self
     }
 
     /// Stops any call running longer than this (per-tool timeouts win) and
     /// answers it with an `isError` result.
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
-        self.policy.call_timeout = Some(timeout);
+        self.policy.tools.call_timeout = Some(timeout);
         self
     }
 
@@ -181,7 +181,7 @@ impl ServerBuilder {
     /// bound. The default is [`DEFAULT_MAX_RUNNING_CALLS`](crate::policy::DEFAULT_MAX_RUNNING_CALLS) running and
     /// [`DEFAULT_MAX_WAITING_CALLS`](crate::policy::DEFAULT_MAX_WAITING_CALLS) waiting.
     pub fn max_concurrent_calls(mut self, running: usize, waiting: usize) -> Self {
-        self.policy.limits = CallLimits::new(running, waiting);
+        self.policy.tools.limits = CallLimits::new(running, waiting);
         self
     }
 

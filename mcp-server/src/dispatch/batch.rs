@@ -68,54 +68,52 @@ pub(crate) fn items(batch: Result<Vec<&RawValue>, DecodeError>) -> Result<Vec<&R
     }
 }
 
-impl ServerCore {
-    /// Starts answering the elements of a batch (from [`items`]), or the
-    /// error reply when the session's revision has no batches (only
-    /// 2025-03-26 has them).
-    pub(crate) fn batch(
-        self: &Arc<Self>,
-        session: &Arc<Session>,
-        items: &[&RawValue],
-        out: &Arc<dyn Outbound>,
-        info: &RequestInfo,
-    ) -> Result<Batch, Vec<u8>> {
-        if !session.allows_batches() {
-            return Err(error_reply(
-                None,
-                ErrorObject::invalid_request(
-                    "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
-                ),
-            ));
-        }
-        let mut batch = Batch {
-            replies: Vec::new(),
-            pending: Vec::new(),
-            any_request: false,
-        };
-        for item in items {
-            let msg = match RawMessage::parse(item.get()) {
-                Ok(msg) => msg,
-                Err(e) => {
-                    batch.replies.push(encode(&e.to_response()));
-                    continue;
-                }
-            };
-            if let RawMessage::Request { id, method, .. } = &msg {
-                if method == mcp_types::method::INITIALIZE {
-                    batch.replies.push(error_reply(
-                        Some(id.clone()),
-                        ErrorObject::invalid_request("initialize must not be part of a batch"),
-                    ));
-                    continue;
-                }
-                batch.any_request = true;
-            }
-            match self.handle(session, msg, out, info) {
-                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => batch.replies.push(bytes),
-                Outcome::Spawn(fut) => batch.pending.push(fut),
-                Outcome::Nothing => {}
-            }
-        }
-        Ok(batch)
+/// Starts answering the elements of a batch (from [`items`]), or the
+/// error reply when the session's revision has no batches (only
+/// 2025-03-26 has them).
+pub(crate) fn start_batch(
+    core: &Arc<ServerCore>,
+    session: &Arc<Session>,
+    items: &[&RawValue],
+    out: &Arc<dyn Outbound>,
+    info: &RequestInfo,
+) -> Result<Batch, Vec<u8>> {
+    if !session.allows_batches() {
+        return Err(error_reply(
+            None,
+            ErrorObject::invalid_request(
+                "JSON-RPC batches are only allowed in protocol revision 2025-03-26",
+            ),
+        ));
     }
+    let mut batch = Batch {
+        replies: Vec::new(),
+        pending: Vec::new(),
+        any_request: false,
+    };
+    for item in items {
+        let msg = match RawMessage::parse(item.get()) {
+            Ok(msg) => msg,
+            Err(e) => {
+                batch.replies.push(encode(&e.to_response()));
+                continue;
+            }
+        };
+        if let RawMessage::Request { id, method, .. } = &msg {
+            if method == mcp_types::method::INITIALIZE {
+                batch.replies.push(error_reply(
+                    Some(id.clone()),
+                    ErrorObject::invalid_request("initialize must not be part of a batch"),
+                ));
+                continue;
+            }
+            batch.any_request = true;
+        }
+        match core.handle(session, msg, out, info) {
+            Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => batch.replies.push(bytes),
+            Outcome::Spawn(fut) => batch.pending.push(fut),
+            Outcome::Nothing => {}
+        }
+    }
+    Ok(batch)
 }

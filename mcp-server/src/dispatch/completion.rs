@@ -8,22 +8,70 @@ use std::sync::Arc;
 use mcp_types::completion::{
     Completion as Suggestions, CompletionArgument, CompletionContext, CompletionRef,
 };
-use mcp_types::{method, CompleteResult, ErrorObject, Meta, ResultType};
+use mcp_types::{method, CompleteResult, ErrorObject, Meta, ResultType, ServerCapabilities};
 
 use super::era::Era;
 use super::user_code::UserParams;
 use super::{failed, Capability, Outcome, Request, ServerCore};
 use crate::complete::{CompleteHandler, Completing};
+use crate::prompt::PromptEntry;
+use crate::registry::{Catalog, Live};
+use crate::resource::TemplateEntry;
 
-/// `completion/complete`.
-pub(super) struct Completion;
+/// `completion/complete`: the prompts and templates whose completion
+/// functions it calls (shared with the handle, which changes them), and
+/// whether the server declared completions.
+pub(crate) struct Completion {
+    prompts: Arc<Live<PromptEntry>>,
+    templates: Arc<Live<TemplateEntry>>,
+    declared: bool,
+}
+
+impl Completion {
+    pub(super) fn new(catalog: &Catalog, capabilities: &ServerCapabilities) -> Completion {
+        Completion {
+            prompts: Arc::clone(&catalog.prompts),
+            templates: Arc::clone(&catalog.templates),
+            declared: capabilities.completions.is_some(),
+        }
+    }
+}
 
 impl Capability for Completion {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         if req.method != method::COMPLETION_COMPLETE {
             return Err(req);
         }
-        Ok(core.complete(req))
+        Ok(self.complete(core, req))
+    }
+
+    /// The scopes of the prompt or template whose argument is completed.
+    #[cfg(feature = "auth")]
+    fn scopes(
+        &self,
+        core: &ServerCore,
+        method_name: &str,
+        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
+    ) -> Option<Vec<crate::auth::Scopes>> {
+        /// What the request names, read leniently (dispatch answers malformed params).
+        #[derive(serde::Deserialize, Default)]
+        struct Named {
+            #[serde(rename = "ref", default)]
+            reference: Option<CompletionRef>,
+        }
+        if method_name != method::COMPLETION_COMPLETE || !self.declared {
+            return None;
+        }
+        let asked: Named = serde_json::from_str(params?.get()).unwrap_or_default();
+        Some(vec![match asked.reference? {
+            CompletionRef::Prompt { name, .. } => core.prompts.scopes_of(&name)?,
+            CompletionRef::Resource { uri } => core.resources.template_scopes(&uri)?,
+            _ => return None,
+        }])
     }
 }
 
@@ -52,12 +100,12 @@ impl UserParams for CompleteParamsOpt {
     }
 }
 
-impl ServerCore {
-    fn complete(self: &Arc<Self>, req: Request<'_>) -> Outcome {
-        if self.capabilities.completions.is_none() {
+impl Completion {
+    fn complete(&self, core: &Arc<ServerCore>, req: Request<'_>) -> Outcome {
+        if !self.declared {
             return failed(req.id, ErrorObject::method_not_found(req.method));
         }
-        let (p, era, ctx) = match self.user_request::<CompleteParamsOpt>(&req) {
+        let (p, era, ctx) = match core.user_request::<CompleteParamsOpt>(&req) {
             Ok(v) => v,
             Err(e) => return failed(req.id, e),
         };
@@ -67,12 +115,12 @@ impl ServerCore {
                 ErrorObject::invalid_params("completion/complete needs `ref` and `argument`"),
             );
         };
-        let caller = self.offer_caller(&req, &era);
+        let caller = core.offer_caller(&req, &era);
         let asked_by = AskedBy {
             caller: caller.as_ref(),
             identity: req.info.identity.as_deref(),
         };
-        let handler = match self.completion_handler(&reference, &argument.name, &asked_by) {
+        let handler = match self.handler(core, &reference, &argument.name, &asked_by) {
             Ok(h) => h,
             Err(e) => return failed(req.id, e),
         };
@@ -84,8 +132,8 @@ impl ServerCore {
                 .and_then(|c| c.arguments)
                 .unwrap_or_else(BTreeMap::new),
         };
-        let meta = matches!(era, Era::Modern(_)).then(|| self.complete_meta());
-        self.run_user(
+        let meta = matches!(era, Era::Modern(_)).then(|| core.complete_meta());
+        core.run_user(
             req.session,
             req.id,
             ctx.clone(),
@@ -121,19 +169,20 @@ impl ServerCore {
     /// argument does not exist, or `asked_by` may not see the prompt or
     /// template (or its token lacks their scopes: HTTP answers that with the
     /// step-up challenge before dispatch).
-    fn completion_handler(
+    fn handler(
         &self,
+        core: &ServerCore,
         reference: &CompletionRef,
         argument: &str,
         asked_by: &AskedBy<'_>,
     ) -> Result<Option<Arc<CompleteHandler>>, ErrorObject> {
         match reference {
             CompletionRef::Prompt { name, .. } => {
-                let prompts = self.catalog.prompts.snapshot();
+                let prompts = self.prompts.snapshot();
                 let prompt = prompts
                     .get(name)
                     .filter(|p| {
-                        p.scopes.allow(asked_by.identity) && self.offered_to(asked_by.caller, *p)
+                        p.scopes.allow(asked_by.identity) && core.offered_to(asked_by.caller, *p)
                     })
                     .ok_or_else(|| {
                         ErrorObject::invalid_params(format!("unknown prompt: {name}"))
@@ -152,11 +201,11 @@ impl ServerCore {
                 Ok(prompt.completions.get(argument).cloned())
             }
             CompletionRef::Resource { uri } => {
-                let templates = self.catalog.templates.snapshot();
+                let templates = self.templates.snapshot();
                 let template = templates
                     .get(uri)
                     .filter(|t| {
-                        t.scopes.allow(asked_by.identity) && self.offered_to(asked_by.caller, *t)
+                        t.scopes.allow(asked_by.identity) && core.offered_to(asked_by.caller, *t)
                     })
                     .ok_or_else(|| {
                         ErrorObject::invalid_params(format!("unknown resource template: {uri}"))

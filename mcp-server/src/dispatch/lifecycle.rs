@@ -12,7 +12,7 @@ use mcp_types::lifecycle::{EmptyResult, MetaParams};
 use mcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
 use mcp_types::notification::SetLevelParams;
 use mcp_types::{
-    method, CacheScope, DiscoverResult, ErrorObject, InitializeParams, InitializeResult, Meta,
+    method, CacheScope, DiscoverResult, ErrorObject, InitializeParams, InitializeResult,
     ProtocolVersion, RequestId, ResultType,
 };
 use mcp_wire::sync::lock;
@@ -50,11 +50,24 @@ pub(crate) fn owed_elsewhere(session: &Session, msg: &RawMessage<'_>) -> bool {
     }
 }
 
-/// The lifecycle requests, answered the same on every transport.
-pub(super) struct Lifecycle;
+/// The lifecycle requests, answered the same on every transport, and the
+/// instructions the handshake and discovery give the client.
+pub(crate) struct Lifecycle {
+    instructions: Option<String>,
+}
+
+impl Lifecycle {
+    pub(super) fn new(instructions: Option<String>) -> Lifecycle {
+        Lifecycle { instructions }
+    }
+}
 
 impl Capability for Lifecycle {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         let reply = match req.method {
             // Removed in 2026-07-28: a modern request names no handshake, and
             // no ping. In the legacy era a client may ping even before
@@ -62,11 +75,11 @@ impl Capability for Lifecycle {
             method::INITIALIZE | method::PING if is_modern_request(req.params) => {
                 Err(ErrorObject::method_not_found(req.method))
             }
-            method::INITIALIZE => core.initialize(req.session, &req.id, req.params),
+            method::INITIALIZE => self.initialize(core, req.session, &req.id, req.params),
             method::PING => params::<MetaParams>(req.params)
                 .map(|_| encode(&Response::new(req.id.clone(), EmptyResult::default()))),
             method::LOGGING_SET_LEVEL => set_level(req.session, &req.id, req.params),
-            method::SERVER_DISCOVER => core.discover(&req.id, req.params),
+            method::SERVER_DISCOVER => self.discover(core, &req.id, req.params),
             _ => return Err(req),
         };
         Ok(match reply {
@@ -76,12 +89,14 @@ impl Capability for Lifecycle {
     }
 }
 
-impl ServerCore {
-    pub(super) fn complete_meta(&self) -> Meta {
-        self.server_info_meta.clone()
-    }
-
-    fn initialize(&self, session: &Session, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
+impl Lifecycle {
+    fn initialize(
+        &self,
+        core: &ServerCore,
+        session: &Session,
+        id: &RequestId,
+        raw: Option<RawJson<'_>>,
+    ) -> Reply {
         let p: InitializeParams = required_params(raw)?;
         let version = ProtocolVersion::negotiate_legacy(&p.protocol_version);
         tracing::info!(
@@ -102,15 +117,15 @@ impl ServerCore {
             id.clone(),
             InitializeResult {
                 protocol_version: version,
-                capabilities: self.capabilities.clone(),
-                server_info: self.info.clone(),
+                capabilities: core.capabilities.clone(),
+                server_info: core.info.clone(),
                 instructions: self.instructions.clone(),
                 meta: None,
             },
         )))
     }
 
-    fn discover(&self, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
+    fn discover(&self, core: &ServerCore, id: &RequestId, raw: Option<RawJson<'_>>) -> Reply {
         let p: MetaParams = params(raw)?;
         let m = p.meta.as_ref().ok_or_else(|| {
             ErrorObject::invalid_params(format!(
@@ -127,11 +142,11 @@ impl ServerCore {
                     .iter()
                     .map(|v| v.as_str().to_owned())
                     .collect(),
-                capabilities: self.capabilities.clone(),
+                capabilities: core.capabilities.clone(),
                 instructions: self.instructions.clone(),
-                ttl_ms: self.list_ttl_ms,
+                ttl_ms: core.list_ttl_ms,
                 cache_scope: CacheScope::Public,
-                meta: Some(self.complete_meta()),
+                meta: Some(core.complete_meta()),
             },
         )))
     }

@@ -14,101 +14,102 @@ use mcp_types::{method, ErrorObject, Meta, ProtocolVersion, RequestId};
 use mcp_wire::sync::lock;
 use serde_json::Value;
 
-use super::changes::{Changes, Feed, Watched};
+use super::changes::{Changes, Watched};
 use super::era::{check_modern, required_params};
 use super::session::Session;
-use super::tasks::TaskOwner;
-use super::{encode, failed, Capability, Outcome, Request, ServerCore, CAPABILITIES};
+use super::tasks::{TaskOwner, Tasks};
+use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::common::Outbound;
 use crate::context::{Context, ContextParts};
 
-/// `subscriptions/listen`.
-pub(super) struct Listen;
+/// `subscriptions/listen`: a stream of what the other capabilities feed
+/// (it keeps no state of its own: the open streams are the connection's).
+pub(crate) struct Listen;
 
 impl Capability for Listen {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         if req.method != method::SUBSCRIPTIONS_LISTEN {
             return Err(req);
         }
         let identity = req.info.identity.as_deref();
         let caller = TaskOwner::of(req.session, req.info);
-        Ok(core.listen(req.session, req.id, req.params, req.out, identity, &caller))
+        Ok(Self::listen(
+            core,
+            req.session,
+            req.id,
+            req.params,
+            req.out,
+            identity,
+            &caller,
+        ))
+    }
+
+    /// The scopes of every resource whose updates the stream asks for.
+    #[cfg(feature = "auth")]
+    fn scopes(
+        &self,
+        core: &ServerCore,
+        method_name: &str,
+        params: Option<RawJson<'_>>,
+    ) -> Option<Vec<crate::auth::Scopes>> {
+        if method_name != method::SUBSCRIPTIONS_LISTEN {
+            return None;
+        }
+        let asked: SubscriptionsListenParams = serde_json::from_str(params?.get()).ok()?;
+        let uris = asked.notifications.resource_subscriptions?;
+        Some(
+            uris.iter()
+                .filter_map(|uri| core.resources.scopes_of(uri))
+                .collect(),
+        )
     }
 }
 
-impl ServerCore {
-    /// The filter the server agrees to: what each capability agrees to of `asked`.
-    fn agree(&self, asked: &SubscriptionFilter) -> SubscriptionFilter {
-        let mut agreed = SubscriptionFilter::default();
-        for capability in CAPABILITIES {
-            (capability.agree)(self, asked, &mut agreed);
-        }
-        agreed
-    }
-
-    /// The feeds of the lists that change on this instance.
-    pub(crate) fn local_feeds(&self) -> Vec<Feed> {
-        CAPABILITIES.iter().filter_map(|c| (c.feed)(self)).collect()
-    }
-
-    /// The feeds of every list that can change: on this instance, and as
-    /// other instances say (through the shared store's bus).
-    fn feeds(&self) -> Vec<Feed> {
-        let local = self.local_feeds();
-        let elsewhere = local.iter().map(|f| {
-            let kind = f.kind();
-            Feed::new(kind, self.catalog.peer_lists[kind.index()].subscribe())
-        });
-        let elsewhere: Vec<Feed> = elsewhere.collect();
-        local.into_iter().chain(elsewhere).collect()
-    }
-
-    /// What a legacy session follows: every list, and the resources it
-    /// subscribed to.
-    pub(crate) fn changes(&self, session: &Arc<Session>) -> Changes {
-        Changes::new(
-            self.feeds(),
-            Some((
-                self.catalog.updates(),
-                Watched::Session(Arc::clone(session)),
-            )),
-        )
-    }
-
+impl Listen {
     /// What a listen stream follows: the lists and resources its filter agreed to.
-    fn listen_changes(&self, agreed: &SubscriptionFilter) -> Changes {
+    fn listen_changes(core: &ServerCore, agreed: &SubscriptionFilter) -> Changes {
         let uris = agreed.resource_subscriptions.clone().unwrap_or_default();
         Changes::new(
-            self.feeds()
+            core.feeds()
                 .into_iter()
                 .filter(|feed| feed.kind().is_in(agreed))
                 .collect(),
-            (!uris.is_empty()).then(|| (self.catalog.updates(), Watched::Uris(uris))),
+            (!uris.is_empty()).then(|| (core.catalog.updates(), Watched::Uris(uris))),
         )
     }
 
     /// Leaves out of `agreed` the tasks that run here and are not
     /// `caller`'s: someone else's task does not exist for it.
-    fn keep_own_tasks(&self, agreed: &mut SubscriptionFilter, caller: &TaskOwner) {
+    fn keep_own_tasks(tasks: &Tasks, agreed: &mut SubscriptionFilter, caller: &TaskOwner) {
         if let Some(ids) = agreed.task_ids.as_mut() {
-            ids.retain(|id| self.tasks.owner_of(id).is_none_or(|owner| owner == *caller));
+            ids.retain(|id| {
+                tasks
+                    .table
+                    .owner_of(id)
+                    .is_none_or(|owner| owner == *caller)
+            });
         }
     }
 
     /// The tasks a stream asked for that do not run here, and the shared
     /// store that knows those of the other instances (`None` without one).
     fn tasks_elsewhere(
-        &self,
+        tasks: &Tasks,
         agreed: &SubscriptionFilter,
     ) -> Option<(Arc<dyn crate::state::Store>, Vec<String>)> {
-        let share = self.task_share.get()?;
+        let share = tasks.share.get()?;
         let ids = agreed.task_ids.iter().flatten();
-        let elsewhere: Vec<String> = ids.filter(|t| !self.tasks.knows(t)).cloned().collect();
+        let elsewhere: Vec<String> = ids.filter(|t| !tasks.table.knows(t)).cloned().collect();
         (!elsewhere.is_empty()).then(|| (Arc::clone(&share.store), elsewhere))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn listen(
-        self: &Arc<Self>,
+        core: &Arc<ServerCore>,
         session: &Arc<Session>,
         id: RequestId,
         raw: Option<RawJson<'_>>,
@@ -143,7 +144,7 @@ impl ServerCore {
             out: Arc::clone(out),
             protocol_version: ProtocolVersion::V2026_07_28,
             client_capabilities: Arc::default(),
-            server: Arc::clone(&self.handle) as _,
+            server: Arc::clone(&core.handle) as _,
             asker: crate::ask::Asker::Nobody,
             identity: None,
         });
@@ -151,12 +152,13 @@ impl ServerCore {
             return failed(id, e);
         }
         // Each capability agrees to its own lists, and to nothing it does not have.
-        let mut agreed = self.agree(&p.notifications);
+        let mut agreed = core.agree(&p.notifications);
         // Nor to resources whose scopes the token lacks (HTTP answers a
         // request for them with the step-up challenge before dispatch).
         if let (Some(_), Some(uris)) = (identity, agreed.resource_subscriptions.as_mut()) {
             uris.retain(|uri| {
-                self.resource_scopes(uri)
+                core.resources
+                    .scopes_of(uri)
                     .is_none_or(|scopes| scopes.allow(identity))
             });
         }
@@ -165,12 +167,12 @@ impl ServerCore {
             meta_key::SUBSCRIPTION_ID.to_owned(),
             serde_json::to_value(&id).unwrap_or(Value::Null),
         );
-        self.keep_own_tasks(&mut agreed, caller);
-        let elsewhere = self.tasks_elsewhere(&agreed);
+        Self::keep_own_tasks(&core.tasks, &mut agreed, caller);
+        let elsewhere = Self::tasks_elsewhere(&core.tasks, &agreed);
         let caller = caller.clone();
         // Subscribed before anything is awaited, so no change is missed.
-        let mut changes = self.listen_changes(&agreed);
-        let notices = self.tasks.notices();
+        let mut changes = Self::listen_changes(core, &agreed);
+        let notices = core.tasks.table.notices();
         let out = Arc::clone(out);
         Outcome::Spawn(Box::pin(async move {
             if let Some((store, tasks)) = elsewhere {

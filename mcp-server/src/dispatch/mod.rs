@@ -6,9 +6,12 @@
 //! `params._meta` names a protocol version; otherwise it belongs to the
 //! connection's legacy session, which `initialize` opens ([`era`]).
 //!
-//! Each capability is a module of one shape ([`Capability`]): the requests
-//! it answers, the list-changed feed it offers, the `subscriptions/listen`
-//! filter it agrees to. [`CAPABILITIES`] lists them; dispatch walks it.
+//! Each capability is a struct that owns its state, in a module of its own,
+//! with one shape ([`Capability`]): the requests it answers, the
+//! list-changed feed it offers, the `subscriptions/listen` filter it agrees
+//! to, the OAuth scopes of what a request reaches. [`ServerCore`] holds
+//! them and what they share; [`ServerCore::capabilities`] lists them, and
+//! dispatch walks that list.
 //!
 //! | module | holds |
 //! |---|---|
@@ -20,9 +23,9 @@
 //! | [`resources`] | `resources/list`, `resources/templates/list`, `resources/read`, subscriptions |
 //! | [`completion`] | `completion/complete` |
 //! | [`rounds`] | 2026-07-28 input rounds: `inputResponses`, signed `requestState`, `input_required` |
-//! | [`serve`] | what those three share: lists, the context of a request, running user code |
+//! | [`user_code`] | what the capabilities share: lists, the caller, the context of a request, running user code |
 //! | [`listen`] | `subscriptions/listen` |
-//! | this module | the table, and the OAuth scopes of what a request reaches ([`ServerCore::missing_scopes`]) |
+//! | this module | the service: the capabilities, routing, list feeds, and the OAuth scopes of what a request reaches ([`ServerCore::missing_scopes`]) |
 //! | [`changes`] | list-changed feeds and notices |
 //! | [`admission`] | bounds on running and waiting calls |
 //! | [`batch`] | JSON-RPC batches |
@@ -48,8 +51,6 @@ mod user_code;
 
 use std::sync::Arc;
 
-#[cfg(feature = "auth")]
-use mcp_types::completion::CompletionRef;
 use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::RawMessage;
 use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
@@ -59,9 +60,10 @@ use mcp_wire::sync::lock;
 use serde_json::Value;
 
 pub(crate) use admission::CallLimits;
-pub(crate) use batch::items as batch_items;
+pub(crate) use batch::{items as batch_items, start_batch};
 #[cfg(feature = "http")]
-pub(crate) use changes::{Change, Changes, Watched};
+pub(crate) use changes::Change;
+pub(crate) use changes::{Changes, Watched};
 #[cfg(feature = "http")]
 pub(crate) use lifecycle::{opens_session, owed_elsewhere};
 pub(crate) use session::Session;
@@ -77,8 +79,7 @@ use crate::common::Outbound;
 pub(crate) use crate::common::{encode, error_reply};
 use crate::handle::ServerHandle;
 use crate::policy::VisibilityHook;
-use crate::registry::{Catalog, Registry};
-use crate::tool::ToolEntry;
+use crate::registry::Catalog;
 use changes::Feed;
 use completion::Completion;
 use era::required_params;
@@ -88,10 +89,12 @@ use prompts::Prompts;
 use resources::Resources;
 use tools::Tools;
 
-/// The server's shared state: identity, capabilities, what it offers.
+/// The MCP service: the server's identity and what every capability
+/// shares (the catalog the handle changes, list settings, the signer of
+/// input rounds), and the capabilities, each owning its own state, in the
+/// order requests are offered to them ([`ServerCore::capabilities`]).
 pub(crate) struct ServerCore {
     pub(crate) info: Implementation,
-    pub(crate) instructions: Option<String>,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) catalog: Arc<Catalog>,
     /// The handle tools reach through `Context::server` (built once).
@@ -102,38 +105,42 @@ pub(crate) struct ServerCore {
     server_info_meta: Meta,
     /// The same, serialized once: spliced into modern call results.
     server_info_meta_json: Vec<u8>,
-    pub(crate) policy: Policy,
     /// Signs and checks the `requestState` of 2026-07-28 input rounds.
     pub(crate) signer: crate::ask::request_state::Signer,
-    /// The tasks this server runs (the tasks extension).
-    pub(crate) tasks: tasks::TaskTable,
-    /// Tasks shared with other instances (a shared store is configured).
-    pub(crate) task_share: std::sync::OnceLock<tasks::TaskShare>,
-    /// The skills served (the skills extension), if any.
-    #[cfg(feature = "skills")]
-    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
-}
-
-/// What runs around tool calls: visibility, middleware, timeouts, bounds.
-#[derive(Default)]
-pub(crate) struct Policy {
-    pub(crate) visibility: Option<Arc<VisibilityHook>>,
     /// Who sees which prompts, resources and templates.
     pub(crate) offer_visibility: Option<Arc<crate::policy::OfferVisibilityHook>>,
-    /// The tower layers around tool calls, as the builder got them.
-    pub(crate) layers: crate::tool::service::ToolLayers,
-    /// Those layers around the tool, built once (`None` without layers).
-    pub(crate) tool_service: Option<crate::tool::ToolService>,
-    pub(crate) call_timeout: Option<std::time::Duration>,
-    pub(crate) limits: CallLimits,
+    pub(crate) lifecycle: Lifecycle,
+    pub(crate) tools: Tools,
+    pub(crate) prompts: Prompts,
+    pub(crate) resources: Resources,
+    pub(crate) completion: Completion,
+    pub(crate) listen: Listen,
+    pub(crate) tasks: tasks::Tasks,
+    #[cfg(feature = "skills")]
+    pub(crate) skills: skills::SkillMethods,
+}
+
+/// What runs around tool calls and who sees what, as the builder collects
+/// it: [`ServerCore::new`] hands each part to the capability it concerns.
+#[derive(Default)]
+pub(crate) struct Policy {
+    /// What concerns tool calls: visibility, layers, timeout, bounds.
+    pub(crate) tools: ToolPolicy,
+    /// Who sees which prompts, resources and templates.
+    pub(crate) offer_visibility: Option<Arc<crate::policy::OfferVisibilityHook>>,
     /// The tasks one caller may hold (`None`: [`crate::policy::DEFAULT_MAX_TASKS_PER_CALLER`]).
     pub(crate) max_tasks_per_caller: Option<usize>,
 }
 
-impl Policy {
-    pub(crate) fn wants_caller(&self) -> bool {
-        self.visibility.is_some() || self.offer_visibility.is_some() || !self.layers.is_empty()
-    }
+/// What runs around tool calls: who sees a tool, the tower layers, the
+/// timeout, the bounds on running and waiting calls.
+#[derive(Default)]
+pub(crate) struct ToolPolicy {
+    pub(crate) visibility: Option<Arc<VisibilityHook>>,
+    /// The tower layers around tool calls, as the builder got them.
+    pub(crate) layers: crate::tool::service::ToolLayers,
+    pub(crate) call_timeout: Option<std::time::Duration>,
+    pub(crate) limits: CallLimits,
 }
 
 /// What a transport knows about one request beyond its body.
@@ -205,12 +212,11 @@ impl ServerCore {
             catalog,
             page_size,
             list_ttl_ms,
-            mut policy,
+            policy,
             signer,
             #[cfg(feature = "skills")]
             skills,
         } = parts;
-        policy.tool_service = policy.layers.build();
         let mut server_info_meta = Meta::new();
         server_info_meta.insert(
             meta_key::SERVER_INFO.to_owned(),
@@ -220,7 +226,16 @@ impl ServerCore {
         ServerCore {
             handle: Arc::new(ServerHandle::new(&info.name, Arc::clone(&catalog))),
             info,
-            instructions,
+            lifecycle: Lifecycle::new(instructions),
+            tools: Tools::new(&catalog, policy.tools),
+            prompts: Prompts::new(&catalog, &capabilities),
+            resources: Resources::new(&catalog, &capabilities),
+            completion: Completion::new(&catalog, &capabilities),
+            listen: Listen,
+            tasks: tasks::Tasks::new(policy.max_tasks_per_caller, &capabilities),
+            offer_visibility: policy.offer_visibility,
+            #[cfg(feature = "skills")]
+            skills: skills::SkillMethods::new(skills),
             capabilities,
             catalog,
             page_size,
@@ -228,17 +243,71 @@ impl ServerCore {
             server_info_meta_json: serde_json::to_vec(&server_info_meta)
                 .unwrap_or_else(|_| b"{}".to_vec()),
             server_info_meta,
-            policy,
             signer,
-            tasks: tasks::TaskTable::default(),
-            task_share: std::sync::OnceLock::new(),
-            #[cfg(feature = "skills")]
-            skills,
         }
     }
 
-    fn registry(&self) -> Arc<Registry<ToolEntry>> {
-        self.catalog.tools.snapshot()
+    /// The capabilities, in the order requests are offered to them. Adding
+    /// one is a module implementing [`Capability`], a field, and a line here.
+    fn capabilities(&self) -> impl Iterator<Item = &dyn Capability> {
+        let all: [&dyn Capability; 7] = [
+            &self.lifecycle,
+            &self.tools,
+            &self.prompts,
+            &self.resources,
+            &self.completion,
+            &self.listen,
+            &self.tasks,
+        ];
+        #[cfg(feature = "skills")]
+        let all = all
+            .into_iter()
+            .chain(std::iter::once(&self.skills as &dyn Capability));
+        all.into_iter()
+    }
+
+    /// The filter the server agrees to: what each capability agrees to of `asked`.
+    fn agree(&self, asked: &SubscriptionFilter) -> SubscriptionFilter {
+        let mut agreed = SubscriptionFilter::default();
+        for capability in self.capabilities() {
+            capability.agree(self, asked, &mut agreed);
+        }
+        agreed
+    }
+
+    /// The feeds of the lists that change on this instance.
+    pub(crate) fn local_feeds(&self) -> Vec<Feed> {
+        self.capabilities().filter_map(Capability::feed).collect()
+    }
+
+    /// The feeds of every list that can change: on this instance, and as
+    /// other instances say (through the shared store's bus).
+    fn feeds(&self) -> Vec<Feed> {
+        let local = self.local_feeds();
+        let elsewhere = local.iter().map(|f| {
+            let kind = f.kind();
+            Feed::new(kind, self.catalog.peer_lists[kind.index()].subscribe())
+        });
+        let elsewhere: Vec<Feed> = elsewhere.collect();
+        local.into_iter().chain(elsewhere).collect()
+    }
+
+    /// What a legacy session follows: every list, and the resources it
+    /// subscribed to.
+    pub(crate) fn changes(&self, session: &Arc<Session>) -> Changes {
+        Changes::new(
+            self.feeds(),
+            Some((
+                self.catalog.updates(),
+                Watched::Session(Arc::clone(session)),
+            )),
+        )
+    }
+
+    /// Whether hooks or layers look at who calls (then the transport keeps
+    /// a request's headers for them).
+    pub(crate) fn wants_caller(&self) -> bool {
+        self.tools.wants_caller() || self.offer_visibility.is_some()
     }
 
     /// Handles one incoming message on `session`. Notifications that belong to
@@ -335,61 +404,51 @@ pub(super) struct Request<'a> {
     info: &'a RequestInfo,
 }
 
-/// One capability's share of dispatch (tools, prompts, resources,
-/// completion): the requests it answers, the list it keeps clients
-/// informed of, and the part of a `subscriptions/listen` filter it agrees to.
-pub(super) trait Capability {
+/// One capability's share of dispatch: the requests it answers, the list
+/// it keeps clients informed of, the part of a `subscriptions/listen`
+/// filter it agrees to, and the OAuth scopes what a request reaches needs.
+/// Each is a struct owning its own state.
+pub(super) trait Capability: Send + Sync {
     /// Answers `req` if its method is one of this capability's; gives it back otherwise.
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>>;
+    fn request<'a>(&self, core: &Arc<ServerCore>, req: Request<'a>)
+        -> Result<Outcome, Request<'a>>;
 
     /// The feed of this capability's list changes, if it has such a list.
-    fn feed(core: &ServerCore) -> Option<Feed> {
-        let _ = core;
+    fn feed(&self) -> Option<Feed> {
         None
     }
 
     /// Sets the fields of `agreed` this capability serves, from `asked`.
-    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+    fn agree(
+        &self,
+        core: &ServerCore,
+        asked: &SubscriptionFilter,
+        agreed: &mut SubscriptionFilter,
+    ) {
         let _ = (core, asked, agreed);
     }
-}
 
-/// A capability in the table dispatch walks.
-pub(super) struct CapabilityRow {
-    request: for<'a> fn(&Arc<ServerCore>, Request<'a>) -> Result<Outcome, Request<'a>>,
-    feed: fn(&ServerCore) -> Option<Feed>,
-    agree: fn(&ServerCore, &SubscriptionFilter, &mut SubscriptionFilter),
-}
-
-impl CapabilityRow {
-    const fn of<C: Capability>() -> CapabilityRow {
-        CapabilityRow {
-            request: C::request,
-            feed: C::feed,
-            agree: C::agree,
-        }
+    /// The scopes of what a request of `method` reaches (the tool called,
+    /// the prompt got, the resource read...), when the method is this
+    /// capability's and what it names exists; `None` otherwise (what does
+    /// not exist is dispatch's not-found answer, not a scope question).
+    #[cfg(feature = "auth")]
+    fn scopes(
+        &self,
+        core: &ServerCore,
+        method: &str,
+        params: Option<RawJson<'_>>,
+    ) -> Option<Vec<crate::auth::Scopes>> {
+        let _ = (core, method, params);
+        None
     }
 }
-
-/// Every capability, in the order requests are offered to them. Adding one
-/// is a module implementing [`Capability`] and a line here.
-pub(super) const CAPABILITIES: &[CapabilityRow] = &[
-    CapabilityRow::of::<Lifecycle>(),
-    CapabilityRow::of::<Tools>(),
-    CapabilityRow::of::<Prompts>(),
-    CapabilityRow::of::<Resources>(),
-    CapabilityRow::of::<Completion>(),
-    CapabilityRow::of::<Listen>(),
-    CapabilityRow::of::<tasks::Tasks>(),
-    #[cfg(feature = "skills")]
-    CapabilityRow::of::<skills::SkillMethods>(),
-];
 
 impl ServerCore {
     /// Offers `req` to each capability; a method none answers is -32601.
     fn request(self: &Arc<Self>, mut req: Request<'_>) -> Outcome {
-        for capability in CAPABILITIES {
-            match (capability.request)(self, req) {
+        for capability in self.capabilities() {
+            match capability.request(self, req) {
                 Ok(outcome) => return outcome,
                 Err(unanswered) => req = unanswered,
             }
@@ -402,15 +461,10 @@ impl ServerCore {
 
 impl ServerCore {
     /// The scopes a step-up challenge names when `who`'s token lacks some
-    /// that the request needs: those of the tool called (`tools/call`), the
-    /// prompt got (`prompts/get`), the resource read or subscribed to
-    /// (`resources/read`, the legacy `resources/subscribe`: a static
-    /// resource, else the template that matches the URI), the prompt or
-    /// template whose argument is completed (`completion/complete`), and
-    /// every resource whose updates `subscriptions/listen` asks for (each
-    /// named once). `None` when it lacks none, and when the request names
-    /// nothing that exists: that is dispatch's not-found answer, not a
-    /// scope question.
+    /// that the request needs: those of what it reaches, as the capability
+    /// that answers it says ([`Capability::scopes`]), each named once.
+    /// `None` when it lacks none, and when the request names nothing that
+    /// exists: that is dispatch's not-found answer, not a scope question.
     #[cfg(feature = "auth")]
     pub(crate) fn missing_scopes(
         &self,
@@ -419,39 +473,9 @@ impl ServerCore {
         who: &crate::auth::Identity,
     ) -> Option<Vec<String>> {
         use crate::auth::Scopes;
-        let peek = mcp_wire::route::Peek::read(params);
-        // `params.name`, and `params.uri` (as `resources/read` names it).
-        let name = || peek.name_for(method::TOOLS_CALL);
-        let uri = || peek.name_for(method::RESOURCES_READ);
-        let targets: Vec<Scopes> = match method_name {
-            method::TOOLS_CALL => vec![self.registry().get(&name()?)?.scopes.clone()],
-            method::PROMPTS_GET => vec![self.prompt_scopes(&name()?)?],
-            method::RESOURCES_READ => vec![self.resource_scopes(&uri()?)?],
-            // Legacy only: a 2026-07-28 one is -32601, not a scope question.
-            method::RESOURCES_SUBSCRIBE if !peek.is_modern() => {
-                vec![self.resource_scopes(&uri()?)?]
-            }
-            method::COMPLETION_COMPLETE if self.capabilities.completions.is_some() => {
-                let asked: Targets = serde_json::from_str(params?.get()).unwrap_or_default();
-                vec![match asked.reference? {
-                    CompletionRef::Prompt { name, .. } => self.prompt_scopes(&name)?,
-                    CompletionRef::Resource { uri } => {
-                        self.catalog.templates.snapshot().get(&uri)?.scopes.clone()
-                    }
-                    _ => return None,
-                }]
-            }
-            method::SUBSCRIPTIONS_LISTEN => {
-                let asked: Targets = serde_json::from_str(params?.get()).unwrap_or_default();
-                asked
-                    .notifications?
-                    .resource_subscriptions?
-                    .iter()
-                    .filter_map(|uri| self.resource_scopes(uri))
-                    .collect()
-            }
-            _ => return None,
-        };
+        let targets = self
+            .capabilities()
+            .find_map(|c| c.scopes(self, method_name, params))?;
         let mut needed: Vec<String> = Vec::new();
         let lacked = targets.iter().filter_map(|t| t.lacked_by(who));
         for scope in lacked.flat_map(Scopes::iter) {
@@ -461,33 +485,4 @@ impl ServerCore {
         }
         (!needed.is_empty()).then_some(needed)
     }
-
-    /// The scopes of prompt `name`, if it exists.
-    #[cfg(feature = "auth")]
-    fn prompt_scopes(&self, name: &str) -> Option<crate::auth::Scopes> {
-        Some(self.catalog.prompts.snapshot().get(name)?.scopes.clone())
-    }
-
-    /// The scopes of what reading `uri` reaches, if anything: the static
-    /// resource of that URI, else the first template (in list order) that
-    /// matches it, as `resources/read` looks.
-    fn resource_scopes(&self, uri: &str) -> Option<crate::auth::Scopes> {
-        if let Some(resource) = self.catalog.resources.snapshot().get(uri) {
-            return Some(resource.scopes.clone());
-        }
-        let templates = self.catalog.templates.snapshot();
-        let template = templates.entries().iter().find(|t| t.bind(uri).is_some())?;
-        Some(template.scopes.clone())
-    }
-}
-
-/// What a `completion/complete` or `subscriptions/listen` request names,
-/// read leniently (dispatch answers malformed params).
-#[cfg(feature = "auth")]
-#[derive(serde::Deserialize, Default)]
-struct Targets {
-    #[serde(rename = "ref", default)]
-    reference: Option<CompletionRef>,
-    #[serde(default)]
-    notifications: Option<SubscriptionFilter>,
 }

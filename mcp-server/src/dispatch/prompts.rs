@@ -5,38 +5,75 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType};
+use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType, ServerCapabilities};
 
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
 use super::user_code::{ListResult, ModernFields, UserParams};
 use super::{failed, Capability, Outcome, Request, ServerCore};
-use crate::prompt::StringArgs;
+use crate::prompt::{PromptEntry, StringArgs};
+use crate::registry::{Catalog, Live};
 
-/// `prompts/list`, `prompts/get`, and the prompt list's changes.
-pub(super) struct Prompts;
+/// `prompts/list`, `prompts/get`, and the prompt list's changes: the
+/// prompts (shared with the handle, which changes them), and whether the
+/// server declared them.
+pub(crate) struct Prompts {
+    live: Arc<Live<PromptEntry>>,
+    declared: bool,
+}
+
+impl Prompts {
+    pub(super) fn new(catalog: &Catalog, capabilities: &ServerCapabilities) -> Prompts {
+        Prompts {
+            live: Arc::clone(&catalog.prompts),
+            declared: capabilities.prompts.is_some(),
+        }
+    }
+
+    /// The scopes of prompt `name`, if it exists.
+    #[cfg(feature = "auth")]
+    pub(super) fn scopes_of(&self, name: &str) -> Option<crate::auth::Scopes> {
+        Some(self.live.snapshot().get(name)?.scopes.clone())
+    }
+}
 
 impl Capability for Prompts {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         match req.method {
-            method::PROMPTS_LIST => Ok(core.prompts_list(&req)),
-            method::PROMPTS_GET => Ok(core.prompts_get(req)),
+            method::PROMPTS_LIST => Ok(core.list_reply::<_, ListPromptsResult>(&req, &self.live)),
+            method::PROMPTS_GET => Ok(self.get(core, req)),
             _ => Err(req),
         }
     }
 
-    fn feed(core: &ServerCore) -> Option<Feed> {
-        core.capabilities
-            .prompts
-            .is_some()
-            .then(|| Feed::new(ListKind::Prompts, core.catalog.prompts.subscribe()))
+    fn feed(&self) -> Option<Feed> {
+        self.declared
+            .then(|| Feed::new(ListKind::Prompts, self.live.subscribe()))
     }
 
-    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
-        if core.capabilities.prompts.is_some() {
+    fn agree(&self, _: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        if self.declared {
             agreed.prompts_list_changed = asked.prompts_list_changed.filter(|&b| b);
         }
+    }
+
+    #[cfg(feature = "auth")]
+    fn scopes(
+        &self,
+        _: &ServerCore,
+        method_name: &str,
+        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
+    ) -> Option<Vec<crate::auth::Scopes>> {
+        if method_name != method::PROMPTS_GET {
+            return None;
+        }
+        let name = mcp_wire::route::Peek::read(params).name_for(method::TOOLS_CALL)?;
+        Some(vec![self.scopes_of(&name)?])
     }
 }
 
@@ -92,26 +129,22 @@ impl ListResult for ListPromptsResult {
     }
 }
 
-impl ServerCore {
-    fn prompts_list(&self, req: &Request<'_>) -> Outcome {
-        self.list_reply::<_, ListPromptsResult>(req, &self.catalog.prompts)
-    }
-
-    fn prompts_get(self: &Arc<Self>, req: Request<'_>) -> Outcome {
-        let (p, era, ctx) = match self.user_request::<GetPromptParamsOpt>(&req) {
+impl Prompts {
+    fn get(&self, core: &Arc<ServerCore>, req: Request<'_>) -> Outcome {
+        let (p, era, ctx) = match core.user_request::<GetPromptParamsOpt>(&req) {
             Ok(v) => v,
             Err(e) => return failed(req.id, e),
         };
         let Some(name) = p.name else {
             return failed(req.id, ErrorObject::invalid_params("missing prompt `name`"));
         };
-        let caller = self.offer_caller(&req, &era);
-        let found = self.catalog.prompts.snapshot().get(&name).cloned();
+        let caller = core.offer_caller(&req, &era);
+        let found = self.live.snapshot().get(&name).cloned();
         // A prompt the caller may not see (or whose scopes its token lacks:
         // HTTP answers that with the step-up challenge before dispatch)
         // does not exist for it.
         let who = req.info.identity.as_deref();
-        let found = found.filter(|e| e.scopes.allow(who) && self.offered_to(caller.as_ref(), e));
+        let found = found.filter(|e| e.scopes.allow(who) && core.offered_to(caller.as_ref(), e));
         let Some(entry) = found else {
             return failed(
                 req.id,
@@ -119,8 +152,8 @@ impl ServerCore {
             );
         };
         let args = StringArgs::new(p.arguments.unwrap_or_default());
-        let meta = matches!(era, Era::Modern(_)).then(|| self.complete_meta());
-        self.run_user(
+        let meta = matches!(era, Era::Modern(_)).then(|| core.complete_meta());
+        core.run_user(
             req.session,
             req.id,
             ctx.clone(),

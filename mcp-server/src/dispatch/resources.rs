@@ -9,7 +9,8 @@ use mcp_types::jsonrpc::Response;
 use mcp_types::lifecycle::EmptyResult;
 use mcp_types::modern::SubscriptionFilter;
 use mcp_types::{
-    method, ErrorObject, ListResourceTemplatesResult, ListResourcesResult, Meta, ReadResourceResult,
+    method, ErrorObject, ListResourceTemplatesResult, ListResourcesResult, Meta,
+    ReadResourceResult, ServerCapabilities,
 };
 use mcp_wire::sync::lock;
 
@@ -20,62 +21,135 @@ use super::user_code::{ListResult, ModernFields, UserParams};
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::error::resource_not_found;
 use crate::prompt::StringArgs;
-use crate::resource::{read, Reading};
+use crate::registry::{Catalog, Live};
+use crate::resource::{read, Reading, ResourceEntry, TemplateEntry};
 
-/// The resource methods and the resource list's changes.
-pub(super) struct Resources;
+/// The resource methods and the resource list's changes: the static
+/// resources and the templates (shared with the handle, which changes
+/// them), and whether the server declared them.
+pub(crate) struct Resources {
+    statics: Arc<Live<ResourceEntry>>,
+    templates: Arc<Live<TemplateEntry>>,
+    declared: bool,
+}
+
+impl Resources {
+    pub(super) fn new(catalog: &Catalog, capabilities: &ServerCapabilities) -> Resources {
+        Resources {
+            statics: Arc::clone(&catalog.resources),
+            templates: Arc::clone(&catalog.templates),
+            declared: capabilities.resources.is_some(),
+        }
+    }
+
+    /// Whether `uri` names a resource the server can read now.
+    fn exists(&self, uri: &str) -> bool {
+        self.statics.snapshot().get(uri).is_some()
+            || self
+                .templates
+                .snapshot()
+                .entries()
+                .iter()
+                .any(|t| t.bind(uri).is_some())
+    }
+
+    /// The scopes of what reading `uri` reaches, if anything: the static
+    /// resource of that URI, else the first template (in list order) that
+    /// matches it, as `resources/read` looks.
+    pub(super) fn scopes_of(&self, uri: &str) -> Option<crate::auth::Scopes> {
+        if let Some(resource) = self.statics.snapshot().get(uri) {
+            return Some(resource.scopes.clone());
+        }
+        let templates = self.templates.snapshot();
+        let template = templates.entries().iter().find(|t| t.bind(uri).is_some())?;
+        Some(template.scopes.clone())
+    }
+
+    /// The scopes of the template at `uri` (a template's URI, as
+    /// `completion/complete` names it), if it exists.
+    #[cfg(feature = "auth")]
+    pub(super) fn template_scopes(&self, uri: &str) -> Option<crate::auth::Scopes> {
+        Some(self.templates.snapshot().get(uri)?.scopes.clone())
+    }
+
+    /// One change counter for the resources and the templates: either list
+    /// changing is `notifications/resources/list_changed`.
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        let (tx, rx) = tokio::sync::watch::channel(0u64);
+        let mut resources = self.statics.subscribe();
+        let mut templates = self.templates.subscribe();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    r = resources.changed() => if r.is_err() { break },
+                    r = templates.changed() => if r.is_err() { break },
+                    () = tx.closed() => break,
+                }
+                tx.send_modify(|n| *n += 1);
+            }
+        });
+        rx
+    }
+}
 
 impl Capability for Resources {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         match req.method {
-            method::RESOURCES_LIST => Ok(core.resources_list(&req)),
-            method::RESOURCES_TEMPLATES_LIST => Ok(core.templates_list(&req)),
-            method::RESOURCES_READ => Ok(core.resources_read(req)),
-            method::RESOURCES_SUBSCRIBE => Ok(core.subscribe(&req, true)),
-            method::RESOURCES_UNSUBSCRIBE => Ok(core.subscribe(&req, false)),
+            method::RESOURCES_LIST => {
+                Ok(core.list_reply::<_, ListResourcesResult>(&req, &self.statics))
+            }
+            method::RESOURCES_TEMPLATES_LIST => {
+                Ok(core.list_reply::<_, ListResourceTemplatesResult>(&req, &self.templates))
+            }
+            method::RESOURCES_READ => Ok(self.read(core, req)),
+            method::RESOURCES_SUBSCRIBE => Ok(self.subscribe(core, &req, true)),
+            method::RESOURCES_UNSUBSCRIBE => Ok(self.subscribe(core, &req, false)),
             _ => Err(req),
         }
     }
 
-    fn feed(core: &ServerCore) -> Option<Feed> {
-        core.capabilities
-            .resources
-            .is_some()
-            .then(|| Feed::new(ListKind::Resources, resources_changes(core)))
+    fn feed(&self) -> Option<Feed> {
+        self.declared
+            .then(|| Feed::new(ListKind::Resources, self.changes()))
     }
 
-    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
-        if core.capabilities.resources.is_none() {
+    fn agree(&self, _: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        if !self.declared {
             return;
         }
         agreed.resources_list_changed = asked.resources_list_changed.filter(|&b| b);
         // Only resources that exist can be followed.
-        agreed.resource_subscriptions = asked.resource_subscriptions.as_ref().map(|uris| {
-            uris.iter()
-                .filter(|u| core.catalog.has_resource(u))
-                .cloned()
-                .collect()
-        });
+        agreed.resource_subscriptions = asked
+            .resource_subscriptions
+            .as_ref()
+            .map(|uris| uris.iter().filter(|u| self.exists(u)).cloned().collect());
     }
-}
 
-/// One change counter for the resources and the templates: either list
-/// changing is `notifications/resources/list_changed`.
-fn resources_changes(core: &ServerCore) -> tokio::sync::watch::Receiver<u64> {
-    let (tx, rx) = tokio::sync::watch::channel(0u64);
-    let mut resources = core.catalog.resources.subscribe();
-    let mut templates = core.catalog.templates.subscribe();
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                r = resources.changed() => if r.is_err() { break },
-                r = templates.changed() => if r.is_err() { break },
-                () = tx.closed() => break,
-            }
-            tx.send_modify(|n| *n += 1);
+    #[cfg(feature = "auth")]
+    fn scopes(
+        &self,
+        _: &ServerCore,
+        method_name: &str,
+        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
+    ) -> Option<Vec<crate::auth::Scopes>> {
+        let peek = mcp_wire::route::Peek::read(params);
+        let reaches = match method_name {
+            method::RESOURCES_READ => true,
+            // Legacy only: a 2026-07-28 one is -32601, not a scope question.
+            method::RESOURCES_SUBSCRIBE => !peek.is_modern(),
+            _ => false,
+        };
+        if !reaches {
+            return None;
         }
-    });
-    rx
+        Some(vec![
+            self.scopes_of(&peek.name_for(method::RESOURCES_READ)?)?
+        ])
+    }
 }
 
 /// `resources/*` params read leniently first, so a missing `uri` is a clear -32602.
@@ -146,17 +220,9 @@ impl ListResult for ListResourceTemplatesResult {
     }
 }
 
-impl ServerCore {
-    fn resources_list(&self, req: &Request<'_>) -> Outcome {
-        self.list_reply::<_, ListResourcesResult>(req, &self.catalog.resources)
-    }
-
-    fn templates_list(&self, req: &Request<'_>) -> Outcome {
-        self.list_reply::<_, ListResourceTemplatesResult>(req, &self.catalog.templates)
-    }
-
-    fn resources_read(self: &Arc<Self>, req: Request<'_>) -> Outcome {
-        let (p, era, ctx) = match self.user_request::<UriParamsOpt>(&req) {
+impl Resources {
+    fn read(&self, core: &Arc<ServerCore>, req: Request<'_>) -> Outcome {
+        let (p, era, ctx) = match core.user_request::<UriParamsOpt>(&req) {
             Ok(v) => v,
             Err(e) => return failed(req.id, e),
         };
@@ -170,35 +236,33 @@ impl ServerCore {
         // that matches; what the caller may not see (or whose scopes its
         // token lacks: HTTP answers that with the step-up challenge before
         // dispatch) does not exist for it.
-        let caller = self.offer_caller(&req, &era);
+        let caller = core.offer_caller(&req, &era);
         let who = req.info.identity.as_deref();
         let found = match self
-            .catalog
-            .resources
+            .statics
             .snapshot()
             .get(&uri)
-            .filter(|r| r.scopes.allow(who) && self.offered_to(caller.as_ref(), *r))
+            .filter(|r| r.scopes.allow(who) && core.offered_to(caller.as_ref(), *r))
         {
             Some(r) => Some((Arc::clone(&r.handler), StringArgs::default())),
             None => self
-                .catalog
                 .templates
                 .snapshot()
                 .entries()
                 .iter()
-                .filter(|t| t.scopes.allow(who) && self.offered_to(caller.as_ref(), *t))
+                .filter(|t| t.scopes.allow(who) && core.offered_to(caller.as_ref(), *t))
                 .find_map(|t| Some((Arc::clone(&t.handler), t.bind(&uri)?))),
         };
         let Some((handler, variables)) = found else {
             return failed(req.id, resource_not_found(&uri));
         };
         // What a token was needed for is no one else's: not for shared caches.
-        let modern = self.modern_fields(&era, self.offers_shared() && who.is_none());
+        let modern = core.modern_fields(&era, core.offers_shared() && who.is_none());
         let reading = Reading {
             uri: uri.clone(),
             variables,
         };
-        self.run_user(
+        core.run_user(
             req.session,
             req.id,
             ctx.clone(),
@@ -218,7 +282,7 @@ impl ServerCore {
     }
 
     /// `resources/subscribe` (`on`) and `resources/unsubscribe`: legacy only.
-    fn subscribe(&self, req: &Request<'_>, on: bool) -> Outcome {
+    fn subscribe(&self, core: &ServerCore, req: &Request<'_>, on: bool) -> Outcome {
         let id = req.id.clone();
         let (p, era) = match super::era::era_of::<UriParamsOpt>(req.session, req.params, |p| {
             p.meta
@@ -233,24 +297,23 @@ impl ServerCore {
             // 2026-07-28 subscribes with `subscriptions/listen` filters.
             return failed(id, ErrorObject::method_not_found(req.method));
         }
-        if self.capabilities.resources.is_none() {
+        if !self.declared {
             return failed(id, ErrorObject::method_not_found(req.method));
         }
         let Some(uri) = p.uri else {
             return failed(id, ErrorObject::invalid_params("missing resource `uri`"));
         };
         if on {
-            let caller = self.offer_caller(req, &era);
+            let caller = core.offer_caller(req, &era);
             let who = req.info.identity.as_deref();
             let visible = self
-                .catalog
-                .resources
+                .statics
                 .snapshot()
                 .get(&uri)
-                .is_some_and(|r| r.scopes.allow(who) && self.offered_to(caller.as_ref(), r))
-                || self.catalog.templates.snapshot().entries().iter().any(|t| {
+                .is_some_and(|r| r.scopes.allow(who) && core.offered_to(caller.as_ref(), r))
+                || self.templates.snapshot().entries().iter().any(|t| {
                     t.scopes.allow(who)
-                        && self.offered_to(caller.as_ref(), t)
+                        && core.offered_to(caller.as_ref(), t)
                         && t.bind(&uri).is_some()
                 });
             if !visible {

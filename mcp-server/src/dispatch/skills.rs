@@ -10,8 +10,17 @@ use serde_json::{json, Value};
 
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 
-/// `skills/list`, `skills/get`, `resources/directory/read`.
-pub(super) struct SkillMethods;
+/// `skills/list`, `skills/get`, `resources/directory/read`, over the
+/// skills the server was built with (none: it answers nothing).
+pub(crate) struct SkillMethods {
+    skills: Option<Arc<crate::skills::Skills>>,
+}
+
+impl SkillMethods {
+    pub(super) fn new(skills: Option<Arc<crate::skills::Skills>>) -> SkillMethods {
+        SkillMethods { skills }
+    }
+}
 
 /// Params that name a URI.
 #[derive(serde::Deserialize, Default)]
@@ -21,8 +30,12 @@ struct UriParams {
 }
 
 impl Capability for SkillMethods {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
-        let Some(skills) = &core.skills else {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
+        let Some(skills) = &self.skills else {
             return Err(req);
         };
         if !matches!(

@@ -45,6 +45,26 @@ pub(super) struct ModernFields {
 }
 
 impl ServerCore {
+    /// The server's identity, as modern results carry it in `_meta`.
+    pub(super) fn complete_meta(&self) -> Meta {
+        self.server_info_meta.clone()
+    }
+
+    /// Who is calling, for hooks and layers.
+    pub(super) fn caller(session: &Session, era: &Era, info: &super::RequestInfo) -> Caller {
+        Caller {
+            transport: session.kind,
+            session_id: session.id.clone(),
+            client: match era {
+                Era::Legacy(s) => Some((*s.client).clone()),
+                Era::Modern(m) => m.client_info.clone(),
+            },
+            protocol_version: era.version(),
+            headers: info.headers.clone(),
+            identity: info.identity.clone(),
+        }
+    }
+
     /// The modern fields of a list or read result (`shared`: whether every
     /// caller sees the same), or nothing in the legacy era.
     pub(super) fn modern_fields(&self, era: &Era, shared: bool) -> ModernFields {
@@ -112,15 +132,14 @@ impl ServerCore {
 
     /// Who is asking, when an offer visibility hook wants to know.
     pub(super) fn offer_caller(&self, req: &Request<'_>, era: &Era) -> Option<Caller> {
-        self.policy
-            .offer_visibility
+        self.offer_visibility
             .is_some()
             .then(|| Self::caller(req.session, era, req.info))
     }
 
     /// Whether `caller` may see `entry` (always, without a hook).
     pub(super) fn offered_to(&self, caller: Option<&Caller>, entry: &impl Offered) -> bool {
-        match (&self.policy.offer_visibility, caller) {
+        match (&self.offer_visibility, caller) {
             (Some(hook), Some(caller)) => hook(caller, &entry.offer()),
             _ => true,
         }
@@ -130,7 +149,7 @@ impl ServerCore {
     /// no offer hook decides, and no list depends on whether the client
     /// declared Apps.
     pub(super) fn offers_shared(&self) -> bool {
-        self.policy.offer_visibility.is_none() && !self.offers_apps()
+        self.offer_visibility.is_none() && !self.offers_apps()
     }
 
     /// Whether the server offers MCP Apps (it has pages, or tools with

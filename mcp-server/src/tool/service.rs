@@ -119,10 +119,6 @@ impl ToolLayers {
         }));
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.layers.is_empty()
-    }
-
     /// The whole stack around the tool, or `None` without layers.
     pub(crate) fn build(&self) -> Option<ToolService> {
         if self.layers.is_empty() {

@@ -21,7 +21,9 @@ use std::time::Duration;
 use mcp_types::extension::TASKS;
 use mcp_types::jsonrpc::Response;
 use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{method, ClientCapabilities, ErrorObject, JsonObject, RequestId};
+use mcp_types::{
+    method, ClientCapabilities, ErrorObject, JsonObject, RequestId, ServerCapabilities,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,7 +52,27 @@ pub(super) use table::from_store;
 use table::{Status, HEARTBEAT};
 pub(crate) use table::{TaskNotice, TaskOp, TaskOwner, TaskShare, TaskTable};
 
-impl ServerCore {
+/// `tasks/get`, `tasks/update` and `tasks/cancel`, and the calls that run
+/// as tasks: the table of this instance's tasks, the store that shares
+/// them with other instances (set when an HTTP service with a store is
+/// built), and how many one caller may hold.
+pub(crate) struct Tasks {
+    pub(crate) table: TaskTable,
+    pub(crate) share: std::sync::OnceLock<TaskShare>,
+    max_per_caller: usize,
+    declared: bool,
+}
+
+impl Tasks {
+    pub(super) fn new(max_per_caller: Option<usize>, capabilities: &ServerCapabilities) -> Tasks {
+        Tasks {
+            table: TaskTable::default(),
+            share: std::sync::OnceLock::new(),
+            max_per_caller: max_per_caller.unwrap_or(crate::policy::DEFAULT_MAX_TASKS_PER_CALLER),
+            declared: capabilities.extension(TASKS).is_some(),
+        }
+    }
+
     /// Whether a call of `support` from a client with `declared`
     /// capabilities runs as a task when it has to wait.
     pub(super) fn may_run_as_task(support: TaskSupport, declared: &ClientCapabilities) -> bool {
@@ -63,8 +85,9 @@ impl ServerCore {
     /// started it. A caller holding as many tasks as it may is refused
     /// (the call is dropped, which stops it).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn start_task<F>(
-        self: &Arc<Self>,
+    pub(super) fn start<F>(
+        &self,
+        core: &Arc<ServerCore>,
         id: RequestId,
         ctx: Context,
         call: F,
@@ -75,19 +98,16 @@ impl ServerCore {
     where
         F: std::future::Future<Output = CallOutcome> + Send + 'static,
     {
-        let cap = self
-            .policy
-            .max_tasks_per_caller
-            .unwrap_or(crate::policy::DEFAULT_MAX_TASKS_PER_CALLER);
+        let cap = self.max_per_caller;
         let live = rounds.clone();
-        let task_id = match self.tasks.create(owner, cap, ctx.clone(), rounds) {
+        let task_id = match self.table.create(owner, cap, ctx.clone(), rounds) {
             Ok(task_id) => task_id,
             Err(e) => return failed(id, e),
         };
         if let Some(rounds) = &live {
             rounds.go_live();
         }
-        let core = Arc::clone(self);
+        let settle = Arc::clone(core);
         let running = task_id.clone();
         // The task outlives its request: its own span, a child of the
         // request's (current here), keeps what the tool does in the trace.
@@ -109,28 +129,28 @@ impl ServerCore {
                         Status::Cancelled
                     }
                 };
-                core.tasks.settle(&running, status);
+                settle.tasks.table.settle(&running, status);
             },
             span,
         ));
-        let Some(handle) = self.tasks.view(&task_id, "task") else {
+        let Some(handle) = self.table.view(&task_id, "task") else {
             return failed(id, ErrorObject::internal("the task was not recorded"));
         };
         let reply = encode(&Response::new(id.clone(), handle));
-        let Some(share) = self.task_share.get() else {
-            tokio::spawn(watch_task(Arc::clone(self), None, task_id));
+        let Some(share) = self.share.get() else {
+            tokio::spawn(watch_task(Arc::clone(core), None, task_id));
             return Outcome::Reply(reply);
         };
         // Shared: the handle is answered once the store has the task, so
         // that `tasks/get` on any instance resolves.
-        let first = self.tasks.record(&task_id);
+        let first = self.table.record(&task_id);
         let store = Arc::clone(&share.store);
-        let core = Arc::clone(self);
+        let core = Arc::clone(core);
         Outcome::Spawn(Box::pin(async move {
             let (bytes, _) = first?;
             let put = store.put_task(&task_id, bytes.into(), TASK_TTL);
             if let Err(e) = crate::state::within(&*store, put).await {
-                core.tasks.apply(&task_id, TaskOp::Cancel);
+                core.tasks.table.apply(&task_id, TaskOp::Cancel);
                 let error = ErrorObject::internal(format!(
                     "the task could not be recorded: {}",
                     mcp_types::error::Chain(&e)
@@ -173,9 +193,9 @@ impl ServerCore {
             }),
         };
         let caller = TaskOwner::of(req.session, req.info);
-        let Some(owner) = self.tasks.owner_of(&task_id) else {
+        let Some(owner) = self.table.owner_of(&task_id) else {
             // Another instance's, when they share a store.
-            return match self.task_share.get() {
+            return match self.share.get() {
                 Some(_) => Ok(TaskReply::Elsewhere {
                     task_id,
                     op,
@@ -189,14 +209,14 @@ impl ServerCore {
             return Err(unknown_task(&task_id));
         }
         if op.is_none() {
-            let view = self.tasks.view(&task_id, "complete");
+            let view = self.table.view(&task_id, "complete");
             let view = view.ok_or_else(|| unknown_task(&task_id))?;
             return Ok(TaskReply::Now(encode(&Response::new(req.id.clone(), view))));
         }
         // Cooperative cancellation; answers to keys not outstanding (never
         // asked, answered already) are ignored, as the extension says.
         if let Some(op) = op {
-            self.tasks.apply(&task_id, op);
+            self.table.apply(&task_id, op);
         }
         Ok(TaskReply::Now(ack(req.id.clone())))
     }
@@ -207,17 +227,18 @@ impl ServerCore {
     /// and only one still running is sent an operation, so that nothing
     /// crosses the bus for a task that is not the caller's to change.
     fn task_elsewhere(
-        self: &Arc<Self>,
+        &self,
+        core: &Arc<ServerCore>,
         id: RequestId,
         task_id: String,
         op: Option<TaskOp>,
         caller: TaskOwner,
     ) -> Outcome {
-        let Some(share) = self.task_share.get() else {
+        let Some(share) = self.share.get() else {
             return failed(id, unknown_task(&task_id));
         };
         let store = Arc::clone(&share.store);
-        let core = Arc::clone(self);
+        let core = Arc::clone(core);
         Outcome::Spawn(Box::pin(async move {
             let read = crate::state::within(&*store, store.get_task(&task_id)).await;
             let stored = match read {
@@ -239,7 +260,7 @@ impl ServerCore {
             };
             // An ended task ignores both, as it does here.
             if stored.running {
-                if let Some(share) = core.task_share.get() {
+                if let Some(share) = core.tasks.share.get() {
                     (share.forward)(&task_id, op);
                 }
             }
@@ -307,7 +328,7 @@ async fn watch_task(
     store: Option<Arc<dyn crate::state::Store>>,
     id: String,
 ) {
-    let Some((changed, rounds)) = core.tasks.changed(&id) else {
+    let Some((changed, rounds)) = core.tasks.table.changed(&id) else {
         return;
     };
     let key: Arc<str> = Arc::from(id.as_str());
@@ -324,7 +345,7 @@ async fn watch_task(
             () = asked => {}
             () = tokio::time::sleep(HEARTBEAT) => {}
         }
-        let Some((bytes, done)) = core.tasks.record(&id) else {
+        let Some((bytes, done)) = core.tasks.table.record(&id) else {
             return;
         };
         if let Ok(mut view) = serde_json::from_slice::<Value>(&bytes) {
@@ -342,9 +363,10 @@ async fn watch_task(
                 .map(|t| (t.get("status").cloned(), t.get("inputRequests").cloned()));
             if before.as_ref() != Some(&state) {
                 core.tasks
+                    .table
                     .notify((Arc::clone(&key), Arc::new(view.clone())));
                 // Listeners on the other instances hear it on the bus.
-                if let Some(share) = core.task_share.get() {
+                if let Some(share) = core.tasks.share.get() {
                     (share.forward)(
                         &id,
                         TaskOp::Changed {
@@ -393,40 +415,41 @@ impl Default for Ack {
     }
 }
 
-/// `tasks/get`, `tasks/update` and `tasks/cancel`.
-pub(super) struct Tasks;
-
 impl Capability for Tasks {
-    fn agree(core: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
-        if core.capabilities.extension(TASKS).is_none() {
+    fn agree(&self, _: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+        if !self.declared {
             return;
         }
         // Tasks that run here, and with a shared store those of the other
         // instances (which `subscriptions/listen` looks up in the store).
-        let shared = core.task_share.get().is_some();
+        let shared = self.share.get().is_some();
         agreed.task_ids = asked.task_ids.as_ref().map(|ids| {
             ids.iter()
-                .filter(|id| shared || core.tasks.knows(id))
+                .filter(|id| shared || self.table.knows(id))
                 .cloned()
                 .collect()
         });
     }
 
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         if !matches!(
             req.method,
             method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
-        ) || core.capabilities.extension(TASKS).is_none()
+        ) || !self.declared
         {
             return Err(req);
         }
-        Ok(match core.task_request(&req) {
+        Ok(match self.task_request(&req) {
             Ok(TaskReply::Now(bytes)) => Outcome::Reply(bytes),
             Ok(TaskReply::Elsewhere {
                 task_id,
                 op,
                 caller,
-            }) => core.task_elsewhere(req.id, task_id, op, caller),
+            }) => self.task_elsewhere(core, req.id, task_id, op, caller),
             Err(e) => failed(req.id, e),
         })
     }

@@ -1,9 +1,9 @@
-//! `tools/call` in three steps: [`resolve`](ServerCore::resolve) (the
+//! `tools/call` in three steps: [`resolve`](Tools::resolve) (the
 //! params, the tool, whether this caller may see and call it),
-//! [`prepare`](ServerCore::prepare) (its context, a slot, what it may ask
-//! the client) and [`run`](ServerCore::run) (at once when it can, else
+//! [`prepare`](Tools::prepare) (its context, a slot, what it may ask
+//! the client) and [`run`](Tools::run) (at once when it can, else
 //! spawned or as a task), with the policy around a call (middleware,
-//! timeout) in [`guarded_call`](ServerCore::guarded_call).
+//! timeout) in [`guarded_call`](Tools::guarded_call).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -17,6 +17,8 @@ use mcp_wire::sync::lock;
 use serde_json::Value;
 
 use super::params::CallParams;
+use super::reply::{answer_call, call_reply};
+use super::Tools;
 use crate::common::BoxFuture;
 use crate::context::{Context, ContextParts};
 use crate::dispatch::admission::Admission;
@@ -24,6 +26,7 @@ use crate::dispatch::era::{era_for, raw_modern, Era};
 use crate::dispatch::rounds::{input_needed, rounds_of, Bound, Retry};
 use crate::dispatch::session::Session;
 use crate::dispatch::tasks::TaskOwner;
+use crate::dispatch::tasks::Tasks;
 use crate::dispatch::{failed, Outcome, Request, RequestInfo, ServerCore};
 use crate::policy::{CallOutcome, Caller};
 use crate::registry::Registry;
@@ -31,7 +34,7 @@ use crate::tool::service::call_through;
 use crate::tool::ToolRequest;
 use crate::tool::{Args, TaskSupport, ToolEntry};
 
-/// What [`ServerCore::resolve`] found: the call's params and era, its tool,
+/// What [`Tools::resolve`] found: the call's params and era, its tool,
 /// and who calls when that matters.
 struct Resolved<'r, 'p> {
     params: CallParams<'p>,
@@ -49,7 +52,7 @@ struct Settings {
     progress_token: Option<ProgressToken>,
 }
 
-/// A call [`ServerCore::prepare`] made ready to run.
+/// A call [`Tools::prepare`] made ready to run.
 struct Ready<'r, 'p> {
     session: &'p Arc<Session>,
     info: &'p RequestInfo,
@@ -68,15 +71,15 @@ struct Ready<'r, 'p> {
     as_task: bool,
 }
 
-impl ServerCore {
-    pub(super) fn tools_call(self: &Arc<Self>, req: Request<'_>) -> Outcome {
+impl Tools {
+    pub(super) fn call(&self, core: &Arc<ServerCore>, req: Request<'_>) -> Outcome {
         let registry = self.registry();
-        let call = match self.resolve(&req, &registry) {
+        let call = match self.resolve(core, &req, &registry) {
             Ok(call) => call,
             Err(e) => return failed(req.id, e),
         };
-        match self.prepare(req, call) {
-            Ok(ready) => self.run(ready),
+        match self.prepare(core, req, call) {
+            Ok(ready) => self.run(core, ready),
             Err(answered) => answered,
         }
     }
@@ -86,6 +89,7 @@ impl ServerCore {
     /// declared what it needs.
     fn resolve<'r, 'p>(
         &self,
+        core: &ServerCore,
         req: &Request<'p>,
         registry: &'r Registry<ToolEntry>,
     ) -> Result<Resolved<'r, 'p>, ErrorObject> {
@@ -98,7 +102,7 @@ impl ServerCore {
         let unknown = || ErrorObject::invalid_params(format!("unknown tool: {name}"));
         let entry = registry.get(&name).ok_or_else(unknown)?;
         let caller = self
-            .visible_to(req.session, &era, req.info, entry)
+            .visible_to(core, req.session, &era, req.info, entry)
             .map_err(|_| unknown())?;
         let settings = call_settings(&mut era, params.meta.as_ref());
         // A tool that only runs as a task needs the tasks extension.
@@ -132,7 +136,8 @@ impl ServerCore {
     /// its slot (or waits for one), what it may ask the client, and its
     /// context. `Err` is the answer already made.
     fn prepare<'r, 'p>(
-        self: &Arc<Self>,
+        &self,
+        core: &Arc<ServerCore>,
         req: Request<'p>,
         call: Resolved<'r, 'p>,
     ) -> Result<Ready<'r, 'p>, Outcome> {
@@ -153,9 +158,9 @@ impl ServerCore {
             settings,
         } = call;
         let modern = matches!(era, Era::Modern(_));
-        let as_task = Self::may_run_as_task(entry.task, &settings.client_capabilities);
-        let timeout = entry.timeout.or(self.policy.call_timeout);
-        let plain = self.policy.tool_service.is_none() && timeout.is_none();
+        let as_task = Tasks::may_run_as_task(entry.task, &settings.client_capabilities);
+        let timeout = entry.timeout.or(self.call_timeout);
+        let plain = self.service.is_none() && timeout.is_none();
         let mut arguments = Args::from_text(params.arguments);
         let new_context = |asker| {
             Context::new(ContextParts {
@@ -165,19 +170,19 @@ impl ServerCore {
                 out: Arc::clone(out),
                 protocol_version: era.version(),
                 client_capabilities: Arc::clone(&settings.client_capabilities),
-                server: Arc::clone(&self.handle) as _,
+                server: Arc::clone(&core.handle) as _,
                 asker,
                 identity: info.identity.clone(),
             })
         };
-        if plain && entry.is_sync() && self.policy.limits.has_room() {
-            let make = || new_context(Self::session_asker(session, &era, out));
+        if plain && entry.is_sync() && self.limits.has_room() {
+            let make = || new_context(ServerCore::session_asker(session, &era, out));
             match entry.call_now(arguments, &make) {
-                Ok(result) => return Err(Outcome::Reply(self.call_reply(id, result, modern))),
+                Ok(result) => return Err(Outcome::Reply(call_reply(core, id, result, modern))),
                 Err(args) => arguments = args,
             }
         }
-        let admission = match self.policy.limits.admit() {
+        let admission = match self.limits.admit() {
             Ok(a) => a,
             Err(busy) => return Err(failed(id, busy)),
         };
@@ -186,7 +191,7 @@ impl ServerCore {
             request_state: params.request_state.as_deref(),
         };
         let bound = (!entry.is_sync()).then_some((method::TOOLS_CALL, &*name, Bound::Params(raw)));
-        let asker = match self.asker(session, &era, out, bound, &retry, info.identity.as_deref()) {
+        let asker = match core.asker(session, &era, out, bound, &retry, info.identity.as_deref()) {
             Ok(a) => a,
             Err(e) => return Err(failed(id, e)),
         };
@@ -211,8 +216,8 @@ impl ServerCore {
 
     /// Step three: the call as it is when nothing wraps it and a slot is at
     /// hand (the common case, kept free of boxing), else in the policy's
-    /// layers; either is then run by [`run_call`](Self::run_call).
-    fn run(self: &Arc<Self>, call: Ready<'_, '_>) -> Outcome {
+    /// layers; either is then run by [`run_call`].
+    fn run(&self, core: &Arc<ServerCore>, call: Ready<'_, '_>) -> Outcome {
         let Ready {
             session,
             info,
@@ -227,17 +232,17 @@ impl ServerCore {
         match call.admission {
             Admission::Now(permit) if call.plain => {
                 let run = AlwaysOk(call.entry.call(call.arguments.into_owned(), ctx.clone()));
-                self.run_call(session, id, ctx, run, permit, modern, as_task)
+                run_call(core, session, id, ctx, run, permit, modern, as_task)
             }
             admission => {
                 let arguments = match call.arguments.into_object() {
                     Ok(arguments) => arguments,
-                    Err(e) => return Outcome::Reply(self.call_reply(id, e.into_result(), modern)),
+                    Err(e) => return Outcome::Reply(call_reply(core, id, e.into_result(), modern)),
                 };
                 let era = &call.era;
                 let caller = call
                     .caller
-                    .unwrap_or_else(|| Arc::new(Self::caller(session, era, info)));
+                    .unwrap_or_else(|| Arc::new(ServerCore::caller(session, era, info)));
                 let tool_call = ToolRequest::new(
                     call.entry.clone(),
                     call.name.into_owned(),
@@ -246,7 +251,7 @@ impl ServerCore {
                     ctx.clone(),
                 );
                 let guarded = self.guarded_call(tool_call, admission, call.timeout);
-                self.run_call(session, id, ctx, guarded, None, modern, as_task)
+                run_call(core, session, id, ctx, guarded, None, modern, as_task)
             }
         }
     }
@@ -259,7 +264,7 @@ impl ServerCore {
         timeout: Option<Duration>,
     ) -> BoxFuture<CallOutcome> {
         let name = call.name.clone();
-        let service = self.policy.tool_service.clone();
+        let service = self.service.clone();
         Box::pin(async move {
             let _permit = match admission {
                 Admission::Now(permit) => permit,
@@ -293,73 +298,73 @@ impl ServerCore {
             }
         })
     }
+}
 
-    /// Polls a call once in place and answers at once if it is done (most
-    /// tools never wait); otherwise registers it for cancellation and hands it
-    /// to the transport to run, or (`as_task`) runs it as a task of that owner. A spawned
-    /// future is polled again straight away, which replaces the no-op waker
-    /// this poll may have left behind.
-    #[allow(clippy::too_many_arguments)]
-    fn run_call<F>(
-        self: &Arc<Self>,
-        session: &Arc<Session>,
-        id: RequestId,
-        ctx: Context,
-        mut call: F,
-        permit: Option<tokio::sync::OwnedSemaphorePermit>,
-        modern: bool,
-        as_task: Option<TaskOwner>,
-    ) -> Outcome
-    where
-        F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
-    {
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        // Outside tokio's cooperative budget, which a connection serving a
-        // burst of lines in one go would otherwise exhaust: a tool that can
-        // finish at once (an uncontended lock) then does, and its reply
-        // keeps its place in the output.
-        let mut unconstrained = tokio::task::unconstrained(&mut call);
-        let first = std::future::Future::poll(std::pin::Pin::new(&mut unconstrained), &mut cx);
-        if let std::task::Poll::Ready(outcome) = first {
-            return self.answer_call(id, outcome, modern);
-        }
-        // Waiting for input it asked for: the answer is an input round.
-        let rounds = rounds_of(&ctx);
-        if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
-            return Outcome::Reply(self.input_required(id, r));
-        }
-        if let Some(owner) = as_task {
-            return self.start_task(id, ctx, call, permit, rounds, owner);
-        }
-        lock(&session.inflight).insert(id.clone(), ctx.clone());
-        let core = Arc::clone(self);
-        let session = Arc::clone(session);
-        Outcome::Spawn(Box::pin(async move {
-            let _permit = permit;
-            let outcome = tokio::select! {
-                r = call => Some(Ok(r)),
-                () = ctx.cancelled() => None,
-                () = input_needed(rounds.as_ref()) => Some(Err(())),
-            };
-            lock(&session.inflight).remove(&id);
-            // A cancelled request gets no response, even if the tool returned
-            // on seeing the cancellation (spec: cancellation utility).
-            let outcome = outcome.filter(|_| !ctx.is_cancelled())?;
-            let outcome = match (outcome, &rounds) {
-                (Ok(outcome), _) => outcome,
-                (Err(()), Some(r)) => return Some(core.input_required(id, r)),
-                (Err(()), None) => return None,
-            };
-            match core.answer_call(id, outcome, modern) {
-                Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
-                Outcome::Spawn(_) | Outcome::Nothing => None,
-            }
-        }))
+/// Polls a call once in place and answers at once if it is done (most
+/// tools never wait); otherwise registers it for cancellation and hands it
+/// to the transport to run, or (`as_task`) runs it as a task of that owner. A spawned
+/// future is polled again straight away, which replaces the no-op waker
+/// this poll may have left behind.
+#[allow(clippy::too_many_arguments)]
+fn run_call<F>(
+    core: &Arc<ServerCore>,
+    session: &Arc<Session>,
+    id: RequestId,
+    ctx: Context,
+    mut call: F,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    modern: bool,
+    as_task: Option<TaskOwner>,
+) -> Outcome
+where
+    F: std::future::Future<Output = CallOutcome> + Unpin + Send + 'static,
+{
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    // Outside tokio's cooperative budget, which a connection serving a
+    // burst of lines in one go would otherwise exhaust: a tool that can
+    // finish at once (an uncontended lock) then does, and its reply
+    // keeps its place in the output.
+    let mut unconstrained = tokio::task::unconstrained(&mut call);
+    let first = std::future::Future::poll(std::pin::Pin::new(&mut unconstrained), &mut cx);
+    if let std::task::Poll::Ready(outcome) = first {
+        return answer_call(core, id, outcome, modern);
     }
+    // Waiting for input it asked for: the answer is an input round.
+    let rounds = rounds_of(&ctx);
+    if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
+        return Outcome::Reply(core.input_required(id, r));
+    }
+    if let Some(owner) = as_task {
+        return core.tasks.start(core, id, ctx, call, permit, rounds, owner);
+    }
+    lock(&session.inflight).insert(id.clone(), ctx.clone());
+    let core = Arc::clone(core);
+    let session = Arc::clone(session);
+    Outcome::Spawn(Box::pin(async move {
+        let _permit = permit;
+        let outcome = tokio::select! {
+            r = call => Some(Ok(r)),
+            () = ctx.cancelled() => None,
+            () = input_needed(rounds.as_ref()) => Some(Err(())),
+        };
+        lock(&session.inflight).remove(&id);
+        // A cancelled request gets no response, even if the tool returned
+        // on seeing the cancellation (spec: cancellation utility).
+        let outcome = outcome.filter(|_| !ctx.is_cancelled())?;
+        let outcome = match (outcome, &rounds) {
+            (Ok(outcome), _) => outcome,
+            (Err(()), Some(r)) => return Some(core.input_required(id, r)),
+            (Err(()), None) => return None,
+        };
+        match answer_call(&core, id, outcome, modern) {
+            Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
+            Outcome::Spawn(_) | Outcome::Nothing => None,
+        }
+    }))
 }
 
 /// A call's result as an `Ok` outcome, keeping the future `Unpin` (see
-/// `ServerCore::run_call`).
+/// `run_call`).
 struct AlwaysOk<F>(F);
 
 impl<F: std::future::Future<Output = mcp_types::CallToolResult> + Unpin> std::future::Future

@@ -23,22 +23,60 @@ use mcp_types::{
 use super::changes::{Feed, ListKind};
 use super::era::{era_of, Era};
 use super::session::Session;
-use super::{encode, failed, Capability, Outcome, Reply, Request, RequestInfo, ServerCore};
-use crate::policy::{Caller, ToolInfo};
-use crate::tool::ToolEntry;
+use super::{
+    encode, failed, CallLimits, Capability, Outcome, Reply, Request, RequestInfo, ServerCore,
+    ToolPolicy,
+};
+use crate::policy::{Caller, ToolInfo, VisibilityHook};
+use crate::registry::{Catalog, Live, Registry};
+use crate::tool::{ToolEntry, ToolService};
 
 /// A tool its caller may not see.
 struct Hidden;
 
-/// `tools/list`, `tools/call`, and the tool list's changes.
-pub(super) struct Tools;
+/// `tools/list`, `tools/call`, and the tool list's changes: the tools
+/// (shared with the handle, which changes them) and what runs around a call.
+pub(crate) struct Tools {
+    live: Arc<Live<ToolEntry>>,
+    /// Who sees a tool, the layers around a call (built once), the
+    /// timeout, the bounds on running and waiting calls.
+    visibility: Option<Arc<VisibilityHook>>,
+    service: Option<ToolService>,
+    call_timeout: Option<std::time::Duration>,
+    limits: CallLimits,
+}
+
+impl Tools {
+    pub(super) fn new(catalog: &Catalog, policy: ToolPolicy) -> Tools {
+        Tools {
+            live: Arc::clone(&catalog.tools),
+            visibility: policy.visibility,
+            service: policy.layers.build(),
+            call_timeout: policy.call_timeout,
+            limits: policy.limits,
+        }
+    }
+
+    fn registry(&self) -> Arc<Registry<ToolEntry>> {
+        self.live.snapshot()
+    }
+
+    /// Whether a hook or a layer looks at who calls.
+    pub(super) fn wants_caller(&self) -> bool {
+        self.visibility.is_some() || self.service.is_some()
+    }
+}
 
 impl Capability for Tools {
-    fn request<'a>(core: &Arc<ServerCore>, req: Request<'a>) -> Result<Outcome, Request<'a>> {
+    fn request<'a>(
+        &self,
+        core: &Arc<ServerCore>,
+        req: Request<'a>,
+    ) -> Result<Outcome, Request<'a>> {
         match req.method {
-            method::TOOLS_CALL => Ok(core.tools_call(req)),
+            method::TOOLS_CALL => Ok(self.call(core, req)),
             method::TOOLS_LIST => Ok(
-                match core.tools_list(req.session, &req.id, req.params, req.info) {
+                match self.list(core, req.session, &req.id, req.params, req.info) {
                     Ok(bytes) => Outcome::Reply(bytes),
                     Err(e) => failed(req.id, e),
                 },
@@ -47,18 +85,33 @@ impl Capability for Tools {
         }
     }
 
-    fn feed(core: &ServerCore) -> Option<Feed> {
-        Some(Feed::new(ListKind::Tools, core.catalog.tools.subscribe()))
+    fn feed(&self) -> Option<Feed> {
+        Some(Feed::new(ListKind::Tools, self.live.subscribe()))
     }
 
-    fn agree(_: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
+    fn agree(&self, _: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
         agreed.tools_list_changed = asked.tools_list_changed.filter(|&b| b);
+    }
+
+    #[cfg(feature = "auth")]
+    fn scopes(
+        &self,
+        _: &ServerCore,
+        method_name: &str,
+        params: Option<RawJson<'_>>,
+    ) -> Option<Vec<crate::auth::Scopes>> {
+        if method_name != method::TOOLS_CALL {
+            return None;
+        }
+        let name = mcp_wire::route::Peek::read(params).name_for(method::TOOLS_CALL)?;
+        Some(vec![self.registry().get(&name)?.scopes.clone()])
     }
 }
 
-impl ServerCore {
-    fn tools_list(
+impl Tools {
+    fn list(
         &self,
+        core: &ServerCore,
         session: &Session,
         id: &RequestId,
         raw: Option<RawJson<'_>>,
@@ -71,18 +124,18 @@ impl ServerCore {
                 .map(RequestMeta::from_meta)
         })?;
         let registry = self.registry();
-        let per_caller = self.policy.visibility.is_some() || info.identity.is_some();
+        let per_caller = self.visibility.is_some() || info.identity.is_some();
         // A client that did not declare Apps sees no tool only the app
         // calls, and no tool's `_meta.ui`.
-        let hide_apps = self.hides_apps(&era);
+        let hide_apps = core.hides_apps(&era);
         let page = if per_caller || hide_apps {
-            let caller = per_caller.then(|| Self::caller(session, &era, info));
-            registry.page_filtered(p.cursor.as_deref(), self.page_size, |t| {
+            let caller = per_caller.then(|| ServerCore::caller(session, &era, info));
+            registry.page_filtered(p.cursor.as_deref(), core.page_size, |t| {
                 caller.as_ref().is_none_or(|c| self.tool_visible(c, t))
                     && !(hide_apps && crate::apps::tool_ui(t.tool()).is_some_and(|u| u.app_only()))
             })
         } else {
-            registry.page(p.cursor.as_deref(), self.page_size)
+            registry.page(p.cursor.as_deref(), core.page_size)
         };
         let (mut tools, next_cursor) =
             page.map_err(|_| ErrorObject::invalid_params("invalid cursor"))?;
@@ -96,14 +149,14 @@ impl ServerCore {
         };
         if let Era::Modern(_) = era {
             result.result_type = Some(ResultType::Complete);
-            result.ttl_ms = Some(self.list_ttl_ms);
+            result.ttl_ms = Some(core.list_ttl_ms);
             // A list that depends on the caller must not be shared.
-            result.cache_scope = Some(if per_caller || self.offers_apps() {
+            result.cache_scope = Some(if per_caller || core.offers_apps() {
                 CacheScope::Private
             } else {
                 CacheScope::Public
             });
-            result.meta = Some(self.complete_meta());
+            result.meta = Some(core.complete_meta());
         }
         Ok(encode(&Response::new(id.clone(), result)))
     }
@@ -112,7 +165,7 @@ impl ServerCore {
     /// tool's scopes, and the visibility hook agrees.
     fn tool_visible(&self, caller: &Caller, entry: &ToolEntry) -> bool {
         entry.scopes.allow(caller.identity())
-            && self.policy.visibility.as_ref().is_none_or(|hook| {
+            && self.visibility.as_ref().is_none_or(|hook| {
                 hook(
                     caller,
                     &ToolInfo {
@@ -123,32 +176,18 @@ impl ServerCore {
             })
     }
 
-    /// Who is calling, for hooks and middleware.
-    pub(super) fn caller(session: &Session, era: &Era, info: &RequestInfo) -> Caller {
-        Caller {
-            transport: session.kind,
-            session_id: session.id.clone(),
-            client: match era {
-                Era::Legacy(s) => Some((*s.client).clone()),
-                Era::Modern(m) => m.client_info.clone(),
-            },
-            protocol_version: era.version(),
-            headers: info.headers.clone(),
-            identity: info.identity.clone(),
-        }
-    }
-
     /// Who calls, when the policy or an access token makes it matter
     /// (`Ok(None)` otherwise); `Err` when the tool is hidden from them.
     fn visible_to(
         &self,
+        core: &ServerCore,
         session: &Session,
         era: &Era,
         info: &RequestInfo,
         entry: &ToolEntry,
     ) -> Result<Option<Arc<Caller>>, Hidden> {
-        let caller = (self.policy.wants_caller() || info.identity.is_some())
-            .then(|| Arc::new(Self::caller(session, era, info)));
+        let caller = (core.wants_caller() || info.identity.is_some())
+            .then(|| Arc::new(ServerCore::caller(session, era, info)));
         match &caller {
             Some(c) if !self.tool_visible(c, entry) => Err(Hidden),
             _ => Ok(caller),

@@ -7,47 +7,50 @@ use mcp_types::{CallToolResult, ContentBlock, RequestId, ResultType};
 use crate::dispatch::{encode, failed, Outcome, ServerCore};
 use crate::policy::CallOutcome;
 
-impl ServerCore {
-    /// The reply to a call: its result, or the error a layer answered with.
-    pub(super) fn answer_call(&self, id: RequestId, outcome: CallOutcome, modern: bool) -> Outcome {
-        match outcome {
-            Ok(result) => Outcome::Reply(self.call_reply(id, result, modern)),
-            Err(e) => failed(id, e),
-        }
+/// The reply to a call: its result, or the error a layer answered with.
+pub(super) fn answer_call(
+    core: &ServerCore,
+    id: RequestId,
+    outcome: CallOutcome,
+    modern: bool,
+) -> Outcome {
+    match outcome {
+        Ok(result) => Outcome::Reply(call_reply(core, id, result, modern)),
+        Err(e) => failed(id, e),
     }
+}
 
-    /// The response to a call's result, with the server's identity in the
-    /// modern era's `_meta`.
-    pub(super) fn call_reply(
-        &self,
-        id: RequestId,
-        mut result: CallToolResult,
-        modern: bool,
-    ) -> Vec<u8> {
-        if !modern {
-            return reply_fast(&id, &result, false, 0)
-                .unwrap_or_else(|| reply_serde(id, result, false));
-        }
-        if result.meta.is_none() {
-            let meta = &self.server_info_meta_json;
-            if let Some(mut bytes) = reply_fast(&id, &result, true, meta.len() + 16) {
-                splice_meta(&mut bytes, meta);
-                return bytes;
-            }
-        }
-        if let Some(meta) = &mut result.meta {
-            // The tool set its own `_meta`: add the server's identity to it.
-            for (k, v) in &self.server_info_meta {
-                meta.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-            return reply_serde(id, result, true);
-        }
-        // Splice the pre-serialized `_meta` into the result object instead
-        // of building and serializing it for every call.
-        let mut bytes = reply_serde(id, result, true);
-        splice_meta(&mut bytes, &self.server_info_meta_json);
-        bytes
+/// The response to a call's result, with the server's identity in the
+/// modern era's `_meta`.
+pub(super) fn call_reply(
+    core: &ServerCore,
+    id: RequestId,
+    mut result: CallToolResult,
+    modern: bool,
+) -> Vec<u8> {
+    if !modern {
+        return reply_fast(&id, &result, false, 0)
+            .unwrap_or_else(|| reply_serde(id, result, false));
     }
+    if result.meta.is_none() {
+        let meta = &core.server_info_meta_json;
+        if let Some(mut bytes) = reply_fast(&id, &result, true, meta.len() + 16) {
+            splice_meta(&mut bytes, meta);
+            return bytes;
+        }
+    }
+    if let Some(meta) = &mut result.meta {
+        // The tool set its own `_meta`: add the server's identity to it.
+        for (k, v) in &core.server_info_meta {
+            meta.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        return reply_serde(id, result, true);
+    }
+    // Splice the pre-serialized `_meta` into the result object instead
+    // of building and serializing it for every call.
+    let mut bytes = reply_serde(id, result, true);
+    splice_meta(&mut bytes, &core.server_info_meta_json);
+    bytes
 }
 
 /// Adds `"_meta": meta` as the last member of a response's result object.

@@ -273,10 +273,13 @@ impl Inner {
         });
         let dyn_out: Arc<dyn Outbound> = Arc::clone(&out) as Arc<dyn Outbound>;
         let info = self.request_info(headers, &parts.extensions);
-        let batch = match self
-            .core
-            .batch(&http_session.session, &items, &dyn_out, &info)
-        {
+        let batch = match crate::dispatch::start_batch(
+            &self.core,
+            &http_session.session,
+            &items,
+            &dyn_out,
+            &info,
+        ) {
             Ok(batch) => batch,
             Err(reply) => return json(StatusCode::BAD_REQUEST, reply),
         };

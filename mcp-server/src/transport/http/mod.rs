@@ -124,7 +124,7 @@ impl Inner {
             None
         };
         RequestInfo {
-            headers: (self.core.policy.wants_caller() || identity.is_some())
+            headers: (self.core.wants_caller() || identity.is_some())
                 .then(|| Arc::new(headers.clone())),
             identity,
             owner: session_table::Owner::of(extensions).map(|o| Arc::from(o.to_hex())),
@@ -428,7 +428,7 @@ impl Server {
             let (shared, log) = shared::Shared::new(store);
             sessions.mirror = Some(log);
             // Tasks, too, are shared (the first service built with a store wins).
-            let _ = self.core.task_share.set(shared.task_share());
+            let _ = self.core.tasks.share.set(shared.task_share());
             shared
         });
         let inner = Arc::new(Inner {

@@ -337,8 +337,13 @@ impl Server {
         output: &mut Output,
     ) {
         let batch = crate::dispatch::batch_items(batch).and_then(|items| {
-            self.core
-                .batch(&conn.session, &items, &conn.out, &RequestInfo::default())
+            crate::dispatch::start_batch(
+                &self.core,
+                &conn.session,
+                &items,
+                &conn.out,
+                &RequestInfo::default(),
+            )
         });
         let batch = match batch {
             Ok(batch) => batch,

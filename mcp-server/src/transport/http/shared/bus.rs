@@ -158,7 +158,7 @@ impl Inner {
                     return;
                 };
                 if let Ok(op) = serde_json::from_str::<crate::dispatch::TaskOp>(body.get()) {
-                    self.core.tasks.apply(task, op);
+                    self.core.tasks.table.apply(task, op);
                 }
             }
             Kind::Ended => {
