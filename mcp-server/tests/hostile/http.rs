@@ -19,7 +19,7 @@ pub(crate) async fn start(config: HttpConfig) -> HttpServer {
     HttpServer::start(server, config).await
 }
 
-/// The headers of a POST, the session's id and revision when there is one.
+/// The headers of a POST (in a session, with its id and revision).
 type Headers = Vec<(&'static str, String)>;
 
 /// Sends one case to `s` on a new connection and checks the answer and the
