@@ -140,7 +140,6 @@ pub mod tool;
 mod transport;
 
 #[doc(hidden)]
-#[path = "__private.rs"]
 pub mod __private;
 
 pub use context::Context;

@@ -10,7 +10,7 @@ use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType, Server
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
-use super::user_code::{ListResult, ModernFields, UserParams};
+use super::user_code::{list_result, UserParams};
 use super::{failed, Capability, Outcome, Request, ServerCore};
 use crate::prompt::{PromptEntry, StringArgs};
 use crate::registry::{Catalog, Live};
@@ -114,20 +114,9 @@ impl UserParams for GetPromptParamsOpt {
     }
 }
 
-impl ListResult for ListPromptsResult {
-    type Item = mcp_types::Prompt;
-
-    fn from_page(prompts: Vec<Self::Item>, next_cursor: Option<String>, m: ModernFields) -> Self {
-        ListPromptsResult {
-            prompts,
-            next_cursor,
-            result_type: m.result_type,
-            ttl_ms: m.ttl_ms,
-            cache_scope: m.cache_scope,
-            meta: m.meta,
-        }
-    }
-}
+list_result!(ListPromptsResult {
+    prompts: mcp_types::Prompt
+});
 
 impl Prompts {
     fn get(&self, core: &Arc<ServerCore>, req: Request<'_>) -> Outcome {

@@ -17,7 +17,7 @@ use mcp_wire::sync::lock;
 use super::changes::{Feed, ListKind};
 use super::era::Era;
 use super::rounds::Retry;
-use super::user_code::{ListResult, ModernFields, UserParams};
+use super::user_code::{list_result, UserParams};
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};
 use crate::error::resource_not_found;
 use crate::prompt::StringArgs;
@@ -186,39 +186,13 @@ impl UserParams for UriParamsOpt {
     }
 }
 
-impl ListResult for ListResourcesResult {
-    type Item = mcp_types::Resource;
+list_result!(ListResourcesResult {
+    resources: mcp_types::Resource
+});
 
-    fn from_page(resources: Vec<Self::Item>, next_cursor: Option<String>, m: ModernFields) -> Self {
-        ListResourcesResult {
-            resources,
-            next_cursor,
-            result_type: m.result_type,
-            ttl_ms: m.ttl_ms,
-            cache_scope: m.cache_scope,
-            meta: m.meta,
-        }
-    }
-}
-
-impl ListResult for ListResourceTemplatesResult {
-    type Item = mcp_types::ResourceTemplate;
-
-    fn from_page(
-        resource_templates: Vec<Self::Item>,
-        next_cursor: Option<String>,
-        m: ModernFields,
-    ) -> Self {
-        ListResourceTemplatesResult {
-            resource_templates,
-            next_cursor,
-            result_type: m.result_type,
-            ttl_ms: m.ttl_ms,
-            cache_scope: m.cache_scope,
-            meta: m.meta,
-        }
-    }
-}
+list_result!(ListResourceTemplatesResult {
+    resource_templates: mcp_types::ResourceTemplate
+});
 
 impl Resources {
     fn read(&self, core: &Arc<ServerCore>, req: Request<'_>) -> Outcome {

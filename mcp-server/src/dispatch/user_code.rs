@@ -36,6 +36,32 @@ pub(super) trait ListResult: Serialize {
         -> Self;
 }
 
+/// Implements [`ListResult`] for a `*/list` result whose items are in
+/// `$field`: the page's items, the cursor, and the modern fields.
+macro_rules! list_result {
+    ($result:ident { $field:ident: $item:ty }) => {
+        impl $crate::dispatch::user_code::ListResult for $result {
+            type Item = $item;
+
+            fn from_page(
+                $field: Vec<$item>,
+                next_cursor: Option<String>,
+                m: $crate::dispatch::user_code::ModernFields,
+            ) -> Self {
+                $result {
+                    $field,
+                    next_cursor,
+                    result_type: m.result_type,
+                    ttl_ms: m.ttl_ms,
+                    cache_scope: m.cache_scope,
+                    meta: m.meta,
+                }
+            }
+        }
+    };
+}
+pub(super) use list_result;
+
 /// The 2026-07-28 fields of a result, set when the request was modern.
 pub(super) struct ModernFields {
     pub(super) result_type: Option<ResultType>,

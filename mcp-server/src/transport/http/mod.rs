@@ -36,7 +36,6 @@ use body::ReadError;
 pub use config::HttpConfig;
 
 use crate::dispatch::{encode, RequestInfo, ServerCore};
-use crate::server::Server;
 use reply::{accepts, header_str, is_json_content, json, method_not_allowed, transport_error};
 use session_table::Sessions;
 
@@ -411,38 +410,4 @@ fn denied_response(denied: crate::auth::Denied) -> Response<McpBody> {
     let mut response = reply::respond(reply::base(status), McpBody::full(body));
     response.headers_mut().extend(headers);
     response
-}
-
-// ---------------------------------------------------------------- serving
-
-impl Server {
-    /// The HTTP endpoints of this server as a service, to mount in a router
-    /// (axum, hyper) of your own.
-    pub fn http_service(&self, config: HttpConfig) -> HttpService {
-        let mut sessions = Sessions::new(
-            config.max_sessions,
-            config.max_sessions_per_owner,
-            config.session_idle,
-        );
-        let shared = config.store.clone().map(|store| {
-            let (shared, log) = shared::Shared::new(store);
-            sessions.mirror = Some(log);
-            // Tasks, too, are shared (the first service built with a store wins).
-            let _ = self.core.tasks.share.set(shared.task_share());
-            shared
-        });
-        let inner = Arc::new(Inner {
-            core: Arc::clone(&self.core),
-            sessions,
-            shared,
-            config,
-            shutdown: CancellationToken::new(),
-        });
-        // Subscribing to the store's bus needs a runtime: now if there is
-        // one, else with the first request.
-        if tokio::runtime::Handle::try_current().is_ok() {
-            inner.start_shared();
-        }
-        HttpService { inner }
-    }
 }

@@ -1,4 +1,5 @@
-//! Serving the HTTP endpoints on a listener: the accept loop, hyper's
+//! The HTTP service built from a server (`Server::http_service`), and
+//! serving it on a listener: the accept loop, hyper's
 //! connections, and graceful shutdown.
 //!
 //! On a multi-threaded runtime, connections are served by threads of their
@@ -17,11 +18,46 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-use super::{HttpConfig, HttpService};
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::session_table::Sessions;
+use super::{HttpConfig, HttpService, Inner};
 use crate::error::Error;
 use crate::server::Server;
 
 impl Server {
+    /// The HTTP endpoints of this server as a service, to mount in a router
+    /// (axum, hyper) of your own.
+    pub fn http_service(&self, config: HttpConfig) -> HttpService {
+        let mut sessions = Sessions::new(
+            config.max_sessions,
+            config.max_sessions_per_owner,
+            config.session_idle,
+        );
+        let shared = config.store.clone().map(|store| {
+            let (shared, log) = super::shared::Shared::new(store);
+            sessions.mirror = Some(log);
+            // Tasks, too, are shared (the first service built with a store wins).
+            let _ = self.core.tasks.share.set(shared.task_share());
+            shared
+        });
+        let inner = Arc::new(Inner {
+            core: Arc::clone(&self.core),
+            sessions,
+            shared,
+            config,
+            shutdown: CancellationToken::new(),
+        });
+        // Subscribing to the store's bus needs a runtime: now if there is
+        // one, else with the first request.
+        if tokio::runtime::Handle::try_current().is_ok() {
+            inner.start_shared();
+        }
+        HttpService { inner }
+    }
+
     /// Serves MCP over HTTP on `addr` (use `127.0.0.1:PORT` to stay local)
     /// until Ctrl-C: Streamable HTTP at `/mcp` in both eras and, unless turned
     /// off in `config`, the legacy HTTP+SSE transport at `/sse`.
