@@ -71,7 +71,7 @@ pub(super) const ACCEPTED: &[Algorithm] = &[
 /// ```
 #[derive(Clone)]
 pub struct JwtVerifier {
-    inner: Arc<Inner>,
+    inner: Arc<VerifierState>,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -83,7 +83,9 @@ impl std::fmt::Debug for JwtVerifier {
     }
 }
 
-struct Inner {
+/// What every clone of a [`JwtVerifier`] shares: the issuer, the audience,
+/// the leeway and the key set cache.
+struct VerifierState {
     issuer: String,
     audience: String,
     leeway: u64,
@@ -259,7 +261,7 @@ impl JwtVerifier {
             tracing::error!(%issuer, "the issuer must be an https URL (http only on a loopback address): its keys will not be fetched");
         }
         JwtVerifier {
-            inner: Arc::new(Inner {
+            inner: Arc::new(VerifierState {
                 issuer,
                 audience: audience.into(),
                 leeway: 30,
@@ -277,7 +279,7 @@ impl JwtVerifier {
         }
     }
 
-    fn inner_mut(&mut self) -> &mut Inner {
+    fn inner_mut(&mut self) -> &mut VerifierState {
         Arc::get_mut(&mut self.inner).expect("configured before it is shared")
     }
 
@@ -456,7 +458,7 @@ fn describe(e: &jsonwebtoken::errors::Error) -> String {
     }
 }
 
-impl Inner {
+impl VerifierState {
     fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<(DecodingKey, [u8; 32])> {
         let keys = mcp_wire::sync::read(&self.keys);
         let mut fitting = keys.set.iter().filter(|k| k.fits(kid, alg));

@@ -435,4 +435,51 @@ impl Inner {
             ),
         }
     }
+
+    /// A `Last-Event-ID` naming a stream this instance does not hold:
+    /// replays it from the store, then goes on as the session's standalone
+    /// stream (a GET stream resumed here), follows the stream while the
+    /// instance that runs its call writes it (a POST's), or closes (it
+    /// ended).
+    pub(in crate::transport::http) async fn resume_elsewhere(
+        self: &Arc<Self>,
+        held: &Arc<HttpSession>,
+        stream: u64,
+        after: u64,
+    ) -> Response<McpBody> {
+        let Some(shared) = &self.shared else {
+            return super::shared::unknown_stream();
+        };
+        let read = shared.store.read_events(&held.id, stream, after);
+        let log = match crate::state::within(&*shared.store, read).await {
+            Ok(Some(log)) => log,
+            Ok(None) => return super::shared::unknown_stream(),
+            Err(e) => return super::shared::unavailable(&e),
+        };
+        let last = log.events.last().map_or(after, |(seq, _)| *seq);
+        let replay: Vec<bytes::Bytes> = log.events.into_iter().map(|(_, ev)| ev).collect();
+        if !log.ended && HttpSession::is_standalone(stream) {
+            let next = held.open_stream(self.config.replay, self.config.retry_ms(), true);
+            let rx = next.attach_after(replay, None);
+            held.prime(&next);
+            held.replace_standalone(&next);
+            self.keep_alive(&next, held);
+            return respond(sse_builder(), McpBody::stream(rx, None));
+        }
+        let (tx, rx) = tokio::sync::mpsc::channel(super::sse::SINK_CAPACITY.max(replay.len() + 16));
+        for ev in replay {
+            let _ = tx.try_send(ev);
+        }
+        if !log.ended {
+            tokio::spawn(super::shared::follow(
+                Arc::clone(&shared.store),
+                Arc::clone(&held.id),
+                stream,
+                last,
+                tx,
+                held.ended.clone(),
+            ));
+        }
+        respond(sse_builder(), McpBody::stream(rx, None))
+    }
 }

@@ -392,11 +392,19 @@ impl Inner {
                 ..
             } = &msg
             {
-                if let Err(refused) = self.claim_state(id, *params).await {
-                    return refused;
+                if let Some(shared) = &self.shared {
+                    if let Err(refused) = shared.claim_state(&self.core.signer, id, *params).await {
+                        return refused;
+                    }
                 }
             }
-            self.modern_post(&parts, msg, &peeked)
+            let info = self.request_info(&parts.headers, &parts.extensions);
+            let stateless = modern::Stateless {
+                core: &self.core,
+                config: &self.config,
+                shutdown: &self.shutdown,
+            };
+            stateless.post(&parts.headers, msg, &peeked, &info)
         } else {
             self.legacy_post(&parts, msg).await
         }

@@ -13,10 +13,11 @@ use mcp_wire::route::{json_str, Peek};
 use super::body::OnDrop;
 use super::reply::{base, header_str, json, modern_status, respond, sse_builder, transport_error};
 use super::sse::{EventStream, RequestSink};
-use super::{Inner, McpBody};
+use super::{HttpConfig, McpBody};
 use crate::common::Outbound;
-use crate::dispatch::{Outcome, Session};
+use crate::dispatch::{Outcome, RequestInfo, ServerCore, Session};
 use crate::policy::TransportKind;
+use tokio_util::sync::CancellationToken;
 
 /// The 2026-07-28 header rules: `MCP-Protocol-Version`, `Mcp-Method` and
 /// `Mcp-Name` must be present and match the body (-32020, HTTP 400).
@@ -68,14 +69,24 @@ fn check_modern_headers(
     Ok(())
 }
 
-impl Inner {
-    pub(super) fn modern_post(
-        self: &Arc<Self>,
-        parts: &http::request::Parts,
+/// What a stateless POST needs of the service: the MCP core, the
+/// configuration, and the shutdown every open stream ends with.
+pub(super) struct Stateless<'a> {
+    pub(super) core: &'a Arc<ServerCore>,
+    pub(super) config: &'a HttpConfig,
+    pub(super) shutdown: &'a CancellationToken,
+}
+
+impl Stateless<'_> {
+    /// Answers a 2026-07-28 POST: a notification at once, a request (its
+    /// headers checked) with JSON or an SSE stream of its own messages.
+    pub(super) fn post(
+        &self,
+        headers: &HeaderMap,
         msg: RawMessage<'_>,
         peeked: &Peek<'_>,
+        info: &RequestInfo,
     ) -> Response<McpBody> {
-        let headers = &parts.headers;
         let (id, method_name) = match &msg {
             RawMessage::Request { id, method, .. } => (Some(id.clone()), method.as_ref()),
             RawMessage::Notification { method, .. } => (None, method.as_ref()),
@@ -91,12 +102,7 @@ impl Inner {
             // Notifications need no headers in this revision; accept them.
             let session = Session::new(TransportKind::StreamableHttp, None);
             let sink: Arc<dyn Outbound> = RequestSink::new();
-            let _ = self.core.handle(
-                &session,
-                msg,
-                &sink,
-                &self.request_info(headers, &parts.extensions),
-            );
+            let _ = self.core.handle(&session, msg, &sink, info);
             return respond(base(StatusCode::ACCEPTED), McpBody::empty());
         };
         if let Err(response) = check_modern_headers(headers, &id, method_name, peeked) {
@@ -106,12 +112,7 @@ impl Inner {
         let session = Session::new(TransportKind::StreamableHttp, None);
         let sink = RequestSink::new();
         let out: Arc<dyn Outbound> = Arc::clone(&sink) as Arc<dyn Outbound>;
-        match self.core.handle(
-            &session,
-            msg,
-            &out,
-            &self.request_info(headers, &parts.extensions),
-        ) {
+        match self.core.handle(&session, msg, &out, info) {
             Outcome::Failed { bytes, code } if sink.is_quiet() => json(modern_status(code), bytes),
             Outcome::Reply(bytes) if sink.is_quiet() => json(StatusCode::OK, bytes),
             Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => {

@@ -10,14 +10,15 @@
 //! `resources/(un)subscribe`) and ends, and its expiry is refreshed at
 //! most every quarter of the idle timeout.
 //!
-//! Inside: this file (the shared state and the messages between
-//! instances), `bus` (listening to and publishing on the bus), `sessions`
-//! (sessions read from and written to the store), `streams` (stream events
-//! copied to the store, and streams resumed from it).
+//! Inside: this file (the shared state, the messages between instances,
+//! and `requestState` claims), `bus` (listening to and publishing on the
+//! bus, and sessions read from and written to the store), `streams`
+//! (stream events copied to the store, and read back from it).
 
 mod bus;
-mod sessions;
 mod streams;
+
+pub(super) use streams::{follow, unknown_stream};
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
@@ -32,7 +33,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
 
 use super::reply::transport_error;
-use super::{Inner, McpBody};
+use super::McpBody;
 use crate::state::{within, Store, StoreError};
 
 /// One event of a resumable stream, on its way to the store.
@@ -88,7 +89,7 @@ impl Shared {
 
 /// The answer to a request that needed the store when it failed: 503,
 /// `Retry-After`, and a JSON-RPC error naming the store.
-pub(super) fn unavailable(error: &StoreError) -> Response<McpBody> {
+pub(in crate::transport::http) fn unavailable(error: &StoreError) -> Response<McpBody> {
     tracing::warn!(error = %mcp_types::error::Chain(error), "the shared store failed a request");
     let mut r = transport_error(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -202,7 +203,7 @@ fn request_state_of(params: mcp_types::jsonrpc::RawJson<'_>) -> Option<std::borr
         .request_state
 }
 
-impl Inner {
+impl Shared {
     /// Records a 2026-07-28 retry's `requestState` as used in the store
     /// before it is served, so that it is accepted once across instances
     /// (each instance's own record only knows what it accepted). A state
@@ -210,21 +211,19 @@ impl Inner {
     /// why it refuses it. `Err` is the answer: -32602 for a state already
     /// used, 503 when the store failed.
     pub(super) async fn claim_state(
-        self: &Arc<Self>,
+        &self,
+        signer: &crate::ask::request_state::Signer,
         id: &RequestId,
         params: mcp_types::jsonrpc::RawJson<'_>,
     ) -> Result<(), Response<McpBody>> {
-        let Some(shared) = &self.shared else {
-            return Ok(());
-        };
         let Some(state) = request_state_of(params) else {
             return Ok(());
         };
-        let Some((nonce, left)) = self.core.signer.claim_of(&state) else {
+        let Some((nonce, left)) = signer.claim_of(&state) else {
             return Ok(());
         };
-        let claim = shared.store.claim(&format!("request-state:{nonce}"), left);
-        match within(&*shared.store, claim).await {
+        let claim = self.store.claim(&format!("request-state:{nonce}"), left);
+        match within(&*self.store, claim).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(super::reply::json(
                 super::reply::modern_status(code::INVALID_PARAMS),

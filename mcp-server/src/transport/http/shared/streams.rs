@@ -1,5 +1,5 @@
-//! Stream events copied to the store in order, and a stream another
-//! instance held resumed from it (`Last-Event-ID`).
+//! Stream events copied to the store in order, and followed from it as
+//! another instance writes them (a stream resumed here with `Last-Event-ID`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,62 +10,12 @@ use mcp_types::jsonrpc::code;
 use mcp_types::RequestId;
 use tokio::sync::mpsc;
 
-use super::super::reply::{respond, sse_builder, transport_error};
-use super::super::session_table::HttpSession;
-use super::super::{Inner, McpBody};
-use super::{unavailable, Logged, FOLLOW_EVERY};
+use super::super::reply::transport_error;
+use super::super::McpBody;
+use super::{Logged, FOLLOW_EVERY};
 use crate::state::{within, Append, Store};
 
-impl Inner {
-    /// A `Last-Event-ID` naming a stream this instance does not hold:
-    /// replays it from the store, then goes on as the session's standalone
-    /// stream (a GET stream resumed here), follows the stream while the
-    /// instance that runs its call writes it (a POST's), or closes (it
-    /// ended).
-    pub(in crate::transport::http) async fn resume_elsewhere(
-        self: &Arc<Self>,
-        held: &Arc<HttpSession>,
-        stream: u64,
-        after: u64,
-    ) -> Response<McpBody> {
-        let Some(shared) = &self.shared else {
-            return unknown_stream();
-        };
-        let read = shared.store.read_events(&held.id, stream, after);
-        let log = match within(&*shared.store, read).await {
-            Ok(Some(log)) => log,
-            Ok(None) => return unknown_stream(),
-            Err(e) => return unavailable(&e),
-        };
-        let last = log.events.last().map_or(after, |(seq, _)| *seq);
-        let replay: Vec<Bytes> = log.events.into_iter().map(|(_, ev)| ev).collect();
-        if !log.ended && HttpSession::is_standalone(stream) {
-            let next = held.open_stream(self.config.replay, self.config.retry_ms(), true);
-            let rx = next.attach_after(replay, None);
-            held.prime(&next);
-            held.replace_standalone(&next);
-            self.keep_alive(&next, held);
-            return respond(sse_builder(), McpBody::stream(rx, None));
-        }
-        let (tx, rx) = mpsc::channel(super::super::sse::SINK_CAPACITY.max(replay.len() + 16));
-        for ev in replay {
-            let _ = tx.try_send(ev);
-        }
-        if !log.ended {
-            tokio::spawn(follow(
-                Arc::clone(&shared.store),
-                Arc::clone(&held.id),
-                stream,
-                last,
-                tx,
-                held.ended.clone(),
-            ));
-        }
-        respond(sse_builder(), McpBody::stream(rx, None))
-    }
-}
-
-pub(super) fn unknown_stream() -> Response<McpBody> {
+pub(in crate::transport::http) fn unknown_stream() -> Response<McpBody> {
     transport_error(
         StatusCode::NOT_FOUND,
         code::INVALID_REQUEST,
@@ -79,7 +29,7 @@ pub(super) fn id_json(id: &RequestId) -> String {
 
 /// Sends a stream another instance writes, as it grows, until it ends, the
 /// client leaves, the session ends, or the store forgets the stream.
-pub(super) async fn follow(
+pub(in crate::transport::http) async fn follow(
     store: Arc<dyn Store>,
     session: Arc<str>,
     stream: u64,
