@@ -25,6 +25,7 @@
 //! Records and bus messages are opaque bytes to a store: the framework
 //! writes and reads them.
 
+mod keys;
 mod memory;
 
 use std::time::Duration;
@@ -32,8 +33,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-pub use crate::ask::request_state::SigningKeys;
 use crate::common::BoxFuture;
+pub use keys::SigningKeys;
 pub use memory::MemoryStore;
 
 /// A store's answer.

@@ -92,7 +92,7 @@ where
 
 impl HttpService {
     /// Starts shutting down: long-lived streams end and legacy sessions'
-    /// calls are cancelled. [`Server::serve_http_on`] calls this itself.
+    /// calls are cancelled. [`Server::serve_http_on`](crate::Server::serve_http_on) calls this itself.
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();
     }
