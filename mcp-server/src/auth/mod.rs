@@ -23,35 +23,16 @@
 //! Authorization applies to the HTTP transports only; a stdio server takes
 //! its credentials from its environment, as the spec says.
 
-#[cfg(feature = "auth")]
-mod dpop;
 mod identity;
 #[cfg(feature = "auth")]
-mod introspect;
-#[cfg(feature = "auth")]
-mod jwt;
-#[cfg(feature = "auth")]
-mod layer;
-#[cfg(feature = "auth")]
-mod resource;
-#[cfg(feature = "auth")]
-mod verify;
+mod oauth;
 
-#[cfg(feature = "auth")]
-pub use dpop::Dpop;
 pub use identity::Identity;
-#[cfg(feature = "auth")]
-pub(crate) use identity::Principal;
 pub(crate) use identity::Scopes;
 #[cfg(feature = "auth")]
-pub use introspect::Introspection;
+pub use oauth::{
+    AuthLayer, AuthService, Authorization, Denied, Dpop, Introspection, InvalidResource,
+    JwtVerifier, TokenError, TokenVerifier, VerifyFuture,
+};
 #[cfg(feature = "auth")]
-pub use jwt::JwtVerifier;
-#[cfg(feature = "auth")]
-pub(crate) use layer::Verified;
-#[cfg(feature = "auth")]
-pub use layer::{AuthLayer, AuthService};
-#[cfg(feature = "auth")]
-pub use resource::{Authorization, Denied, InvalidResource};
-#[cfg(feature = "auth")]
-pub use verify::{TokenError, TokenVerifier, VerifyFuture};
+pub(crate) use oauth::{Principal, Verified};

@@ -1,0 +1,23 @@
+//! The HTTP server as an OAuth protected resource (the `auth` feature):
+//! its configuration and metadata ([`Authorization`]), bearer tokens
+//! checked by a [`TokenVerifier`] ([`JwtVerifier`], [`Introspection`]),
+//! DPoP-bound tokens ([`Dpop`]), and the tower layer that checks a request
+//! before MCP sees it ([`AuthLayer`]).
+
+mod dpop;
+mod introspect;
+mod jwt;
+mod layer;
+mod resource;
+mod verify;
+
+pub(crate) use super::identity::Principal;
+use super::Identity;
+
+pub use dpop::Dpop;
+pub use introspect::Introspection;
+pub use jwt::JwtVerifier;
+pub(crate) use layer::Verified;
+pub use layer::{AuthLayer, AuthService};
+pub use resource::{Authorization, Denied, InvalidResource};
+pub use verify::{TokenError, TokenVerifier, VerifyFuture};
