@@ -37,7 +37,9 @@ pub(crate) fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Tele
     let telemetry = match mcp_otel::Telemetry::from_env(program) {
         Ok(telemetry) => telemetry,
         Err(e) => {
-            eprintln!("{program}: OpenTelemetry: {e}");
+            // Each level of the error prints itself only: the chain says why.
+            let why = mcp_server::types::error::Chain(&e);
+            eprintln!("{program}: OpenTelemetry: {why}");
             std::process::exit(2);
         }
     };

@@ -86,7 +86,7 @@ tests/interop/oauth/run.sh target/debug
 step "agent tool sets: a local toolbox, the calculator over stdio, the Python reference server and TS server-everything in one set; strict schemas of every tool of the calculator, the conformance fixture and server-everything"
 tests/agent/run_interop.sh target/debug
 
-step "OpenTelemetry: the OTLP receiver against the official SDK; no OpenTelemetry crate without the otel features; calculator, calculator_client and agent export over OTLP/HTTP and gRPC: one trace spans agent run, model request, client and server across processes (stdio, HTTP); the Python mcp client's traceparent continued (_meta, header); the four histograms; /metrics for Prometheus"
+step "OpenTelemetry: the OTLP receiver against the official SDK; no OpenTelemetry crate without the otel features, and no exporter (OTLP, Prometheus, tonic, reqwest) with them in any library; calculator, calculator_client and agent export over OTLP/HTTP and gRPC: one trace spans agent run, model request, client and server across processes (stdio, HTTP); the Python mcp client's traceparent continued (_meta, header); the four histograms; /metrics for Prometheus"
 tests/otel/run.sh target/debug
 
 step "built-in toolboxes: the hostile tables of files and fetch run against the reference filesystem and fetch servers and ours, side by side (fetch inside a network namespace of its own); the Python mcp client and the MCP Inspector CLI drive files as they drive the reference server"

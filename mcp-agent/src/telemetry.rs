@@ -6,16 +6,16 @@
 //!
 //! What the model sends (a tool's name, a call's id, its own name and the
 //! answer's id, why it stopped) is recorded at most 256 bytes long
-//! ([`mcp_otel::cap`]), span names too: a model can be led to write
+//! ([`mcp_otel::instrumentation::cap`]), span names too: a model can be led to write
 //! anything, at any length, and spans reach every backend.
 
 use std::borrow::Cow;
 use std::future::Future;
 
 use mcp_otel::conventions as cv;
+use mcp_otel::instrumentation::{cap, span_name};
 use mcp_otel::reexport::opentelemetry::{Array, StringValue, Value};
 use mcp_otel::reexport::tracing_opentelemetry::OpenTelemetrySpanExt as _;
-use mcp_otel::{cap, span_name};
 use mcp_types::error::Chain;
 use tracing::field::Empty;
 use tracing::instrument::Instrumented;

@@ -68,7 +68,10 @@ fn assert_unchanged(pairs: &[(Value, Value)]) {
 
 #[tokio::test]
 async fn without_a_subscriber_replies_are_unchanged() {
-    assert!(!mcp_otel::enabled(), "this process installs no subscriber");
+    assert!(
+        !mcp_otel::instrumentation::enabled(),
+        "this process installs no subscriber"
+    );
     assert_unchanged(&round_trip().await);
 }
 
@@ -85,6 +88,6 @@ async fn a_subscriber_without_the_opentelemetry_layer_changes_nothing() {
         .with_writer(std::io::sink)
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
-    assert!(mcp_otel::enabled());
+    assert!(mcp_otel::instrumentation::enabled());
     assert_unchanged(&round_trip().await);
 }

@@ -4,7 +4,8 @@
 #   - the OTLP receiver's self-test against the official OpenTelemetry SDK
 #     and exporters (tests/otel/selftest.py);
 #   - a server, a client and an agent built without the `otel` features have
-#     no OpenTelemetry crate in their `cargo tree`;
+#     no OpenTelemetry crate in their `cargo tree`, and with them no exporter
+#     (OTLP, Prometheus, tonic, reqwest): the examples, programs, pick those;
 #   - tests/otel/check.py: the example programs export to the receiver over
 #     OTLP/HTTP and OTLP/gRPC, one trace spans agent, model request, client
 #     and server across processes (stdio and HTTP), the Python `mcp` client's
@@ -47,5 +48,37 @@ if [ "$found" -lt 3 ]; then
     exit 1
 fi
 echo "PASS mcp-server --features otel brings them (the check above can fail)"
+
+echo "-- with the otel features, no exporter in a library's tree: the program picks it (mcp-otel's features)"
+exporters='^(opentelemetry-otlp|opentelemetry-prometheus|opentelemetry-http|prometheus|tonic[-_a-z]*|reqwest) '
+libraries=(
+    "mcp-server --no-default-features --features stdio,otel"
+    "mcp-server --all-features"
+    "mcp-client --no-default-features --features stdio,otel"
+    "mcp-client --all-features"
+    "mcp-agent --no-default-features --features otel"
+    "mcp-agent --all-features"
+    "mcp-toolbox --all-features"
+    "mcp-redis --all-features"
+    "mcp-otel --no-default-features"
+)
+for args in "${libraries[@]}"; do
+    # shellcheck disable=SC2086 # the crate and its features, split on purpose
+    found="$(cargo tree --offline -q -p $args -e normal --prefix none | grep -E "$exporters" | sort -u || true)"
+    if [ -n "$found" ]; then
+        echo "FAIL $args pulls an exporter (a library's otel feature must not; the program enables mcp-otel's otlp-http, otlp-grpc, prometheus):"
+        echo "$found"
+        exit 1
+    fi
+    echo "PASS $args: no exporter in its tree"
+done
+found="$(cargo tree --offline -q -p mcp-examples -e normal --prefix none | grep -E "$exporters" | sort -u || true)"
+for crate in opentelemetry-otlp opentelemetry-prometheus prometheus tonic reqwest; do
+    if ! grep -q "^$crate " <<<"$found"; then
+        echo "FAIL the examples should bring $crate (they turn mcp-otel's exporters on): the check above proves nothing"
+        exit 1
+    fi
+done
+echo "PASS the examples bring the exporters (the check above can fail)"
 
 "$MCP_PYTHON" "$HERE/check.py" "$BIN"

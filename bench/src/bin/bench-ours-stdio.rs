@@ -49,7 +49,8 @@ fn main() -> Result<(), mcp_server::Error> {
 fn export() -> mcp_otel::Telemetry {
     use tracing_subscriber::prelude::*;
     let telemetry = mcp_otel::Telemetry::from_env("bench").unwrap_or_else(|e| {
-        eprintln!("bench-ours-stdio: OpenTelemetry: {e}");
+        let why = mcp_server::types::error::Chain(&e);
+        eprintln!("bench-ours-stdio: OpenTelemetry: {why}");
         std::process::exit(2);
     });
     tracing_subscriber::registry()

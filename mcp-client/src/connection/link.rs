@@ -91,8 +91,8 @@ pub(crate) trait Transport: Send + Sync + 'static {
 
     /// The transport, as `network.transport` names it (`pipe` unless HTTP).
     #[cfg(feature = "otel")]
-    fn network(&self) -> mcp_otel::Transport {
-        mcp_otel::Transport::Pipe
+    fn network(&self) -> mcp_otel::instrumentation::Transport {
+        mcp_otel::instrumentation::Transport::Pipe
     }
 
     /// The last lines the server wrote to stderr (child processes only).

@@ -5,7 +5,7 @@
 //! and the `mcp.server.*.duration` histograms.
 //!
 //! Nothing here runs while no subscriber takes the spans
-//! ([`mcp_otel::enabled`]): dispatch pays one interest check.
+//! ([`mcp_otel::instrumentation::enabled`]): dispatch pays one interest check.
 //!
 //! A client chooses what it sends, and the method, tool, prompt and
 //! protocol version become metric attributes kept for the life of the
@@ -21,8 +21,8 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use mcp_otel::conventions::OTHER;
+use mcp_otel::instrumentation::{Ended, Operation, Side, Transport};
 use mcp_otel::propagation::MetaContext;
-use mcp_otel::{Ended, Operation, Side, Transport};
 use mcp_types::jsonrpc::RawJson;
 use mcp_types::{method, ProtocolVersion, RequestId};
 use tracing::Instrument as _;
@@ -124,7 +124,7 @@ fn transport(kind: TransportKind) -> Transport {
 pub(crate) fn header_context(
     headers: &http::HeaderMap,
 ) -> Option<mcp_otel::reexport::opentelemetry::Context> {
-    if !mcp_otel::enabled() {
+    if !mcp_otel::instrumentation::enabled() {
         return None;
     }
     mcp_otel::propagation::extract_headers(headers)
@@ -139,7 +139,7 @@ fn start(
     params: Option<RawJson<'_>>,
     info: &RequestInfo,
 ) -> Option<Operation> {
-    if !mcp_otel::enabled() {
+    if !mcp_otel::instrumentation::enabled() {
         return None;
     }
     // Malformed params get no target: dispatch answers them as it would.
@@ -157,7 +157,8 @@ fn start(
         .name
         .as_deref()
         .map(|name| served(catalog, method_name, name));
-    let mut request = mcp_otel::Request::new(Side::Server, known_method(method_name));
+    let mut request =
+        mcp_otel::instrumentation::Started::new(Side::Server, known_method(method_name));
     match method_name {
         method::TOOLS_CALL => request.tool = name,
         method::PROMPTS_GET => request.prompt = name,
@@ -338,7 +339,13 @@ impl SessionClock {
     /// The session ends: its duration, if it opened here.
     pub(super) fn ended(&self, kind: TransportKind, version: Option<&str>) {
         if let Some(opened) = self.0.get() {
-            mcp_otel::record_session(Side::Server, *opened, transport(kind), version, None);
+            mcp_otel::instrumentation::record_session(
+                Side::Server,
+                *opened,
+                transport(kind),
+                version,
+                None,
+            );
         }
     }
 }

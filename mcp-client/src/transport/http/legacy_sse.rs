@@ -153,8 +153,8 @@ impl SseTransport {
 
 impl Transport for SseTransport {
     #[cfg(feature = "otel")]
-    fn network(&self) -> mcp_otel::Transport {
-        mcp_otel::Transport::Http
+    fn network(&self) -> mcp_otel::instrumentation::Transport {
+        mcp_otel::instrumentation::Transport::Http
     }
 
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {

@@ -231,7 +231,7 @@ impl HttpTransport {
             .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
         request.headers_mut().extend(headers);
         #[cfg(feature = "otel")]
-        if mcp_otel::enabled() {
+        if mcp_otel::instrumentation::enabled() {
             mcp_otel::propagation::inject_headers(&tracing::Span::current(), request.headers_mut());
         }
         Ok(request)
@@ -593,8 +593,8 @@ async fn standalone(
 
 impl Transport for HttpTransport {
     #[cfg(feature = "otel")]
-    fn network(&self) -> mcp_otel::Transport {
-        mcp_otel::Transport::Http
+    fn network(&self) -> mcp_otel::instrumentation::Transport {
+        mcp_otel::instrumentation::Transport::Http
     }
 
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {

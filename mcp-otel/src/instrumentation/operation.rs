@@ -10,8 +10,8 @@ use opentelemetry::{Context, KeyValue};
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
+use super::text::{cap, cap_owned, session_digest, span_name};
 use crate::conventions as cv;
-use crate::text::{cap, session_digest, span_name};
 
 /// Which end of the exchange records the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,16 +40,19 @@ impl Transport {
     }
 }
 
-/// What is known of a request when it starts.
+/// What is known of a request or notification when it starts, given to
+/// [`Operation::start`] (how it ended is [`Ended`]). Not a request: the
+/// JSON-RPC request is `mcp_types::jsonrpc::Request`.
 ///
-/// Every text is recorded at most [`crate::MAX_TEXT_LEN`] bytes long, and
-/// the session id as its digest ([`crate::session_digest`]). The method,
+/// Every text is recorded at most [`MAX_TEXT_LEN`](super::MAX_TEXT_LEN)
+/// bytes long, and the session id as its digest
+/// ([`session_digest`](super::session_digest)). The method,
 /// tool, prompt and protocol version also become metric attributes, kept
 /// for the life of the process: give only values the recording side knows
 /// (a method it speaks, a tool it serves, a version it supports), and
 /// [`cv::OTHER`] for anything else a peer sent.
 #[derive(Clone, Copy)]
-pub struct Request<'a> {
+pub struct Started<'a> {
     /// Client or server.
     pub side: Side,
     /// The method (`tools/call`).
@@ -70,10 +73,10 @@ pub struct Request<'a> {
     pub transport: Option<Transport>,
 }
 
-impl<'a> Request<'a> {
+impl<'a> Started<'a> {
     /// A request of `method`, nothing else known yet.
-    pub fn new(side: Side, method: &'a str) -> Request<'a> {
-        Request {
+    pub fn new(side: Side, method: &'a str) -> Started<'a> {
+        Started {
             side,
             method,
             tool: None,
@@ -92,9 +95,9 @@ impl<'a> Request<'a> {
     }
 }
 
-impl fmt::Debug for Request<'_> {
+impl fmt::Debug for Started<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Request")
+        f.debug_struct("Started")
             .field("side", &self.side)
             .field("method", &self.method)
             .field("target", &self.target())
@@ -148,7 +151,7 @@ pub fn enabled() -> bool {
 impl Operation {
     /// Starts the span of `request`, or `None` when nothing takes MCP spans
     /// (then nothing is recorded and nearly nothing paid).
-    pub fn start(request: &Request<'_>) -> Option<Operation> {
+    pub fn start(request: &Started<'_>) -> Option<Operation> {
         if !enabled() {
             return None;
         }
@@ -160,7 +163,7 @@ impl Operation {
         let tool = request.tool.map(cap);
         let prompt = request.prompt.map(cap);
         let protocol_version = request.protocol_version.map(cap);
-        let id = request.id.map(|id| crate::text::cap_owned(id.to_string()));
+        let id = request.id.map(|id| cap_owned(id.to_string()));
         let session = request.session_id.map(session_digest);
         let name = span_name(method, request.target());
         let span = tracing::info_span!(
@@ -322,7 +325,7 @@ struct Instruments {
 }
 
 /// The four histograms, made from the global meter provider on first use
-/// (so set the provider up before serving: [`crate::Telemetry::from_env`]).
+/// (so set the provider up before serving: `Telemetry::from_env` does).
 fn instruments() -> &'static Instruments {
     static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
     INSTRUMENTS.get_or_init(|| {
