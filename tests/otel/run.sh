@@ -49,8 +49,8 @@ if [ "$found" -lt 3 ]; then
 fi
 echo "PASS mcp-server --features otel brings them (the check above can fail)"
 
-echo "-- with the otel features, no exporter in a library's tree: the program picks it (mcp-otel's features)"
-exporters='^(opentelemetry-otlp|opentelemetry-prometheus|opentelemetry-http|prometheus|tonic[-_a-z]*|reqwest) '
+echo "-- with the otel features, no exporter (nor the SDK) in a library's tree: the program picks it (mcp-otel's features)"
+exporters='^(opentelemetry-otlp|opentelemetry-prometheus|opentelemetry-http|opentelemetry_sdk|prometheus|tonic[-_a-z]*|reqwest) '
 libraries=(
     "mcp-server --no-default-features --features stdio,otel"
     "mcp-server --all-features"
@@ -70,10 +70,10 @@ for args in "${libraries[@]}"; do
         echo "$found"
         exit 1
     fi
-    echo "PASS $args: no exporter in its tree"
+    echo "PASS $args: no exporter nor the SDK in its tree"
 done
 found="$(cargo tree --offline -q -p mcp-examples -e normal --prefix none | grep -E "$exporters" | sort -u || true)"
-for crate in opentelemetry-otlp opentelemetry-prometheus prometheus tonic reqwest; do
+for crate in opentelemetry-otlp opentelemetry-prometheus opentelemetry-http opentelemetry_sdk prometheus tonic reqwest; do
     if ! grep -q "^$crate " <<<"$found"; then
         echo "FAIL the examples should bring $crate (they turn mcp-otel's exporters on): the check above proves nothing"
         exit 1
