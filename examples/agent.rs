@@ -38,7 +38,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use mcp_agent::chat::ModelError;
 use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 use mcp_agent::{
-    chat::ChatModel, Agent, Approval, ApprovalPolicy, ApprovalRequest, Event, RunError, ToolSet,
+    approval::{Approval, ApprovalPolicy, ApprovalRequest},
+    chat::ChatModel,
+    Agent, Event, Finish, RunError, ToolSet,
 };
 use mcp_client::{types::error::Chain, Client};
 
@@ -299,7 +301,7 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
         client.close().await;
     }
     match outcome {
-        Ok(outcome) => {
+        Ok(Finish::Done { outcome, .. }) => {
             if MID_LINE.swap(false, Ordering::Relaxed) {
                 println!();
             }
@@ -312,6 +314,12 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
             );
             Ok(())
         }
+        // Nothing here executes on the caller's side, and `ask` answers every
+        // approval: a pause would be a bug worth reporting.
+        Ok(Finish::Paused(paused)) => Err((
+            1,
+            format!("the run paused on {} calls", paused.pending().len()),
+        )),
         Err(e @ RunError::MaxTurns { .. }) => Err((1, format!("{e} (raise --max-turns)"))),
         Err(e) => Err((1, Chain(&e).to_string())),
     }

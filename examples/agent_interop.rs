@@ -29,7 +29,7 @@ use std::time::Duration;
 use mcp_agent::strict::to_strict;
 use mcp_agent::{
     chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
-    chat::ToolCall, Agent, Source, ToolCallError, ToolSet, ToolSetError, ToolView,
+    chat::ToolCall, Agent, Finish, Source, ToolCallError, ToolSet, ToolSetError, ToolView,
 };
 use mcp_client::{types::error::Chain, Client};
 use mcp_server::{ToolBox, ToolEntry};
@@ -674,7 +674,7 @@ async fn check_edge_calls(edges: &ToolSet, checks: &mut Checks) {
         .build();
     checks.check(
         "a scripted model's calls by provider name reach the right edge-named tools",
-        match agent.run("Call them all.").await {
+        match agent.run("Call them all.").await.map(Finish::into_outcome) {
             Ok(outcome) => {
                 let reached: Vec<Option<String>> =
                     outcome.tool_calls.iter().map(|c| c.tool.clone()).collect();
@@ -712,7 +712,7 @@ async fn check_agent_run(set: &ToolSet, checks: &mut Checks) {
         &format!(
             "agent run: a scripted model calls `{provider}` and reaches the calculator over stdio"
         ),
-        match agent.run("What is 2 + 3?").await {
+        match agent.run("What is 2 + 3?").await.map(Finish::into_outcome) {
             Ok(outcome) => match outcome.tool_calls.first() {
                 Some(call)
                     if outcome.tool_calls.len() == 1

@@ -262,7 +262,8 @@ impl Stack {
                 let outcome = agent
                     .run("What is 1 + 2?")
                     .await
-                    .map_err(|e| format!("Agent::run: {e}"))?;
+                    .map_err(|e| format!("Agent::run: {e}"))?
+                    .into_outcome();
                 if outcome.turns == 2 && outcome.tool_calls.len() == width && outcome.text == "3" {
                     Ok(())
                 } else {

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::{Approval, ApprovalHandler, ApprovalPolicy, ApprovalRequest};
 use crate::chat::{ChatModel, Message, ToolChoice};
-use crate::outcome::{Event, Outcome};
-use crate::seal::StateKeys;
+use crate::outcome::Event;
+use crate::pause::{PausedRun, StateKeys};
 use crate::toolset::ToolSet;
 
 /// What happens when a tool fails (returns `isError`, or its server or
@@ -32,7 +32,7 @@ pub enum ErrorPolicy {
 /// A model with a tool set: runs conversations in which the model calls tools.
 ///
 /// ```
-/// use mcp_agent::{Agent, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError, chat::ToolCall, ToolSet};
+/// use mcp_agent::{Agent, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError, chat::ToolCall, Finish, ToolSet};
 /// use mcp_server::tool;
 ///
 /// pub struct Maths;
@@ -79,8 +79,10 @@ pub enum ErrorPolicy {
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let tools = ToolSet::builder().toolbox(Maths).build().await?;
 /// let agent = Agent::builder(Scripted, tools).max_turns(4).build();
-/// let outcome = agent.run("What is 2 + 3?").await?;
-/// assert_eq!(outcome.text, "The sum is 5.");
+/// let Finish::Done { output, outcome } = agent.run("What is 2 + 3?").await? else {
+///     panic!("nothing here pauses a run");
+/// };
+/// assert_eq!(output, "The sum is 5.");
 /// assert_eq!(outcome.turns, 2);
 /// assert_eq!(outcome.tool_calls[0].reply, "5");
 /// # Ok(())
@@ -125,9 +127,6 @@ pub(crate) struct Config {
 /// Where a run's events go.
 pub(crate) type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
 
-/// The default limit on model requests per run.
-pub const DEFAULT_MAX_TURNS: usize = 10;
-
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
     model: Arc<dyn ChatModel>,
@@ -144,6 +143,9 @@ impl fmt::Debug for AgentBuilder {
 }
 
 impl Agent {
+    /// The default limit on model requests per run.
+    pub const DEFAULT_MAX_TURNS: usize = 10;
+
     /// Starts an agent over `model` and `tools`.
     pub fn builder(model: impl ChatModel + 'static, tools: ToolSet) -> AgentBuilder {
         AgentBuilder {
@@ -152,7 +154,7 @@ impl Agent {
             config: Config {
                 name: None,
                 system: None,
-                max_turns: DEFAULT_MAX_TURNS,
+                max_turns: Agent::DEFAULT_MAX_TURNS,
                 tool_choice: ToolChoice::Auto,
                 keep_tool_choice: false,
                 default_policy: ErrorPolicy::Report,
@@ -190,7 +192,7 @@ impl Agent {
         Run::new(self, messages)
     }
 
-    /// Resumes a run that paused on [pending calls](Outcome::pending): give
+    /// Resumes a run that paused on [pending calls](PausedRun::pending): give
     /// each its result ([`Run::result`]) or decision ([`Run::approve`],
     /// [`Run::refuse`]), then `.await` it. The outcome may come from a
     /// previous process (it serializes); this agent needs the same tools,
@@ -202,32 +204,37 @@ impl Agent {
     ///
     /// The state is signed, not encrypted (it holds the transcript): keep
     /// it where only those who may read it can. A state resumes as often as
-    /// it is given; record [`Outcome::pause_id`] to resume each once.
+    /// it is given; record [`PausedRun::pause_id`] to resume each once.
     ///
     /// ```no_run
     /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
-    /// use mcp_agent::PendingKind;
+    /// use mcp_agent::pause::{PausedRun, PendingKind};
+    /// use mcp_agent::Finish;
     ///
-    /// let outcome = agent.run("Where am I, and what is the weather there?").await?;
-    /// let saved = serde_json::to_string(&outcome)?; // keep it server side
+    /// let Finish::Paused(paused) = agent.run("Where am I, and what is the weather there?").await?
+    /// else {
+    ///     return Ok(()); // done without waiting for anyone
+    /// };
+    /// let saved = serde_json::to_string(&paused)?; // keep it server side
     ///
     /// // Later, perhaps in another process with the same state keys:
-    /// let outcome: mcp_agent::Outcome = serde_json::from_str(&saved)?;
-    /// let mut run = agent.resume(outcome.clone());
-    /// for call in &outcome.pending {
+    /// let paused: PausedRun = serde_json::from_str(&saved)?;
+    /// let mut run = agent.resume(paused.clone());
+    /// for call in paused.pending() {
     ///     run = match call.kind {
     ///         PendingKind::Execute => run.result(&call.call_id, "Lyon, France"),
     ///         PendingKind::Approve => run.approve(&call.call_id),
     ///     };
     /// }
-    /// let finished = run.await?;
-    /// println!("{}", finished.text);
+    /// if let Finish::Done { output, .. } = run.await? {
+    ///     println!("{output}");
+    /// }
     /// # Ok(())
     /// # }
     /// ```
-    pub fn resume(&self, outcome: Outcome) -> Run<'_> {
+    pub fn resume(&self, paused: PausedRun) -> Run<'_> {
         let mut run = Run::new(self, Vec::new());
-        run.resume = Some(Box::new(outcome));
+        run.resume = Some(Box::new(paused));
         run
     }
 
@@ -263,7 +270,7 @@ impl AgentBuilder {
         self
     }
 
-    /// The most model requests a run may make (default [`DEFAULT_MAX_TURNS`]).
+    /// The most model requests a run may make (default [`Agent::DEFAULT_MAX_TURNS`]).
     /// A run whose model still calls tools at the last turn ends with
     /// [`RunError::MaxTurns`](crate::RunError::MaxTurns).
     pub fn max_turns(mut self, turns: usize) -> Self {
@@ -369,7 +376,7 @@ pub struct Run<'a> {
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) on_approval: Option<ApprovalHandler>,
     /// The paused run this one resumes ([`Agent::resume`]).
-    pub(crate) resume: Option<Box<Outcome>>,
+    pub(crate) resume: Option<Box<PausedRun>>,
     /// What the caller gave for the paused calls, by call id.
     pub(crate) answers: Vec<(String, Answer)>,
     /// The answer's type, for a typed run ([`Run::output`]).
@@ -466,7 +473,7 @@ impl<'a> Run<'a> {
 
     /// Who approves the calls that need it ([`AgentBuilder::approval`]):
     /// `f` gets each, one at a time, and answers. Without a handler the run
-    /// pauses on them instead ([`PendingKind::Approve`](crate::PendingKind::Approve)).
+    /// pauses on them instead ([`PendingKind::Approve`](crate::pause::PendingKind::Approve)).
     pub fn on_approval<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,

@@ -4,7 +4,7 @@
 //! A call that needs approval goes to the run's handler
 //! ([`Run::on_approval`](crate::Run::on_approval)): a prompt on a terminal,
 //! a policy engine. Without a handler the run pauses on it
-//! ([`PendingKind::Approve`](crate::PendingKind::Approve)) and is resumed
+//! ([`PendingKind::Approve`](crate::pause::PendingKind::Approve)) and is resumed
 //! with the decision ([`Run::approve`](crate::Run::approve),
 //! [`Run::refuse`](crate::Run::refuse)) — later, in another process if need
 //! be. A refused call never runs (an MCP server never sees it); the model is

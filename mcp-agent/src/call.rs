@@ -30,7 +30,7 @@ pub enum ToolCallError {
     /// The arguments are not an object valid under the tool's input schema.
     #[error("{0}")]
     InvalidArguments(String),
-    /// The tool is one the caller executes ([`crate::CallerTool`]): there
+    /// The tool is one the caller executes ([`crate::pause::CallerTool`]): there
     /// is nothing here to run.
     #[error("`{0}` is executed by the caller, not by this process")]
     CallerTool(String),

@@ -88,7 +88,7 @@ pub enum ToolSetError {
 #[derive(Clone)]
 pub(crate) enum Target {
     Local(ToolEntry),
-    /// Nothing here: the caller runs it ([`crate::CallerTool`]).
+    /// Nothing here: the caller runs it ([`crate::pause::CallerTool`]).
     Caller,
     Remote {
         client: Client,

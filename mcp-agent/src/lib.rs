@@ -33,7 +33,7 @@
 //! // OPENAI_API_KEY, OPENAI_MODEL, and OPENAI_BASE_URL for a local server.
 //! let model = OpenAiChat::from_env()?;
 //! let agent = Agent::builder(model, tools).max_turns(8).build();
-//! let outcome = agent
+//! let finish = agent
 //!     .run("Will it rain in Lyon tomorrow?")
 //!     .on_event(|event| {
 //!         if let Event::Text(text) = event {
@@ -41,6 +41,7 @@
 //!         }
 //!     })
 //!     .await?;
+//! let outcome = finish.outcome();
 //! println!("\n{} turns, {} tool calls", outcome.turns, outcome.tool_calls.len());
 //! # Ok(())
 //! # }
@@ -91,9 +92,11 @@
 //! [`max_turns`](AgentBuilder::max_turns) (default 10) the run ends with
 //! [`RunError::MaxTurns`], carrying the transcript. Dropping the run, or
 //! cancelling its [`CancellationToken`], cancels the calls in flight, on
-//! their servers too. The [`Outcome`] holds the final text, the transcript,
-//! every call with its result and duration, and the token usage; [`Event`]s
-//! report progress as the run goes.
+//! their servers too. A run ends in a [`Finish`]: done, with its answer
+//! (the final text, or a [typed](typed) run's value) and the [`Outcome`]
+//! (the transcript, every call with its result and duration, and the token
+//! usage), or paused on calls the caller runs or approves ([`pause`],
+//! [`approval`]), to resume later. [`Event`]s report progress as the run goes.
 //!
 //! # Models
 //!
@@ -141,7 +144,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
-mod approval;
+pub mod approval;
 mod call;
 mod catalog;
 pub mod chat;
@@ -150,23 +153,21 @@ pub mod model;
 pub mod names;
 mod outcome;
 mod output;
+pub mod pause;
 mod run;
 mod seal;
 pub mod strict;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod toolset;
-mod typed;
+pub mod typed;
 mod view;
 
-pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run, DEFAULT_MAX_TURNS};
-pub use approval::{Approval, ApprovalPolicy, ApprovalRequest};
+pub use agent::{Agent, AgentBuilder, ErrorPolicy, Run};
 pub use call::ToolCallError;
 pub use catalog::{Diagnostic, ToolSetError};
-pub use outcome::{CallRecord, Event, Outcome, PendingCall, PendingKind, RunError};
-pub use seal::{StateKeyError, StateKeys};
-pub use toolset::{CallerTool, CallerToolError, Source, ToolSet, ToolSetBuilder};
-pub use typed::{Typed, TypedRun};
+pub use outcome::{CallRecord, Event, Finish, Outcome, RunError};
+pub use toolset::{Source, ToolSet, ToolSetBuilder};
 pub use view::ToolView;
 
 /// Cancels a run from outside (see [`Run::cancel_on`]).

@@ -3,22 +3,17 @@
 use std::fmt;
 use std::time::Duration;
 
-use mcp_types::{CallToolResult, JsonObject};
+use mcp_types::CallToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::ToolSetError;
-use crate::chat::{Media, Message, ModelError, ToolChoice, ToolResult, Usage};
+use crate::chat::{Media, Message, ModelError, Usage};
+use crate::pause::{Paused, PausedRun, PendingCall};
 
-/// What a run did: the final answer and everything that led to it, or,
-/// when [`pending`](Self::pending) is not empty, a run paused on calls the
-/// caller must run or approve.
-///
-/// A paused outcome is the run's whole state: it serializes (serde), so the
-/// run can be resumed later, in another process, with
-/// [`Agent::resume`](crate::Agent::resume). The agent signs it when the run
-/// pauses and resumes it only unchanged, checked with its keys
-/// ([`StateKeys`](crate::StateKeys)).
+/// What a run did: the final answer and everything that led to it (of a
+/// finished run, in [`Finish::Done`]), or the run so far (of a paused one,
+/// [`PausedRun::outcome`], and of a run that failed, [`RunError::outcome`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Outcome {
     /// The model's last text (the answer, on success).
@@ -32,82 +27,108 @@ pub struct Outcome {
     pub tool_calls: Vec<CallRecord>,
     /// Tokens used, summed over the turns, as the provider reported them.
     pub usage: Usage,
-    /// The calls the run is waiting for (empty when it finished): tools the
-    /// caller executes, and calls that need an approval nobody gave in
-    /// process. Resume with [`Agent::resume`](crate::Agent::resume).
+    /// The calls a paused run waits for ([`PausedRun::pending`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pending: Vec<PendingCall>,
-    /// A typed run's answer ([`Run::output`](crate::Run::output)), as JSON
-    /// valid under its schema.
+    pub(crate) pending: Vec<PendingCall>,
+    /// A typed run's answer, as JSON valid under its schema (the run gives
+    /// it deserialized, in [`Finish::Done`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
+    pub(crate) output: Option<Value>,
     /// Where a paused run goes on from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) paused: Option<Paused>,
 }
 
-impl Outcome {
-    /// Whether the run paused on [`pending`](Self::pending) calls rather than finishing.
+/// How a run ended: done, with its answer, or paused on calls the caller
+/// must answer. Plain runs and typed runs ([`Run::output`](crate::Run::output))
+/// end the same way; only the answer's type differs (`String`, the model's
+/// final text, for a plain run; the `T` asked for, for a typed one), so one
+/// `match` serves both:
+///
+/// ```no_run
+/// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_agent::Finish;
+///
+/// match agent.run("Where am I?").await? {
+///     Finish::Done { output, outcome } => {
+///         println!("{output} ({} turns)", outcome.turns);
+///     }
+///     Finish::Paused(paused) => {
+///         // Keep it (it serializes), answer its calls, then `agent.resume(paused)`.
+///         println!("waiting for {} calls", paused.pending().len());
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub enum Finish<T = String> {
+    /// The run finished.
+    Done {
+        /// The answer: the model's final text, or a typed run's value
+        /// (validated against its schema and deserialized).
+        output: T,
+        /// Everything that led to it.
+        outcome: Outcome,
+    },
+    /// The run paused: resume it with [`Agent::resume`](crate::Agent::resume)
+    /// (as a typed run again, with `.output::<T>()`, for a typed one).
+    Paused(PausedRun),
+}
+
+impl<T> Finish<T> {
+    /// The run's record: of the whole run when it is done, of the run so
+    /// far when it paused.
+    pub fn outcome(&self) -> &Outcome {
+        match self {
+            Finish::Done { outcome, .. } => outcome,
+            Finish::Paused(paused) => paused.outcome(),
+        }
+    }
+
+    /// The run's record, owned (of a paused run, the run so far; resuming
+    /// needs the [`PausedRun`] itself).
+    pub fn into_outcome(self) -> Outcome {
+        match self {
+            Finish::Done { outcome, .. } => outcome,
+            Finish::Paused(paused) => paused.0,
+        }
+    }
+
+    /// Whether the run paused rather than finishing.
     pub fn is_paused(&self) -> bool {
-        self.paused.is_some()
+        matches!(self, Finish::Paused(_))
     }
 
-    /// A name unique to this pause, when the run paused. The agent resumes a
-    /// signed state as often as it is given one; an application that must
-    /// run each approval once records this name when it resumes and refuses
-    /// a state whose name it has seen.
-    pub fn pause_id(&self) -> Option<&str> {
-        self.paused.as_ref().map(|p| p.id.as_str())
+    /// The answer, when the run is done.
+    pub fn output(self) -> Option<T> {
+        match self {
+            Finish::Done { output, .. } => Some(output),
+            Finish::Paused(_) => None,
+        }
+    }
+
+    /// The paused run, when it paused.
+    pub fn paused(self) -> Option<PausedRun> {
+        match self {
+            Finish::Done { .. } => None,
+            Finish::Paused(paused) => Some(paused),
+        }
     }
 }
 
-/// A call a paused run waits for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PendingCall {
-    /// The provider's call id: name it when resuming.
-    pub call_id: String,
-    /// The tool's name in the set.
-    pub tool: String,
-    /// The arguments, parsed and valid under the tool's input schema.
-    pub arguments: JsonObject,
-    /// What the run needs.
-    pub kind: PendingKind,
-}
-
-/// What a paused run needs for a [`PendingCall`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PendingKind {
-    /// The tool is one the caller executes ([`CallerTool`](crate::CallerTool)):
-    /// its result ([`Run::result`](crate::Run::result)).
-    Execute,
-    /// The call needs an approval ([`ApprovalPolicy`](crate::ApprovalPolicy)):
-    /// [`Run::approve`](crate::Run::approve) or [`Run::refuse`](crate::Run::refuse).
-    Approve,
-}
-
-/// The state of a paused turn: which of its calls are answered.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct Paused {
-    /// The turn whose calls wait.
-    pub(crate) turn: usize,
-    /// The tool choice for the next turn.
-    pub(crate) choice: ToolChoice,
-    /// The turn's calls in the model's order: answered, or waiting (`None`).
-    pub(crate) results: Vec<Option<ToolResult>>,
-    /// Tools approved for the rest of the run.
-    #[serde(default)]
-    pub(crate) approved_tools: std::collections::BTreeSet<String>,
-    /// Names this pause, unique to it ([`Outcome::pause_id`]).
-    #[serde(default)]
-    pub(crate) id: String,
-    /// The key that signed the state ([`crate::StateKeys`]).
-    #[serde(default)]
-    pub(crate) key: String,
-    /// The state's signature (HMAC-SHA256, base64) over the whole outcome
-    /// but itself; empty when unsigned, which never resumes.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub(crate) signature: String,
+impl Finish<String> {
+    /// How a plain run ended: paused when its state says so, else done
+    /// with its last text.
+    pub(crate) fn of(outcome: Outcome) -> Finish<String> {
+        if outcome.paused.is_some() {
+            return Finish::Paused(PausedRun(outcome));
+        }
+        Finish::Done {
+            output: outcome.text.clone(),
+            outcome,
+        }
+    }
 }
 
 /// One tool call of a run.
@@ -216,7 +237,7 @@ pub enum Event {
         /// Why, as the model reads it.
         reason: String,
     },
-    /// The run pauses: these calls wait for the caller (see [`Outcome::pending`]).
+    /// The run pauses: these calls wait for the caller (see [`PausedRun::pending`]).
     Paused {
         /// The turn whose calls wait.
         turn: usize,
@@ -289,13 +310,6 @@ pub enum RunError {
         /// The run (the answers are in its transcript).
         outcome: Box<Outcome>,
     },
-    /// A typed run paused on pending calls: resume it ([`Agent::resume`](crate::Agent::resume))
-    /// with `.output::<T>()` again.
-    #[error("the run paused on {} pending calls", outcome.pending.len())]
-    Paused {
-        /// The paused run.
-        outcome: Box<Outcome>,
-    },
     /// A resumed run was not given what its pending calls need, or was given
     /// an answer for a call that is not pending.
     #[error("cannot resume the run: {problem}")]
@@ -303,7 +317,7 @@ pub enum RunError {
         /// What is missing or wrong, naming the calls.
         problem: String,
         /// The paused run, unchanged: resume it again.
-        outcome: Box<Outcome>,
+        paused: Box<PausedRun>,
     },
 }
 
@@ -325,9 +339,8 @@ impl RunError {
             | RunError::Model { outcome, .. }
             | RunError::ToolFailed { outcome, .. }
             | RunError::Cancelled { outcome }
-            | RunError::Output { outcome, .. }
-            | RunError::Paused { outcome }
-            | RunError::Resume { outcome, .. } => Some(outcome),
+            | RunError::Output { outcome, .. } => Some(outcome),
+            RunError::Resume { paused, .. } => Some(paused.outcome()),
             RunError::ToolSet(_) => None,
         }
     }

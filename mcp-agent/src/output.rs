@@ -1,7 +1,7 @@
 //! What a typed run asks of the model and how its answer is checked: the
 //! type's JSON Schema (schemars) as the provider's structured-output format,
 //! the answer validated against it and deserialized, and the message that
-//! asks again when it does not fit. The run itself is in [`crate::typed`].
+//! asks again when it does not fit. The run itself is in `crate::typed`.
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! The signature of a paused run's state: what an approval rests on.
 //!
-//! A paused [`Outcome`] leaves the agent (it serializes, to be resumed
+//! A paused run ([`PausedRun`](crate::pause::PausedRun)) leaves the agent (it serializes, to be resumed
 //! later, elsewhere) and comes back from whoever kept it. Everything in it
 //! decides what runs when it resumes: the calls waiting and their
 //! arguments, the tools already approved for the run, the turn's results
@@ -18,6 +18,9 @@ use serde_json::Value;
 
 use crate::outcome::Outcome;
 
+/// Why a state does not resume at all.
+pub(crate) const NOT_PAUSED: &str = "the outcome is not a paused run: it has no pending calls";
+
 /// What a signature is for, so a tag made for something else (a server's
 /// `requestState`, say) never fits.
 const PURPOSE: Purpose = Purpose::new("mcp-agent paused run state v1");
@@ -33,9 +36,9 @@ const PURPOSE: Purpose = Purpose::new("mcp-agent paused run state v1");
 /// keep them secret: whoever has a key can approve any call.
 ///
 /// ```
-/// use mcp_agent::StateKeys;
+/// use mcp_agent::pause::StateKeys;
 ///
-/// # fn main() -> Result<(), mcp_agent::StateKeyError> {
+/// # fn main() -> Result<(), mcp_agent::pause::StateKeyError> {
 /// // Rotating: `2026-12` signs from now on; `2026-11` still verifies.
 /// let keys = StateKeys::new("2026-12", *b"0123456789abcdef0123456789abcdef")?
 ///     .verifying("2026-11", *b"fedcba9876543210fedcba9876543210")?;
@@ -150,7 +153,7 @@ impl StateKeys {
     /// otherwise, for [`RunError::Resume`](crate::RunError::Resume).
     pub(crate) fn verify(&self, outcome: &Outcome) -> Result<(), String> {
         let Some(paused) = &outcome.paused else {
-            return Err(crate::run::NOT_PAUSED.to_owned());
+            return Err(NOT_PAUSED.to_owned());
         };
         if paused.signature.is_empty() {
             return Err("the paused state is not signed (it was edited, or saved by a version of mcp-agent that did not sign): nothing ran".to_owned());
@@ -218,7 +221,7 @@ fn canonical(value: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
 }
 
 /// A name for one pause, unique to it: what an application records to
-/// resume each state once ([`Outcome::pause_id`]).
+/// resume each state once ([`PausedRun::pause_id`](crate::pause::PausedRun::pause_id)).
 pub(crate) fn pause_id() -> String {
     let mut bytes = [0u8; 16];
     log_weak(fill_random(&mut bytes));
@@ -238,7 +241,7 @@ fn log_weak(entropy: Entropy) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Paused;
+    use crate::pause::Paused;
 
     fn paused() -> Outcome {
         Outcome {
@@ -252,14 +255,14 @@ mod tests {
     fn a_signed_state_verifies_after_a_json_round_trip_with_its_keys_reordered() {
         let keys = StateKeys::new("k", vec![1; 32]).unwrap();
         let mut outcome = paused();
-        outcome.pending.push(crate::outcome::PendingCall {
+        outcome.pending.push(crate::pause::PendingCall {
             call_id: "c".to_owned(),
             tool: "write".to_owned(),
             arguments: serde_json::json!({"b": 1.5e-300, "a": [1, {"z": null, "y": "é"}]})
                 .as_object()
                 .cloned()
                 .unwrap_or_default(),
-            kind: crate::outcome::PendingKind::Approve,
+            kind: crate::pause::PendingKind::Approve,
         });
         keys.sign(&mut outcome);
         let saved = serde_json::to_string(&outcome).unwrap();

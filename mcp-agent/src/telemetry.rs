@@ -72,7 +72,6 @@ pub(crate) async fn run(
                 RunError::Cancelled { .. } => Cow::Borrowed("cancelled"),
                 RunError::Resume { .. } => Cow::Borrowed("resume"),
                 RunError::Output { .. } => Cow::Borrowed("output_invalid"),
-                RunError::Paused { .. } => Cow::Borrowed("paused"),
             };
             record_failure(&span, &kind, &Chain(error).to_string());
         }

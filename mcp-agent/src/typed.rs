@@ -1,29 +1,24 @@
 //! Typed output: a run whose answer must be a value of a Rust type
-//! ([`Run::output`]); what the model is asked and how the answer is
-//! checked is in [`crate::output`].
+//! ([`Run::output`](crate::Run::output)). It ends as a plain run does, in a
+//! [`Finish`], whose answer is the value.
 
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 use std::pin::Pin;
 
+// What the model is asked and how its answer is checked is in `crate::output`.
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::agent::Run;
-use crate::outcome::{Outcome, RunError};
+use crate::outcome::{Finish, RunError};
 use crate::output::OutputSpec;
+use crate::pause::PausedRun;
 
-/// A typed run's answer: the value, and the run that produced it.
-#[derive(Debug, Clone)]
-pub struct Typed<T> {
-    /// The answer, validated against `T`'s schema and deserialized.
-    pub value: T,
-    /// The run (its transcript holds the answer as JSON text).
-    pub outcome: Outcome,
-}
-
-/// A run whose answer is a `T` ([`Run::output`]); `.await` it.
+/// A run whose answer is a `T` ([`Run::output`]); `.await` it for a
+/// [`Finish<T>`].
 #[must_use = "a run does nothing until it is awaited"]
 pub struct TypedRun<'a, T> {
     run: Run<'a>,
@@ -46,8 +41,9 @@ impl<'a> Run<'a> {
     /// Anthropic's `output_config.format`), the final answer is validated
     /// against it and deserialized. An answer that does not fit is sent
     /// back once with the problem; a second one ends the run with
-    /// [`RunError::Output`]. A run that pauses on pending calls ends with
-    /// [`RunError::Paused`]: resume it with `.output::<T>()` again.
+    /// [`RunError::Output`]. A run that pauses on pending calls ends in
+    /// [`Finish::Paused`], as a plain run does: resume it with
+    /// `.output::<T>()` again.
     ///
     /// ```no_run
     /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
@@ -57,8 +53,14 @@ impl<'a> Run<'a> {
     ///     celsius: f64,
     /// }
     ///
-    /// let forecast = agent.run("Tomorrow in Lyon?").output::<Forecast>().await?.value;
-    /// println!("{}: {} °C", forecast.city, forecast.celsius);
+    /// use mcp_agent::Finish;
+    ///
+    /// match agent.run("Tomorrow in Lyon?").output::<Forecast>().await? {
+    ///     Finish::Done { output: forecast, .. } => {
+    ///         println!("{}: {} °C", forecast.city, forecast.celsius);
+    ///     }
+    ///     Finish::Paused(paused) => println!("waiting for {:?}", paused.pending()),
+    /// }
     /// # Ok(())
     /// # }
     /// ```
@@ -72,20 +74,18 @@ impl<'a> Run<'a> {
 }
 
 impl<'a, T: DeserializeOwned + Send + 'a> IntoFuture for TypedRun<'a, T> {
-    type Output = Result<Typed<T>, RunError>;
+    type Output = Result<Finish<T>, RunError>;
     type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
-            let outcome = self.run.await?;
-            if outcome.is_paused() {
-                return Err(RunError::Paused {
-                    outcome: Box::new(outcome),
-                });
+            let outcome = crate::run::outcome(self.run).await?;
+            if outcome.paused.is_some() {
+                return Ok(Finish::Paused(PausedRun(outcome)));
             }
             let value = outcome.output.clone().unwrap_or(Value::Null);
             match serde_json::from_value(value) {
-                Ok(value) => Ok(Typed { value, outcome }),
+                Ok(output) => Ok(Finish::Done { output, outcome }),
                 // The loop checked it; kept for a run that somehow skipped the check.
                 Err(e) => Err(RunError::Output {
                     problem: e.to_string(),

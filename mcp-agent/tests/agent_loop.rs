@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_agent::{
-    chat::ToolChoice, Agent, CancellationToken, ErrorPolicy, Event, RunError, Source, ToolSet,
-    ToolSetError,
+    chat::ToolChoice, Agent, CancellationToken, ErrorPolicy, Event, Finish, RunError, Source,
+    ToolSet, ToolSetError,
 };
 use mcp_server::{tool, Context, Server, ToolEntry, ToolError};
 use serde_json::json;
@@ -80,7 +80,10 @@ async fn a_tool_call_then_an_answer() {
         .then(|_| calls(vec![call("c1", "add", r#"{"a": 2, "b": 3}"#)]))
         .then(|r| text(&format!("It is {}.", last_results(r)[0].1)));
     let agent = Agent::builder(Arc::clone(&model), maths_set().await).build();
-    let outcome = run_within(agent.run("What is 2 + 3?")).await.unwrap();
+    let outcome = run_within(agent.run("What is 2 + 3?"))
+        .await
+        .unwrap()
+        .into_outcome();
     assert_eq!(outcome.text, "It is 5.");
     assert_eq!(outcome.turns, 2);
     assert_eq!(outcome.tool_calls.len(), 1);
@@ -118,7 +121,8 @@ async fn one_turns_calls_run_concurrently_and_answer_in_call_order() {
         }
     }))
     .await
-    .unwrap();
+    .unwrap()
+    .into_outcome();
     // The second call finished first: they ran at the same time.
     assert_eq!(*finished.lock().unwrap(), ["c2", "c1"]);
     let results = last_results(&model.requests()[1]);
@@ -142,7 +146,7 @@ async fn the_models_mistakes_go_back_to_it_as_tool_errors() {
         })
         .then(|_| text("sorry"));
     let agent = Agent::builder(Arc::clone(&model), maths_set().await).build();
-    let outcome = run_within(agent.run("go")).await.unwrap();
+    let outcome = run_within(agent.run("go")).await.unwrap().into_outcome();
     assert_eq!(outcome.text, "sorry");
     let results = last_results(&model.requests()[1]);
     let texts: Vec<&str> = results.iter().map(|r| r.1.as_str()).collect();
@@ -192,7 +196,10 @@ async fn flaky_run(
     let agent = Agent::builder(Arc::clone(&model), set)
         .tool_policy("flaky", policy)
         .build();
-    (run_within(agent.run("go")).await, model)
+    (
+        run_within(agent.run("go")).await.map(Finish::into_outcome),
+        model,
+    )
 }
 
 #[tokio::test]
@@ -446,7 +453,10 @@ async fn remote_tools_that_run_as_tasks_complete_or_are_cancelled_through_the_to
             .then(|_| calls(vec![call("r", "report", "{}")]))
             .then(|r| text(&last_results(r)[0].1));
         let agent = Agent::builder(Arc::clone(&model), set.clone()).build();
-        let outcome = run_within(agent.run("report")).await.unwrap();
+        let outcome = run_within(agent.run("report"))
+            .await
+            .unwrap()
+            .into_outcome();
         assert_eq!(outcome.text, "report ready", "{era:?}");
         assert!(!outcome.tool_calls[0].is_error, "{era:?}");
         // A task cancelled midway: the run is cancelled, the task at the
@@ -525,7 +535,7 @@ async fn names_are_unique_collisions_are_refused_or_prefixed() {
         .then(move |_| calls(vec![call("c", &def.name, r#"{"a": "x", "b": "y"}"#)]))
         .then(|r| text(&last_results(r)[0].1));
     let agent = Agent::builder(Arc::clone(&model), set).build();
-    let outcome = run_within(agent.run("go")).await.unwrap();
+    let outcome = run_within(agent.run("go")).await.unwrap().into_outcome();
     assert_eq!(outcome.text, "xy");
     assert_eq!(outcome.tool_calls[0].tool.as_deref(), Some("text.add"));
 
@@ -593,7 +603,8 @@ async fn per_run_tools_never_change_the_set() {
             .allowed_tools(["add", "divide"]),
     )
     .await
-    .unwrap();
+    .unwrap()
+    .into_outcome();
     assert_eq!(outcome.text, "HI");
     run_within(agent.run("go").without_tools()).await.unwrap();
     run_within(agent.run("go").allowed_tools(["add", "divide"]))
@@ -664,7 +675,8 @@ async fn a_tool_added_by_a_server_mid_run_is_offered_on_the_next_turn() {
         }
     }))
     .await
-    .unwrap();
+    .unwrap()
+    .into_outcome();
     assert_eq!(outcome.text, "late result");
     let requests = model.requests();
     assert_eq!(requests[0].tools.len(), 1);
@@ -740,7 +752,7 @@ async fn a_server_that_went_away_fails_its_calls_not_the_run() {
         })
         .then(|r| text(&format!("{:?}", last_results(r))));
     let agent = Agent::builder(Arc::clone(&model), set).build();
-    let outcome = run_within(agent.run("go")).await.unwrap();
+    let outcome = run_within(agent.run("go")).await.unwrap().into_outcome();
     let results = last_results(&model.requests()[1]);
     assert!(results[0].2, "the remote call failed: {results:?}");
     assert!(results[0].1.starts_with("error: "), "{results:?}");
@@ -762,10 +774,10 @@ async fn continuing_a_transcript_does_not_repeat_the_instructions() {
     let agent = Agent::builder(Arc::clone(&model), tools)
         .system("Be brief.")
         .build();
-    let first = agent.run("Hi").await.unwrap();
+    let first = agent.run("Hi").await.unwrap().into_outcome();
     let mut messages = first.transcript.clone();
     messages.push(mcp_agent::chat::Message::user("Are you there?"));
-    let second = agent.run_messages(messages).await.unwrap();
+    let second = agent.run_messages(messages).await.unwrap().into_outcome();
     let systems = |m: &[mcp_agent::chat::Message]| {
         m.iter()
             .filter(|m| matches!(m, mcp_agent::chat::Message::System { .. }))

@@ -146,7 +146,7 @@ async fn a_run_is_invoke_agent_over_turns_over_chat_and_execute_tool() {
         .max_tokens(256)
         .build();
     assert_eq!(agent.name(), Some("Math Tutor"));
-    agent.run("2 + 3, and 1 / 0?").await.unwrap();
+    let _ = agent.run("2 + 3, and 1 / 0?").await.unwrap();
     let spans = traced.spans();
 
     let run = spans.one("invoke_agent Math Tutor");
@@ -411,7 +411,7 @@ async fn the_model_request_carries_the_chat_spans_traceparent() {
     let (url, seen) = openai_server().await;
     let model = OpenAiChat::new("", "gpt-test").base_url(url);
     let agent = Agent::builder(model, ToolSet::empty()).build();
-    let outcome = agent.run("Say hi").await.unwrap();
+    let outcome = agent.run("Say hi").await.unwrap().into_outcome();
     assert_eq!(outcome.text, "Hi");
     let spans = traced.spans();
 

@@ -6,11 +6,10 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
+use mcp_agent::approval::{Approval, ApprovalPolicy};
 use mcp_agent::chat::Message;
-use mcp_agent::{
-    Agent, Approval, ApprovalPolicy, CallerTool, Event, Outcome, PendingKind, RunError, Source,
-    StateKeys, ToolSet,
-};
+use mcp_agent::pause::{CallerTool, PausedRun, PendingKind, StateKeys};
+use mcp_agent::{Agent, Event, Finish, RunError, Source, ToolSet};
 use mcp_server::{tool, Server};
 use serde_json::json;
 
@@ -78,8 +77,9 @@ async fn a_caller_tool_pauses_the_run_which_resumes_in_a_new_agent_from_its_seri
         .await
         .unwrap();
     assert!(paused.is_paused());
-    assert_eq!(paused.pending.len(), 1);
-    let pending = &paused.pending[0];
+    let paused = paused.paused().unwrap();
+    assert_eq!(paused.pending().len(), 1);
+    let pending = &paused.pending()[0];
     assert_eq!(pending.call_id, "c1");
     assert_eq!(pending.tool, "get_location");
     assert_eq!(pending.kind, PendingKind::Execute);
@@ -93,7 +93,7 @@ async fn a_caller_tool_pauses_the_run_which_resumes_in_a_new_agent_from_its_seri
 
     // Saved as JSON, resumed by another agent over the same tools.
     let saved = serde_json::to_string(&paused).unwrap();
-    let restored: Outcome = serde_json::from_str(&saved).unwrap();
+    let restored: PausedRun = serde_json::from_str(&saved).unwrap();
     let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await)
         .state_keys(keys())
         .build();
@@ -102,7 +102,8 @@ async fn a_caller_tool_pauses_the_run_which_resumes_in_a_new_agent_from_its_seri
         .result("c1", "Lyon, France")
         .await
         .unwrap();
-    assert!(!done.is_paused() && done.pending.is_empty());
+    assert!(!done.is_paused());
+    let done = done.into_outcome();
     assert_eq!(done.text, "You are in Lyon.");
     assert_eq!(done.turns, 2);
     let requests = model.requests();
@@ -128,11 +129,11 @@ async fn in_a_mixed_turn_the_local_call_runs_and_the_callers_waits() {
         })
         .then(|_| text("done"));
     let agent = Agent::builder(Arc::clone(&model), set(notes).await).build();
-    let paused = agent.run("go").await.unwrap();
+    let paused = agent.run("go").await.unwrap().paused().unwrap();
     assert_eq!(writes.load(Ordering::SeqCst), 1, "the local call ran");
-    assert_eq!(paused.pending.len(), 1);
+    assert_eq!(paused.pending().len(), 1);
     assert_eq!(
-        paused.tool_calls.len(),
+        paused.outcome().tool_calls.len(),
         2,
         "the two local calls are recorded"
     );
@@ -140,7 +141,8 @@ async fn in_a_mixed_turn_the_local_call_runs_and_the_callers_waits() {
         .resume(paused)
         .error_result("loc", "the user declined to share it")
         .await
-        .unwrap();
+        .unwrap()
+        .into_outcome();
     assert_eq!(done.text, "done");
     let results = last_results(&model.requests()[1]);
     assert_eq!(
@@ -179,10 +181,14 @@ async fn resuming_without_every_answer_fails_and_gives_the_paused_run_back() {
         .then(|_| calls(vec![call("c1", "get_location", r#"{"precise": true}"#)]))
         .then(|_| text("ok"));
     let agent = Agent::builder(Arc::clone(&model), set(Notes::default()).await).build();
-    let paused = agent.run("Where am I?").await.unwrap();
+    let paused = agent.run("Where am I?").await.unwrap().paused().unwrap();
 
     let error = agent.resume(paused.clone()).await.unwrap_err();
-    let RunError::Resume { problem, outcome } = error else {
+    let RunError::Resume {
+        problem,
+        paused: given_back,
+    } = error
+    else {
         panic!("not a resume error")
     };
     assert!(
@@ -190,7 +196,7 @@ async fn resuming_without_every_answer_fails_and_gives_the_paused_run_back() {
         "{problem}"
     );
     let error = agent
-        .resume(*outcome)
+        .resume(*given_back)
         .result("c1", "Paris")
         .result("c9", "?")
         .await
@@ -209,7 +215,13 @@ async fn resuming_without_every_answer_fails_and_gives_the_paused_run_back() {
         "{error}"
     );
     let finished = agent.resume(paused).result("c1", "Paris").await.unwrap();
-    assert_eq!(finished.text, "ok");
+    let Finish::Done { output, outcome } = finished else {
+        panic!("the run paused again")
+    };
+    assert_eq!(output, "ok");
+    // A finished run's record, given as a state to resume.
+    let finished: PausedRun =
+        serde_json::from_value(serde_json::to_value(outcome).unwrap()).unwrap();
     let error = agent.resume(finished).await.unwrap_err();
     assert!(error.to_string().contains("not a paused run"), "{error}");
 }
@@ -252,7 +264,8 @@ async fn approval_allows_refuses_and_remembers() {
             async move { answer }
         })
         .await
-        .unwrap();
+        .unwrap()
+        .into_outcome();
     assert_eq!(done.text, "done");
     assert_eq!(
         *asked.lock().unwrap(),
@@ -291,24 +304,26 @@ async fn without_a_handler_the_run_pauses_for_approval_and_resumes_with_the_deci
     let agent = Agent::builder(Arc::clone(&model), set(notes).await)
         .approval(ApprovalPolicy::Always)
         .build();
-    let paused = agent.run("write").await.unwrap();
+    let paused = agent.run("write").await.unwrap().paused().unwrap();
     assert_eq!(
         writes.load(Ordering::SeqCst),
         0,
         "nothing ran before approval"
     );
-    assert_eq!(paused.pending.len(), 2);
+    assert_eq!(paused.pending().len(), 2);
     assert!(paused
-        .pending
+        .pending()
         .iter()
         .all(|p| p.kind == PendingKind::Approve));
-    let restored: Outcome = serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
+    let restored: PausedRun =
+        serde_json::from_str(&serde_json::to_string(&paused).unwrap()).unwrap();
     let done = agent
         .resume(restored)
         .approve("w1")
         .refuse("w2", "not now")
         .await
-        .unwrap();
+        .unwrap()
+        .into_outcome();
     assert_eq!(done.text, "done");
     assert_eq!(
         writes.load(Ordering::SeqCst),
@@ -361,7 +376,8 @@ async fn a_refused_call_never_reaches_the_mcp_server() {
         .run("wipe it")
         .on_approval(|_| async { Approval::Refuse("no".into()) })
         .await
-        .unwrap();
+        .unwrap()
+        .into_outcome();
     assert_eq!(done.text, "I did not wipe anything.");
     assert_eq!(
         seen.load(Ordering::SeqCst),
@@ -510,8 +526,8 @@ async fn caller_tools_take_a_prefix_and_allow_lists_like_any_source() {
         .then(|_| calls(vec![call("c1", "ui_get_location", r#"{"precise": false}"#)]))
         .then(|_| text("ok"));
     let agent = Agent::builder(Arc::clone(&model), tools).build();
-    let paused = agent.run("where?").await.unwrap();
-    assert_eq!(paused.pending[0].tool, "ui_get_location");
+    let paused = agent.run("where?").await.unwrap().paused().unwrap();
+    assert_eq!(paused.pending()[0].tool, "ui_get_location");
     let error = agent
         .tools()
         .call("ui_get_location", json!({"precise": true}))
@@ -556,19 +572,21 @@ async fn a_remote_servers_read_only_claim_is_not_trusted_unless_the_source_says_
         .await
         .run("look it up")
         .await
+        .unwrap()
+        .paused()
         .unwrap();
     assert_eq!(
         seen.load(Ordering::SeqCst),
         0,
         "the server's read-only claim let the call run unasked"
     );
-    assert_eq!(paused.pending.len(), 1);
-    assert_eq!(paused.pending[0].kind, PendingKind::Approve);
+    assert_eq!(paused.pending().len(), 1);
+    assert_eq!(paused.pending()[0].kind, PendingKind::Approve);
 
     // Trusted when added: its claim counts, as a local toolbox's does.
     let (client, seen) = counter_server().await;
     let trusted = looking_up(Source::server(client).trust_annotations(true)).await;
-    let done = trusted.run("look it up").await.unwrap();
+    let done = trusted.run("look it up").await.unwrap().into_outcome();
     assert_eq!(done.text, "done");
     assert_eq!(seen.load(Ordering::SeqCst), 1);
 }

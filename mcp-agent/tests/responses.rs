@@ -87,7 +87,8 @@ async fn an_agent_calls_a_local_tool_then_answers_json_and_streaming() {
         let agent = agent(model(&server, streaming)).await;
         let outcome = within(agent.run("What is 2 + 3, and 8 / 2?"))
             .await
-            .unwrap_or_else(|e| panic!("streaming={streaming}: {e:?}\n{}", server.log()));
+            .unwrap_or_else(|e| panic!("streaming={streaming}: {e:?}\n{}", server.log()))
+            .into_outcome();
         server.assert_clean();
         assert_eq!(outcome.text, "2 + 3 = 5 and 8 / 2 = 4.");
         assert_eq!(outcome.turns, 2);
@@ -185,7 +186,7 @@ async fn a_rate_limit_is_retried_with_the_same_request_then_given_up() {
         ]});
         let server = ScriptedModel::start(script, KEY);
         let agent = agent(model(&server, streaming)).await;
-        let outcome = within(agent.run("hi")).await.unwrap();
+        let outcome = within(agent.run("hi")).await.unwrap().into_outcome();
         assert_eq!(outcome.text, "hello");
         let bodies = server.bodies();
         assert_eq!(bodies.len(), 2);
@@ -264,14 +265,16 @@ async fn previous_response_id_sends_only_what_follows_the_last_answer() {
         let agent = agent(model(&server, streaming).previous_response_id(true)).await;
         let first = within(agent.run("(2 + 3) / 2?"))
             .await
-            .unwrap_or_else(|e| panic!("streaming={streaming}: {e:?}\n{}", server.log()));
+            .unwrap_or_else(|e| panic!("streaming={streaming}: {e:?}\n{}", server.log()))
+            .into_outcome();
         assert_eq!(first.text, "2.5");
         // The agent adds its instructions in front: continue without them.
         let mut messages = first.transcript[1..].to_vec();
         messages.push(Message::user("Say it again"));
         let again = within(agent.run_messages(messages))
             .await
-            .unwrap_or_else(|e| panic!("{e:?}\n{}", server.log()));
+            .unwrap_or_else(|e| panic!("{e:?}\n{}", server.log()))
+            .into_outcome();
         assert_eq!(again.text, "2.5 again");
         within(agent.run("other")).await.unwrap();
         server.assert_clean();

@@ -9,7 +9,7 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_agent::{chat::ChatModel, Agent, RunError, ToolSet};
+use mcp_agent::{chat::ChatModel, Agent, Finish, RunError, ToolSet};
 use mcp_server::tool;
 use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::json;
@@ -91,7 +91,8 @@ async fn an_image_result_reaches_each_provider_in_its_own_form() {
         let agent = Agent::builder(model(&server, provider, streaming), tools).build();
         let outcome = within(agent.run("What colour is it?"))
             .await
-            .unwrap_or_else(|e| panic!("{provider:?} {streaming}: {e:?}\n{}", server.log()));
+            .unwrap_or_else(|e| panic!("{provider:?} {streaming}: {e:?}\n{}", server.log()))
+            .into_outcome();
         assert_eq!(outcome.text, "It is red.");
         server.assert_clean();
     }
@@ -110,7 +111,8 @@ async fn a_pdf_result_reaches_anthropic_as_a_document_block() {
     let agent = Agent::builder(model(&server, Provider::Anthropic, false), tools).build();
     let outcome = within(agent.run("Summarise the report"))
         .await
-        .unwrap_or_else(|e| panic!("{e:?}\n{}", server.log()));
+        .unwrap_or_else(|e| panic!("{e:?}\n{}", server.log()))
+        .into_outcome();
     assert_eq!(outcome.text, "Read it.");
     server.assert_clean();
 }
@@ -163,14 +165,20 @@ async fn typed_output_valid_corrected_once_and_refused_twice() {
         let first = within(agent.run("Tomorrow in Lyon?").output::<Forecast>())
             .await
             .unwrap_or_else(|e| panic!("{provider:?}: {e:?}\n{}", server.log()));
-        assert_eq!(first.value, expected);
-        assert_eq!(first.outcome.turns, 1);
+        let Finish::Done { output, outcome } = first else {
+            panic!("{provider:?}: paused")
+        };
+        assert_eq!(output, expected);
+        assert_eq!(outcome.turns, 1);
 
         let second = within(agent.run("Tomorrow in Lyon?").output::<Forecast>())
             .await
             .unwrap_or_else(|e| panic!("{provider:?}: {e:?}\n{}", server.log()));
-        assert_eq!(second.value, expected);
-        assert_eq!(second.outcome.turns, 2, "one retry");
+        let Finish::Done { output, outcome } = second else {
+            panic!("{provider:?}: paused")
+        };
+        assert_eq!(output, expected);
+        assert_eq!(outcome.turns, 2, "one retry");
 
         let error = within(agent.run("Tomorrow in Lyon?").output::<Forecast>())
             .await

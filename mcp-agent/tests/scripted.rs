@@ -91,7 +91,8 @@ async fn parallel_calls_and_an_is_error_result_in_each_provider_and_mode() {
                     "{provider:?} streaming={streaming}: {e:?}\n{}",
                     server.log()
                 )
-            });
+            })
+            .into_outcome();
         assert_eq!(outcome.text, "2 + 3 = 5; 1/0 is undefined.");
         assert_eq!(outcome.turns, 2);
         assert_eq!(outcome.usage.input_tokens, 250, "{provider:?} {streaming}");
@@ -127,7 +128,8 @@ async fn unknown_tools_unparsable_and_invalid_arguments_go_back_to_the_model() {
         let agent = agent(&server, provider, streaming).await;
         let outcome = within(agent.run("go"))
             .await
-            .unwrap_or_else(|e| panic!("{provider:?}: {e:?}\n{}", server.log()));
+            .unwrap_or_else(|e| panic!("{provider:?}: {e:?}\n{}", server.log()))
+            .into_outcome();
         assert_eq!(outcome.text, "I made mistakes.");
         assert!(outcome
             .tool_calls
@@ -151,7 +153,7 @@ async fn each_error_policy() {
         let agent = Agent::builder(model(&server, provider, true), tools.clone())
             .tool_policy("broken", ErrorPolicy::Retry(2))
             .build();
-        let outcome = within(agent.run("go")).await.unwrap();
+        let outcome = within(agent.run("go")).await.unwrap().into_outcome();
         assert_eq!(outcome.tool_calls[0].attempts, 3);
         server.assert_clean();
 
@@ -235,7 +237,7 @@ async fn rate_limited_then_served() {
         ]});
         let server = ScriptedModel::start(script, KEY);
         let agent = agent(&server, provider, true).await;
-        let outcome = within(agent.run("hi")).await.unwrap();
+        let outcome = within(agent.run("hi")).await.unwrap().into_outcome();
         assert_eq!(outcome.text, "hello");
         assert_eq!(server.bodies().len(), 2);
         server.assert_clean();

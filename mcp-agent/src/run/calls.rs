@@ -12,9 +12,8 @@ use crate::agent::{Agent, ErrorPolicy, Run};
 use crate::approval::{refused_reply, Approval, ApprovalRequest};
 use crate::catalog::{SetTool, Target};
 use crate::chat::{ToolCall, ToolResult};
-use crate::outcome::{
-    result_media, result_text, CallRecord, Event, PendingCall, PendingKind, Stop,
-};
+use crate::outcome::{result_media, result_text, CallRecord, Event, Stop};
+use crate::pause::{PendingCall, PendingKind};
 use crate::view::ToolView;
 
 /// What becomes of one call of a turn.

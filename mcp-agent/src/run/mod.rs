@@ -14,11 +14,11 @@ use futures_util::StreamExt as _;
 use crate::agent::{Agent, Run};
 use crate::catalog::ToolSetError;
 use crate::chat::{ChatRequest, ChatResponse, Delta, Message, ModelError, ToolChoice};
-use crate::outcome::{Event, Outcome, Paused, RunError, Stop};
+use crate::outcome::{Event, Finish, Outcome, RunError, Stop};
+use crate::pause::Paused;
 use crate::toolset::ToolSet;
 use crate::view::ToolView;
 use calls::{plan, settle};
-pub(crate) use resume::NOT_PAUSED;
 use resume::{finish_paused, resumed_state, Resuming};
 
 pub(super) type Emit = Option<crate::agent::EventSink>;
@@ -36,7 +36,7 @@ pub(super) struct State {
     output_retries: u32,
 }
 
-pub(crate) async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
+async fn run(mut run: Run<'_>) -> Result<Outcome, RunError> {
     let mut state = match run.resume.take() {
         Some(paused) => resumed_state(&mut run, *paused)?,
         None => fresh_state(&run),
@@ -297,15 +297,21 @@ pub(super) fn send(emit: &Emit, event: impl FnOnce() -> Event) {
     }
 }
 
+/// The run, traced when telemetry is on: its record, paused or not (a
+/// plain and a typed run make their [`Finish`] of it).
+pub(crate) async fn outcome(run: Run<'_>) -> Result<Outcome, RunError> {
+    #[cfg(feature = "otel")]
+    let future = crate::telemetry::run(run.agent, self::run(run));
+    #[cfg(not(feature = "otel"))]
+    let future = self::run(run);
+    future.await
+}
+
 impl<'a> IntoFuture for Run<'a> {
-    type Output = Result<Outcome, RunError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Result<Outcome, RunError>> + Send + 'a>>;
+    type Output = Result<Finish, RunError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Result<Finish, RunError>> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        #[cfg(feature = "otel")]
-        let future = crate::telemetry::run(self.agent, run(self));
-        #[cfg(not(feature = "otel"))]
-        let future = run(self);
-        Box::pin(future)
+        Box::pin(async move { outcome(self).await.map(Finish::of) })
     }
 }

@@ -13,22 +13,27 @@ use super::{view_for, State};
 use crate::agent::{Answer, Run};
 use crate::approval::Approval;
 use crate::chat::{Message, ToolCall, ToolResult};
-use crate::outcome::{Outcome, Paused, PendingCall, PendingKind, RunError, Stop};
+use crate::outcome::{RunError, Stop};
+use crate::pause::{Paused, PausedRun, PendingCall, PendingKind};
+use crate::seal::NOT_PAUSED;
 
 /// A paused run's state, once every pending call has its answer (else the
 /// outcome comes back unchanged, with what is missing).
-pub(super) fn resumed_state(run: &mut Run<'_>, mut outcome: Outcome) -> Result<State, RunError> {
+pub(super) fn resumed_state(
+    run: &mut Run<'_>,
+    PausedRun(mut outcome): PausedRun,
+) -> Result<State, RunError> {
     // What runs rests on the state: only a paused one this agent signed, unchanged.
     if let Err(problem) = run.agent.config.state_keys.verify(&outcome) {
         return Err(RunError::Resume {
             problem,
-            outcome: Box::new(outcome),
+            paused: Box::new(PausedRun(outcome)),
         });
     }
     let Some(paused) = outcome.paused.take() else {
         return Err(RunError::Resume {
             problem: NOT_PAUSED.to_owned(),
-            outcome: Box::new(outcome),
+            paused: Box::new(PausedRun(outcome)),
         });
     };
     let mut answers = HashMap::new();
@@ -72,7 +77,7 @@ pub(super) fn resumed_state(run: &mut Run<'_>, mut outcome: Outcome) -> Result<S
         outcome.paused = Some(paused);
         return Err(RunError::Resume {
             problem: problems.join("; "),
-            outcome: Box::new(outcome),
+            paused: Box::new(PausedRun(outcome)),
         });
     }
     let pending = std::mem::take(&mut outcome.pending);
@@ -163,8 +168,6 @@ pub(super) struct Resuming {
     answers: HashMap<String, Answer>,
 }
 
-/// Why an outcome does not resume at all.
-pub(crate) const NOT_PAUSED: &str = "the outcome is not a paused run: it has no pending calls";
 /// Why a call of the paused turn that nobody decided on does not run.
 const UNDECIDED: &str = "nobody approved it when the run resumed";
 /// Why an approved call whose tool is no longer the one approved does not run.

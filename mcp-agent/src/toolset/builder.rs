@@ -29,8 +29,8 @@ impl ToolSetBuilder {
         self.attach(Source::tools([tool]))
     }
 
-    /// Adds a tool the caller executes ([`CallerTool`](crate::CallerTool)).
-    pub fn caller_tool(self, tool: crate::CallerTool) -> Self {
+    /// Adds a tool the caller executes ([`CallerTool`](crate::pause::CallerTool)).
+    pub fn caller_tool(self, tool: crate::pause::CallerTool) -> Self {
         self.attach(Source::caller([tool]))
     }
 

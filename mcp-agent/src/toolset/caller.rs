@@ -8,12 +8,12 @@ use serde_json::Value;
 
 /// A tool the caller of the agent executes: offered to the model like any
 /// other, but with no handler in this process. A run whose model calls it
-/// pauses ([`Outcome::pending`](crate::Outcome::pending)); the caller runs
+/// pauses ([`PausedRun::pending`](crate::pause::PausedRun::pending)); the caller runs
 /// the call and resumes the run with its result
 /// ([`Agent::resume`](crate::Agent::resume), [`Run::result`](crate::Run::result)).
 ///
 /// ```
-/// use mcp_agent::CallerTool;
+/// use mcp_agent::pause::CallerTool;
 /// use serde_json::json;
 ///
 /// let location = CallerTool::new(

@@ -77,9 +77,9 @@ impl Source {
         Source::new(SourceKind::Remote(client))
     }
 
-    /// Tools the caller executes ([`CallerTool`](crate::CallerTool)): a run
+    /// Tools the caller executes ([`CallerTool`](crate::pause::CallerTool)): a run
     /// that calls one pauses and hands the call over.
-    pub fn caller(tools: impl IntoIterator<Item = crate::CallerTool>) -> Source {
+    pub fn caller(tools: impl IntoIterator<Item = crate::pause::CallerTool>) -> Source {
         Source::new(SourceKind::Caller(
             tools.into_iter().map(|tool| tool.0).collect(),
         ))
@@ -202,7 +202,7 @@ impl Source {
         self
     }
 
-    /// Whether [`ApprovalPolicy::UnlessReadOnly`](crate::ApprovalPolicy::UnlessReadOnly)
+    /// Whether [`ApprovalPolicy::UnlessReadOnly`](crate::approval::ApprovalPolicy::UnlessReadOnly)
     /// believes the `readOnlyHint` of this source's tools. The MCP
     /// specification calls tool annotations untrusted unless they come from a
     /// trusted server: a server may say its tool only reads and then delete.

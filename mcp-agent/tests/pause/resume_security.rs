@@ -7,8 +7,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use mcp_agent::approval::ApprovalPolicy;
 use mcp_agent::chat::{Message, ToolCall};
-use mcp_agent::{Agent, ApprovalPolicy, Outcome, RunError, StateKeys, ToolSet};
+use mcp_agent::pause::{PausedRun, StateKeys};
+use mcp_agent::{Agent, Finish, Outcome, RunError, ToolSet};
 use mcp_server::tool;
 use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{json, Value};
@@ -72,31 +74,39 @@ async fn agent(model: &Arc<Scripted>, keys: Option<StateKeys>) -> (Agent, Writte
 }
 
 /// A run paused on one `write` of `note` (call `w1`), whose model then
-/// answers "done": the agent, its notes' writes, and the paused outcome.
-async fn paused_on_write(note: &str) -> (Agent, Written, Outcome) {
+/// answers "done": the agent, its notes' writes, and the paused run.
+async fn paused_on_write(note: &str) -> (Agent, Written, PausedRun) {
     let arguments = json!({ "text": note }).to_string();
     let model = Scripted::new()
         .then(move |_| calls(vec![call("w1", "write", &arguments)]))
         .then(|_| text("done"));
     let (agent, written) = agent(&model, None).await;
-    let paused = agent.run("write").await.unwrap();
-    assert_eq!(paused.pending.len(), 1);
-    assert_eq!(paused.pending[0].arguments["text"], json!(note));
+    let paused = agent.run("write").await.unwrap().paused().unwrap();
+    assert_eq!(paused.pending().len(), 1);
+    assert_eq!(paused.pending()[0].arguments["text"], json!(note));
     (agent, written, paused)
 }
 
 /// The saved state as JSON, as whoever holds it sees it.
-fn saved(outcome: &Outcome) -> Value {
-    serde_json::to_value(outcome).unwrap()
+fn saved(paused: &PausedRun) -> Value {
+    serde_json::to_value(paused).unwrap()
 }
 
-fn restored(saved: Value) -> Outcome {
+fn restored(saved: Value) -> PausedRun {
     serde_json::from_value(saved).unwrap()
+}
+
+/// The saved state with its run (the transcript) edited by `edit`, as
+/// whoever holds it could.
+fn edited(paused: &PausedRun, edit: impl FnOnce(&mut Outcome)) -> PausedRun {
+    let mut outcome: Outcome = serde_json::from_value(saved(paused)).unwrap();
+    edit(&mut outcome);
+    restored(serde_json::to_value(&outcome).unwrap())
 }
 
 /// The resume was refused as a whole, naming an edited or unsigned state,
 /// and no note was written.
-fn assert_refused(resumed: Result<Outcome, RunError>, written: &Written) {
+fn assert_refused(resumed: Result<Finish, RunError>, written: &Written) {
     let ran = written.lock().unwrap().clone();
     assert!(ran.is_empty(), "calls nobody approved ran: {ran:?}");
     match resumed {
@@ -120,9 +130,9 @@ fn paused_calls(outcome: &mut Outcome) -> &mut Vec<ToolCall> {
 async fn a_state_whose_pending_call_was_removed_runs_nothing() {
     let (agent, written, paused) = paused_on_write("a").await;
 
-    let mut edited = paused.clone();
-    edited.pending.clear();
-    let resumed = agent.resume(edited).await;
+    let mut state = saved(&paused);
+    state.as_object_mut().unwrap().remove("pending");
+    let resumed = agent.resume(restored(state)).await;
 
     assert_refused(resumed, &written);
 }
@@ -134,7 +144,7 @@ async fn a_tool_added_to_the_approved_list_still_asks_next_turn() {
         .then(|_| calls(vec![call("w2", "write", r#"{"text": "b"}"#)]))
         .then(|_| text("done"));
     let (agent, written) = agent(&model, None).await;
-    let paused = agent.run("write twice").await.unwrap();
+    let paused = agent.run("write twice").await.unwrap().paused().unwrap();
 
     let mut state = saved(&paused);
     state["paused"]["approved_tools"] = json!(["write"]);
@@ -147,8 +157,9 @@ async fn a_tool_added_to_the_approved_list_still_asks_next_turn() {
 async fn a_call_added_to_the_transcript_does_not_run_beside_the_refused_one() {
     let (agent, written, paused) = paused_on_write("a").await;
 
-    let mut edited = paused.clone();
-    paused_calls(&mut edited).push(call("x", "write", r#"{"text": "smuggled"}"#));
+    let edited = edited(&paused, |outcome| {
+        paused_calls(outcome).push(call("x", "write", r#"{"text": "smuggled"}"#));
+    });
     let mut state = saved(&edited);
     state["paused"]["results"]
         .as_array_mut()
@@ -163,8 +174,9 @@ async fn a_call_added_to_the_transcript_does_not_run_beside_the_refused_one() {
 async fn arguments_changed_after_the_approver_saw_them_do_not_run() {
     let (agent, written, paused) = paused_on_write("harmless").await;
 
-    let mut edited = paused.clone();
-    paused_calls(&mut edited)[0].arguments = r#"{"text": "harmful"}"#.to_owned();
+    let edited = edited(&paused, |outcome| {
+        paused_calls(outcome)[0].arguments = r#"{"text": "harmful"}"#.to_owned();
+    });
     let resumed = agent.resume(edited).approve("w1").await;
 
     assert_refused(resumed, &written);
@@ -201,7 +213,8 @@ async fn agents_sharing_keys_resume_each_others_states_across_a_key_rotation() {
         .then(|_| text("done"));
     let old = StateKeys::new("2026-11", vec![7; 32]).unwrap();
     let (pausing, _) = agent(&model, Some(old)).await;
-    let saved = serde_json::to_string(&pausing.run("write").await.unwrap()).unwrap();
+    let paused = pausing.run("write").await.unwrap().paused().unwrap();
+    let saved = serde_json::to_string(&paused).unwrap();
 
     // Another process, after the rotation: a new key signs, the old one verifies.
     let rotated = StateKeys::new("2026-12", vec![8; 32])
@@ -212,14 +225,14 @@ async fn agents_sharing_keys_resume_each_others_states_across_a_key_rotation() {
 }
 
 /// Resumes the state `saved` approving `w1`, which writes "a" (and only
-/// it), and the run ends with "done"; the finished outcome.
-async fn resume_approving_w1(agent: &Agent, saved: &str, written: &Written) -> Outcome {
+/// it), and the run ends with "done"; how it ended.
+async fn resume_approving_w1(agent: &Agent, saved: &str, written: &Written) -> Finish {
     let done = agent
         .resume(serde_json::from_str(saved).unwrap())
         .approve("w1")
         .await
         .unwrap();
-    assert_eq!(done.text, "done");
+    assert_eq!(done.outcome().text, "done");
     assert_eq!(*written.lock().unwrap(), vec!["a"]);
     done
 }
@@ -240,18 +253,27 @@ async fn a_state_carrying_every_kind_of_result_resumes_after_a_json_round_trip()
     let measuring = Agent::builder(Arc::clone(&model), tools)
         .approval(ApprovalPolicy::UnlessReadOnly)
         .build();
-    let paused = measuring.run("measure, then write").await.unwrap();
-    assert_eq!(paused.tool_calls.len(), 1, "measure ran before the pause");
+    let paused = measuring
+        .run("measure, then write")
+        .await
+        .unwrap()
+        .paused()
+        .unwrap();
+    assert_eq!(
+        paused.outcome().tool_calls.len(),
+        1,
+        "measure ran before the pause"
+    );
 
     let saved = serde_json::to_string(&paused).unwrap();
     let done = resume_approving_w1(&measuring, &saved, &written).await;
 
     // Each pause has a name of its own, for an application to refuse a replay.
-    let id = paused.pause_id().unwrap();
+    let id = paused.pause_id();
     assert!(id.len() >= 16, "{id}");
-    assert_eq!(done.pause_id(), None, "a finished run has none");
+    assert!(done.paused().is_none(), "a finished run has none");
     let again = Scripted::new().then(|_| calls(vec![call("w2", "write", r#"{"text": "b"}"#)]));
     let (other, _) = agent(&again, None).await;
-    let second = other.run("write").await.unwrap();
-    assert_ne!(second.pause_id(), Some(id));
+    let second = other.run("write").await.unwrap().paused().unwrap();
+    assert_ne!(second.pause_id(), id);
 }
