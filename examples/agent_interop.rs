@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use mcp_agent::strict::to_strict;
 use mcp_agent::{
-    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
+    chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError,
     chat::ToolCall, Agent, Finish, Source, ToolCallError, ToolSet, ToolSetError, ToolView,
 };
 use mcp_client::{types::error::Chain, Client};
@@ -764,7 +764,7 @@ impl ChatModel for Scripted {
         request: ChatRequest,
     ) -> Pin<Box<dyn Future<Output = Result<ChatResponse, ModelError>> + Send + '_>> {
         Box::pin(async move {
-            if let Some(Message::ToolResults { results }) = request.messages.last() {
+            if let Some(ChatMessage::ToolResults { results }) = request.messages.last() {
                 let text = results
                     .iter()
                     .map(|r| r.content.as_str())

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::{try_join_all, BoxFuture};
 use mcp_agent::{
-    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Message, chat::ModelError,
+    chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError,
     chat::ToolCall, Agent, ToolSet,
 };
 use mcp_server::types::JsonObject;
@@ -113,8 +113,8 @@ impl Scripted {
             message,
         };
         match request.messages.last() {
-            Some(Message::User { .. }) => Ok(self.calls.clone()),
-            Some(Message::ToolResults { results })
+            Some(ChatMessage::User { .. }) => Ok(self.calls.clone()),
+            Some(ChatMessage::ToolResults { results })
                 if results.len() == self.width
                     && results.iter().all(|r| !r.is_error && r.content == "3") =>
             {

@@ -10,7 +10,7 @@ use mcp_types::CallToolResult;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{Approval, ApprovalHandler, ApprovalPolicy, ApprovalRequest};
-use crate::chat::{ChatModel, Message, ToolChoice};
+use crate::chat::{ChatMessage, ChatModel, ToolChoice};
 use crate::outcome::Event;
 use crate::pause::{PausedRun, StateKeys};
 use crate::toolset::ToolSet;
@@ -58,7 +58,7 @@ pub enum ErrorPolicy {
 ///     ) -> futures_util::future::BoxFuture<'_, Result<ChatResponse, ModelError>> {
 ///         Box::pin(async move {
 ///             Ok(match request.messages.last() {
-///                 Some(mcp_agent::chat::Message::ToolResults { results }) => ChatResponse {
+///                 Some(mcp_agent::chat::ChatMessage::ToolResults { results }) => ChatResponse {
 ///                     text: format!("The sum is {}.", results[0].content),
 ///                     ..ChatResponse::default()
 ///                 },
@@ -181,14 +181,14 @@ impl Agent {
 
     /// Starts a run with one user message; configure it, then `.await` it.
     pub fn run(&self, prompt: impl Into<String>) -> Run<'_> {
-        Run::new(self, vec![Message::user(prompt)])
+        Run::new(self, vec![ChatMessage::user(prompt)])
     }
 
     /// Starts a run that continues a conversation (e.g. a previous run's
     /// transcript followed by a new user message). The agent's
     /// [`system`](AgentBuilder::system) instructions go first, unless the
     /// messages already start with them (as a previous run's transcript does).
-    pub fn run_messages(&self, messages: Vec<Message>) -> Run<'_> {
+    pub fn run_messages(&self, messages: Vec<ChatMessage>) -> Run<'_> {
         Run::new(self, messages)
     }
 
@@ -366,7 +366,7 @@ impl AgentBuilder {
 #[must_use = "a run does nothing until it is awaited"]
 pub struct Run<'a> {
     pub(crate) agent: &'a Agent,
-    pub(crate) messages: Vec<Message>,
+    pub(crate) messages: Vec<ChatMessage>,
     pub(crate) extra_tools: Vec<ToolEntry>,
     pub(crate) no_tools: bool,
     pub(crate) allowed: Option<BTreeSet<String>>,
@@ -403,7 +403,7 @@ impl fmt::Debug for Run<'_> {
 }
 
 impl<'a> Run<'a> {
-    fn new(agent: &'a Agent, messages: Vec<Message>) -> Self {
+    fn new(agent: &'a Agent, messages: Vec<ChatMessage>) -> Self {
         Run {
             agent,
             messages,

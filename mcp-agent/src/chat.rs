@@ -17,7 +17,7 @@ use serde_json::Value;
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
-pub enum Message {
+pub enum ChatMessage {
     /// Instructions for the model (OpenAI's `system` message, Anthropic's
     /// top-level `system`).
     System {
@@ -47,20 +47,20 @@ pub enum Message {
     },
 }
 
-impl Message {
+impl ChatMessage {
     /// A system message.
     pub fn system(text: impl Into<String>) -> Self {
-        Message::System { text: text.into() }
+        ChatMessage::System { text: text.into() }
     }
 
     /// A user message.
     pub fn user(text: impl Into<String>) -> Self {
-        Message::User { text: text.into() }
+        ChatMessage::User { text: text.into() }
     }
 
     /// An assistant message with text only.
     pub fn assistant(text: impl Into<String>) -> Self {
-        Message::Assistant {
+        ChatMessage::Assistant {
             text: text.into(),
             tool_calls: Vec::new(),
         }
@@ -175,7 +175,7 @@ pub enum ToolChoice {
 pub struct ChatRequest {
     /// The conversation, oldest first. System messages may appear anywhere;
     /// providers with a single system field join them.
-    pub messages: Vec<Message>,
+    pub messages: Vec<ChatMessage>,
     /// The tools offered this turn.
     pub tools: Vec<ToolDef>,
     /// Whether and which tool the model must call.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::catalog::ToolSetError;
-use crate::chat::{Media, Message, ModelError, Usage};
+use crate::chat::{ChatMessage, Media, ModelError, Usage};
 use crate::pause::{Paused, PausedRun, PendingCall};
 
 /// What a run did: the final answer and everything that led to it (of a
@@ -20,7 +20,7 @@ pub struct Outcome {
     pub text: String,
     /// The whole conversation: the messages given, then each turn's
     /// assistant message and tool results.
-    pub transcript: Vec<Message>,
+    pub transcript: Vec<ChatMessage>,
     /// Model requests made.
     pub turns: usize,
     /// Every tool call, in the order the model made them.

@@ -776,11 +776,11 @@ async fn continuing_a_transcript_does_not_repeat_the_instructions() {
         .build();
     let first = agent.run("Hi").await.unwrap().into_outcome();
     let mut messages = first.transcript.clone();
-    messages.push(mcp_agent::chat::Message::user("Are you there?"));
+    messages.push(mcp_agent::chat::ChatMessage::user("Are you there?"));
     let second = agent.run_messages(messages).await.unwrap().into_outcome();
-    let systems = |m: &[mcp_agent::chat::Message]| {
+    let systems = |m: &[mcp_agent::chat::ChatMessage]| {
         m.iter()
-            .filter(|m| matches!(m, mcp_agent::chat::Message::System { .. }))
+            .filter(|m| matches!(m, mcp_agent::chat::ChatMessage::System { .. }))
             .count()
     };
     assert_eq!(systems(&second.transcript), 1, "{:?}", second.transcript);

@@ -15,7 +15,7 @@ use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
 use mcp_agent::model::{Anthropic, MaxTokensField, OpenAiChat};
 use mcp_agent::{
-    chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Delta, chat::Message,
+    chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Delta,
     chat::ModelError, chat::ToolCall, chat::ToolChoice, chat::ToolDef, chat::ToolResult,
     chat::Usage,
 };
@@ -169,16 +169,16 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
 fn request() -> ChatRequest {
     ChatRequest {
         messages: vec![
-            Message::system("Be brief."),
-            Message::user("Weather in Paris and Oslo?"),
-            Message::Assistant {
+            ChatMessage::system("Be brief."),
+            ChatMessage::user("Weather in Paris and Oslo?"),
+            ChatMessage::Assistant {
                 text: String::new(),
                 tool_calls: vec![
                     call("c1", "weather", r#"{"city":"Paris"}"#),
                     call("c2", "weather", "{not json"),
                 ],
             },
-            Message::ToolResults {
+            ChatMessage::ToolResults {
                 results: vec![
                     ToolResult {
                         call_id: "c1".into(),
@@ -196,8 +196,8 @@ fn request() -> ChatRequest {
                     },
                 ],
             },
-            Message::user("And tomorrow?"),
-            Message::system("Use Celsius."),
+            ChatMessage::user("And tomorrow?"),
+            ChatMessage::system("Use Celsius."),
         ],
         tools: vec![
             ToolDef {
@@ -226,7 +226,7 @@ fn request() -> ChatRequest {
 
 fn simple() -> ChatRequest {
     ChatRequest {
-        messages: vec![Message::user("Hi")],
+        messages: vec![ChatMessage::user("Hi")],
         ..ChatRequest::default()
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcp_agent::approval::{Approval, ApprovalPolicy};
-use mcp_agent::chat::Message;
+use mcp_agent::chat::ChatMessage;
 use mcp_agent::pause::{CallerTool, PausedRun, PendingKind, StateKeys};
 use mcp_agent::{Agent, Event, Finish, RunError, Source, ToolSet};
 use mcp_server::{tool, Server};
@@ -385,7 +385,7 @@ async fn a_refused_call_never_reaches_the_mcp_server() {
         "the server never saw the call"
     );
     let last = model.requests()[1].messages.last().cloned();
-    assert!(matches!(last, Some(Message::ToolResults { .. })));
+    assert!(matches!(last, Some(ChatMessage::ToolResults { .. })));
 }
 
 /// A toolbox whose index is built by its start hook.

@@ -12,7 +12,7 @@ mod support;
 use std::time::Duration;
 
 use mcp_agent::chat::{
-    ChatModel, ChatRequest, ChatResponse, Delta, Media, Message, ModelError, OutputFormat,
+    ChatMessage, ChatModel, ChatRequest, ChatResponse, Delta, Media, ModelError, OutputFormat,
     ToolCall, ToolChoice, ToolDef, ToolResult,
 };
 use mcp_agent::model::OpenAiResponses;
@@ -138,7 +138,7 @@ async fn answers_stream_and_carry_the_response() {
     let server = ScriptedModel::start(script, KEY);
     let model = model(&server, true);
     let request = ChatRequest {
-        messages: vec![Message::user("hi")],
+        messages: vec![ChatMessage::user("hi")],
         tools: calc_tools().await,
         ..ChatRequest::default()
     };
@@ -270,7 +270,7 @@ async fn previous_response_id_sends_only_what_follows_the_last_answer() {
         assert_eq!(first.text, "2.5");
         // The agent adds its instructions in front: continue without them.
         let mut messages = first.transcript[1..].to_vec();
-        messages.push(Message::user("Say it again"));
+        messages.push(ChatMessage::user("Say it again"));
         let again = within(agent.run_messages(messages))
             .await
             .unwrap_or_else(|e| panic!("{e:?}\n{}", server.log()))
@@ -330,18 +330,24 @@ async fn previous_response_id_falls_back_to_the_whole_transcript() {
     let server = ScriptedModel::start(script, KEY);
     let model = model(&server, false).previous_response_id(true);
     let mut messages = vec![
-        Message::system("Answer with a city."),
-        Message::user("Capital of France?"),
+        ChatMessage::system("Answer with a city."),
+        ChatMessage::user("Capital of France?"),
     ];
-    let ask = |messages: &[Message]| ChatRequest {
+    let ask = |messages: &[ChatMessage]| ChatRequest {
         messages: messages.to_vec(),
         ..ChatRequest::default()
     };
     let paris = model.complete(ask(&messages)).await.unwrap();
-    messages.extend([Message::assistant(paris.text), Message::user("Another?")]);
+    messages.extend([
+        ChatMessage::assistant(paris.text),
+        ChatMessage::user("Another?"),
+    ]);
     let lyon = model.complete(ask(&messages)).await.unwrap();
     assert_eq!(lyon.text, "Lyon.");
-    messages.extend([Message::assistant(lyon.text), Message::user("And another?")]);
+    messages.extend([
+        ChatMessage::assistant(lyon.text),
+        ChatMessage::user("And another?"),
+    ]);
     let error = model.complete(ask(&messages)).await.unwrap_err();
     assert!(
         matches!(error, ModelError::Status { status: 500, .. }),
@@ -349,7 +355,10 @@ async fn previous_response_id_falls_back_to_the_whole_transcript() {
     );
     let marseille = model.complete(ask(&messages)).await.unwrap();
     assert_eq!(marseille.text, "Marseille.");
-    messages.extend([Message::assistant("Toulouse."), Message::user("One more?")]);
+    messages.extend([
+        ChatMessage::assistant("Toulouse."),
+        ChatMessage::user("One more?"),
+    ]);
     let nice = model.complete(ask(&messages)).await.unwrap();
     assert_eq!(nice.text, "Nice.");
     server.assert_clean();
@@ -375,12 +384,12 @@ async fn every_kind_of_message_is_what_the_sdk_takes() {
     let model = model(&server, false);
     let request = ChatRequest {
         messages: vec![
-            Message::system("Be brief."),
-            Message::user("Hello"),
-            Message::assistant("Hi! What can I compute?"),
-            Message::system("Prefer tools."),
-            Message::user("1 / 0?"),
-            Message::Assistant {
+            ChatMessage::system("Be brief."),
+            ChatMessage::user("Hello"),
+            ChatMessage::assistant("Hi! What can I compute?"),
+            ChatMessage::system("Prefer tools."),
+            ChatMessage::user("1 / 0?"),
+            ChatMessage::Assistant {
                 text: String::new(),
                 tool_calls: vec![
                     ToolCall {
@@ -395,7 +404,7 @@ async fn every_kind_of_message_is_what_the_sdk_takes() {
                     },
                 ],
             },
-            Message::ToolResults {
+            ChatMessage::ToolResults {
                 results: vec![
                     ToolResult {
                         call_id: "call_1".into(),

@@ -264,14 +264,6 @@ fn describe(types: &BTreeSet<&str>) -> String {
     out
 }
 
-/// The HTTP client stack (hyper, rustls with Mozilla's roots) and the SSE
-/// parser, for `mcp-agent`'s model providers. Not public API.
-#[cfg(feature = "tls")]
-pub mod http {
-    pub use crate::transport::http::{default_tls_config, http_client, HttpClient};
-    pub use mcp_wire::sse::{SseEvent, SseParser, TooLarge};
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,8 +10,8 @@ use super::anthropic_stream::EventDecoder;
 use super::exchange::{self, Wire};
 use super::http::{endpoint_methods, http_builder_methods, malformed, Endpoint, HttpOptions};
 use crate::chat::{
-    ChatModel, ChatRequest, ChatResponse, DeltaStream, Message, ModelError, ToolCall, ToolChoice,
-    ToolDef, Usage,
+    ChatMessage, ChatModel, ChatRequest, ChatResponse, DeltaStream, ModelError, ToolCall,
+    ToolChoice, ToolDef, Usage,
 };
 
 const PROVIDER: &str = "anthropic";
@@ -119,7 +119,7 @@ impl Anthropic {
             .messages
             .iter()
             .filter_map(|m| match m {
-                Message::System { text } => Some(text.as_str()),
+                ChatMessage::System { text } => Some(text.as_str()),
                 _ => None,
             })
             .collect();
@@ -172,13 +172,13 @@ fn tool_result_content(result: &crate::chat::ToolResult) -> Value {
 /// The `messages` array: one message per turn, consecutive messages of the
 /// same role merged (the API wants the roles to alternate), `tool_result`
 /// blocks first in their user message.
-fn messages(messages: &[Message]) -> Vec<Value> {
+fn messages(messages: &[ChatMessage]) -> Vec<Value> {
     let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
     for message in messages {
         let (role, blocks) = match message {
-            Message::System { .. } => continue,
-            Message::User { text } => ("user", text_block(text)),
-            Message::Assistant { text, tool_calls } => {
+            ChatMessage::System { .. } => continue,
+            ChatMessage::User { text } => ("user", text_block(text)),
+            ChatMessage::Assistant { text, tool_calls } => {
                 let mut blocks = text_block(text);
                 blocks.extend(tool_calls.iter().map(|call| {
                     let input = serde_json::from_str::<Value>(&call.arguments)
@@ -189,7 +189,7 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 }));
                 ("assistant", blocks)
             }
-            Message::ToolResults { results } => {
+            ChatMessage::ToolResults { results } => {
                 let blocks = results.iter().map(|result| {
                     let mut block = json!({
                         "type": "tool_result",

@@ -11,8 +11,8 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use mcp_client::__private::http::{http_client, HttpClient};
 use mcp_client::rustls::ClientConfig;
+use mcp_wire::http_client::{http_client, HttpClient};
 use serde_json::Value;
 use tokio::time::Instant;
 

@@ -11,8 +11,8 @@ use super::exchange::{self, string_at, Wire};
 use super::http::{http_builder_methods, malformed, Endpoint, HttpOptions};
 use super::openai_stream::ChunkDecoder;
 use crate::chat::{
-    ChatModel, ChatRequest, ChatResponse, DeltaStream, Message, ModelError, ToolCall, ToolChoice,
-    ToolDef, Usage,
+    ChatMessage, ChatModel, ChatRequest, ChatResponse, DeltaStream, ModelError, ToolCall,
+    ToolChoice, ToolDef, Usage,
 };
 
 const PROVIDER: &str = "openai";
@@ -233,13 +233,13 @@ pub(crate) fn output_schema(output: &crate::chat::OutputFormat) -> (&Value, bool
 }
 
 /// The `messages` array.
-fn messages(messages: &[Message]) -> Vec<Value> {
+fn messages(messages: &[ChatMessage]) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {
         match message {
-            Message::System { text } => out.push(json!({"role": "system", "content": text})),
-            Message::User { text } => out.push(json!({"role": "user", "content": text})),
-            Message::Assistant { text, tool_calls } => {
+            ChatMessage::System { text } => out.push(json!({"role": "system", "content": text})),
+            ChatMessage::User { text } => out.push(json!({"role": "user", "content": text})),
+            ChatMessage::Assistant { text, tool_calls } => {
                 let mut object = Map::new();
                 object.insert("role".into(), "assistant".into());
                 let content = if text.is_empty() && !tool_calls.is_empty() {
@@ -260,7 +260,7 @@ fn messages(messages: &[Message]) -> Vec<Value> {
                 }
                 out.push(Value::Object(object));
             }
-            Message::ToolResults { results } => {
+            ChatMessage::ToolResults { results } => {
                 out.extend(results.iter().map(|result| {
                     json!({"role": "tool", "tool_call_id": result.call_id, "content": result.content})
                 }));

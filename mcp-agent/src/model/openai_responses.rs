@@ -21,7 +21,7 @@ use super::openai::{
 };
 use super::openai_responses_stream::EventDecoder;
 use crate::chat::{
-    ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, Message, ModelError, ToolCall,
+    ChatMessage, ChatModel, ChatRequest, ChatResponse, Delta, DeltaStream, ModelError, ToolCall,
     ToolResult, Usage,
 };
 
@@ -117,7 +117,7 @@ impl OpenAiResponses {
     /// With `true`, requests are stored (`store: true`) and the model
     /// remembers, for each of the last 64 conversations it answered, the
     /// transcript of its last answer followed by that answer as the loop
-    /// appends it (an [`Message::Assistant`] with the answer's text and tool
+    /// appends it (a [`ChatMessage::Assistant`] with the answer's text and tool
     /// calls); a clone starts with none. A
     /// request whose transcript extends one of them sends only the messages
     /// that follow, with `previous_response_id` naming that answer (the
@@ -150,12 +150,12 @@ impl OpenAiResponses {
         let leading = request
             .messages
             .iter()
-            .take_while(|m| matches!(m, Message::System { .. }))
+            .take_while(|m| matches!(m, ChatMessage::System { .. }))
             .count();
         let instructions: Vec<&str> = request.messages[..leading]
             .iter()
             .filter_map(|m| match m {
-                Message::System { text } => Some(text.as_str()),
+                ChatMessage::System { text } => Some(text.as_str()),
                 _ => None,
             })
             .collect();
@@ -245,14 +245,14 @@ fn names_previous_response(error: &ModelError) -> bool {
 }
 
 /// The `input` items of `messages` (after the leading system messages).
-fn input(messages: &[Message]) -> Vec<Value> {
+fn input(messages: &[ChatMessage]) -> Vec<Value> {
     let mut items = Vec::with_capacity(messages.len());
     let text_message = |role: &str, text: &str| json!({"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]});
     for message in messages {
         match message {
-            Message::System { text } => items.push(text_message("system", text)),
-            Message::User { text } => items.push(text_message("user", text)),
-            Message::Assistant { text, tool_calls } => {
+            ChatMessage::System { text } => items.push(text_message("system", text)),
+            ChatMessage::User { text } => items.push(text_message("user", text)),
+            ChatMessage::Assistant { text, tool_calls } => {
                 // The easy form: `output_text` content would need the id of
                 // the output message, which the transcript does not keep.
                 if !text.is_empty() {
@@ -267,7 +267,7 @@ fn input(messages: &[Message]) -> Vec<Value> {
                     })
                 }));
             }
-            Message::ToolResults { results } => {
+            ChatMessage::ToolResults { results } => {
                 items.extend(results.iter().map(|result| {
                     json!({
                         "type": "function_call_output",
@@ -416,13 +416,13 @@ struct Conversations(Mutex<VecDeque<Conversation>>);
 #[derive(Debug)]
 struct Conversation {
     id: String,
-    transcript: Vec<Message>,
+    transcript: Vec<ChatMessage>,
 }
 
 impl Conversations {
     /// The answer that `messages` continues: the longest remembered
     /// transcript that `messages` extends by at least one message.
-    fn find(&self, messages: &[Message]) -> Option<Previous> {
+    fn find(&self, messages: &[ChatMessage]) -> Option<Previous> {
         let conversations = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         conversations
             .iter()
@@ -438,14 +438,14 @@ impl Conversations {
     /// `messages`, in place of the answer it continued.
     fn remember(
         &self,
-        mut messages: Vec<Message>,
+        mut messages: Vec<ChatMessage>,
         response: &ChatResponse,
         continued: Option<&str>,
     ) {
         let Some(id) = &response.id else {
             return;
         };
-        messages.push(Message::Assistant {
+        messages.push(ChatMessage::Assistant {
             text: response.text.clone(),
             tool_calls: response.tool_calls.clone(),
         });
@@ -566,16 +566,16 @@ mod tests {
         }
     }
 
-    fn transcript() -> Vec<Message> {
+    fn transcript() -> Vec<ChatMessage> {
         vec![
-            Message::system("Be brief."),
-            Message::system("Use tools."),
-            Message::user("1 + 1?"),
-            Message::Assistant {
+            ChatMessage::system("Be brief."),
+            ChatMessage::system("Use tools."),
+            ChatMessage::user("1 + 1?"),
+            ChatMessage::Assistant {
                 text: "Adding.".into(),
                 tool_calls: vec![call("call_1")],
             },
-            Message::ToolResults {
+            ChatMessage::ToolResults {
                 results: vec![ToolResult {
                     call_id: "call_1".into(),
                     name: "add".into(),
@@ -584,11 +584,11 @@ mod tests {
                     media: Vec::new(),
                 }],
             },
-            Message::system("Answer in French."),
+            ChatMessage::system("Answer in French."),
         ]
     }
 
-    fn request(messages: Vec<Message>) -> ChatRequest {
+    fn request(messages: Vec<ChatMessage>) -> ChatRequest {
         ChatRequest {
             messages,
             tools: vec![ToolDef {
@@ -635,12 +635,12 @@ mod tests {
         );
         // A structured answer, strict when it can be; images in results.
         let mut structured = request(vec![
-            Message::user("Look"),
-            Message::Assistant {
+            ChatMessage::user("Look"),
+            ChatMessage::Assistant {
                 text: String::new(),
                 tool_calls: vec![call("call_1")],
             },
-            Message::ToolResults {
+            ChatMessage::ToolResults {
                 results: vec![ToolResult {
                     call_id: "call_1".into(),
                     content: "a pixel".into(),
@@ -679,7 +679,7 @@ mod tests {
 
         // No tools, no system message, no cap, no stream: only the input.
         let plain = ChatRequest {
-            messages: vec![Message::user("hi")],
+            messages: vec![ChatMessage::user("hi")],
             ..ChatRequest::default()
         };
         let body = model.request_body(&plain, false, None);
@@ -695,7 +695,7 @@ mod tests {
             (ToolChoice::None, json!("none")),
             (ToolChoice::Required, json!("required")),
         ] {
-            let mut request = request(vec![Message::user("hi")]);
+            let mut request = request(vec![ChatMessage::user("hi")]);
             request.tool_choice = choice;
             assert_eq!(
                 model.request_body(&request, false, None)["tool_choice"],
@@ -742,9 +742,9 @@ mod tests {
         // edited answer, another conversation.
         assert!(conversations.find(&messages[..4]).is_none());
         let mut edited = messages.clone();
-        edited[3] = Message::assistant("Adding.");
+        edited[3] = ChatMessage::assistant("Adding.");
         assert!(conversations.find(&edited).is_none());
-        assert!(conversations.find(&[Message::user("1 + 1?")]).is_none());
+        assert!(conversations.find(&[ChatMessage::user("1 + 1?")]).is_none());
 
         // The next answer replaces the one it continued; a fork of the first
         // conversation still finds the first answer until then.
@@ -755,18 +755,18 @@ mod tests {
         };
         conversations.remember(messages.clone(), &second, Some("resp_1"));
         let mut next = messages.clone();
-        next.extend([Message::assistant("Deux."), Message::user("Merci")]);
+        next.extend([ChatMessage::assistant("Deux."), ChatMessage::user("Merci")]);
         let previous = conversations.find(&next).unwrap();
         assert_eq!((previous.id.as_str(), previous.covers), ("resp_2", 7));
         assert!(conversations.find(&messages).is_none());
 
         // An answer without an id is not remembered; a forgotten one is gone.
-        conversations.remember(vec![Message::user("x")], &ChatResponse::default(), None);
+        conversations.remember(vec![ChatMessage::user("x")], &ChatResponse::default(), None);
         assert!(conversations
             .find(&[
-                Message::user("x"),
-                Message::assistant(""),
-                Message::user("y")
+                ChatMessage::user("x"),
+                ChatMessage::assistant(""),
+                ChatMessage::user("y")
             ])
             .is_none());
         conversations.forget("resp_2");
@@ -778,13 +778,13 @@ mod tests {
                 id: Some(format!("resp_{i}")),
                 ..ChatResponse::default()
             };
-            conversations.remember(vec![Message::user(i.to_string())], &answer, None);
+            conversations.remember(vec![ChatMessage::user(i.to_string())], &answer, None);
         }
         let after = |i: usize| {
             vec![
-                Message::user(i.to_string()),
-                Message::assistant(""),
-                Message::user("?"),
+                ChatMessage::user(i.to_string()),
+                ChatMessage::assistant(""),
+                ChatMessage::user("?"),
             ]
         };
         assert!(conversations.find(&after(0)).is_none());

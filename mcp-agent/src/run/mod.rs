@@ -13,7 +13,7 @@ use futures_util::StreamExt as _;
 
 use crate::agent::{Agent, Run};
 use crate::catalog::ToolSetError;
-use crate::chat::{ChatRequest, ChatResponse, Delta, Message, ModelError, ToolChoice};
+use crate::chat::{ChatMessage, ChatRequest, ChatResponse, Delta, ModelError, ToolChoice};
 use crate::outcome::{Event, Finish, Outcome, RunError, Stop};
 use crate::pause::Paused;
 use crate::toolset::ToolSet;
@@ -86,9 +86,9 @@ fn fresh_state(run: &Run<'_>) -> State {
     let mut transcript = Vec::with_capacity(run.messages.len() + 1);
     if let Some(system) = &agent.config.system {
         let given =
-            matches!(run.messages.first(), Some(Message::System { text }) if text == system);
+            matches!(run.messages.first(), Some(ChatMessage::System { text }) if text == system);
         if !given {
-            transcript.push(Message::system(system.clone()));
+            transcript.push(ChatMessage::system(system.clone()));
         }
     }
     transcript.extend(run.messages.iter().cloned());
@@ -156,7 +156,7 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
     state.outcome.turns = turn;
     state.outcome.usage.add(response.usage);
     state.outcome.text.clone_from(&response.text);
-    state.outcome.transcript.push(Message::Assistant {
+    state.outcome.transcript.push(ChatMessage::Assistant {
         text: response.text.clone(),
         tool_calls: response.tool_calls.clone(),
     });
@@ -185,7 +185,7 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
         state
             .outcome
             .transcript
-            .push(Message::ToolResults { results });
+            .push(ChatMessage::ToolResults { results });
         return Ok(Turn::CalledTools);
     }
     send(emit, || Event::Paused {
@@ -221,7 +221,7 @@ fn typed_answer(
             state
                 .outcome
                 .transcript
-                .push(Message::user(crate::output::retry_prompt(problem)));
+                .push(ChatMessage::user(crate::output::retry_prompt(problem)));
             Ok(Turn::CalledTools)
         }
         Err(problem) => Err(Stop::Output(problem.clone())),

@@ -12,7 +12,7 @@ use super::calls::{caller_record, refused, settle, Slot};
 use super::{view_for, State};
 use crate::agent::{Answer, Run};
 use crate::approval::Approval;
-use crate::chat::{Message, ToolCall, ToolResult};
+use crate::chat::{ChatMessage, ToolCall, ToolResult};
 use crate::outcome::{RunError, Stop};
 use crate::pause::{Paused, PausedRun, PendingCall, PendingKind};
 use crate::seal::NOT_PAUSED;
@@ -116,7 +116,7 @@ pub(super) async fn finish_paused(
         .iter()
         .rev()
         .find_map(|m| match m {
-            Message::Assistant { tool_calls, .. } => Some(tool_calls.clone()),
+            ChatMessage::Assistant { tool_calls, .. } => Some(tool_calls.clone()),
             _ => None,
         })
         .unwrap_or_default();
@@ -155,7 +155,7 @@ pub(super) async fn finish_paused(
     state
         .outcome
         .transcript
-        .push(Message::ToolResults { results });
+        .push(ChatMessage::ToolResults { results });
     Ok(())
 }
 

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_agent::approval::ApprovalPolicy;
-use mcp_agent::chat::{Message, ToolCall};
+use mcp_agent::chat::{ChatMessage, ToolCall};
 use mcp_agent::pause::{PausedRun, StateKeys};
 use mcp_agent::{Agent, Finish, Outcome, RunError, ToolSet};
 use mcp_server::tool;
@@ -121,7 +121,7 @@ fn assert_refused(resumed: Result<Finish, RunError>, written: &Written) {
 /// The calls of the turn the run paused in, to edit.
 fn paused_calls(outcome: &mut Outcome) -> &mut Vec<ToolCall> {
     match outcome.transcript.last_mut() {
-        Some(Message::Assistant { tool_calls, .. }) => tool_calls,
+        Some(ChatMessage::Assistant { tool_calls, .. }) => tool_calls,
         other => panic!("the paused turn's calls end the transcript: {other:?}"),
     }
 }

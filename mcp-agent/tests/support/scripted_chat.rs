@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
-use mcp_agent::chat::{ChatModel, ChatRequest, ChatResponse, Message, ModelError, ToolCall};
+use mcp_agent::chat::{ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall};
 
 type Step = Box<dyn FnOnce(&ChatRequest) -> ChatResponse + Send>;
 
@@ -82,7 +82,7 @@ pub fn text(text: &str) -> ChatResponse {
 /// The results the last request sent back, as (call id, content, `is_error`).
 pub fn last_results(request: &ChatRequest) -> Vec<(String, String, bool)> {
     match request.messages.last() {
-        Some(Message::ToolResults { results }) => results
+        Some(ChatMessage::ToolResults { results }) => results
             .iter()
             .map(|r| (r.call_id.clone(), r.content.clone(), r.is_error))
             .collect(),

@@ -63,8 +63,6 @@ mod grants;
 mod redirect;
 mod store;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,8 +75,9 @@ pub use store::{FileTokenStore, MemoryTokenStore, Stored, TokenStore};
 
 use crate::transport::http::HttpClient;
 
-/// A boxed future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// The boxed future a [`TokenStore`] and an [`Authorizer`] return: the one
+/// of `mcp_types::call`, so the name means one thing in every crate.
+pub use mcp_types::call::BoxFuture;
 
 /// Why signing in failed.
 #[derive(Debug, thiserror::Error)]

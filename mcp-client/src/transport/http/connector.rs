@@ -6,16 +6,7 @@ use mcp_types::call::CallError;
 
 use crate::error::transport;
 
-#[cfg(feature = "tls")]
-pub use mcp_wire::http_client::default_tls_config;
-#[cfg(not(feature = "tls"))]
-pub(crate) use mcp_wire::http_client::http_client;
-#[cfg(feature = "tls")]
-pub use mcp_wire::http_client::http_client;
-#[cfg(feature = "tls")]
-pub use mcp_wire::http_client::HttpClient;
-#[cfg(not(feature = "tls"))]
-pub(crate) use mcp_wire::http_client::HttpClient;
+pub(crate) use mcp_wire::http_client::{http_client, HttpClient};
 
 /// Parses an MCP endpoint URL.
 pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {

@@ -38,13 +38,8 @@ use crate::error::transport;
 use body::{
     drain, error_status, header_value, kind_of, on_message, pump, read_body, send_for_status, Kind,
 };
-#[cfg(feature = "tls")]
-pub use connector::default_tls_config;
 pub(crate) use connector::parse_url;
 use connector::request_failed;
-#[cfg(feature = "tls")]
-pub use connector::{http_client, HttpClient};
-#[cfg(not(feature = "tls"))]
 pub(crate) use connector::{http_client, HttpClient};
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
