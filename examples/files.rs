@@ -42,7 +42,7 @@ async fn main() {
     let files = match Files::builder().roots(roots).read_only(read_only).build() {
         Ok(files) => files,
         Err(e) => {
-            eprintln!("files: {e}");
+            eprintln!("files: {}", mcp_server::types::error::Chain(&e));
             std::process::exit(2);
         }
     };

@@ -39,7 +39,10 @@ async fn run() -> Result<(), mcp_server::Error> {
             builder.allow(*program)
         })
         .build()
-        .unwrap_or_else(|e| fail(&format!("shell: {e}\n{USAGE}")));
+        .unwrap_or_else(|e| {
+            let e = mcp_server::types::error::Chain(&e);
+            fail(&format!("shell: {e}\n{USAGE}"))
+        });
     let instructions = if commands.allowed().is_empty() {
         "No program is allowed: this server offers no tool.".to_owned()
     } else {

@@ -181,7 +181,7 @@ impl SetTool {
             return Err(format!(
                 "the arguments for `{}` must be a JSON object, not {}",
                 self.name(),
-                json_kind(&value)
+                mcp_wire::json::kind(&value)
             ));
         }
         let value = crate::strict::from_strict(&self.schema, value);
@@ -198,16 +198,5 @@ impl SetTool {
                 self.name()
             )),
         }
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

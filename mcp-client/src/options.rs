@@ -114,19 +114,8 @@ impl IntoArguments for Value {
             Value::Null => Ok(None),
             other => Err(format!(
                 "tool arguments must be a JSON object, not {}",
-                kind(&other)
+                mcp_wire::json::kind(&other)
             )),
         }
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -326,7 +326,7 @@ impl UriTemplate {
                 let mark = bound.len();
                 for pair in query[..end].split('&') {
                     let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                    let (Some(k), Some(v)) = (decode(k, false), decode(v, false)) else {
+                    let (Some(k), Some(v)) = (percent_decode(k), percent_decode(v)) else {
                         bound.truncate(mark);
                         return false;
                     };
@@ -371,7 +371,7 @@ impl UriTemplate {
                     (1..=limit).filter(|&e| body.is_char_boundary(e)).collect();
                 ends.reverse();
                 for end in ends {
-                    let Some(value) = decode(&body[..end], false) else {
+                    let Some(value) = percent_decode(&body[..end]) else {
                         continue;
                     };
                     bound.push((name.clone(), value));
@@ -418,13 +418,22 @@ fn encode(out: &mut String, value: &str, reserved: bool) {
     }
 }
 
-fn decode(text: &str, _plus_is_space: bool) -> Option<String> {
+/// Decodes the `%XX` escapes of `text` (RFC 3986 percent-encoding; a `+`
+/// stays a `+`). `None` when an escape is cut short or not two hex digits,
+/// or the bytes decoded are not UTF-8. Public for the other places that
+/// read percent-encoded text (a JSON Schema `$ref`'s fragment in
+/// `mcp-agent`): one decoder.
+pub fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let hex = text.get(i + 1..i + 3)?;
+            // `from_str_radix` alone would take a sign (`%+1`).
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -438,6 +447,16 @@ fn decode(text: &str, _plus_is_space: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_decoding_takes_two_hex_digits_and_utf8_only() {
+        assert_eq!(percent_decode("a%2Fb%20c+d").as_deref(), Some("a/b c+d"));
+        assert_eq!(percent_decode("%C3%A9").as_deref(), Some("é"));
+        assert_eq!(percent_decode("%2"), None);
+        assert_eq!(percent_decode("%+1"), None);
+        assert_eq!(percent_decode("%zz"), None);
+        assert_eq!(percent_decode("%FF"), None);
+    }
 
     fn vars(t: &str, uri: &str) -> Option<Vec<(String, String)>> {
         UriTemplate::parse(t).unwrap().matches(uri)

@@ -13,6 +13,7 @@
 //! - `keyring` (feature `keyring`): the HMAC-SHA256 keys, with rotation,
 //!   that sign the states the server and the agent take back from others
 //!   (`requestState`, paused runs), each tag bound to its purpose;
+//! - [`json`]: a JSON value's kind in words, for error messages;
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
 //! - [`header`]: the MCP HTTP header names and the `=?base64?…?=` value encoding;
@@ -33,6 +34,7 @@ pub mod dpop;
 pub mod header;
 #[cfg(feature = "http-client")]
 pub mod http_client;
+pub mod json;
 #[cfg(feature = "keyring")]
 pub mod keyring;
 pub mod lines;

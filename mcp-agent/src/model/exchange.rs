@@ -46,6 +46,25 @@ pub(crate) trait Decoder: Default + Send + 'static {
     fn finish(&mut self) -> Result<ChatResponse, ModelError>;
 }
 
+/// Feeds `events` to a fresh decoder `D` as a stream would, stopping at the
+/// first error or when the answer is complete: the text deltas, and the
+/// answer or the error. The providers' decoder tests share it.
+#[cfg(test)]
+pub(crate) fn decode_all<D: Decoder>(
+    events: impl IntoIterator<Item = SseEvent>,
+) -> (Vec<String>, Result<ChatResponse, ModelError>) {
+    let mut decoder = D::default();
+    let mut text = Vec::new();
+    for event in events {
+        match decoder.event(&event, &mut text) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(e) => return (text, Err(e)),
+        }
+    }
+    (text, decoder.finish())
+}
+
 /// `object[key]` when it is a string.
 pub(crate) fn string_at(object: &Value, key: &str) -> Option<String> {
     object.get(key).and_then(Value::as_str).map(str::to_owned)

@@ -149,20 +149,10 @@ mod tests {
     use serde_json::json;
 
     fn run(events: &[Value]) -> (Vec<String>, Result<ChatResponse, ModelError>) {
-        let mut decoder = EventDecoder::default();
-        let mut text = Vec::new();
-        for data in events {
-            let event = SseEvent {
-                event: data["type"].as_str().unwrap_or_default().to_owned(),
-                data: data.to_string(),
-            };
-            match decoder.event(&event, &mut text) {
-                Ok(true) => break,
-                Ok(false) => {}
-                Err(e) => return (text, Err(e)),
-            }
-        }
-        (text, decoder.finish())
+        super::super::exchange::decode_all::<EventDecoder>(events.iter().map(|data| SseEvent {
+            event: data["type"].as_str().unwrap_or_default().to_owned(),
+            data: data.to_string(),
+        }))
     }
 
     fn response(status: &str, output: &Value) -> Value {

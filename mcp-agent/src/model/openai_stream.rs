@@ -174,20 +174,10 @@ mod tests {
     use super::*;
 
     fn run(events: &[&str]) -> (Vec<String>, Result<ChatResponse, ModelError>) {
-        let mut decoder = ChunkDecoder::default();
-        let mut text = Vec::new();
-        for data in events {
-            let event = SseEvent {
-                event: String::new(),
-                data: (*data).to_owned(),
-            };
-            match decoder.event(&event, &mut text) {
-                Ok(true) => break,
-                Ok(false) => {}
-                Err(e) => return (text, Err(e)),
-            }
-        }
-        (text, decoder.finish())
+        super::super::exchange::decode_all::<ChunkDecoder>(events.iter().map(|data| SseEvent {
+            event: String::new(),
+            data: (*data).to_owned(),
+        }))
     }
 
     #[test]

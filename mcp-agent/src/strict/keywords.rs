@@ -31,7 +31,8 @@ pub(super) fn resolve<'v>(root: &'v Value, reference: &str) -> Result<&'v Value,
             "the reference `{reference}` is not local (only `#/...` references can be inlined)"
         ));
     };
-    let pointer = percent_decode(fragment)
+    // URI fragments may carry `%XX` escapes.
+    let pointer = mcp_uri_template::percent_decode(fragment)
         .ok_or_else(|| format!("the reference `{reference}` is not valid percent-encoding"))?;
     if !pointer.is_empty() && !pointer.starts_with('/') {
         return Err(format!(
@@ -40,24 +41,6 @@ pub(super) fn resolve<'v>(root: &'v Value, reference: &str) -> Result<&'v Value,
     }
     root.pointer(&pointer)
         .ok_or_else(|| format!("the reference `{reference}` points at nothing"))
-}
-
-/// Decodes `%XX` escapes (URI fragments may carry them).
-pub(super) fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A property name as one JSON-pointer segment.

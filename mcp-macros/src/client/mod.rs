@@ -232,19 +232,7 @@ pub(crate) fn toolbox_client(model: &ToolImpl, stub: bool) -> TokenStream {
          `{ident}::new(caller)`.",
         escape_markdown(description.trim())
     );
-    let mut methods: Vec<TokenStream> = model
-        .tools
-        .iter()
-        .filter(|t| t.is_tool())
-        .filter_map(|t| method(&g, t))
-        .collect();
-    methods.extend(
-        model
-            .tools
-            .iter()
-            .filter(|t| matches!(t.kind, crate::ast::ItemKind::Prompt(_)))
-            .map(|t| methods::prompt_method(&g, t)),
-    );
+    let methods = client_methods(&g, &model.tools);
     assemble(
         &g,
         Parts {
@@ -257,6 +245,19 @@ pub(crate) fn toolbox_client(model: &ToolImpl, stub: bool) -> TokenStream {
             methods,
         },
     )
+}
+
+/// The client's methods, both flavors: one per tool, then one per prompt.
+fn client_methods(g: &Gen<'_>, tools: &[crate::ast::Tool]) -> Vec<TokenStream> {
+    let calls = tools
+        .iter()
+        .filter(|t| t.is_tool())
+        .filter_map(|t| method(g, t));
+    let prompts = tools
+        .iter()
+        .filter(|t| matches!(t.kind, crate::ast::ItemKind::Prompt(_)))
+        .map(|t| methods::prompt_method(g, t));
+    calls.chain(prompts).collect()
 }
 
 /// `<Trait>Client<C>` for a declaration.
@@ -277,19 +278,7 @@ pub(crate) fn declared_client(model: &ToolTrait, stub: bool) -> TokenStream {
     let ident = format_ident!("{}Client", trait_ident, span = trait_ident.span());
     let doc = declared_doc(model, &ident);
     let connect = connect_fn(model, rt, &caller, stub);
-    let mut methods: Vec<TokenStream> = model
-        .tools
-        .iter()
-        .filter(|t| t.is_tool())
-        .filter_map(|t| method(&g, t))
-        .collect();
-    methods.extend(
-        model
-            .tools
-            .iter()
-            .filter(|t| matches!(t.kind, crate::ast::ItemKind::Prompt(_)))
-            .map(|t| methods::prompt_method(&g, t)),
-    );
+    let methods = client_methods(&g, &model.tools);
     assemble(
         &g,
         Parts {

@@ -309,7 +309,7 @@ pub enum BuildError {
     #[error("the PATH {0:?} has a directory that is not absolute")]
     Path(OsString),
     /// The root cannot be used as a working directory.
-    #[error("the root {root:?} cannot be used: {source}")]
+    #[error("the root {root:?} cannot be used")]
     Root {
         /// The root as given.
         root: PathBuf,

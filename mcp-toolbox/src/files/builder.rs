@@ -162,7 +162,7 @@ pub enum BuildError {
     #[error("no allowed directory: name at least one root")]
     NoRoot,
     /// A root could not be opened as a directory.
-    #[error("cannot open the allowed directory {}: {source}", path.display())]
+    #[error("cannot open the allowed directory {}", path.display())]
     Root {
         /// The root as given.
         path: PathBuf,
