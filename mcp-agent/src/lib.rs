@@ -155,7 +155,6 @@ mod outcome;
 mod output;
 pub mod pause;
 mod run;
-mod seal;
 pub mod strict;
 #[cfg(feature = "otel")]
 mod telemetry;

@@ -8,6 +8,9 @@ use std::path::Path;
 
 use syn::{Item, UseTree, Visibility};
 
+// No import cycle of more than two top-level modules in the crates it lists.
+mod module_cycles;
+
 /// The names `lib.rs` of `krate` makes public at the crate's root.
 fn root_names(krate: &str) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -54,7 +57,7 @@ fn hidden(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
-/// The names a `pub use` tree brings in (`a::{b, c as d}`: `b`, `d`).
+/// The names a `use` tree brings in (`a::{b, c as d}`: `b`, `d`; a glob `*`).
 fn leaves(tree: &UseTree, out: &mut Vec<String>) {
     match tree {
         UseTree::Path(p) => leaves(&p.tree, out),

@@ -197,7 +197,7 @@ async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Res
         choice: state.choice.clone(),
         results,
         approved_tools: state.approved.clone(),
-        id: crate::seal::pause_id(),
+        id: crate::pause::seal::pause_id(),
         key: String::new(),
         signature: String::new(),
     });

@@ -14,8 +14,8 @@ use crate::agent::{Answer, Run};
 use crate::approval::Approval;
 use crate::chat::{ChatMessage, ToolCall, ToolResult};
 use crate::outcome::{RunError, Stop};
+use crate::pause::seal::NOT_PAUSED;
 use crate::pause::{Paused, PausedRun, PendingCall, PendingKind};
-use crate::seal::NOT_PAUSED;
 
 /// A paused run's state, once every pending call has its answer (else the
 /// outcome comes back unchanged, with what is missing).

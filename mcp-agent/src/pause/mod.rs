@@ -17,8 +17,10 @@ use mcp_types::JsonObject;
 use crate::chat::{ToolChoice, ToolResult};
 use crate::outcome::Outcome;
 
-pub use crate::seal::{StateKeyError, StateKeys};
+pub(crate) mod seal;
+
 pub use crate::toolset::{CallerTool, CallerToolError};
+pub use seal::{StateKeyError, StateKeys};
 
 /// A run that paused on [`pending`](Self::pending) calls: what resuming it
 /// needs ([`Agent::resume`](crate::Agent::resume)).
