@@ -93,7 +93,7 @@
 //! [`RunError::MaxTurns`], carrying the transcript. Dropping the run, or
 //! cancelling its [`CancellationToken`], cancels the calls in flight, on
 //! their servers too. A run ends in a [`Finish`]: done, with its answer
-//! (the final text, or a [typed](typed) run's value) and the [`Outcome`]
+//! (the final text, or a [`typed`] run's value) and the [`Outcome`]
 //! (the transcript, every call with its result and duration, and the token
 //! usage), or paused on calls the caller runs or approves ([`pause`],
 //! [`approval`]), to resume later. [`Event`]s report progress as the run goes.
