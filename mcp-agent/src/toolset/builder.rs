@@ -30,7 +30,7 @@ impl ToolSetBuilder {
     }
 
     /// Adds a tool the caller executes ([`CallerTool`](crate::pause::CallerTool)).
-    pub fn caller_tool(self, tool: crate::pause::CallerTool) -> Self {
+    pub fn caller_tool(self, tool: super::CallerTool) -> Self {
         self.attach(Source::caller([tool]))
     }
 

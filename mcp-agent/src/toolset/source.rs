@@ -79,7 +79,7 @@ impl Source {
 
     /// Tools the caller executes ([`CallerTool`](crate::pause::CallerTool)): a run
     /// that calls one pauses and hands the call over.
-    pub fn caller(tools: impl IntoIterator<Item = crate::pause::CallerTool>) -> Source {
+    pub fn caller(tools: impl IntoIterator<Item = super::CallerTool>) -> Source {
         Source::new(SourceKind::Caller(
             tools.into_iter().map(|tool| tool.0).collect(),
         ))

@@ -10,7 +10,9 @@
 //! `use crate::{other, ...}` or a path `crate::other::...`; `super::` as
 //! many times as the file is deep is `crate::`), or a name the root
 //! re-exports from it (`crate::Agent`, which `lib.rs` takes from `agent`).
-//! Comments do not count.
+//! Comments do not count, nor do unit tests (`#[cfg(test)] mod ...`): they
+//! exercise a module through the whole crate, and what they name is not
+//! what the module needs.
 //!
 //! A module of the `public_api` test binary (the crates' shape, one binary
 //! to link): `cargo test -p mcp-tests --test public_api module_cycles`.
@@ -22,9 +24,8 @@ use syn::{Item, UseTree};
 
 use super::leaves;
 
-/// The crates checked. A crate joins by its folder name once it has no such
-/// cycle (mcp-server is being restructured: add it when that lands).
-const CRATES: &[&str] = &["mcp-client", "mcp-agent"];
+/// The crates checked (by folder name).
+const CRATES: &[&str] = &["mcp-server", "mcp-client", "mcp-agent"];
 
 #[test]
 fn no_cycle_of_more_than_two_top_level_modules() {
@@ -77,7 +78,8 @@ fn uses(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
     for (name, files) in &modules {
         let mut used = BTreeSet::new();
         for file in files {
-            for target in crate_paths(&read(file), depth(&src, file)) {
+            let code = without_unit_tests(&read(file));
+            for target in crate_paths(&code, depth(&src, file)) {
                 let module = if modules.contains_key(&target) {
                     Some(target)
                 } else {
@@ -94,6 +96,80 @@ fn uses(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
         graph.insert(name.clone(), used);
     }
     graph
+}
+
+/// `text` without its `#[cfg(test)] mod name { ... }` blocks.
+fn without_unit_tests(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        let marker = at + "#[cfg(test)]".len();
+        let open = rest[marker..]
+            .trim_start()
+            .starts_with("mod ")
+            .then(|| rest[marker..].find('{').map(|i| marker + i))
+            .flatten();
+        let Some(open) = open else {
+            out.push_str(&rest[..marker]);
+            rest = &rest[marker..];
+            continue;
+        };
+        out.push_str(&rest[..at]);
+        rest = &rest[open + block_len(&rest[open..])..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of the `{ ... }` block `code` starts with, its braces
+/// counted outside comments, strings and character literals.
+fn block_len(code: &str) -> usize {
+    let bytes = code.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += code[i..].find('\n').unwrap_or(code.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += code[i..].find("*/").map_or(code.len() - i, |e| e + 1);
+            }
+            b'r' if matches!(bytes.get(i + 1), Some(b'#' | b'"'))
+                && !bytes[..i]
+                    .last()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') =>
+            {
+                let hashes = code[i + 1..].bytes().take_while(|c| *c == b'#').count();
+                let close = format!("\"{}", "#".repeat(hashes));
+                let start = i + 2 + hashes;
+                i = start
+                    + code[start..]
+                        .find(&close)
+                        .map_or(code.len() - start, |e| e + close.len() - 1);
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('{', '\''), not a lifetime ('a).
+            b'\'' if bytes.get(i + 1) == Some(&b'\\') => {
+                i += 3 + code[i + 3..].find('\'').unwrap_or(0);
+            }
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') => i += 2,
+            _ => {}
+        }
+        i += 1;
+    }
+    code.len()
 }
 
 fn read(path: &Path) -> String {
@@ -286,4 +362,29 @@ fn the_check_finds_a_cycle_of_three_and_allows_one_of_two() {
         ["a", "b", "e"]
     );
     assert_eq!(crate_paths("use super::super::a;\nuse super::b;", 2), ["a"]);
+}
+
+#[test]
+fn unit_tests_are_left_out_and_what_follows_them_is_read() {
+    let text = r#####"
+use crate::kept;
+
+#[cfg(test)]
+mod tests {
+    use crate::only_tests;
+    const OPEN: &str = "{ not a block";
+    const RAW: &str = r#"}}"#;
+    const BRACE: char = '{';
+    const QUOTE: char = '\'';
+    fn f<'a>(x: &'a str) -> &'a str { x } // }
+}
+
+fn after() { crate::after::call(); }
+"#####;
+    let code = without_unit_tests(text);
+    assert!(!code.contains("only_tests"), "{code}");
+    assert!(
+        code.contains("crate::kept") && code.contains("crate::after::call"),
+        "{code}"
+    );
 }
