@@ -366,7 +366,7 @@ fn the_check_finds_a_cycle_of_three_and_allows_one_of_two() {
 
 #[test]
 fn unit_tests_are_left_out_and_what_follows_them_is_read() {
-    let text = r#####"
+    let text = r##"
 use crate::kept;
 
 #[cfg(test)]
@@ -380,7 +380,7 @@ mod tests {
 }
 
 fn after() { crate::after::call(); }
-"#####;
+"##;
     let code = without_unit_tests(text);
     assert!(!code.contains("only_tests"), "{code}");
     assert!(
