@@ -44,9 +44,8 @@ use mcp_agent::{
 };
 use mcp_client::{types::error::Chain, Client};
 
-#[path = "calculator_tools.rs"]
-pub mod calculator_tools;
 use calculator_tools::Calculator;
+use mcp_examples::calculator_tools;
 
 const USAGE: &str = "usage: agent [--provider openai|openai-responses|anthropic] [--max-turns N] [--no-stream] [--strict] [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
 
@@ -325,8 +324,7 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
     }
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -35,12 +35,10 @@ use mcp_client::{types::error::Chain, Client};
 use mcp_server::{ToolBox, ToolEntry};
 use serde_json::{json, Value};
 
-#[path = "calculator_tools.rs"]
-pub mod calculator_tools;
 use calculator_tools::Calculator;
+use mcp_examples::calculator_tools;
 
-#[path = "../mcp-agent/tests/support/strict_check.rs"]
-mod strict_check;
+use mcp_test_support::strict_check;
 
 /// The Python reference server's tools taken into the set (`sqrt` it does
 /// not offer: the set's diagnostics must say so).
@@ -964,8 +962,7 @@ fn print_strict_summary(counts: &BTreeMap<&str, StrictCount>) {
 
 // ---------------------------------------------------------------------------
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -1,5 +1,5 @@
 //! Turns every ```` ```rust ```` block of the workspace README and of the
-//! guide (`docs/*.md`) into code that the `readme` test target compiles, so
+//! guide (`docs/*.md`) into code that the `programs` test target compiles (its `readme` module), so
 //! an example that stops compiling fails the test suite. A guide chapter's
 //! blocks are compiled inside a module named after its file.
 //!
@@ -11,7 +11,7 @@
 //! - `<!-- compiled: body -->`: the block is a fragment, compiled as the body
 //!   of an async function that has `server`, `client` and `listener` in scope
 //!   and returns `Result<(), BoxError>`, so `?` and `.await` work as in a real
-//!   program (see `examples/tests/readme.rs` for what is in scope).
+//!   program (see `examples/tests/programs/readme.rs` for what is in scope).
 //!
 //! A rust block without one of these comments is a build error naming its
 //! line: no README example goes unchecked.

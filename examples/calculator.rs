@@ -21,15 +21,12 @@ use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::Server;
 
-#[path = "calculator_tools.rs"]
-pub mod calculator_tools;
 use calculator_tools::Calculator;
+use mcp_examples::calculator_tools;
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
-#[path = "several.rs"]
-mod several;
+use mcp_examples::several;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

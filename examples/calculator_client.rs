@@ -238,8 +238,7 @@ fn sign_in() -> OAuth {
     }
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -252,8 +252,7 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> Result<(), Strin
     Ok(())
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {

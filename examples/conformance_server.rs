@@ -723,14 +723,11 @@ impl ToolBox for SchemaTools {
     }
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
-#[path = "several.rs"]
-mod several;
+use mcp_examples::several;
 
-#[path = "conformance_tasks.rs"]
-pub mod conformance_tasks;
+use mcp_examples::conformance_tasks;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

@@ -17,8 +17,7 @@ use mcp_toolbox::http::{Http, HttpBuilder};
 const USAGE: &str =
     "usage: fetch [--allow-host HOST[:PORT]]... [--timeout-ms MS] [--max-response-bytes N] [--ignore-robots-txt]";
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

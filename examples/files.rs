@@ -11,8 +11,7 @@ use mcp_toolbox::files::Files;
 
 const USAGE: &str = "usage: files [--read-only] ROOT...   (serves MCP over stdio; paths outside the ROOTs are refused)";
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() {

@@ -351,8 +351,7 @@ fn usage() -> ExitCode {
     ExitCode::from(2)
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {

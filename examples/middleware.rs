@@ -44,8 +44,7 @@ impl Text {
     }
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {

@@ -571,11 +571,9 @@ impl Notes {
     }
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
-#[path = "several.rs"]
-mod several;
+use mcp_examples::several;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

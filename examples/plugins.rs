@@ -78,5 +78,4 @@ async fn run() -> Result<(), mcp_server::Error> {
         .await
 }
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;

@@ -9,11 +9,11 @@ use mcp_server::state::SigningKeys;
 /// pairs separated by commas, the first one signing, the others only
 /// verifying (keys being retired). Each secret is at least 32 bytes
 /// (64 hex digits).
-pub(crate) const KEYS_VAR: &str = "MCP_REQUEST_STATE_KEYS";
+pub const KEYS_VAR: &str = "MCP_REQUEST_STATE_KEYS";
 
 /// The store at `url` (`redis://host:port/db`) and the keys from
 /// [`KEYS_VAR`]; exits with a message naming what is wrong.
-pub(crate) async fn connect(program: &str, url: &str) -> (mcp_redis::RedisStore, SigningKeys) {
+pub async fn connect(program: &str, url: &str) -> (mcp_redis::RedisStore, SigningKeys) {
     let keys = match keys_from_env() {
         Ok(keys) => keys,
         Err(why) => {
@@ -31,7 +31,7 @@ pub(crate) async fn connect(program: &str, url: &str) -> (mcp_redis::RedisStore,
 }
 
 /// The keys [`KEYS_VAR`] names.
-pub(crate) fn keys_from_env() -> Result<SigningKeys, String> {
+pub fn keys_from_env() -> Result<SigningKeys, String> {
     let value = std::env::var(KEYS_VAR).map_err(|_| {
         format!("with --redis, set {KEYS_VAR} to the requestState keys every instance shares (id:hex[,id:hex...], 32 bytes or more each; the first signs)")
     })?;

@@ -15,8 +15,7 @@ use mcp_toolbox::commands::Commands;
 
 const USAGE: &str = "usage: shell [--allow PROGRAM[,PROGRAM...]]   (serves MCP on stdio)";
 
-#[path = "stderr_logs.rs"]
-mod stderr_logs;
+use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

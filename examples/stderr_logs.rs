@@ -2,8 +2,7 @@
 //! carries the protocol), filtered by `RUST_LOG`, else by the program's default.
 
 /// Installs the subscriber; `default` is the filter without `RUST_LOG`.
-#[allow(dead_code)] // some examples keep the default logging
-pub(crate) fn init(default: &str) {
+pub fn init(default: &str) {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -19,8 +18,7 @@ pub(crate) fn init(default: &str) {
 /// `OTEL_*` variables describe, `program` naming the service unless
 /// `OTEL_SERVICE_NAME` does. Keep what it returns until the program ends:
 /// dropping it flushes the last spans and metrics.
-#[allow(dead_code)] // only the calculator, its client and the agent export
-pub(crate) fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Telemetry> {
+pub fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Telemetry> {
     use tracing_subscriber::prelude::*;
     let wanted = [
         "OTEL_EXPORTER_OTLP_ENDPOINT",
@@ -58,11 +56,7 @@ pub(crate) fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Tele
 
 /// What `main` returns: the program's error, if any, printed with its
 /// causes (`program: what failed: why`), and exit code 1.
-#[allow(dead_code)] // not every example serves
-pub(crate) fn report(
-    program: &str,
-    result: Result<(), mcp_server::Error>,
-) -> std::process::ExitCode {
+pub fn report(program: &str, result: Result<(), mcp_server::Error>) -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -73,8 +67,7 @@ pub(crate) fn report(
 }
 
 /// The address given to `--http`, or the program exits (2) naming it.
-#[allow(dead_code)] // not every example serves HTTP
-pub(crate) fn http_addr(program: &str, given: &str) -> std::net::SocketAddr {
+pub fn http_addr(program: &str, given: &str) -> std::net::SocketAddr {
     let resolved = std::net::ToSocketAddrs::to_socket_addrs(given).map(|mut a| a.next());
     if let Ok(Some(addr)) = resolved {
         return addr;

@@ -4,8 +4,7 @@
 //! model's HTTP request.
 #![cfg(feature = "otel")]
 
-#[path = "../../tests/support/otel_capture.rs"]
-mod otel_capture;
+use mcp_test_support::otel_capture;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;

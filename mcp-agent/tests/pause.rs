@@ -13,10 +13,12 @@ use mcp_agent::{Agent, Event, Finish, RunError, Source, ToolSet};
 use mcp_server::{tool, Server};
 use serde_json::json;
 
-// A resumed state edited by whoever held it runs nothing unapproved (a
-// module: one test binary for pausing and resuming).
-#[path = "pause/resume_security.rs"]
-pub mod resume_security;
+/// The modules of this binary in `tests/pause/` (one test binary for
+/// pausing and resuming).
+pub mod pause {
+    // A resumed state edited by whoever held it runs nothing unapproved.
+    pub mod resume_security;
+}
 mod support;
 use support::{call, calls, connect, last_results, text, Scripted};
 

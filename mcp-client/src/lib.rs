@@ -218,5 +218,4 @@ pub use mcp_macros::tool;
 pub use mcp_types::call::Json;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;

@@ -5,8 +5,7 @@
 //! `traceparent` header, so that the server's SERVER span is its child.
 #![cfg(feature = "otel")]
 
-#[path = "../../tests/support/otel_capture.rs"]
-mod otel_capture;
+use mcp_test_support::otel_capture;
 
 mod support;
 

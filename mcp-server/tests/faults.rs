@@ -13,7 +13,7 @@
     reason = "scenario tests with small counters"
 )]
 
-mod support;
+use mcp_test_support::server as support;
 
 use std::sync::Arc;
 use std::time::Duration;

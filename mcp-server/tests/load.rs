@@ -21,7 +21,7 @@
     reason = "test counters are small"
 )]
 
-mod support;
+use mcp_test_support::server as support;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -9,14 +9,14 @@
 //! subscriber at all in `otel_off.rs`.
 #![cfg(feature = "otel")]
 
-#[path = "../../tests/support/otel_capture.rs"]
-mod otel_capture;
+use mcp_test_support::calculator::Calculator;
+use mcp_test_support::otel_capture;
 
-mod support;
+use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::{tool, Context, Server, ToolError};
+use mcp_server::{tool, Context, Server};
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
 use opentelemetry_sdk::trace::SpanData;
 use otel_capture::*;
@@ -75,16 +75,13 @@ const TRACESTATE: &str = "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE";
 
 // ------------------------------------------------------------------ tools
 
+/// The tests' calculator (`add` in a span of its own, `adding`; `divide`)
+/// serves beside these.
 #[derive(Debug)]
 pub struct Traces;
 
 #[tool(description = "Tools that make spans of their own", client = false)]
 impl Traces {
-    #[describe("Add two numbers, in a span of its own")]
-    pub fn add(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
-        tracing::info_span!("adding").in_scope(|| a + b)
-    }
-
     #[describe("Add two numbers after a wait")]
     pub async fn add_later(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
         // The wait is in a span of the tool's own...
@@ -99,18 +96,6 @@ impl Traces {
         tracing::info_span!("after the wait").in_scope(|| sum)
     }
 
-    #[describe("Divide a by b")]
-    pub fn divide(
-        &self,
-        #[param("Dividend")] a: f64,
-        #[param("Divisor")] b: f64,
-    ) -> Result<f64, ToolError> {
-        if b == 0.0 {
-            return Err(ToolError::new("division by zero"));
-        }
-        Ok(a / b)
-    }
-
     #[describe("Wait until cancelled")]
     pub async fn wait(&self, ctx: Context) -> &'static str {
         ctx.cancelled().await;
@@ -120,6 +105,7 @@ impl Traces {
 
 fn server() -> Server {
     Server::builder("traced-server", "0.0.1")
+        .toolbox(Calculator)
         .toolbox(Traces)
         .build()
 }

@@ -8,12 +8,13 @@
 //! below must be in place before any request of the process.
 #![cfg(feature = "otel")]
 
-mod support;
+use mcp_test_support::server as support;
 
 use std::collections::BTreeMap;
 
 use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server, ToolError};
+use mcp_server::Server;
+use mcp_test_support::calculator::Calculator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::metrics::data::{
     AggregatedMetrics, HistogramDataPoint, MetricData, ScopeMetrics,
@@ -27,32 +28,9 @@ use support::{
 };
 use tracing_subscriber::layer::SubscriberExt as _;
 
-#[derive(Debug)]
-pub struct Maths;
-
-#[tool(description = "Arithmetic", client = false)]
-impl Maths {
-    #[describe("Add two numbers")]
-    pub fn add(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
-        a + b
-    }
-
-    #[describe("Divide a by b")]
-    pub fn divide(
-        &self,
-        #[param("Dividend")] a: f64,
-        #[param("Divisor")] b: f64,
-    ) -> Result<f64, ToolError> {
-        if b == 0.0 {
-            return Err(ToolError::new("division by zero"));
-        }
-        Ok(a / b)
-    }
-}
-
 fn server() -> Server {
     Server::builder("metered-server", "0.0.1")
-        .toolbox(Maths)
+        .toolbox(Calculator)
         .build()
 }
 

@@ -4,7 +4,7 @@
 //! it, and nothing panics.
 #![cfg(feature = "otel")]
 
-mod support;
+use mcp_test_support::server as support;
 
 use mcp_server::http::HttpConfig;
 use serde_json::{json, Value};

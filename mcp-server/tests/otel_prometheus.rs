@@ -11,7 +11,7 @@
 //! first use.
 #![cfg(feature = "otel")]
 
-mod support;
+use mcp_test_support::server as support;
 
 use mcp_server::http::HttpConfig;
 use serde_json::{json, Value};

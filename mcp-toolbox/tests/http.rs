@@ -2,8 +2,7 @@
 //! of the caller's headers a redirect carries where, against loopback sites
 //! (allowed by name, as a host allows a local service).
 
-#[path = "../../tests/support/http_site.rs"]
-mod http_site;
+use mcp_test_support::http_site;
 
 use std::collections::HashMap;
 

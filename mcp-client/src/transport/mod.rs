@@ -12,8 +12,10 @@ pub(crate) mod http;
 pub(crate) mod lines;
 #[cfg(feature = "stdio")]
 pub(crate) mod process;
+// Without `stdio`, `process` is the uninhabited stand-in of `no_process`.
 #[cfg(not(feature = "stdio"))]
-#[path = "no_process.rs"]
-pub(crate) mod process;
+pub(crate) mod no_process;
+#[cfg(not(feature = "stdio"))]
+pub(crate) use no_process as process;
 
 pub(crate) use crate::connection::{Outgoing, Transport};

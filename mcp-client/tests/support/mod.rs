@@ -1,5 +1,6 @@
 //! The helpers of mcp-client's integration tests, one file a job. Every
-//! test file that needs them declares `mod support;`.
+//! test binary declares `mod support;` at its root (`tests/client.rs`,
+//! `tests/http.rs`, ...), and its modules `use crate::support;`.
 //!
 //! - `tools`: the toolboxes served by the real `mcp_server` ([`TestTools`],
 //!   [`server`]) and [`ManyTools`].
@@ -13,7 +14,7 @@
 //!   module's name).
 //!
 //! The tools that mcp-server's `TestTools` serves too ([`SharedTools`],
-//! [`with_shared_tools`]) live in the workspace's `tests/support/`.
+//! [`with_shared_tools`]) are `mcp_test_support::tool_entries`.
 #![allow(
     dead_code,
     unreachable_pub,
@@ -27,9 +28,6 @@ mod http_server;
 mod in_process;
 mod tools;
 
-#[path = "../../../tests/support/tool_entries.rs"]
-mod tool_entries;
-
 #[cfg(feature = "auth")]
 pub mod oauth_server;
 
@@ -41,6 +39,6 @@ pub use http_server::*;
 #[allow(unused_imports)]
 pub use in_process::*;
 #[allow(unused_imports)]
-pub use tool_entries::*;
+pub use mcp_test_support::tool_entries::*;
 #[allow(unused_imports)]
 pub use tools::*;

@@ -20,10 +20,8 @@
     reason = "small test numbers (call ids, sums) written as f64 arguments"
 )]
 
-// The helpers of mcp-server's integration tests (`tests/support/`), from
-// this folder-shaped test.
-#[path = "../support/mod.rs"]
-mod support;
+// The helpers of mcp-server's integration tests.
+use mcp_test_support::server as support;
 
 mod cases;
 mod checks;

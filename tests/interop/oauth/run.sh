@@ -11,7 +11,7 @@
 #      and runs every check of its round trip; run again, it reuses its token file;
 #   4. the Python mcp 2.3.0 client with its OAuth provider (python_oauth.py), both eras,
 #      stepping up for `store`'s scope.
-# (The hostile table, tokens the calculator must refuse, is mcp-server/tests/auth.rs.)
+# (The hostile table, tokens the calculator must refuse, is mcp-server/tests/protocol/auth.rs.)
 #
 # Exits 1 if any step fails. Needs scripts/install-tools.sh to have run.
 set -euo pipefail
