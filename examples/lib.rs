@@ -16,7 +16,8 @@ pub mod several;
 pub mod stderr_logs;
 
 /// The `middleware` program, also a module here: the README's middleware
-/// fragment names its `NoSecrets` (`examples/tests/readme.rs` compiles it).
+/// fragment names its `no_secrets` (`examples/tests/programs/readme.rs`
+/// compiles it).
 #[doc(hidden)]
 #[allow(dead_code)] // its `main` runs only as the program
 pub mod middleware;

@@ -18,7 +18,7 @@ use hyper::body::Incoming;
 use mcp_agent::chat::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall, Usage};
 use mcp_agent::model::OpenAiChat;
 use mcp_agent::{Agent, RunError, ToolSet};
-use mcp_server::{tool, ToolError};
+use mcp_test_support::calculator::Calculator;
 use opentelemetry::trace::{SpanId, SpanKind, Status};
 use opentelemetry::{Array, StringValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -95,32 +95,12 @@ fn answer(tool_calls: Vec<ToolCall>, text: &str, usage: (u64, u64, u64)) -> Chat
     }
 }
 
-#[derive(Debug)]
-pub struct Maths;
-
-#[tool(description = "Arithmetic")]
-impl Maths {
-    #[describe("Add two numbers")]
-    pub fn add(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
-        // A span of the tool's own, to see where it runs.
-        tracing::info_span!("adding").in_scope(|| a + b)
-    }
-
-    #[describe("Divide a by b")]
-    pub fn divide(
-        &self,
-        #[param("Dividend")] a: f64,
-        #[param("Divisor")] b: f64,
-    ) -> Result<f64, ToolError> {
-        if b == 0.0 {
-            return Err(ToolError::new("division by zero"));
-        }
-        Ok(a / b)
-    }
-}
-
 async fn maths() -> ToolSet {
-    ToolSet::builder().toolbox(Maths).build().await.unwrap()
+    ToolSet::builder()
+        .toolbox(Calculator)
+        .build()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]

@@ -1,9 +1,9 @@
 //! mcp-client against servers in the same process, on real 127.0.0.1
 //! sockets and scripted: one test binary, a module per topic in
 //! `tests/client/` (the inline `client` module below, so that this root
-//! and the binaries of their own share `tests/support/`). No module here changes the process (no global
-//! subscriber or telemetry, no environment variable), so they share a
-//! binary; `stdio` (its own harness: the binary is also the server it
+//! and the binaries of their own share `tests/support/`). No module here
+//! changes the process (no global subscriber or telemetry, no environment
+//! variable), so they share a binary; `stdio` (its own harness: the binary is also the server it
 //! starts), `http` and `auth_hardening` (a global subscriber) and `otel` (a
 //! global propagator) are binaries of their own. A module gated on a
 //! feature names it as its binary's `required-features` did before.

@@ -353,7 +353,7 @@ impl Drop for ScriptedModel {
 }
 
 /// A minimal HTTP/1.1 client: one request on its own connection, the answer
-/// read to EOF and parsed by `tests/support/http_response.rs`.
+/// read to EOF and parsed by `crate::http_response`.
 pub fn http_request(
     port: u16,
     method: &str,

@@ -1,36 +1,38 @@
 //! `Calc`, the toolbox of the tests against the scripted model server: four
-//! tools, one of which always fails.
+//! tools, one of which always fails. Its `add` and `divide` are the tests'
+//! one calculator (`mcp_test_support::calculator`); `broken` and `round`
+//! are this crate's own.
 
 // Tools are methods, whether or not they read `self`.
 #![allow(clippy::unused_self)]
 
-use mcp_server::{tool, ToolError};
+use mcp_server::{tool, ToolBox, ToolEntry, ToolError};
+use mcp_test_support::calculator::Calculator;
 
 /// The names of [`Calc`]'s tools, sorted.
 pub const CALC_TOOLS: [&str; 4] = ["add", "broken", "divide", "round"];
 
+/// `add` and `divide` (the shared [`Calculator`]), then `broken` and `round`.
 #[derive(Debug, Default)]
 pub struct Calc;
 
-#[tool(description = "Arithmetic")]
-impl Calc {
-    #[describe("Add two numbers")]
-    pub fn add(&self, #[param("First")] a: f64, #[param("Second")] b: f64) -> f64 {
-        a + b
-    }
+impl ToolBox for Calc {
+    const NAME: &'static str = "Calc";
+    const DESCRIPTION: &'static str = "Arithmetic";
 
-    #[describe("Divide a by b")]
-    pub fn divide(
-        &self,
-        #[param("Dividend")] a: f64,
-        #[param("Divisor")] b: f64,
-    ) -> Result<f64, ToolError> {
-        if b == 0.0 {
-            return Err(ToolError::new("division by zero"));
-        }
-        Ok(a / b)
+    fn into_tools(self) -> Vec<ToolEntry> {
+        let mut tools = Calculator.into_tools();
+        tools.extend(CalcExtras.into_tools());
+        tools
     }
+}
 
+/// The tools of [`Calc`] beside the shared calculator.
+#[derive(Debug, Default)]
+pub struct CalcExtras;
+
+#[tool(description = "Arithmetic", client = false)]
+impl CalcExtras {
     #[describe("Always fails")]
     pub fn broken(&self) -> Result<String, ToolError> {
         Err(ToolError::new("the tool is broken"))

@@ -1,6 +1,6 @@
 //! HTTP on real 127.0.0.1 sockets: [`HttpConn`], a raw HTTP/1.1 client that
 //! can say things a well-behaved client never would and reads responses
-//! ([`Response`], parsed by `tests/support/http_response.rs`) off the socket
+//! ([`Response`], parsed by `crate::http_response`) off the socket
 //! one by one; [`Stream`], a response read as it arrives; and
 //! [`HttpServer`], a server under test on its own socket.
 
