@@ -3,10 +3,12 @@
 //! refused address stays on this machine, where a listener can show that
 //! nothing arrived.
 
-/// Runs the ignored test `inner` of the calling test binary again, in a new
-/// user and network namespace whose loopback is up and also carries
-/// `addresses` (CIDR, as `ip addr add` takes them); the inner test sees
-/// `MCP_TEST_IN_NETNS=1`. Panics with its output unless exactly it passed.
+/// Runs the ignored test `inner` of the calling test binary again (its full
+/// name, module path included: `auth_review::plain_http_in_a_namespace`),
+/// in a new user and network namespace whose loopback is up and also
+/// carries `addresses` (CIDR, as `ip addr add` takes them); the inner test
+/// sees `MCP_TEST_IN_NETNS=1`. Panics with its output unless exactly it
+/// passed.
 pub fn in_network_namespace(inner: &str, addresses: &[&str]) {
     let mut setup = String::from("ip link set lo up");
     for a in addresses {

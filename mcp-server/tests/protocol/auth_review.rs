@@ -698,7 +698,10 @@ async fn no_log_line_at_any_level_carries_a_token() {
 
 #[test]
 fn plain_http_key_sets_and_introspection_are_refused_and_nothing_is_sent() {
-    support::netns::in_network_namespace("plain_http_in_a_namespace", &["10.9.9.9/32"]);
+    support::netns::in_network_namespace(
+        "auth_review::plain_http_in_a_namespace",
+        &["10.9.9.9/32"],
+    );
 }
 
 #[tokio::test]
