@@ -393,7 +393,8 @@ pub fn str_value<K: StrKind>(_kind: K, literal: &'static str) -> K::Out {
     K::make(literal)
 }
 
-pub use crate::tool::rules::{Bound, HasLength, LengthOf, Numeric, Params, Textual};
+pub use crate::tool::bounds::{HasLength, Numeric, Textual};
+pub use crate::tool::rules::{Bound, LengthOf, Params};
 
 /// Without the `validation` feature there is no regular expression engine:
 /// a `pattern` is refused when the code compiles.

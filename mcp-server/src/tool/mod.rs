@@ -7,9 +7,11 @@
 //! Inside: `entry` (the tool and the traits that turn return values into
 //! results), `args` (decoding a call's arguments), `schema` (the JSON
 //! Schemas of arguments and results), `dynamic` (tools made at run time), `rules` (the `#[param]` rules: what
-//! a parameter accepts, checked before the call, and the words a refusal uses).
+//! a parameter accepts, checked before the call, and the words a refusal uses),
+//! `bounds` (what a bound may apply to, checked when the code compiles).
 
 pub(crate) mod args;
+pub(crate) mod bounds;
 pub(crate) mod dynamic;
 pub(crate) mod entry;
 pub(crate) mod rules;

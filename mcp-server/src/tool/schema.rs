@@ -118,14 +118,14 @@ impl InputSchemaBuilder {
 
     /// The parameter added last is at least `bound` (greater, if `exclusive`):
     /// `minimum` (or `exclusiveMinimum`) in its schema, checked on each call.
-    pub fn minimum<T: crate::tool::rules::Numeric>(&mut self, bound: Bound, exclusive: bool) {
+    pub fn minimum<T: crate::tool::bounds::Numeric>(&mut self, bound: Bound, exclusive: bool) {
         let (obj, rules) = self.last();
         set_bound(obj, ["minimum", "exclusiveMinimum"], bound, exclusive);
         rules.min = Some((bound, exclusive));
     }
 
     /// The parameter added last is at most `bound` (less, if `exclusive`).
-    pub fn maximum<T: crate::tool::rules::Numeric>(&mut self, bound: Bound, exclusive: bool) {
+    pub fn maximum<T: crate::tool::bounds::Numeric>(&mut self, bound: Bound, exclusive: bool) {
         let (obj, rules) = self.last();
         set_bound(obj, ["maximum", "exclusiveMaximum"], bound, exclusive);
         rules.max = Some((bound, exclusive));
@@ -133,7 +133,11 @@ impl InputSchemaBuilder {
 
     /// The parameter added last has `min` to `max` characters (a string) or
     /// items (a list).
-    pub fn length<T: crate::tool::rules::HasLength>(&mut self, min: Option<u64>, max: Option<u64>) {
+    pub fn length<T: crate::tool::bounds::HasLength>(
+        &mut self,
+        min: Option<u64>,
+        max: Option<u64>,
+    ) {
         let (obj, rules) = self.last();
         let (min_key, max_key) = T::LENGTH_OF.keywords();
         if let Some(min) = min {
@@ -153,7 +157,7 @@ impl InputSchemaBuilder {
     /// When `pattern` is not a valid regular expression: the message names
     /// the parameter and the problem, when the toolbox is built.
     #[cfg(feature = "validation")]
-    pub fn pattern<T: crate::tool::rules::Textual>(&mut self, pattern: &str) {
+    pub fn pattern<T: crate::tool::bounds::Textual>(&mut self, pattern: &str) {
         let name = self
             .rules
             .last()

@@ -256,8 +256,9 @@ impl HttpConfig {
     }
 
     /// Serves `metrics` at `GET /metrics` in the Prometheus text format
-    /// (what [`mcp_otel::Telemetry::prometheus`] gives when
-    /// `OTEL_METRICS_EXPORTER` names `prometheus`). The path passes the Host
+    /// (what `mcp_otel::Telemetry::prometheus` gives when
+    /// `OTEL_METRICS_EXPORTER` names `prometheus`, in a program that turns
+    /// on mcp-otel's `prometheus` feature). The path passes the Host
     /// and Origin checks but asks for no token: anyone who reaches the port
     /// reads the method and tool names and their durations.
     #[cfg(feature = "otel")]
