@@ -41,7 +41,11 @@ async fn run() -> Result<(), mcp_server::Error> {
     let http_config = || {
         let config = HttpConfig::default();
         match telemetry.as_ref().and_then(mcp_otel::Telemetry::prometheus) {
-            Some(metrics) => config.prometheus(metrics),
+            Some(metrics) => {
+                config.page("/metrics", mcp_otel::Prometheus::CONTENT_TYPE, move || {
+                    metrics.encode()
+                })
+            }
             None => config,
         }
     };

@@ -54,7 +54,11 @@ async fn made_up_names_do_not_grow_the_metrics() {
     let _guard =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
     let prometheus = telemetry.prometheus().expect("the Prometheus exporter");
-    let http = HttpServer::start(server(), HttpConfig::default().prometheus(prometheus)).await;
+    let config =
+        HttpConfig::default().page("/metrics", mcp_otel::Prometheus::CONTENT_TYPE, move || {
+            prometheus.encode()
+        });
+    let http = HttpServer::start(server(), config).await;
     let sid = http.session(LATEST_LEGACY).await;
     let r = http
         .post_json(

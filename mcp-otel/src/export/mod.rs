@@ -120,7 +120,8 @@ impl Telemetry {
     }
 
     /// The metrics for Prometheus to scrape, when `OTEL_METRICS_EXPORTER`
-    /// names `prometheus`: give it to the HTTP server to serve `/metrics`.
+    /// names `prometheus`: mount it on the HTTP server as a page, as
+    /// `HttpConfig::page("/metrics", Prometheus::CONTENT_TYPE, move || metrics.encode())`.
     pub fn prometheus(&self) -> Option<Prometheus> {
         self.prometheus.clone()
     }

@@ -105,8 +105,6 @@ impl Lifecycle {
             negotiated = %version,
             "initialize"
         );
-        #[cfg(feature = "otel")]
-        session.clock.opened();
         *lock(&session.legacy) = Some(LegacyState {
             version,
             log_level: None,

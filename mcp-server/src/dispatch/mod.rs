@@ -35,6 +35,7 @@ mod batch;
 mod changes;
 mod completion;
 mod era;
+mod layer;
 mod lifecycle;
 mod listen;
 mod prompts;
@@ -71,8 +72,6 @@ pub(crate) use session::Session;
 pub(crate) use session::SessionRecord;
 #[cfg(feature = "http")]
 pub(crate) use tasks::{TaskOp, TaskShare};
-#[cfg(feature = "otel")]
-pub(crate) use telemetry::header_context;
 
 use crate::common::BoxFuture;
 use crate::common::Outbound;
@@ -83,6 +82,7 @@ use crate::registry::Catalog;
 use changes::Feed;
 use completion::Completion;
 use era::required_params;
+use layer::{DispatchLayer, Notice};
 use lifecycle::Lifecycle;
 use listen::Listen;
 use prompts::Prompts;
@@ -118,6 +118,9 @@ pub(crate) struct ServerCore {
     pub(crate) tasks: tasks::Tasks,
     #[cfg(feature = "skills")]
     pub(crate) skills: skills::SkillMethods,
+    /// What every message passes through on its way to the capabilities
+    /// (tracing, with the `otel` feature), outermost first.
+    layers: Vec<Box<dyn DispatchLayer>>,
 }
 
 /// What runs around tool calls and who sees what, as the builder collects
@@ -154,10 +157,6 @@ pub(crate) struct RequestInfo {
     /// (the hex digest of its principal, else of the token): what binds a
     /// task to its creator (HTTP with authorization).
     pub(crate) owner: Option<Arc<str>>,
-    /// The trace context of the HTTP request's `traceparent` header, when
-    /// spans are taken.
-    #[cfg(feature = "otel")]
-    pub(crate) trace_context: Option<mcp_otel::reexport::opentelemetry::Context>,
 }
 
 /// What the transport should do with a message.
@@ -223,7 +222,12 @@ impl ServerCore {
             serde_json::to_value(&info).unwrap_or(Value::Null),
         );
         let catalog = Arc::new(catalog);
+        let layers: Vec<Box<dyn DispatchLayer>> = vec![
+            #[cfg(feature = "otel")]
+            Box::new(telemetry::Tracing),
+        ];
         ServerCore {
+            layers,
             handle: Arc::new(ServerHandle::new(&info.name, Arc::clone(&catalog))),
             info,
             lifecycle: Lifecycle::new(instructions),
@@ -304,10 +308,12 @@ impl ServerCore {
         )
     }
 
-    /// Whether hooks or layers look at who calls (then the transport keeps
-    /// a request's headers for them).
+    /// Whether hooks or layers look at who calls or at the request's
+    /// headers (then the transport keeps a request's headers for them).
     pub(crate) fn wants_caller(&self) -> bool {
-        self.tools.wants_caller() || self.offer_visibility.is_some()
+        self.tools.wants_caller()
+            || self.offer_visibility.is_some()
+            || self.layers.iter().any(|l| l.wants_headers())
     }
 
     /// Handles one incoming message on `session`. Notifications that belong to
@@ -329,25 +335,16 @@ impl ServerCore {
                     out,
                     info,
                 };
-                #[cfg(feature = "otel")]
-                return telemetry::traced(&self.catalog, req, |req| self.request(req));
-                #[cfg(not(feature = "otel"))]
-                self.request(req)
+                self.through(&self.layers, req)
             }
             RawMessage::Notification { method, params } => {
-                #[cfg(feature = "otel")]
-                telemetry::traced_notification(
-                    &self.catalog,
+                let notice = Notice {
                     session,
-                    &method,
+                    method: &method,
                     params,
                     info,
-                    || {
-                        Self::notification(session, &method, params);
-                    },
-                );
-                #[cfg(not(feature = "otel"))]
-                Self::notification(session, &method, params);
+                };
+                self.notify_through(&self.layers, notice);
                 Outcome::Nothing
             }
             RawMessage::Response { id, result } => {
@@ -366,6 +363,24 @@ impl ServerCore {
                     tracing::warn!(id = ?id, code = error.code, message = %error.message, "client reported an error");
                 }
                 Outcome::Nothing
+            }
+        }
+    }
+
+    /// Passes `req` through `layers`, then to the capabilities.
+    fn through(self: &Arc<Self>, layers: &[Box<dyn DispatchLayer>], req: Request<'_>) -> Outcome {
+        match layers.split_first() {
+            None => self.request(req),
+            Some((layer, rest)) => layer.request(self, req, &|req| self.through(rest, req)),
+        }
+    }
+
+    /// Passes a notification through `layers`, then handles it.
+    fn notify_through(&self, layers: &[Box<dyn DispatchLayer>], notice: Notice<'_>) {
+        match layers.split_first() {
+            None => Self::notification(notice.session, notice.method, notice.params),
+            Some((layer, rest)) => {
+                layer.notification(self, notice, &|n| self.notify_through(rest, n));
             }
         }
     }

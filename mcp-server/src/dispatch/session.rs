@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId};
 use mcp_wire::sync::lock;
@@ -29,17 +29,16 @@ pub(crate) struct Session {
     pub(crate) pending: Arc<crate::ask::Pending>,
     pub(super) kind: TransportKind,
     pub(super) id: Option<Arc<str>>,
-    /// When `initialize` opened the session here, for its duration.
-    #[cfg(feature = "otel")]
-    pub(super) clock: super::telemetry::SessionClock,
+    /// What a dispatch layer asked to run when the session ends (tracing
+    /// records the duration of a session `initialize` opened here).
+    ending: OnceLock<Box<dyn FnOnce() + Send + Sync>>,
 }
 
-#[cfg(feature = "otel")]
 impl Drop for Session {
     fn drop(&mut self) {
-        let version = self.legacy_version();
-        self.clock
-            .ended(self.kind, version.as_ref().map(|v| v.as_str()));
+        if let Some(ended) = self.ending.take() {
+            ended();
+        }
     }
 }
 
@@ -63,8 +62,7 @@ impl Session {
             pending: Arc::default(),
             kind,
             id,
-            #[cfg(feature = "otel")]
-            clock: super::telemetry::SessionClock::default(),
+            ending: OnceLock::new(),
         })
     }
 
@@ -86,6 +84,15 @@ impl Session {
     /// Notes that the client changed what the session's record keeps.
     pub(super) fn mark_changed(&self) {
         self.changed.store(true, Ordering::Release);
+    }
+
+    /// Runs `ended` when the session ends; once (a second call is ignored).
+    #[allow(
+        dead_code,
+        reason = "for dispatch layers; no layer is on in every build"
+    )]
+    pub(super) fn on_end(&self, ended: impl FnOnce() + Send + Sync + 'static) {
+        let _ = self.ending.set(Box::new(ended));
     }
 
     /// Whether the client changed what the session's record keeps since

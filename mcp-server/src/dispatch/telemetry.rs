@@ -18,6 +18,7 @@
 //! a digest.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
 use mcp_otel::conventions::OTHER;
@@ -27,7 +28,8 @@ use mcp_types::jsonrpc::RawJson;
 use mcp_types::{method, ProtocolVersion, RequestId};
 use tracing::Instrument as _;
 
-use super::{Outcome, Request, RequestInfo, Session};
+use super::layer::{DispatchLayer, Next, Notice};
+use super::{Outcome, Request, RequestInfo, ServerCore, Session};
 use crate::policy::TransportKind;
 use crate::registry::Catalog;
 
@@ -120,14 +122,36 @@ fn transport(kind: TransportKind) -> Transport {
     }
 }
 
-/// The HTTP request's trace context, read by the transport when spans are taken.
-pub(crate) fn header_context(
-    headers: &http::HeaderMap,
-) -> Option<mcp_otel::reexport::opentelemetry::Context> {
-    if !mcp_otel::instrumentation::enabled() {
-        return None;
+/// Tracing as a dispatch layer: a span around every request and
+/// notification, and the duration of each session `initialize` opens.
+pub(super) struct Tracing;
+
+impl DispatchLayer for Tracing {
+    fn request(&self, core: &Arc<ServerCore>, req: Request<'_>, next: Next<'_>) -> Outcome {
+        traced(&core.catalog, req, next)
     }
-    mcp_otel::propagation::extract_headers(headers)
+
+    fn notification(&self, core: &ServerCore, notice: Notice<'_>, next: &dyn Fn(Notice<'_>)) {
+        match start(
+            &core.catalog,
+            notice.session,
+            None,
+            notice.method,
+            notice.params,
+            notice.info,
+        ) {
+            Some(op) => {
+                op.span().in_scope(|| next(notice));
+                op.end(Ended::Ok);
+            }
+            None => next(notice),
+        }
+    }
+
+    /// The HTTP request's `traceparent`, while spans are taken.
+    fn wants_headers(&self) -> bool {
+        mcp_otel::instrumentation::enabled()
+    }
 }
 
 /// Starts the span of a request (`id` set) or notification.
@@ -181,7 +205,11 @@ fn start(
         baggage: meta.baggage,
     }
     .extract();
-    match (from_meta, info.trace_context.clone()) {
+    let from_headers = info
+        .headers
+        .as_deref()
+        .and_then(mcp_otel::propagation::extract_headers);
+    match (from_meta, from_headers) {
         (Some(parent), from_headers) => {
             use mcp_otel::reexport::opentelemetry::trace::TraceContextExt as _;
             // The HTTP request's own context, when it is another span than
@@ -242,12 +270,33 @@ fn end(op: Operation, reply: &[u8]) {
 }
 
 /// Serves `req` inside its span, ending the span with the reply (for a
-/// spawned call, when its future finishes).
-pub(super) fn traced(
-    catalog: &Catalog,
-    req: Request<'_>,
-    serve: impl FnOnce(Request<'_>) -> Outcome,
-) -> Outcome {
+/// spawned call, when its future finishes); a session `initialize` opens
+/// records its duration when it ends.
+fn traced(catalog: &Catalog, req: Request<'_>, serve: Next<'_>) -> Outcome {
+    let session = req.session;
+    let initialize = req.method == method::INITIALIZE;
+    if initialize {
+        let opened = Instant::now();
+        let outcome = traced_request(catalog, req, serve);
+        if let Some(version) = session.legacy_version() {
+            let kind = session.kind;
+            session.on_end(move || {
+                let version = Some(version.as_str());
+                mcp_otel::instrumentation::record_session(
+                    Side::Server,
+                    opened,
+                    transport(kind),
+                    version,
+                    None,
+                );
+            });
+        }
+        return outcome;
+    }
+    traced_request(catalog, req, serve)
+}
+
+fn traced_request(catalog: &Catalog, req: Request<'_>, serve: Next<'_>) -> Outcome {
     let Some(mut op) = start(
         catalog,
         req.session,
@@ -304,48 +353,6 @@ pub(super) fn traced(
         Outcome::Nothing => {
             op.end(Ended::Ok);
             Outcome::Nothing
-        }
-    }
-}
-
-/// Handles a notification inside its span.
-pub(super) fn traced_notification(
-    catalog: &Catalog,
-    session: &Session,
-    method_name: &str,
-    params: Option<RawJson<'_>>,
-    info: &RequestInfo,
-    handle: impl FnOnce(),
-) {
-    match start(catalog, session, None, method_name, params, info) {
-        Some(op) => {
-            op.span().in_scope(handle);
-            op.end(Ended::Ok);
-        }
-        None => handle(),
-    }
-}
-
-/// When a legacy session opened here (`initialize`), for its duration.
-#[derive(Default)]
-pub(super) struct SessionClock(std::sync::OnceLock<Instant>);
-
-impl SessionClock {
-    /// `initialize` opened the session now.
-    pub(super) fn opened(&self) {
-        let _ = self.0.set(Instant::now());
-    }
-
-    /// The session ends: its duration, if it opened here.
-    pub(super) fn ended(&self, kind: TransportKind, version: Option<&str>) {
-        if let Some(opened) = self.0.get() {
-            mcp_otel::instrumentation::record_session(
-                Side::Server,
-                *opened,
-                transport(kind),
-                version,
-                None,
-            );
         }
     }
 }

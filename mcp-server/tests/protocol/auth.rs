@@ -64,7 +64,12 @@ async fn serve(issuer: &Issuer, verifier: impl FnOnce(&str) -> Authorization) ->
             .scopes_supported(["notes:read"])
             .scope_implies("notes:admin", ["notes:read", "notes:write"]);
         let server = Server::builder("notes", "1").toolbox(Notes).build();
-        (server, HttpConfig::default().authorization(auth))
+        let config = HttpConfig::default().authorization(auth).page(
+            "/healthz",
+            "text/plain; charset=utf-8",
+            || "ok",
+        );
+        (server, config)
     })
     .await;
     let resource = format!("{base}/mcp");
@@ -186,6 +191,21 @@ async fn hostile_requests_never_reach_a_tool_and_valid_ones_are_served() {
         assert_eq!(m["scopes_supported"], json!(["notes:read"]));
         assert_eq!(m["bearer_methods_supported"], json!(["header"]));
     }
+
+    // A page the program mounted asks for no token; it is read-only.
+    let r = s.request("GET", "/healthz", &[], "").await;
+    assert_eq!(r.status.as_u16(), 200, "{r:?}");
+    assert_eq!(&r.body[..], b"ok");
+    assert_eq!(
+        r.headers.get("content-type").map(|v| v.as_bytes()),
+        Some(&b"text/plain; charset=utf-8"[..])
+    );
+    let r = s.request("POST", "/healthz", &[], "{}").await;
+    assert_eq!(r.status.as_u16(), 405, "{r:?}");
+    assert_eq!(
+        r.headers.get("allow").map(|v| v.as_bytes()),
+        Some(&b"GET"[..])
+    );
 
     let valid = issuer.sign(&claims(&issuer, &s.resource, "notes:read"), "k1");
     let bearer = |t: &str| format!("Bearer {t}");

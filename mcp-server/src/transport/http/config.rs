@@ -37,8 +37,17 @@ pub struct HttpConfig {
     #[cfg(feature = "auth")]
     pub(super) authorization: Option<crate::auth::Authorization>,
     pub(super) store: Option<std::sync::Arc<dyn crate::state::Store>>,
-    #[cfg(feature = "otel")]
-    pub(super) prometheus: Option<mcp_otel::Prometheus>,
+    /// Pages served at `GET` beside the MCP endpoints ([`HttpConfig::page`]).
+    pub(super) pages: Vec<Page>,
+}
+
+/// A page [`HttpConfig::page`] serves: its path, its content type, and
+/// what renders it.
+#[derive(Clone)]
+pub(super) struct Page {
+    pub(super) path: String,
+    pub(super) content_type: http::HeaderValue,
+    pub(super) render: std::sync::Arc<dyn Fn() -> Vec<u8> + Send + Sync>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -59,8 +68,8 @@ impl std::fmt::Debug for HttpConfig {
             .field("connection_threads", &self.connection_threads);
         #[cfg(feature = "auth")]
         d.field("authorization", &self.authorization);
-        #[cfg(feature = "otel")]
-        d.field("prometheus", &self.prometheus.is_some());
+        let pages: Vec<&str> = self.pages.iter().map(|p| p.path.as_str()).collect();
+        d.field("pages", &pages);
         d.field("store", &self.store.as_ref().map(|s| s.name()))
             .finish()
     }
@@ -88,8 +97,7 @@ impl Default for HttpConfig {
             #[cfg(feature = "auth")]
             authorization: None,
             store: None,
-            #[cfg(feature = "otel")]
-            prometheus: None,
+            pages: Vec::new(),
         }
     }
 }
@@ -255,16 +263,42 @@ impl HttpConfig {
         self
     }
 
-    /// Serves `metrics` at `GET /metrics` in the Prometheus text format
-    /// (what `mcp_otel::Telemetry::prometheus` gives when
-    /// `OTEL_METRICS_EXPORTER` names `prometheus`, in a program that turns
-    /// on mcp-otel's `prometheus` feature). The path passes the Host
-    /// and Origin checks but asks for no token: anyone who reaches the port
-    /// reads the method and tool names and their durations.
-    #[cfg(feature = "otel")]
+    /// Serves `GET path` with what `render` returns (bytes or text), as `content_type`:
+    /// a read-only page beside the MCP endpoints, such as metrics for a
+    /// scraper or a health check. Any other method on the path is answered
+    /// 405. The page passes the Host and Origin checks but asks for no
+    /// token, even when [authorization](Self::authorization) is on: anyone
+    /// who reaches the port reads it.
+    ///
+    /// ```
+    /// use mcp_server::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().page("/healthz", "text/plain", || "ok");
+    /// # let _ = config;
+    /// ```
+    ///
+    /// mcp-otel's Prometheus exporter (its `prometheus` feature, and
+    /// `OTEL_METRICS_EXPORTER=prometheus`) is served as one:
+    /// `config.page("/metrics", mcp_otel::Prometheus::CONTENT_TYPE, move || metrics.encode())`,
+    /// with `metrics` from `Telemetry::prometheus`.
+    ///
+    /// # Panics
+    ///
+    /// When `content_type` is not a valid header value.
     #[must_use]
-    pub fn prometheus(mut self, metrics: mcp_otel::Prometheus) -> Self {
-        self.prometheus = Some(metrics);
+    pub fn page<B: Into<Vec<u8>>>(
+        mut self,
+        path: impl Into<String>,
+        content_type: &str,
+        render: impl Fn() -> B + Send + Sync + 'static,
+    ) -> Self {
+        let content_type = http::HeaderValue::from_str(content_type)
+            .unwrap_or_else(|_| panic!("{content_type:?} is not a valid Content-Type"));
+        self.pages.push(Page {
+            path: path.into(),
+            content_type,
+            render: std::sync::Arc::new(move || render().into()),
+        });
         self
     }
 

@@ -127,8 +127,6 @@ impl Inner {
                 .then(|| Arc::new(headers.clone())),
             identity,
             owner: session_table::Owner::of(extensions).map(|o| Arc::from(o.to_hex())),
-            #[cfg(feature = "otel")]
-            trace_context: crate::dispatch::header_context(headers),
         }
     }
 
@@ -201,16 +199,21 @@ impl Inner {
             tracing::warn!(%reason, %status, "request refused (Host / Origin)");
             return transport_error(status, code::INVALID_REQUEST, &reason);
         }
-        #[cfg(feature = "otel")]
-        if let Some(metrics) = &self.config.prometheus {
-            if req.uri().path() == "/metrics" && *req.method() == Method::GET {
-                return reply::respond(
-                    Response::builder()
-                        .status(StatusCode::OK)
-                        .header(header::CONTENT_TYPE, mcp_otel::Prometheus::CONTENT_TYPE),
-                    McpBody::full(metrics.encode()),
-                );
+        if let Some(page) = self
+            .config
+            .pages
+            .iter()
+            .find(|p| p.path == req.uri().path())
+        {
+            if *req.method() != Method::GET {
+                return method_not_allowed("GET");
             }
+            return reply::respond(
+                Response::builder()
+                    .status(StatusCode::OK)
+                    .header(header::CONTENT_TYPE, page.content_type.clone()),
+                McpBody::full((page.render)()),
+            );
         }
         #[cfg(feature = "auth")]
         return self.authorized(req).await;
