@@ -237,13 +237,6 @@ impl Scopes {
     pub(crate) fn allow(&self, who: Option<&Identity>) -> bool {
         who.is_none_or(|who| self.iter().all(|s| who.has_scope(s)))
     }
-
-    /// What a step-up challenge names when `who`'s token lacks one of these
-    /// scopes: all of them. `None` when it lacks none.
-    #[cfg(feature = "auth")]
-    pub(crate) fn lacked_by(&self, who: &Identity) -> Option<&Scopes> {
-        (!self.allow(Some(who))).then_some(self)
-    }
 }
 
 #[cfg(all(test, feature = "auth"))]

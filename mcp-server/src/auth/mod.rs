@@ -23,16 +23,20 @@
 //! Authorization applies to the HTTP transports only; a stdio server takes
 //! its credentials from its environment, as the spec says.
 
+#[cfg(feature = "http")]
+mod gate;
 mod identity;
 #[cfg(feature = "auth")]
 mod oauth;
 
+#[cfg(feature = "http")]
+pub(crate) use gate::{Answer, Gate, Verified};
 pub use identity::Identity;
+#[cfg(feature = "http")]
+pub(crate) use identity::Principal;
 pub(crate) use identity::Scopes;
 #[cfg(feature = "auth")]
 pub use oauth::{
     AuthLayer, AuthService, Authorization, Denied, Dpop, Introspection, InvalidResource,
     JwtVerifier, TokenError, TokenVerifier, VerifyFuture,
 };
-#[cfg(feature = "auth")]
-pub(crate) use oauth::{Principal, Verified};

@@ -50,7 +50,7 @@ impl Capability for Completion {
     }
 
     /// The scopes of the prompt or template whose argument is completed.
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     fn scopes(
         &self,
         core: &ServerCore,

@@ -49,7 +49,7 @@ impl Capability for Listen {
     }
 
     /// The scopes of every resource whose updates the stream asks for.
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     fn scopes(
         &self,
         core: &ServerCore,

@@ -107,6 +107,11 @@ pub(crate) struct ServerCore {
     server_info_meta_json: Vec<u8>,
     /// Signs and checks the `requestState` of 2026-07-28 input rounds.
     pub(crate) signer: crate::ask::request_state::Signer,
+    /// The store the instances of a service share, where a `requestState`
+    /// is claimed so that each is accepted once across them (set by the
+    /// HTTP transport given one; the first wins).
+    #[cfg(feature = "http")]
+    pub(crate) claims: std::sync::OnceLock<Arc<dyn crate::state::Store>>,
     /// Who sees which prompts, resources and templates.
     pub(crate) offer_visibility: Option<Arc<crate::policy::OfferVisibilityHook>>,
     pub(crate) lifecycle: Lifecycle,
@@ -180,6 +185,18 @@ pub(crate) enum Outcome {
 /// A reply ready to send, or the error to answer with.
 type Reply = Result<Vec<u8>, ErrorObject>;
 
+/// Why a request is refused before dispatch ([`ServerCore::admit`]).
+#[cfg(feature = "http")]
+pub(crate) enum Refusal {
+    /// The HTTP answer, made whole: the step-up challenge.
+    Answer(crate::auth::Answer),
+    /// A JSON-RPC error (a `requestState` used before), with its code,
+    /// which picks the HTTP status.
+    Failed { bytes: Vec<u8>, code: i32 },
+    /// The shared store could not be asked.
+    Unavailable(crate::state::StoreError),
+}
+
 fn failed(id: RequestId, error: ErrorObject) -> Outcome {
     Outcome::Failed {
         #[cfg(feature = "http")]
@@ -248,6 +265,8 @@ impl ServerCore {
                 .unwrap_or_else(|_| b"{}".to_vec()),
             server_info_meta,
             signer,
+            #[cfg(feature = "http")]
+            claims: std::sync::OnceLock::new(),
         }
     }
 
@@ -447,7 +466,7 @@ pub(super) trait Capability: Send + Sync {
     /// the prompt got, the resource read...), when the method is this
     /// capability's and what it names exists; `None` otherwise (what does
     /// not exist is dispatch's not-found answer, not a scope question).
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     fn scopes(
         &self,
         core: &ServerCore,
@@ -472,15 +491,39 @@ impl ServerCore {
     }
 }
 
-// ---------------------------------------------------------------- scopes
+// ---------------------------------------------------------------- admission
 
 impl ServerCore {
+    /// What a request passes before it is dispatched, which may wait: the
+    /// scope step-up, when a gate let it through with a token that lacks
+    /// the scopes of what it reaches ([`ServerCore::missing_scopes`]); then
+    /// the claim of its signed `requestState` in the store the instances
+    /// share ([`ServerCore::claim_state`]). In this order, so that a
+    /// request refused for its scopes has not used its state.
+    #[cfg(feature = "http")]
+    pub(crate) async fn admit(
+        &self,
+        msg: &RawMessage<'_>,
+        verified: Option<&crate::auth::Verified>,
+    ) -> Result<(), Refusal> {
+        let RawMessage::Request { id, method, params } = msg else {
+            return Ok(());
+        };
+        if let Some(verified) = verified {
+            if let Some(needed) = self.missing_scopes(method, *params, &verified.identity) {
+                let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
+                return Err(Refusal::Answer(verified.insufficient_scope(&needed)));
+            }
+        }
+        self.claim_state(id, *params).await
+    }
+
     /// The scopes a step-up challenge names when `who`'s token lacks some
     /// that the request needs: those of what it reaches, as the capability
     /// that answers it says ([`Capability::scopes`]), each named once.
     /// `None` when it lacks none, and when the request names nothing that
     /// exists: that is dispatch's not-found answer, not a scope question.
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     pub(crate) fn missing_scopes(
         &self,
         method_name: &str,
@@ -492,7 +535,8 @@ impl ServerCore {
             .capabilities()
             .find_map(|c| c.scopes(self, method_name, params))?;
         let mut needed: Vec<String> = Vec::new();
-        let lacked = targets.iter().filter_map(|t| t.lacked_by(who));
+        // A target whose scopes the token lacks names all of them.
+        let lacked = targets.iter().filter(|t| !t.allow(Some(who)));
         for scope in lacked.flat_map(Scopes::iter) {
             if !needed.iter().any(|n| n == scope) {
                 needed.push(scope.to_owned());

@@ -32,7 +32,7 @@ impl Prompts {
     }
 
     /// The scopes of prompt `name`, if it exists.
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     pub(super) fn scopes_of(&self, name: &str) -> Option<crate::auth::Scopes> {
         Some(self.live.snapshot().get(name)?.scopes.clone())
     }
@@ -62,7 +62,7 @@ impl Capability for Prompts {
         }
     }
 
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     fn scopes(
         &self,
         _: &ServerCore,

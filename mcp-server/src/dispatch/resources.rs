@@ -67,7 +67,7 @@ impl Resources {
 
     /// The scopes of the template at `uri` (a template's URI, as
     /// `completion/complete` names it), if it exists.
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     pub(super) fn template_scopes(&self, uri: &str) -> Option<crate::auth::Scopes> {
         Some(self.templates.snapshot().get(uri)?.scopes.clone())
     }
@@ -129,7 +129,7 @@ impl Capability for Resources {
             .map(|uris| uris.iter().filter(|u| self.exists(u)).cloned().collect());
     }
 
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     fn scopes(
         &self,
         _: &ServerCore,

@@ -12,8 +12,12 @@ use mcp_types::modern::InputRequiredResult;
 use mcp_types::{ErrorObject, RequestId, ResultType};
 use serde_json::Value;
 
+#[cfg(feature = "http")]
+use super::era::is_modern_request;
 use super::era::Era;
 use super::session::Session;
+#[cfg(feature = "http")]
+use super::Refusal;
 use super::{encode, ServerCore};
 use crate::ask::request_state::{caller_of, digest};
 use crate::ask::{arguments_of, Asker, Binding, BoundArgs, Rounds};
@@ -36,6 +40,44 @@ pub(super) struct Retry<'a> {
 }
 
 impl ServerCore {
+    /// Claims a 2026-07-28 request's signed `requestState` in the store
+    /// the instances share, when there is one: each state is accepted once
+    /// across them (-32602 the second time). A state this server did not
+    /// sign, or that expired, is left to dispatch to refuse.
+    #[cfg(feature = "http")]
+    pub(super) async fn claim_state(
+        &self,
+        id: &RequestId,
+        params: Option<RawJson<'_>>,
+    ) -> Result<(), Refusal> {
+        let (Some(store), Some(params)) = (self.claims.get(), params) else {
+            return Ok(());
+        };
+        if !is_modern_request(Some(params)) {
+            return Ok(());
+        }
+        let Some(state) = request_state_of(params) else {
+            return Ok(());
+        };
+        let Some((nonce, left)) = self.signer.claim_of(&state) else {
+            return Ok(());
+        };
+        let claim = store.claim(&format!("request-state:{nonce}"), left);
+        match crate::state::within(&**store, claim).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Refusal::Failed {
+                bytes: crate::common::error_reply(
+                    Some(id.clone()),
+                    ErrorObject::invalid_params(
+                        "requestState already used: each state is accepted once",
+                    ),
+                ),
+                code: mcp_types::jsonrpc::code::INVALID_PARAMS,
+            }),
+            Err(e) => Err(Refusal::Unavailable(e)),
+        }
+    }
+
     /// How the code serving a request asks the client: its legacy session's
     /// stream, or (2026-07-28) input rounds bound to `method`, `target` and
     /// `args` and to the caller `identity` speaks for, resumed from what the
@@ -158,4 +200,23 @@ pub(super) async fn input_needed(rounds: Option<&Arc<Rounds>>) {
         Some(r) => r.needed().await,
         None => std::future::pending().await,
     }
+}
+
+/// The `requestState` a request's params carry, if any (read only when
+/// the params name one).
+#[cfg(feature = "http")]
+fn request_state_of(params: RawJson<'_>) -> Option<std::borrow::Cow<'_, str>> {
+    #[derive(serde::Deserialize)]
+    struct StateOnly<'a> {
+        #[serde(rename = "requestState", borrow, default)]
+        request_state: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut named = false;
+    let scanned = params.members(|key, _| named |= key == "requestState");
+    if scanned.is_some() && !named {
+        return None;
+    }
+    serde_json::from_str::<StateOnly<'_>>(params.get())
+        .ok()?
+        .request_state
 }

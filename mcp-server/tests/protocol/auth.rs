@@ -197,13 +197,15 @@ async fn hostile_requests_never_reach_a_tool_and_valid_ones_are_served() {
     assert_eq!(r.status.as_u16(), 200, "{r:?}");
     assert_eq!(&r.body[..], b"ok");
     assert_eq!(
-        r.headers.get("content-type").map(|v| v.as_bytes()),
+        r.headers
+            .get("content-type")
+            .map(http::HeaderValue::as_bytes),
         Some(&b"text/plain; charset=utf-8"[..])
     );
     let r = s.request("POST", "/healthz", &[], "{}").await;
     assert_eq!(r.status.as_u16(), 405, "{r:?}");
     assert_eq!(
-        r.headers.get("allow").map(|v| v.as_bytes()),
+        r.headers.get("allow").map(http::HeaderValue::as_bytes),
         Some(&b"GET"[..])
     );
 

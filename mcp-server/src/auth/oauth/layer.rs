@@ -3,54 +3,18 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{Either, Full};
 
-use super::{Authorization, Denied, Identity};
-
-/// What the layer leaves on a request it let through.
-#[derive(Clone)]
-pub(crate) struct Verified {
-    pub(crate) identity: Arc<Identity>,
-    pub(crate) authorization: Authorization,
-    /// The token's SHA-256: what owns a session opened by a token that
-    /// names neither a subject nor a client.
-    pub(crate) token: [u8; 32],
-    /// Whether the token came with the `DPoP` scheme (and a proof).
-    pub(crate) dpop: bool,
-    /// A DPoP nonce the answer carries (`DPoP-Nonce`): the proof had the
-    /// one before.
-    pub(crate) dpop_nonce: Option<String>,
-}
-
-impl Verified {
-    /// The step-up answer (403) for this request: it lacks `needed`.
-    pub(crate) fn insufficient_scope(&self, needed: &[&str]) -> Denied {
-        self.authorization.insufficient_scope_for(self.dpop, needed)
-    }
-
-    /// Adds what the answer to the verified request carries (a new DPoP nonce).
-    pub(crate) fn dress<B>(&self, response: &mut Response<B>) {
-        if let Some(value) = self
-            .dpop_nonce
-            .as_deref()
-            .and_then(|n| http::HeaderValue::from_str(n).ok())
-        {
-            response
-                .headers_mut()
-                .insert(mcp_wire::dpop::DPOP_NONCE, value);
-        }
-    }
-}
+use super::{Authorization, Denied};
 
 impl Authorization {
     /// This protection as a tower layer: it answers the well-known metadata
     /// paths, checks the bearer token of every other request, and passes the
-    /// [`Identity`] on in the request's extensions (the MCP
+    /// [`Identity`](crate::auth::Identity) on in the request's extensions (the MCP
     /// [`HttpService`](crate::http::HttpService) behind it reads it, and so
     /// can your own handlers).
     ///
@@ -97,6 +61,40 @@ impl Authorization {
             ],
             body,
         )
+    }
+}
+
+/// The transport asks an [`Authorization`] configured on its
+/// [`HttpConfig`](crate::http::HttpConfig) through this, as it would any gate.
+impl crate::auth::Gate for Authorization {
+    fn answer(&self, method: &Method, path: &str) -> Option<crate::auth::Answer> {
+        if !self.is_metadata_path(path) {
+            return None;
+        }
+        let (status, headers, body) = self.metadata_response(method);
+        let mut map = http::HeaderMap::new();
+        for (name, value) in headers {
+            map.insert(name, http::HeaderValue::from_static(value));
+        }
+        Some((status, map, body))
+    }
+
+    fn verify<'a>(
+        &'a self,
+        method: &'a Method,
+        uri: &'a http::Uri,
+        headers: &'a http::HeaderMap,
+        store: Option<&'a dyn crate::state::Store>,
+    ) -> mcp_types::call::BoxFuture<'a, Result<crate::auth::Verified, crate::auth::Answer>> {
+        Box::pin(async move {
+            self.verify_request(method, uri, headers, store)
+                .await
+                .map_err(Denied::into_parts)
+        })
+    }
+
+    fn insufficient_scope(&self, dpop: bool, needed: &[&str]) -> crate::auth::Answer {
+        self.insufficient_scope_for(dpop, needed).into_parts()
     }
 }
 

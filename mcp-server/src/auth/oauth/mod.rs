@@ -11,13 +11,11 @@ mod layer;
 mod resource;
 mod verify;
 
-pub(crate) use super::identity::Principal;
-use super::Identity;
+use super::{Identity, Verified};
 
 pub use dpop::Dpop;
 pub use introspect::Introspection;
 pub use jwt::JwtVerifier;
-pub(crate) use layer::Verified;
 pub use layer::{AuthLayer, AuthService};
 pub use resource::{Authorization, Denied, InvalidResource};
 pub use verify::{TokenError, TokenVerifier, VerifyFuture};

@@ -374,12 +374,15 @@ impl Authorization {
         if !missing.is_empty() {
             return Err(self.insufficient_scope_for(dpop, &required));
         }
+        let carry = dpop_nonce
+            .and_then(|n| http::HeaderValue::from_str(&n).ok())
+            .map(|n| (http::HeaderName::from_static(mcp_wire::dpop::DPOP_NONCE), n));
         Ok(Verified {
             identity: Arc::new(identity),
-            authorization: self.clone(),
+            gate: Arc::new(self.clone()),
             token: sha2::Sha256::digest(token.as_bytes()).into(),
             dpop,
-            dpop_nonce,
+            carry,
         })
     }
 

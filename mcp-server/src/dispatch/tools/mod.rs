@@ -93,7 +93,7 @@ impl Capability for Tools {
         agreed.tools_list_changed = asked.tools_list_changed.filter(|&b| b);
     }
 
-    #[cfg(feature = "auth")]
+    #[cfg(feature = "http")]
     fn scopes(
         &self,
         _: &ServerCore,

@@ -86,7 +86,6 @@ impl McpBody {
     }
 
     /// Ends a streaming body after `left` (a full body is left as it is).
-    #[cfg(feature = "auth")]
     pub(crate) fn end_after(&mut self, left: std::time::Duration) {
         if let Kind::Stream { until, .. } = &mut self.kind {
             *until = Some(Box::pin(tokio::time::sleep(left)));

@@ -34,8 +34,8 @@ pub struct HttpConfig {
     pub(super) keep_alive: Duration,
     pub(super) shutdown_grace: Duration,
     pub(super) connection_threads: Option<usize>,
-    #[cfg(feature = "auth")]
-    pub(super) authorization: Option<crate::auth::Authorization>,
+    /// What checks a request's credentials ([`HttpConfig::authorization`]).
+    pub(super) gate: Option<std::sync::Arc<dyn crate::auth::Gate>>,
     pub(super) store: Option<std::sync::Arc<dyn crate::state::Store>>,
     /// Pages served at `GET` beside the MCP endpoints ([`HttpConfig::page`]).
     pub(super) pages: Vec<Page>,
@@ -66,8 +66,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("keep_alive", &self.keep_alive)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("connection_threads", &self.connection_threads);
-        #[cfg(feature = "auth")]
-        d.field("authorization", &self.authorization);
+        d.field("authorization", &self.gate);
         let pages: Vec<&str> = self.pages.iter().map(|p| p.path.as_str()).collect();
         d.field("pages", &pages);
         d.field("store", &self.store.as_ref().map(|s| s.name()))
@@ -94,8 +93,7 @@ impl Default for HttpConfig {
             keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
             connection_threads: None,
-            #[cfg(feature = "auth")]
-            authorization: None,
+            gate: None,
             store: None,
             pages: Vec::new(),
         }
@@ -242,7 +240,7 @@ impl HttpConfig {
     #[cfg(feature = "auth")]
     #[must_use]
     pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
-        self.authorization = Some(authorization);
+        self.gate = Some(std::sync::Arc::new(authorization));
         self
     }
 

@@ -255,11 +255,10 @@ impl Inner {
             Ok(items) => items,
             Err(reply) => return json(StatusCode::BAD_REQUEST, reply),
         };
-        #[cfg(feature = "auth")]
         for item in &items {
-            if let Ok(RawMessage::Request { method, params, .. }) = RawMessage::parse(item.get()) {
-                if let Some(denied) = self.step_up(parts.extensions.get(), &method, params) {
-                    return denied;
+            if let Ok(msg) = RawMessage::parse(item.get()) {
+                if let Err(refused) = self.core.admit(&msg, parts.extensions.get()).await {
+                    return super::refusal(refused);
                 }
             }
         }

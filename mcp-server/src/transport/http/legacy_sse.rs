@@ -144,7 +144,6 @@ where
         );
     }
     let info = inner.request_info(req.headers(), req.extensions());
-    #[cfg(feature = "auth")]
     let verified = req.extensions().get::<crate::auth::Verified>().cloned();
     let body = match inner.read_body(req).await {
         Ok((_, body)) => body,
@@ -163,11 +162,8 @@ where
             );
         }
     };
-    #[cfg(feature = "auth")]
-    if let RawMessage::Request { method, params, .. } = &msg {
-        if let Some(denied) = inner.step_up(verified.as_ref(), method, *params) {
-            return denied;
-        }
+    if let Err(refused) = inner.core.admit(&msg, verified.as_ref()).await {
+        return super::refusal(refused);
     }
     match inner.core.handle(&http_session.session, msg, &out, &info) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => out.send(bytes),

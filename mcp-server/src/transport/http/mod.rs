@@ -113,76 +113,14 @@ impl Inner {
         headers: &HeaderMap,
         extensions: &http::Extensions,
     ) -> RequestInfo {
-        #[cfg(feature = "auth")]
-        let identity = extensions
-            .get::<crate::auth::Verified>()
-            .map(|v| Arc::clone(&v.identity));
-        #[cfg(not(feature = "auth"))]
-        let identity = {
-            let _ = extensions;
-            None
-        };
+        let verified = extensions.get::<crate::auth::Verified>();
+        let identity = verified.map(|v| Arc::clone(&v.identity));
         RequestInfo {
             headers: (self.core.wants_caller() || identity.is_some())
                 .then(|| Arc::new(headers.clone())),
             identity,
             owner: session_table::Owner::of(extensions).map(|o| Arc::from(o.to_hex())),
         }
-    }
-
-    /// Checks a request's token when the endpoints are protected (unless a
-    /// [`crate::auth::AuthLayer`] in front did), leaving what it learnt in the
-    /// request's extensions; answers the metadata's well-known paths.
-    #[cfg(feature = "auth")]
-    async fn authorize<B>(&self, req: &mut Request<B>) -> Result<(), Response<McpBody>> {
-        let Some(auth) = &self.config.authorization else {
-            return Ok(());
-        };
-        if req.extensions().get::<crate::auth::Verified>().is_some() {
-            return Ok(());
-        }
-        if auth.is_metadata_path(req.uri().path()) {
-            let (status, headers, body) = auth.metadata_response(req.method());
-            let mut builder = Response::builder().status(status);
-            for (name, value) in headers {
-                builder = builder.header(name, value);
-            }
-            return Err(reply::respond(builder, McpBody::full(body)));
-        }
-        // With a store, a DPoP proof is accepted once across the instances.
-        let store = self.shared.as_ref().map(|s| &*s.store);
-        match auth
-            .verify_request(req.method(), req.uri(), req.headers(), store)
-            .await
-        {
-            Ok(verified) => {
-                req.extensions_mut().insert(verified);
-                Ok(())
-            }
-            Err(denied) => Err(denied_response(denied)),
-        }
-    }
-
-    /// The step-up answer (403) when a request reaches something whose
-    /// scopes its token lacks: a tool it calls, a prompt it gets, a resource
-    /// it reads or subscribes to (or a template's URI), the prompt or
-    /// template whose argument it completes, resources whose updates
-    /// `subscriptions/listen` asks for
-    /// ([`ServerCore::missing_scopes`](crate::dispatch::ServerCore::missing_scopes)).
-    /// What does not exist is left to dispatch's not-found answer.
-    #[cfg(feature = "auth")]
-    pub(super) fn step_up(
-        &self,
-        verified: Option<&crate::auth::Verified>,
-        method_name: &str,
-        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
-    ) -> Option<Response<McpBody>> {
-        let verified = verified?;
-        let needed = self
-            .core
-            .missing_scopes(method_name, params, &verified.identity)?;
-        let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
-        Some(denied_response(verified.insufficient_scope(&needed)))
     }
 
     async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<McpBody>
@@ -215,41 +153,46 @@ impl Inner {
                 McpBody::full((page.render)()),
             );
         }
-        #[cfg(feature = "auth")]
-        return self.authorized(req).await;
-        #[cfg(not(feature = "auth"))]
-        self.route(req).await
-    }
-
-    /// Checks the request's token, routes it, and dresses the response with
-    /// what the verification owes it; a stream opened with a token lasts no
-    /// longer than the token: the client comes back (resuming, where the
-    /// stream is resumable) with a fresh one, which is checked again.
-    #[cfg(feature = "auth")]
-    async fn authorized<B>(self: Arc<Self>, mut req: Request<B>) -> Response<McpBody>
-    where
-        B: http_body::Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<BoxError>,
-    {
-        if let Err(response) = self.authorize(&mut req).await {
-            return response;
+        let mut req = req;
+        if let Err(answer) = self.pass_gate(&mut req).await {
+            return answered(answer);
         }
+        // What the gate (here, or a layer in front) found; the answer
+        // carries what it owes, and a stream opened with a token lasts no
+        // longer than the token: the client comes back (resuming, where the
+        // stream is resumable) with a fresh one, which is checked again.
         let verified = req.extensions().get::<crate::auth::Verified>().cloned();
-        let expires = verified.as_ref().and_then(|v| v.identity.expires_at());
         let mut response = self.route(req).await;
         if let Some(verified) = &verified {
             verified.dress(&mut response);
-        }
-        if let Some(exp) = expires {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_secs();
-            let left = std::time::Duration::from_secs(exp.saturating_sub(now));
-            response.body_mut().end_after(left);
+            if let Some(left) = verified.time_left() {
+                response.body_mut().end_after(left);
+            }
         }
         response
+    }
+
+    /// Passes the request through the configured gate (its metadata's
+    /// well-known paths answered, its token checked), unless a gate in
+    /// front (a [`crate::auth::AuthLayer`]) already did; what the gate
+    /// found is left in the request's extensions.
+    async fn pass_gate<B>(&self, req: &mut Request<B>) -> Result<(), crate::auth::Answer> {
+        let Some(gate) = &self.config.gate else {
+            return Ok(());
+        };
+        if req.extensions().get::<crate::auth::Verified>().is_some() {
+            return Ok(());
+        }
+        if let Some(answer) = gate.answer(req.method(), req.uri().path()) {
+            return Err(answer);
+        }
+        // With a store, what must be used once is claimed across the instances.
+        let store = self.shared.as_ref().map(|s| &*s.store);
+        let verified = gate
+            .verify(req.method(), req.uri(), req.headers(), store)
+            .await?;
+        req.extensions_mut().insert(verified);
+        Ok(())
     }
 
     /// Serves a request that passed the Host, Origin and token checks.
@@ -377,11 +320,8 @@ impl Inner {
             RawMessage::Request { params, .. } | RawMessage::Notification { params, .. } => *params,
             _ => None,
         };
-        #[cfg(feature = "auth")]
-        if let RawMessage::Request { method, .. } = &msg {
-            if let Some(denied) = self.step_up(parts.extensions.get(), method, params) {
-                return denied;
-            }
+        if let Err(refused) = self.core.admit(&msg, parts.extensions.get()).await {
+            return refusal(refused);
         }
         let peeked = Peek::read(params);
         let body_version = peeked.protocol_version();
@@ -389,18 +329,6 @@ impl Inner {
             .and_then(ProtocolVersion::parse)
             .is_some_and(|v| !v.is_legacy());
         if body_version.is_some() || modern_header {
-            if let RawMessage::Request {
-                id,
-                params: Some(params),
-                ..
-            } = &msg
-            {
-                if let Some(shared) = &self.shared {
-                    if let Err(refused) = shared.claim_state(&self.core.signer, id, *params).await {
-                        return refused;
-                    }
-                }
-            }
             let info = self.request_info(&parts.headers, &parts.extensions);
             let stateless = modern::Stateless {
                 core: &self.core,
@@ -414,11 +342,18 @@ impl Inner {
     }
 }
 
-/// A refusal of the authorization layer as a response.
-#[cfg(feature = "auth")]
-fn denied_response(denied: crate::auth::Denied) -> Response<McpBody> {
-    let (status, headers, body) = denied.into_parts();
+/// An answer made whole (a gate's) as a response.
+fn answered((status, headers, body): crate::auth::Answer) -> Response<McpBody> {
     let mut response = reply::respond(reply::base(status), McpBody::full(body));
     response.headers_mut().extend(headers);
     response
+}
+
+/// A request refused before dispatch, as a response.
+fn refusal(refused: crate::dispatch::Refusal) -> Response<McpBody> {
+    match refused {
+        crate::dispatch::Refusal::Answer(answer) => answered(answer),
+        crate::dispatch::Refusal::Failed { bytes, code } => json(reply::modern_status(code), bytes),
+        crate::dispatch::Refusal::Unavailable(e) => shared::unavailable(&e),
+    }
 }

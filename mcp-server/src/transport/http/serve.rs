@@ -41,6 +41,8 @@ impl Server {
             sessions.mirror = Some(log);
             // Tasks, too, are shared (the first service built with a store wins).
             let _ = self.core.tasks.share.set(shared.task_share());
+            // And `requestState` claims (so is the first store).
+            let _ = self.core.claims.set(Arc::clone(&shared.store));
             shared
         });
         let inner = Arc::new(Inner {

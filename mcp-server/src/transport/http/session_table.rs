@@ -60,34 +60,23 @@ impl Owner {
     /// Whom a request speaks for: `None` when no token was verified (the
     /// server does not check tokens).
     pub(crate) fn of(extensions: &http::Extensions) -> Option<Owner> {
-        #[cfg(feature = "auth")]
-        {
-            let verified = extensions.get::<crate::auth::Verified>()?;
-            Some(match verified.identity.principal() {
-                Some(principal) => Owner::principal(&principal),
-                None => Owner::token(&verified.token),
-            })
-        }
-        #[cfg(not(feature = "auth"))]
-        {
-            let _ = extensions;
-            None
-        }
+        let verified = extensions.get::<crate::auth::Verified>()?;
+        Some(match verified.identity.principal() {
+            Some(principal) => Owner::principal(&principal),
+            None => Owner::token(&verified.token),
+        })
     }
 
     /// The owner a principal (a subject or a client, at its issuer) names.
-    #[cfg(feature = "auth")]
     pub(crate) fn principal(principal: &crate::auth::Principal) -> Owner {
         Owner::digest(b'p', principal.key().as_bytes())
     }
 
     /// The owner of a token with no subject and no client (its SHA-256).
-    #[cfg(feature = "auth")]
     fn token(token_digest: &[u8; 32]) -> Owner {
         Owner::digest(b't', token_digest)
     }
 
-    #[cfg(feature = "auth")]
     fn digest(domain: u8, bytes: &[u8]) -> Owner {
         use sha2::Digest as _;
         let mut h = sha2::Sha256::new();
@@ -441,7 +430,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(feature = "auth")]
     fn each_owner_has_its_own_cap() {
         let s = Sessions::new(10, 2, Duration::from_secs(60));
         let owner = |name: &str| {

@@ -27,7 +27,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{Response, StatusCode};
 use mcp_types::jsonrpc::code;
-use mcp_types::RequestId;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
@@ -179,62 +178,4 @@ enum Kind {
     /// `tasks/cancel` or `tasks/update` for a task (its id in `session`)
     /// that the instance running it applies.
     Task,
-}
-
-/// The `requestState` of a request's params, as dispatch reads it: serde,
-/// which decodes escapes in keys (`"request\u0053tate"` is the same
-/// member). The scanner answers first when it reads every key as written
-/// and none is `requestState`, as for most requests; a key it cannot read
-/// as written (an escape) is left to serde. Params serde refuses (a
-/// repeated member, a state that is not a string) dispatch refuses too.
-fn request_state_of(params: mcp_types::jsonrpc::RawJson<'_>) -> Option<std::borrow::Cow<'_, str>> {
-    #[derive(Deserialize)]
-    struct StateOnly<'a> {
-        #[serde(rename = "requestState", borrow, default)]
-        request_state: Option<std::borrow::Cow<'a, str>>,
-    }
-    let mut named = false;
-    let scanned = params.members(|key, _| named |= key == "requestState");
-    if scanned.is_some() && !named {
-        return None;
-    }
-    serde_json::from_str::<StateOnly<'_>>(params.get())
-        .ok()?
-        .request_state
-}
-
-impl Shared {
-    /// Records a 2026-07-28 retry's `requestState` as used in the store
-    /// before it is served, so that it is accepted once across instances
-    /// (each instance's own record only knows what it accepted). A state
-    /// that is not authentic or has expired is left to dispatch, which says
-    /// why it refuses it. `Err` is the answer: -32602 for a state already
-    /// used, 503 when the store failed.
-    pub(super) async fn claim_state(
-        &self,
-        signer: &crate::ask::request_state::Signer,
-        id: &RequestId,
-        params: mcp_types::jsonrpc::RawJson<'_>,
-    ) -> Result<(), Response<McpBody>> {
-        let Some(state) = request_state_of(params) else {
-            return Ok(());
-        };
-        let Some((nonce, left)) = signer.claim_of(&state) else {
-            return Ok(());
-        };
-        let claim = self.store.claim(&format!("request-state:{nonce}"), left);
-        match within(&*self.store, claim).await {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(super::reply::json(
-                super::reply::modern_status(code::INVALID_PARAMS),
-                crate::common::error_reply(
-                    Some(id.clone()),
-                    mcp_types::ErrorObject::invalid_params(
-                        "requestState already used: each state is accepted once",
-                    ),
-                ),
-            )),
-            Err(e) => Err(unavailable(&e)),
-        }
-    }
 }
