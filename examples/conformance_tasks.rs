@@ -124,7 +124,7 @@ impl TaskFixture {
 pub struct ProtocolErrors;
 
 impl Middleware for ProtocolErrors {
-    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
         if call.name != "protocol_error_job" {
             return next.run(call);
         }

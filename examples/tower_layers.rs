@@ -18,8 +18,6 @@
 //! or `Bearer admin-token`.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -27,6 +25,7 @@ use axum::Router;
 use http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderName, HeaderValue, Request, Response, StatusCode};
 use mcp_server::http::{HttpConfig, McpBody};
+use mcp_server::policy::BoxFuture;
 use mcp_server::{tool, Server};
 use std::time::Duration;
 
@@ -118,8 +117,6 @@ impl<S: std::fmt::Debug> std::fmt::Debug for Authenticated<S> {
     }
 }
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 impl<S, B> Service<Request<B>> for Authenticated<S>
 where
     S: Service<Request<B>, Response = Response<McpBody>>,
@@ -128,7 +125,7 @@ where
 {
     type Response = Response<McpBody>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Response<McpBody>, S::Error>>;
+    type Future = BoxFuture<'static, Result<Response<McpBody>, S::Error>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)

@@ -491,7 +491,7 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
                 ::mcp_server::__private::ToolHandler::future(
                     move |#args_binding: ::mcp_server::__private::Args<'static>,
                           __mcp_ctx: ::mcp_server::__private::Context|
-                          -> ::mcp_server::__private::BoxFuture<::mcp_server::__private::CallToolResult> {
+                          -> ::mcp_server::__private::BoxFuture<'static, ::mcp_server::__private::CallToolResult> {
                         #capture
                         #(#decode)*
                         #unknown

@@ -168,7 +168,7 @@ fn prompt_entry(item: &Tool, model: &ToolImpl) -> TokenStream {
             ::std::vec![#(#listed),*],
             move |mut __mcp_args: ::mcp_server::__private::StringArgs,
                   __mcp_ctx: ::mcp_server::__private::Context|
-                  -> ::mcp_server::__private::BoxFuture<::core::result::Result<::mcp_server::__private::GetPromptResult, ::mcp_server::__private::RequestError>> {
+                  -> ::mcp_server::__private::BoxFuture<'static, ::core::result::Result<::mcp_server::__private::GetPromptResult, ::mcp_server::__private::RequestError>> {
                 #probes
                 #capture
                 #(#decode)*
@@ -243,7 +243,7 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
             },
             move |__mcp_reading: ::mcp_server::__private::Reading,
                   __mcp_ctx: ::mcp_server::__private::Context|
-                  -> ::mcp_server::__private::BoxFuture<::core::result::Result<::mcp_server::__private::ReadResourceResult, ::mcp_server::__private::RequestError>> {
+                  -> ::mcp_server::__private::BoxFuture<'static, ::core::result::Result<::mcp_server::__private::ReadResourceResult, ::mcp_server::__private::RequestError>> {
                 #probes
                 #capture
                 let mut __mcp_args = __mcp_reading.variables;
@@ -352,7 +352,7 @@ fn completion_handler(f: &Tool) -> TokenStream {
         ::std::sync::Arc::new(
             move |__mcp_request: ::mcp_server::__private::Completing,
                   __mcp_ctx: ::mcp_server::__private::Context|
-                  -> ::mcp_server::__private::BoxFuture<::core::result::Result<::mcp_server::__private::Completion, ::mcp_server::__private::RequestError>> {
+                  -> ::mcp_server::__private::BoxFuture<'static, ::core::result::Result<::mcp_server::__private::Completion, ::mcp_server::__private::RequestError>> {
                 #capture
                 ::std::boxed::Box::pin(async move {
                     #lock

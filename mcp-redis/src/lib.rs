@@ -303,7 +303,12 @@ fn decode_event(item: Vec<u8>) -> Option<(u64, Bytes)> {
 
 impl RedisStore {
     /// `SET key value PX ttl` (sent again once if the connection dropped).
-    fn set_expiring(&self, key: String, value: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn set_expiring(
+        &self,
+        key: String,
+        value: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         let inner = self.inner.clone();
         let ms = millis(ttl);
         Box::pin(async move {
@@ -330,11 +335,20 @@ impl Store for RedisStore {
         NAME
     }
 
-    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn put_session(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         self.set_expiring(self.inner.key("s", id), record, ttl)
     }
 
-    fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>> {
+    fn get_session(
+        &self,
+        id: &str,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         let inner = self.inner.clone();
         let key = inner.key("s", id);
         let ms = millis(ttl);
@@ -356,7 +370,7 @@ impl Store for RedisStore {
         })
     }
 
-    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {
         let inner = self.inner.clone();
         let keys = [inner.key("s", id), inner.key("k", id)];
         let bases = [inner.streams_base("e", id), inner.streams_base("x", id)];
@@ -376,7 +390,7 @@ impl Store for RedisStore {
         })
     }
 
-    fn remove_session(&self, id: &str) -> BoxFuture<StoreResult<bool>> {
+    fn remove_session(&self, id: &str) -> BoxFuture<'static, StoreResult<bool>> {
         let inner = self.inner.clone();
         let keys = [inner.key("s", id), inner.key("k", id)];
         let bases = [inner.streams_base("e", id), inner.streams_base("x", id)];
@@ -399,7 +413,7 @@ impl Store for RedisStore {
         appends: Vec<Append>,
         max_events: usize,
         ttl: Duration,
-    ) -> BoxFuture<StoreResult<()>> {
+    ) -> BoxFuture<'static, StoreResult<()>> {
         let inner = self.inner.clone();
         let ms = millis(ttl);
         let max = u64::try_from(max_events)
@@ -449,7 +463,7 @@ impl Store for RedisStore {
         session: &str,
         stream: u64,
         after: u64,
-    ) -> BoxFuture<StoreResult<Option<StreamLog>>> {
+    ) -> BoxFuture<'static, StoreResult<Option<StreamLog>>> {
         let inner = self.inner.clone();
         let log_key = inner.stream_key("e", session, stream);
         let ended_key = inner.stream_key("x", session, stream);
@@ -489,7 +503,12 @@ impl Store for RedisStore {
         })
     }
 
-    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn put_task(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         self.set_expiring(
             self.inner.key("t", id),
             record,
@@ -497,7 +516,7 @@ impl Store for RedisStore {
         )
     }
 
-    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>> {
+    fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         let inner = self.inner.clone();
         let key = inner.key("t", id);
         Box::pin(async move {
@@ -514,7 +533,7 @@ impl Store for RedisStore {
         })
     }
 
-    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {
         let inner = self.inner.clone();
         let key = inner.key("c", key);
         let ms = millis(ttl).max(1);
@@ -540,7 +559,7 @@ impl Store for RedisStore {
         })
     }
 
-    fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
+    fn publish(&self, message: Bytes) -> BoxFuture<'static, StoreResult<()>> {
         let inner = self.inner.clone();
         let channel = inner.bus_channel();
         Box::pin(async move {
@@ -559,7 +578,7 @@ impl Store for RedisStore {
         })
     }
 
-    fn subscribe(&self) -> BoxFuture<StoreResult<mpsc::Receiver<BusEvent>>> {
+    fn subscribe(&self) -> BoxFuture<'static, StoreResult<mpsc::Receiver<BusEvent>>> {
         let bus = bus::Bus {
             client: self.inner.client.clone(),
             channel: self.inner.bus_channel(),

@@ -102,7 +102,7 @@ impl ToolHandler {
     /// or a `fn` tool behind the toolbox's lock.
     pub fn future<F>(handler: F) -> Self
     where
-        F: Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+        F: Fn(Args<'static>, Context) -> BoxFuture<'static, CallToolResult> + Send + Sync + 'static,
     {
         ToolHandler(crate::tool::Handler::Async(Arc::new(handler)))
     }

@@ -2,15 +2,13 @@
 //! return, where a request's messages go ([`Outbound`]), serializing a
 //! message, and random ids. A leaf: it imports nothing else of the crate.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use mcp_types::jsonrpc::ErrorResponse;
 use mcp_types::{ErrorObject, RequestId};
 use serde::Serialize;
 
-/// A boxed, `Send`, `'static` future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+/// A boxed, `Send` future living for `'a` (`'static` for what the server
+/// keeps): the one shape every crate of this workspace uses.
+pub use mcp_types::call::BoxFuture;
 
 /// Where a request's notifications go: the stdio writer, or an HTTP request's
 /// SSE stream. Each item is one serialized JSON-RPC message.

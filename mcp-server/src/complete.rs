@@ -24,8 +24,9 @@ pub struct Completing {
 }
 
 /// The erased form of every completion handler.
-pub type CompleteHandler =
-    dyn Fn(Completing, Context) -> BoxFuture<Result<Completion, RequestError>> + Send + Sync;
+pub type CompleteHandler = dyn Fn(Completing, Context) -> BoxFuture<'static, Result<Completion, RequestError>>
+    + Send
+    + Sync;
 
 /// A completion handler from an async function of the request: for dynamic
 /// prompts and templates ([`PromptEntry::with_completion`](crate::prompt::PromptEntry::with_completion)).

@@ -170,7 +170,7 @@ pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 /// struct NoAdmin;
 ///
 /// impl Middleware for NoAdmin {
-///     fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+///     fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
 ///         if call.name.starts_with("admin_") {
 ///             return Box::pin(async {
 ///                 Err(mcp_server::types::ErrorObject::invalid_params("not allowed"))
@@ -185,7 +185,7 @@ pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 /// ```
 pub trait Middleware: Send + Sync + 'static {
     /// Handles one call; `next.run(call)` runs the rest of the chain and the tool.
-    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome>;
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome>;
 }
 
 /// The rest of the chain after a middleware.
@@ -203,7 +203,7 @@ impl Next {
     /// Runs the rest of the chain and the tool. An error a layer further in
     /// raised comes back as it reaches the client: a refusal as `Err`, any
     /// other as an `isError` result.
-    pub fn run(self, call: ToolRequest) -> BoxFuture<CallOutcome> {
+    pub fn run(self, call: ToolRequest) -> BoxFuture<'static, CallOutcome> {
         crate::tool::service::call_through(&self.inner, call)
     }
 }
@@ -266,14 +266,14 @@ impl<M> fmt::Debug for MiddlewareService<M> {
 impl<M: Middleware> Service<ToolRequest> for MiddlewareService<M> {
     type Response = CallToolResult;
     type Error = ErrorObject;
-    type Future = BoxFuture<CallOutcome>;
+    type Future = BoxFuture<'static, CallOutcome>;
 
     /// Always ready: the rest of the chain is asked when `next.run` runs it.
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), ErrorObject>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, call: ToolRequest) -> BoxFuture<CallOutcome> {
+    fn call(&mut self, call: ToolRequest) -> BoxFuture<'static, CallOutcome> {
         let next = Next {
             inner: self.inner.clone(),
         };
@@ -300,7 +300,7 @@ where
     F: Fn(ToolRequest, Next) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = CallOutcome> + Send + 'static,
 {
-    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
         Box::pin((self.0)(call, next))
     }
 }
@@ -328,7 +328,7 @@ middleware_layer!(AuditLog, RateLimit);
 pub struct AuditLog;
 
 impl Middleware for AuditLog {
-    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
         let tool = call.name.clone();
         let caller = call.caller.key();
         let client = call.caller.client().map(|c| c.name.clone());
@@ -406,7 +406,7 @@ impl RateLimit {
 }
 
 impl Middleware for RateLimit {
-    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
         match self.take(call.caller.key()) {
             Ok(()) => next.run(call),
             Err(wait) => {

@@ -18,7 +18,7 @@ use crate::common::Outbound;
 /// message gets its own error, and the replies go back as one array.
 pub(crate) struct Batch {
     replies: Vec<Vec<u8>>,
-    pending: Vec<BoxFuture<Option<Vec<u8>>>>,
+    pending: Vec<BoxFuture<'static, Option<Vec<u8>>>>,
     /// Whether any element was a request (HTTP answers 202 otherwise).
     pub(crate) any_request: bool,
 }

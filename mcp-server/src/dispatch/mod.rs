@@ -177,7 +177,7 @@ pub(crate) enum Outcome {
         code: i32,
     },
     /// Run this; send what it yields (nothing when the call was cancelled).
-    Spawn(BoxFuture<Option<Vec<u8>>>),
+    Spawn(BoxFuture<'static, Option<Vec<u8>>>),
     /// Nothing to send (a notification, a response).
     Nothing,
 }

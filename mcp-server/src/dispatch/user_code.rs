@@ -252,7 +252,7 @@ impl ServerCore {
         T: Serialize + Send + 'static,
         F: Future<Output = Result<T, RequestError>> + Send + 'static,
     {
-        let mut fut: BoxFuture<Result<T, RequestError>> = Box::pin(fut);
+        let mut fut: BoxFuture<'static, Result<T, RequestError>> = Box::pin(fut);
         let answer = move |id: RequestId, out: Result<T, RequestError>| match out {
             Ok(mut result) => {
                 finish(&mut result);

@@ -17,8 +17,9 @@ use crate::error::{Error, RequestError};
 use crate::prompt::StringArgs;
 
 /// The erased form of every prompt handler.
-pub(crate) type PromptHandler =
-    dyn Fn(StringArgs, Context) -> BoxFuture<Result<GetPromptResult, RequestError>> + Send + Sync;
+pub(crate) type PromptHandler = dyn Fn(StringArgs, Context) -> BoxFuture<'static, Result<GetPromptResult, RequestError>>
+    + Send
+    + Sync;
 
 /// The static facts about one prompt, as the macros write them.
 #[derive(Debug, Clone, Default)]
@@ -59,7 +60,7 @@ impl PromptEntry {
     /// Assembles a prompt from its parts. Used by generated code.
     pub fn new<F>(spec: &PromptSpec, arguments: Vec<PromptArgument>, handler: F) -> PromptEntry
     where
-        F: Fn(StringArgs, Context) -> BoxFuture<Result<GetPromptResult, RequestError>>
+        F: Fn(StringArgs, Context) -> BoxFuture<'static, Result<GetPromptResult, RequestError>>
             + Send
             + Sync
             + 'static,
@@ -153,7 +154,7 @@ impl PromptEntry {
                             .collect::<Vec<_>>()
                             .join(", ")
                     ));
-                    return Box::pin(async move { Err(e) }) as BoxFuture<_>;
+                    return Box::pin(async move { Err(e) }) as BoxFuture<'static, _>;
                 }
                 let fut = handler(args, ctx);
                 Box::pin(async move { fut.await.into_prompt_result() })

@@ -28,8 +28,9 @@ pub struct Reading {
 }
 
 /// The erased form of every resource handler.
-pub(crate) type ReadHandler =
-    dyn Fn(Reading, Context) -> BoxFuture<Result<ReadResourceResult, RequestError>> + Send + Sync;
+pub(crate) type ReadHandler = dyn Fn(Reading, Context) -> BoxFuture<'static, Result<ReadResourceResult, RequestError>>
+    + Send
+    + Sync;
 
 /// The static facts about one resource or template, as the macros write them.
 #[derive(Debug, Clone, Default)]
@@ -112,7 +113,7 @@ impl ResourceEntry {
     /// already converts its value with [`IntoReadResult`].
     pub fn new<F>(spec: &ResourceSpec, handler: F) -> ResourceEntry
     where
-        F: Fn(Reading, Context) -> BoxFuture<Result<ReadResourceResult, RequestError>>
+        F: Fn(Reading, Context) -> BoxFuture<'static, Result<ReadResourceResult, RequestError>>
             + Send
             + Sync
             + 'static,
@@ -245,7 +246,7 @@ impl TemplateEntry {
     /// If `spec.uri` is not a valid URI template; the macro refuses those.
     pub fn new<F>(spec: &ResourceSpec, handler: F) -> TemplateEntry
     where
-        F: Fn(Reading, Context) -> BoxFuture<Result<ReadResourceResult, RequestError>>
+        F: Fn(Reading, Context) -> BoxFuture<'static, Result<ReadResourceResult, RequestError>>
             + Send
             + Sync
             + 'static,

@@ -92,7 +92,7 @@ impl MemoryStore {
     }
 }
 
-fn ready<T: Send + 'static>(value: T) -> BoxFuture<StoreResult<T>> {
+fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, StoreResult<T>> {
     Box::pin(std::future::ready(Ok(value)))
 }
 
@@ -101,7 +101,12 @@ impl Store for MemoryStore {
         "memory store"
     }
 
-    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn put_session(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         st.sweep(now);
@@ -109,7 +114,11 @@ impl Store for MemoryStore {
         ready(())
     }
 
-    fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>> {
+    fn get_session(
+        &self,
+        id: &str,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         let found = match st.sessions.get_mut(id) {
@@ -126,7 +135,7 @@ impl Store for MemoryStore {
         ready(found)
     }
 
-    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         let alive = match st.sessions.get_mut(id) {
@@ -146,7 +155,7 @@ impl Store for MemoryStore {
         ready(alive)
     }
 
-    fn remove_session(&self, id: &str) -> BoxFuture<StoreResult<bool>> {
+    fn remove_session(&self, id: &str) -> BoxFuture<'static, StoreResult<bool>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         let was = st
@@ -162,7 +171,7 @@ impl Store for MemoryStore {
         appends: Vec<Append>,
         max_events: usize,
         ttl: Duration,
-    ) -> BoxFuture<StoreResult<()>> {
+    ) -> BoxFuture<'static, StoreResult<()>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         st.streams.retain(|_, log| log.expires > now);
@@ -190,7 +199,7 @@ impl Store for MemoryStore {
         session: &str,
         stream: u64,
         after: u64,
-    ) -> BoxFuture<StoreResult<Option<StreamLog>>> {
+    ) -> BoxFuture<'static, StoreResult<Option<StreamLog>>> {
         let now = Instant::now();
         let st = lock(&self.inner);
         let found = st
@@ -209,7 +218,12 @@ impl Store for MemoryStore {
         ready(found)
     }
 
-    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn put_task(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         st.sweep(now);
@@ -217,7 +231,7 @@ impl Store for MemoryStore {
         ready(())
     }
 
-    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>> {
+    fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         let now = Instant::now();
         let found = lock(&self.inner)
             .tasks
@@ -227,7 +241,7 @@ impl Store for MemoryStore {
         ready(found)
     }
 
-    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {
         let now = Instant::now();
         let mut st = lock(&self.inner);
         st.sweep(now);
@@ -238,7 +252,7 @@ impl Store for MemoryStore {
         ready(first)
     }
 
-    fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
+    fn publish(&self, message: Bytes) -> BoxFuture<'static, StoreResult<()>> {
         let mut st = lock(&self.inner);
         st.subscribers.retain_mut(|s| {
             if s.lagged && s.tx.try_send(BusEvent::Resubscribed).is_ok() {
@@ -256,7 +270,7 @@ impl Store for MemoryStore {
         ready(())
     }
 
-    fn subscribe(&self) -> BoxFuture<StoreResult<mpsc::Receiver<BusEvent>>> {
+    fn subscribe(&self) -> BoxFuture<'static, StoreResult<mpsc::Receiver<BusEvent>>> {
         let (tx, rx) = mpsc::channel(BUS_BACKLOG);
         lock(&self.inner)
             .subscribers

@@ -114,18 +114,27 @@ pub trait Store: Send + Sync + 'static {
     fn name(&self) -> &'static str;
 
     /// Stores session `id`'s record, expiring after `ttl` unless used.
-    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>>;
+    fn put_session(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>>;
 
     /// Session `id`'s record, if it is alive; refreshes its expiry to `ttl`.
-    fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>>;
+    fn get_session(
+        &self,
+        id: &str,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<Option<Bytes>>>;
 
     /// Refreshes session `id`'s expiry (and its streams') to `ttl`; `false`
     /// when it is gone.
-    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>>;
+    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>>;
 
     /// Ends session `id`: its record and its streams' logs are gone;
     /// `false` when it was already gone.
-    fn remove_session(&self, id: &str) -> BoxFuture<StoreResult<bool>>;
+    fn remove_session(&self, id: &str) -> BoxFuture<'static, StoreResult<bool>>;
 
     /// Appends to streams' logs (in order), keeping at most `max_events`
     /// per stream; the logs expire after `ttl` unless appended to.
@@ -134,7 +143,7 @@ pub trait Store: Send + Sync + 'static {
         appends: Vec<Append>,
         max_events: usize,
         ttl: Duration,
-    ) -> BoxFuture<StoreResult<()>>;
+    ) -> BoxFuture<'static, StoreResult<()>>;
 
     /// What a stream's log holds after sequence number `after`; `None`
     /// when the store knows no such stream.
@@ -143,26 +152,31 @@ pub trait Store: Send + Sync + 'static {
         session: &str,
         stream: u64,
         after: u64,
-    ) -> BoxFuture<StoreResult<Option<StreamLog>>>;
+    ) -> BoxFuture<'static, StoreResult<Option<StreamLog>>>;
 
     /// Stores task `id`'s record (as `tasks/get` shows it, with the digest
     /// of whom it belongs to), expiring after `ttl`.
-    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>>;
+    fn put_task(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>>;
 
     /// Task `id`'s record, if the store has it.
-    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>>;
+    fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>>;
 
     /// Records `key` as used for `ttl`: `true` the first time, `false` while
     /// it is on record (a 2026-07-28 `requestState` is accepted once across
     /// the instances).
-    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>>;
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>>;
 
     /// Sends `message` to every instance subscribed to the bus (this one too).
-    fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>>;
+    fn publish(&self, message: Bytes) -> BoxFuture<'static, StoreResult<()>>;
 
     /// Subscribes to the bus. The receiver lives as long as the store
     /// (resubscribing after a loss by itself, and saying so).
-    fn subscribe(&self) -> BoxFuture<StoreResult<mpsc::Receiver<BusEvent>>>;
+    fn subscribe(&self) -> BoxFuture<'static, StoreResult<mpsc::Receiver<BusEvent>>>;
 }
 
 /// How long a request waits for the store before it is answered 503.
@@ -170,7 +184,10 @@ pub(crate) const STORE_DEADLINE: Duration = Duration::from_millis(1500);
 
 /// Runs a store operation with the deadline: a store that does not answer
 /// in time has failed.
-pub(crate) async fn within<T>(store: &dyn Store, op: BoxFuture<StoreResult<T>>) -> StoreResult<T> {
+pub(crate) async fn within<T>(
+    store: &dyn Store,
+    op: BoxFuture<'static, StoreResult<T>>,
+) -> StoreResult<T> {
     match tokio::time::timeout(STORE_DEADLINE, op).await {
         Ok(r) => r,
         Err(_) => Err(StoreError::timed_out(store.name())),

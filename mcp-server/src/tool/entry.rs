@@ -19,7 +19,7 @@ pub use crate::common::BoxFuture;
 /// A tool handler whose result may have to wait: arguments and context in,
 /// a future of the result out.
 pub(crate) type AsyncHandler =
-    dyn Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync;
+    dyn Fn(Args<'static>, Context) -> BoxFuture<'static, CallToolResult> + Send + Sync;
 
 /// A tool handler that computes its result at once (a plain `fn` tool). Its
 /// context is made only if the tool takes one.
@@ -237,7 +237,7 @@ impl ToolEntry {
 
     pub(crate) fn from_parts<F>(def: Tool, toolbox: Cow<'static, str>, handler: F) -> ToolEntry
     where
-        F: Fn(Args<'static>, Context) -> BoxFuture<CallToolResult> + Send + Sync + 'static,
+        F: Fn(Args<'static>, Context) -> BoxFuture<'static, CallToolResult> + Send + Sync + 'static,
     {
         Self::with_handler(def, toolbox, Handler::Async(Arc::new(handler)))
     }
@@ -456,7 +456,7 @@ pub(crate) enum CallFuture {
     /// Finished when it was called (`None` once taken).
     Done(Option<CallToolResult>),
     Running {
-        inner: crate::panic::CatchUnwind<BoxFuture<CallToolResult>>,
+        inner: crate::panic::CatchUnwind<BoxFuture<'static, CallToolResult>>,
         def: Arc<Tool>,
         wrap_structured: bool,
     },

@@ -75,7 +75,7 @@ struct RunTool;
 impl Service<ToolRequest> for RunTool {
     type Response = CallToolResult;
     type Error = BoxError;
-    type Future = BoxFuture<Result<CallToolResult, BoxError>>;
+    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
 
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         Poll::Ready(Ok(()))
@@ -136,7 +136,10 @@ impl ToolLayers {
 
 /// Runs `req` through `service` (a clone of it, as tower's `oneshot` takes
 /// one), turning a layer's error into the call's outcome.
-pub(crate) fn call_through(service: &ToolService, req: ToolRequest) -> BoxFuture<CallOutcome> {
+pub(crate) fn call_through(
+    service: &ToolService,
+    req: ToolRequest,
+) -> BoxFuture<'static, CallOutcome> {
     let name = req.name.clone();
     let call = service.clone().oneshot(req);
     Box::pin(async move { call.await.or_else(|e| outcome_of_error(&name, e)) })

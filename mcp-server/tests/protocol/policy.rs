@@ -93,7 +93,7 @@ struct Probe {
 }
 
 impl Middleware for Probe {
-    fn call(&self, mut call: ToolRequest, next: Next) -> BoxFuture<CallOutcome> {
+    fn call(&self, mut call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
         self.log
             .lock()
             .unwrap()

@@ -556,7 +556,10 @@ struct Flaky {
 }
 
 impl Flaky {
-    fn gate<T: Send + 'static>(&self, op: BoxFuture<StoreResult<T>>) -> BoxFuture<StoreResult<T>> {
+    fn gate<T: Send + 'static>(
+        &self,
+        op: BoxFuture<'static, StoreResult<T>>,
+    ) -> BoxFuture<'static, StoreResult<T>> {
         if self.down.load(Ordering::Acquire) {
             Box::pin(std::future::pending())
         } else {
@@ -569,19 +572,33 @@ impl Store for Flaky {
     fn name(&self) -> &'static str {
         "flaky store"
     }
-    fn put_session(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn put_session(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         self.gate(self.inner.put_session(id, record, ttl))
     }
-    fn get_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<Option<Bytes>>> {
+    fn get_session(
+        &self,
+        id: &str,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         self.gate(self.inner.get_session(id, ttl))
     }
-    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+    fn touch_session(&self, id: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {
         self.gate(self.inner.touch_session(id, ttl))
     }
-    fn remove_session(&self, id: &str) -> BoxFuture<StoreResult<bool>> {
+    fn remove_session(&self, id: &str) -> BoxFuture<'static, StoreResult<bool>> {
         self.gate(self.inner.remove_session(id))
     }
-    fn append_events(&self, a: Vec<Append>, n: usize, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn append_events(
+        &self,
+        a: Vec<Append>,
+        n: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         self.gate(self.inner.append_events(a, n, ttl))
     }
     fn read_events(
@@ -589,22 +606,27 @@ impl Store for Flaky {
         s: &str,
         st: u64,
         after: u64,
-    ) -> BoxFuture<StoreResult<Option<StreamLog>>> {
+    ) -> BoxFuture<'static, StoreResult<Option<StreamLog>>> {
         self.gate(self.inner.read_events(s, st, after))
     }
-    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<StoreResult<bool>> {
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {
         self.gate(self.inner.claim(key, ttl))
     }
-    fn put_task(&self, id: &str, record: Bytes, ttl: Duration) -> BoxFuture<StoreResult<()>> {
+    fn put_task(
+        &self,
+        id: &str,
+        record: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
         self.gate(self.inner.put_task(id, record, ttl))
     }
-    fn get_task(&self, id: &str) -> BoxFuture<StoreResult<Option<Bytes>>> {
+    fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         self.gate(self.inner.get_task(id))
     }
-    fn publish(&self, message: Bytes) -> BoxFuture<StoreResult<()>> {
+    fn publish(&self, message: Bytes) -> BoxFuture<'static, StoreResult<()>> {
         self.gate(self.inner.publish(message))
     }
-    fn subscribe(&self) -> BoxFuture<StoreResult<mpsc::Receiver<BusEvent>>> {
+    fn subscribe(&self) -> BoxFuture<'static, StoreResult<mpsc::Receiver<BusEvent>>> {
         self.gate(self.inner.subscribe())
     }
 }

@@ -262,7 +262,7 @@ impl Tools {
         call: ToolRequest,
         admission: Admission,
         timeout: Option<Duration>,
-    ) -> BoxFuture<CallOutcome> {
+    ) -> BoxFuture<'static, CallOutcome> {
         let name = call.name.clone();
         let service = self.service.clone();
         Box::pin(async move {
@@ -279,7 +279,7 @@ impl Tools {
             if call.ctx.is_cancelled() {
                 return Ok(mcp_types::CallToolResult::error("cancelled"));
             }
-            let chain: BoxFuture<CallOutcome> = if let Some(service) = &service {
+            let chain: BoxFuture<'static, CallOutcome> = if let Some(service) = &service {
                 call_through(service, call)
             } else {
                 let run = call.run_plain();
