@@ -12,7 +12,7 @@
 //!   valid under the original schema, or breaking only constraints strict
 //!   mode cannot express, which the strict schema describes to the model.
 //!
-//! Shared by `mcp-agent/tests/strict.rs` and the `agent_interop` example,
+//! Shared by `mcp-agent/tests/agent/strict.rs` and the `agent_interop` example,
 //! which runs it on the tools of live servers.
 
 use std::collections::BTreeSet;

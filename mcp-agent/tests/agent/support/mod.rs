@@ -1,5 +1,5 @@
 //! The helpers of mcp-agent's integration tests, one file a job. A test file
-//! that needs them declares `mod support;`.
+//! that needs them says `use crate::support;`.
 //!
 //! - [`ScriptedModel`] (`mcp_test_support::scripted_model`), the scripted model server
 //!   (`tests/agent/scripted_model.py`) that speaks OpenAI's (Chat

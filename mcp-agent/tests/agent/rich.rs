@@ -5,7 +5,7 @@
 //! provider's structured-output format, its answer is validated, corrected
 //! once, and refused the second time.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! (`tests/agent/scripted_model.py`). `tests/responses.rs` has what is
 //! particular to the Responses API.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! (parallel calls, mistaken calls, error policies, tool choices, limits,
 //! errors, cancellation) run with this model too, in `tests/scripted.rs`.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

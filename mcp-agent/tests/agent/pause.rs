@@ -13,13 +13,9 @@ use mcp_agent::{Agent, Event, Finish, RunError, Source, ToolSet};
 use mcp_server::{tool, Server};
 use serde_json::json;
 
-/// The modules of this binary in `tests/pause/` (one test binary for
-/// pausing and resuming).
-pub mod pause {
-    // A resumed state edited by whoever held it runs nothing unapproved.
-    pub mod resume_security;
-}
-mod support;
+// A resumed state edited by whoever held it runs nothing unapproved.
+pub mod resume_security;
+use crate::support;
 use support::{call, calls, connect, last_results, text, Scripted};
 
 /// A toolbox with one read-only tool and one that changes things.

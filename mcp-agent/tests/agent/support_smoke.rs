@@ -1,7 +1,7 @@
 //! The scripted model server works from Rust: start it, talk OpenAI Chat
 //! Completions to it over a raw TCP connection, and end clean.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::ScriptedModel;

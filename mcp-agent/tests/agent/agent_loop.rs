@@ -12,7 +12,7 @@ use mcp_agent::{
 use mcp_server::{tool, Context, Server, ToolEntry, ToolError};
 use serde_json::json;
 
-mod support;
+use crate::support;
 use support::{call, calls, connect, connect_in, last_results, text, Scripted};
 
 #[derive(Debug, Default)]

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 // ---------------------------------------------------------------------------
 // The rules and the round trip (shared with the agent_interop example)
 
-mod support;
+use crate::support;
 
 use support::strict_check::{check_strict_form, rule_violations};
 
