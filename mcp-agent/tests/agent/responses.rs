@@ -5,7 +5,7 @@
 //! and stream events (`tests/agent/scripted_model.py`): what is particular
 //! to the Responses API. The agent's behaviours common to every provider
 //! (parallel calls, mistaken calls, error policies, tool choices, limits,
-//! errors, cancellation) run with this model too, in `tests/scripted.rs`.
+//! errors, cancellation) run with this model too, in `scripted.rs`.
 
 use crate::support;
 

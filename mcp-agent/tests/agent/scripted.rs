@@ -1,7 +1,7 @@
 //! The agent against scripted model servers that speak OpenAI's (Chat
 //! Completions and Responses) and Anthropic's wire formats (JSON and SSE)
 //! and check every request against the official SDKs' request types
-//! (`tests/agent/scripted_model.py`). `tests/responses.rs` has what is
+//! (`tests/agent/scripted_model.py`). `responses.rs` has what is
 //! particular to the Responses API.
 
 use crate::support;
