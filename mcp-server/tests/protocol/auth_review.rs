@@ -4,7 +4,8 @@
 //! every session or open streams without end, a stream ends with its token,
 //! failed key fetches are shared, throttled and answered at once, a key the
 //! issuer withdraws stops being trusted, `allow_any_host` still checks
-//! Origin, `typ` is checked when asked, no log line carries a token, and
+//! Origin, `typ` is checked when asked, no log line carries a token, a
+//! retry refused for its scopes has not used its `requestState`, and
 //! plain-http key sets and introspection endpoints are refused without a
 //! byte sent (inside a network namespace the test makes).
 #![allow(clippy::too_many_lines, clippy::unused_self, unreachable_pub)]
@@ -43,6 +44,12 @@ impl Notes {
             mcp_server::ask::Elicited::Accepted(a) => Ok(a.answer),
             _ => Ok("declined".into()),
         }
+    }
+
+    #[describe("Asks the user to confirm a change")]
+    #[tool(scopes("notes:write"))]
+    pub async fn confirm_change(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+        self.confirm(ctx).await
     }
 
     #[describe("Who is calling")]
@@ -409,6 +416,63 @@ async fn a_request_state_is_accepted_from_the_caller_it_was_issued_to_only() {
     );
     let resumed = call(&alice, answer).await;
     assert_eq!(resumed["result"]["content"][0]["text"], "yes", "{resumed}");
+}
+
+/// The scope step-up comes before the `requestState` claim in the store the
+/// instances share: a retry refused for its token's scopes has not used its
+/// state, and the same retry with a token that has them is served.
+#[tokio::test]
+async fn a_retry_refused_for_its_scopes_has_not_used_its_state() {
+    let issuer = Issuer::start().await;
+    let config = HttpConfig::default().store(mcp_server::state::MemoryStore::new());
+    let s = serve(&issuer, |v| v, config).await;
+    // The same subject (alice), with and without the scope the tool needs.
+    let writer = issuer.sign(&issuer.claims(&s.resource, "notes:read notes:write"), "k1");
+    let reader = issuer.sign(&issuer.claims(&s.resource, "notes:read"), "k1");
+    let mut meta = support::modern_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let call = |token: &str, extra: Value| {
+        let mut params = json!({"name": "confirm_change", "arguments": {}, "_meta": meta.clone()});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params});
+        let auth = bearer(token);
+        let s = &s;
+        async move {
+            s.request(
+                "POST",
+                &[
+                    ("MCP-Protocol-Version", "2026-07-28"),
+                    ("Mcp-Method", "tools/call"),
+                    ("Mcp-Name", "confirm_change"),
+                    ("Authorization", &auth),
+                ],
+                &body.to_string(),
+            )
+            .await
+        }
+    };
+    let first = call(&writer, json!({})).await;
+    let first: Value = serde_json::from_slice(&first.body).unwrap();
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let key = support::first_input_key(&first["result"]);
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"inputResponses": {key: {"action": "accept", "content": {"answer": "yes"}}},
+        "requestState": state});
+
+    let refused = call(&reader, answer.clone()).await;
+    assert_eq!(refused.status.as_u16(), 403, "{refused:?}");
+    let c = challenge(&refused).expect("a step-up challenge");
+    assert_eq!(c.get("error"), Some("insufficient_scope"), "{c:?}");
+
+    let resumed = call(&writer, answer.clone()).await;
+    let resumed: Value = serde_json::from_slice(&resumed.body).unwrap();
+    assert_eq!(resumed["result"]["content"][0]["text"], "yes", "{resumed}");
+    // And the state is used now: once across the instances.
+    let replayed = call(&writer, answer).await;
+    let replayed: Value = serde_json::from_slice(&replayed.body).unwrap();
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
 }
 
 /// A token no key verifies (it need not be signed) naming the key `kid`.
