@@ -8,9 +8,12 @@
 
 use std::io;
 
-use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio_util::codec::Decoder;
+#[cfg(feature = "codec")]
+use {
+    bytes::{Buf, BytesMut},
+    tokio_util::codec::Decoder,
+};
 
 /// One line of input, or why it is not one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,14 +91,16 @@ fn line_text(line: &[u8]) -> Option<&str> {
     std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line)).ok()
 }
 
-/// A [`Decoder`] of JSON lines with a size limit.
+/// A [`Decoder`] of JSON lines with a size limit (feature `codec`).
 ///
 /// Unlike `LinesCodec`, whose errors would end a `FramedRead` stream, the
 /// recoverable problems (too long, not UTF-8) are items: the bad line is
 /// skipped, and reading goes on with the next.
+#[cfg(feature = "codec")]
 #[derive(Debug)]
 pub struct JsonLines(Splitter);
 
+#[cfg(feature = "codec")]
 impl JsonLines {
     /// Frames lines of at most `max_line` bytes.
     pub fn new(max_line: usize) -> Self {
@@ -121,6 +126,7 @@ impl JsonLines {
     }
 }
 
+#[cfg(feature = "codec")]
 impl Decoder for JsonLines {
     type Item = Frame;
     type Error = io::Error;

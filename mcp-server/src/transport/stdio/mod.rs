@@ -12,16 +12,16 @@ mod fds;
 mod output;
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::{split_batch, DecodeError, RawMessage};
 use mcp_types::ErrorObject;
 use mcp_wire::lines::{LineFrame, LineReader};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
-use tokio_util::task::TaskTracker;
+use tokio::sync::{mpsc, oneshot, Notify};
 
-use crate::common::Outbound;
+use crate::common::{BoxFuture, Outbound};
 use crate::dispatch::{error_reply, Outcome, RequestInfo, Session};
 use crate::error::Error;
 use crate::server::Server;
@@ -46,26 +46,80 @@ impl Drop for AbortOnDrop {
 /// calls that finish at once, and writing without waking other threads);
 /// calls that wait, and anything tools spawn, still run on the runtime
 /// `serve_stdio` was called on.
-#[derive(Clone)]
 struct Calls {
-    tasks: TaskTracker,
+    running: Running,
     runtime: Option<tokio::runtime::Handle>,
 }
 
 impl Calls {
+    /// Runs a call on its own, counted in `running` until its future is
+    /// dropped (it ended, or its task was cancelled).
     fn spawn<F>(&self, fut: F)
     where
         F: std::future::Future<Output = ()> + Send + 'static,
     {
+        let counted = self.running.count();
+        // Boxed: one task type for every kind of call.
+        let fut: BoxFuture<'static, ()> = Box::pin(async move {
+            fut.await;
+            drop(counted);
+        });
         match &self.runtime {
-            Some(runtime) => drop(self.tasks.spawn_on(fut, runtime)),
-            None => drop(self.tasks.spawn(fut)),
+            Some(runtime) => drop(runtime.spawn(fut)),
+            None => drop(tokio::spawn(fut)),
         }
     }
 
     /// Makes the serving runtime current while a message is dispatched.
     fn enter(&self) -> Option<tokio::runtime::EnterGuard<'_>> {
         self.runtime.as_ref().map(tokio::runtime::Handle::enter)
+    }
+}
+
+/// How many of a connection's calls are running, and a wake-up when none is.
+#[derive(Default)]
+struct Running(Arc<RunningCount>);
+
+#[derive(Default)]
+struct RunningCount {
+    count: AtomicUsize,
+    none: Notify,
+}
+
+/// One running call, counted until it is dropped.
+struct Counted(Arc<RunningCount>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.none.notify_waiters();
+        }
+    }
+}
+
+impl Running {
+    fn count(&self) -> Counted {
+        self.0.count.fetch_add(1, Ordering::AcqRel);
+        Counted(Arc::clone(&self.0))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.count.load(Ordering::Acquire) == 0
+    }
+
+    /// Ready once no call is running.
+    async fn none(&self) {
+        loop {
+            let none = self.0.none.notified();
+            tokio::pin!(none);
+            // Registered before the count is read: a call that ends in
+            // between still wakes this.
+            none.as_mut().enable();
+            if self.is_empty() {
+                return;
+            }
+            none.await;
+        }
     }
 }
 
@@ -89,7 +143,7 @@ impl Conn {
             out: Arc::clone(&sink) as Arc<dyn Outbound>,
             sink,
             calls: Calls {
-                tasks: TaskTracker::new(),
+                running: Running::default(),
                 runtime,
             },
         };
@@ -128,13 +182,13 @@ impl Server {
         }
         // On a multi-threaded runtime, the connection loop gets a thread of
         // its own (see `Calls`): otherwise each message wakes an idle worker.
-        let stop = tokio_util::sync::CancellationToken::new();
-        let _stop_on_drop = stop.clone().drop_guard();
+        // Dropping this future drops `_stop_on_drop`, which ends the loop.
+        let (_stop_on_drop, stop) = oneshot::channel::<()>();
         let served = super::on_own_thread("mcp-stdio".to_owned(), move || async move {
             let (reader, writer) = fds.into_streams();
             tokio::select! {
                 r = self.serve_lines(reader, writer, Some(runtime)) => r,
-                () = stop.cancelled() => Ok(()),
+                _ = stop => Ok(()),
             }
         })?;
         served.await
@@ -169,7 +223,7 @@ impl Server {
         let (conn, mut output) = Conn::new(runtime);
         let session = &conn.session;
         let mut lines = LineReader::new(self.stdio.max_message);
-        let tasks = &conn.calls.tasks;
+        let running = &conn.calls.running;
         let _stop_watching = self.watch_list_changes(&conn);
         let mut input_open = true;
         let mut needs_flush = false;
@@ -193,7 +247,6 @@ impl Server {
                 // Listen streams never finish on their own: end them now.
                 session.end_listens();
                 input_open = false;
-                tasks.close();
                 grace
                     .as_mut()
                     .reset(tokio::time::Instant::now() + self.stdio.shutdown_grace);
@@ -208,7 +261,7 @@ impl Server {
             // everything is written (the final flush follows the loop). A
             // call that ended since the drain above sent its reply before
             // ending: take it now, or it would be lost.
-            if !input_open && tasks.is_empty() {
+            if !input_open && running.is_empty() {
                 output.drain();
                 if output.is_empty() {
                     break;
@@ -237,10 +290,10 @@ impl Server {
                     }
                     Err(e) => return Err(Error::Io(e)),
                 },
-                // Only while calls remain: once none do, `wait` is always
+                // Only while calls remain: once none do, `none` is always
                 // ready, and polling it would spin this loop without ever
                 // yielding to the reactor that reports the output writable.
-                () = tasks.wait(), if !input_open && !tasks.is_empty() => {}
+                () = running.none(), if !input_open && !running.is_empty() => {}
                 () = &mut grace, if !input_open && !grace_over => {
                     tracing::warn!("calls still running after the shutdown grace period were cancelled");
                     grace_over = true;
