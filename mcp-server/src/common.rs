@@ -10,6 +10,14 @@ use serde::Serialize;
 /// keeps): the one shape every crate of this workspace uses.
 pub use mcp_types::call::BoxFuture;
 
+/// Spawns `task` on the current runtime, boxed: every task the server spawns
+/// is then one type, and the runtime's code for a task is compiled once.
+pub(crate) fn spawn(
+    task: impl std::future::Future<Output = ()> + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(Box::pin(task) as BoxFuture<'static, ()>)
+}
+
 /// Where a request's notifications go: the stdio writer, or an HTTP request's
 /// SSE stream. Each item is one serialized JSON-RPC message.
 pub(crate) trait Outbound: Send + Sync {
@@ -35,11 +43,23 @@ pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
     match serde_json::to_writer(&mut out, value) {
         Ok(()) => out,
-        Err(e) => {
-            tracing::error!(error = %e, "failed to serialize a message");
-            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
-        }
+        Err(e) => unserializable(&e),
     }
+}
+
+/// What [`encode`] answers for a message that does not serialize (once,
+/// not in every type's copy of `encode`).
+#[cold]
+fn unserializable(e: &serde_json::Error) -> Vec<u8> {
+    tracing::error!(error = %e, "failed to serialize a message");
+    br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: unserializable message"}}"#.to_vec()
+}
+
+/// The JSON text of `value`, as its `Display` writes it, but with the
+/// serializer [`encode`] uses (`Display` would bring its own, and a pretty
+/// one besides).
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A cryptographically random id: 32 hex digits (128 bits), visible ASCII

@@ -123,8 +123,8 @@ const CURSOR_PREFIX: &str = "n1.";
 const MAX_CURSOR_KEY: usize = 4096;
 
 impl<E: Entry> Registry<E> {
-    pub(crate) fn new(mut tools: Vec<E>) -> Result<Registry<E>, Error> {
-        tools.sort_by(|a, b| a.key().cmp(b.key()));
+    pub(crate) fn new(tools: Vec<E>) -> Result<Registry<E>, Error> {
+        let tools = sorted_by_key(tools);
         if let Some(pair) = tools.windows(2).find(|w| w[0].key() == w[1].key()) {
             return Err(Error::Config(format!(
                 "two {kind}s are named `{}` (from `{}` and `{}`): {kind} names must be unique",
@@ -189,6 +189,22 @@ impl<E: Entry> Registry<E> {
     }
 }
 
+/// `entries` in key order (a stable sort). The keys and their positions are
+/// sorted, not the entries: one sort in the binary for every kind of entry.
+fn sorted_by_key<E: Entry>(entries: Vec<E>) -> Vec<E> {
+    let order = key_order(entries.iter().map(Entry::key).collect());
+    let mut slots: Vec<Option<E>> = entries.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// The positions of `keys` in key order, equal keys in their order.
+fn key_order(keys: Vec<&str>) -> Vec<usize> {
+    let mut keyed: Vec<(&str, usize)> = keys.into_iter().zip(0..).collect();
+    // Each position appears once, so no two items are equal: unstable is stable here.
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 fn encode_cursor(name: &str) -> String {
     let mut s = String::with_capacity(CURSOR_PREFIX.len() + name.len() * 2);
     s.push_str(CURSOR_PREFIX);
@@ -231,16 +247,13 @@ struct Slot<E> {
 }
 
 impl<E: Entry> LiveState<E> {
-    /// The enabled entries, sorted by key like a [`Registry`].
+    /// The enabled entries, in the order they were added.
     fn visible(&self) -> Vec<E> {
-        let mut visible: Vec<E> = self
-            .slots
+        self.slots
             .iter()
             .filter(|s| s.enabled && !self.disabled_toolboxes.contains(s.entry.group()))
             .map(|s| s.entry.clone())
-            .collect();
-        visible.sort_by(|a, b| a.key().cmp(b.key()));
-        visible
+            .collect()
     }
 }
 
@@ -278,20 +291,20 @@ impl<E: Entry> Live<E> {
     fn update<R>(&self, change: impl FnOnce(&mut LiveState<E>) -> R) -> R {
         let mut state = lock(&self.state);
         let result = change(&mut state);
-        let visible = state.visible();
+        // Names are unique among all slots, so this cannot fail.
+        let Ok(visible) = Registry::new(state.visible()) else {
+            return result;
+        };
         let old = self.snapshot();
-        let same = old.tools.len() == visible.len()
+        let same = old.tools.len() == visible.tools.len()
             && old
                 .tools
                 .iter()
-                .zip(&visible)
+                .zip(&visible.tools)
                 .all(|(a, b)| Arc::ptr_eq(a.def(), b.def()));
         if !same {
-            // Names are unique among all slots, so this cannot fail.
-            if let Ok(registry) = Registry::new(visible) {
-                *mcp_wire::sync::write(&self.snapshot) = Arc::new(registry);
-                self.changes.send_modify(|generation| *generation += 1);
-            }
+            *mcp_wire::sync::write(&self.snapshot) = Arc::new(visible);
+            self.changes.send_modify(|generation| *generation += 1);
         }
         result
     }

@@ -436,10 +436,10 @@ fn declared_extensions(
     {
         automatic.push(mcp_types::extension::UI);
     }
-    let mut extensions: JsonObject = automatic
-        .iter()
-        .map(|id| ((*id).to_owned(), JsonObject::new().into()))
-        .collect();
+    let mut extensions = JsonObject::new();
+    for id in &automatic {
+        extensions.insert((*id).to_owned(), JsonObject::new().into());
+    }
     for (id, settings) in declared {
         mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
         let replaces_automatic = match automatic.iter().position(|a| *a == id) {

@@ -78,7 +78,10 @@ pub(crate) fn caller_of(identity: Option<&crate::auth::Identity>) -> String {
     };
     let key = match who.principal() {
         Some(principal) => principal.key(),
-        None => format!("claims:{}", serde_json::Value::Object(who.claims().clone())),
+        None => format!(
+            "claims:{}",
+            crate::common::json_text(&Value::Object(who.claims().clone()))
+        ),
     };
     base64::encode(&Sha256::digest(key.as_bytes()))
 }

@@ -55,7 +55,15 @@ pub(super) fn era_for<P>(
     p: &P,
     modern: impl FnOnce(&P) -> Option<Result<RequestMeta, MetaError>>,
 ) -> Result<Era, ErrorObject> {
-    let era = match modern(p) {
+    era_from(session, modern(p))
+}
+
+/// [`era_for`] once the params' modern fields are read (`None`: not modern).
+fn era_from(
+    session: &Session,
+    modern: Option<Result<RequestMeta, MetaError>>,
+) -> Result<Era, ErrorObject> {
+    let era = match modern {
         Some(read) => Era::Modern(Box::new(check_modern(read)?)),
         None => match lock(&session.legacy).clone() {
             Some(state) => Era::Legacy(state),
@@ -82,14 +90,23 @@ pub(super) fn params<'a, T: Deserialize<'a> + Default>(
 pub(super) fn required_params<'a, T: Deserialize<'a>>(
     raw: Option<RawJson<'a>>,
 ) -> Result<T, ErrorObject> {
+    serde_json::from_str(params_text(raw)?).map_err(|e| invalid_params(&e))
+}
+
+/// The text of params that must be there, as an object.
+fn params_text(raw: Option<RawJson<'_>>) -> Result<&str, ErrorObject> {
     let raw = raw.ok_or_else(|| ErrorObject::invalid_params("missing params"))?;
     // MCP names its params: JSON-RPC's by-position array is not a form of
     // them (serde would read one into a struct field by field).
     if !is_object(raw) {
         return Err(ErrorObject::invalid_params("params must be a JSON object"));
     }
-    serde_json::from_str(raw.get())
-        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+    Ok(raw.get())
+}
+
+/// -32602 for params that do not read as their type.
+fn invalid_params(e: &serde_json::Error) -> ErrorObject {
+    ErrorObject::invalid_params(format!("invalid params: {e}"))
 }
 
 /// Whether raw params carry the modern `_meta` protocol version.

@@ -78,7 +78,7 @@ impl Resources {
         let (tx, rx) = tokio::sync::watch::channel(0u64);
         let mut resources = self.statics.subscribe();
         let mut templates = self.templates.subscribe();
-        tokio::spawn(async move {
+        crate::common::spawn(async move {
             loop {
                 tokio::select! {
                     r = resources.changed() => if r.is_err() { break },

@@ -252,17 +252,32 @@ impl ServerCore {
         T: Serialize + Send + 'static,
         F: Future<Output = Result<T, RequestError>> + Send + 'static,
     {
-        let mut fut: BoxFuture<'static, Result<T, RequestError>> = Box::pin(fut);
-        let answer = move |id: RequestId, out: Result<T, RequestError>| match out {
-            Ok(mut result) => {
-                finish(&mut result);
-                Outcome::Reply(encode(&Response::new(id, result)))
+        let answer_id = id.clone();
+        // The answer is made in the future: what follows is the same code
+        // for every kind of result.
+        let answered: BoxFuture<'static, Outcome> = Box::pin(async move {
+            match fut.await {
+                Ok(mut result) => {
+                    finish(&mut result);
+                    Outcome::Reply(encode(&Response::new(answer_id, result)))
+                }
+                Err(e) => failed(answer_id, e.into_object(uri.as_deref())),
             }
-            Err(e) => failed(id, e.into_object(uri.as_deref())),
-        };
+        });
+        self.run_answered(session, id, ctx, answered)
+    }
+
+    /// [`run_user`](Self::run_user) once the future makes its answer.
+    fn run_answered(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: RequestId,
+        ctx: Context,
+        mut fut: BoxFuture<'static, Outcome>,
+    ) -> Outcome {
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if let std::task::Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-            return answer(id, out);
+        if let std::task::Poll::Ready(answer) = fut.as_mut().poll(&mut cx) {
+            return answer;
         }
         // Waiting for input it asked for: the answer is an input round.
         let rounds = rounds_of(&ctx);
@@ -280,10 +295,10 @@ impl ServerCore {
             };
             lock(&session.inflight).remove(&id);
             let out = out.filter(|_| !ctx.is_cancelled())?;
-            let Some(out) = out else {
+            let Some(answer) = out else {
                 return rounds.map(|r| core.input_required(id, &r));
             };
-            match answer(id, out) {
+            match answer {
                 Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => Some(bytes),
                 Outcome::Spawn(_) | Outcome::Nothing => None,
             }

@@ -339,21 +339,20 @@ impl<'a> Args<'a> {
     pub fn into_object(self) -> Result<JsonObject, crate::ToolError> {
         match self.source {
             Source::Map(map) => Ok(map),
-            Source::Text(args) => args
-                .fields
-                .iter()
-                .filter(|f| !f.taken)
-                .map(|f| {
+            Source::Text(args) => {
+                // Inserted one by one: `collect` would build a sort for this iterator alone.
+                let mut object = JsonObject::new();
+                for f in args.fields.iter().filter(|f| !f.taken) {
                     let key = args.key(f);
-                    from_text::<Value>(&args.text[f.value()])
-                        .map(|value| (key.to_owned(), value))
-                        .map_err(|e| {
-                            crate::ToolError::new(format!(
-                                "invalid arguments: invalid argument `{key}`: {e}"
-                            ))
-                        })
-                })
-                .collect(),
+                    let value = from_text::<Value>(&args.text[f.value()]).map_err(|e| {
+                        crate::ToolError::new(format!(
+                            "invalid arguments: invalid argument `{key}`: {e}"
+                        ))
+                    })?;
+                    object.insert(key.to_owned(), value);
+                }
+                Ok(object)
+            }
         }
     }
 

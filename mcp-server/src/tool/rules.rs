@@ -11,6 +11,8 @@ use mcp_types::JsonObject;
 use serde::de::IgnoredAny;
 use serde_json::{Number, Value};
 
+use crate::common::json_text;
+
 /// One bound of a numeric range, as `#[param(min = ..)]` writes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Bound {
@@ -329,7 +331,7 @@ impl JsonArg<'_> {
         const MAX: usize = 40;
         let text: Cow<'_, str> = match self {
             JsonArg::Text(t) => Cow::Borrowed(t),
-            JsonArg::Value(v) => Cow::Owned(v.to_string()),
+            JsonArg::Value(v) => Cow::Owned(json_text(v)),
         };
         let short = |t: &str| {
             if t.len() <= MAX {
@@ -511,7 +513,7 @@ fn allowed_values(obj: &JsonObject, defs: Option<&JsonObject>) -> Option<Vec<Val
 }
 
 fn one_of(values: &[Value]) -> String {
-    let list: Vec<String> = values.iter().map(Value::to_string).collect();
+    let list: Vec<String> = values.iter().map(json_text).collect();
     match list.as_slice() {
         [one] => one.clone(),
         _ => format!("one of {}", list.join(", ")),
@@ -519,7 +521,7 @@ fn one_of(values: &[Value]) -> String {
 }
 
 fn range(obj: &JsonObject) -> String {
-    let get = |k: &str| obj.get(k).filter(|v| v.is_number()).map(Value::to_string);
+    let get = |k: &str| obj.get(k).filter(|v| v.is_number()).map(json_text);
     let (min, xmin) = (get("minimum"), get("exclusiveMinimum"));
     let (max, xmax) = (get("maximum"), get("exclusiveMaximum"));
     let low = match (&min, &xmin) {

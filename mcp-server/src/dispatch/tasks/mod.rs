@@ -85,19 +85,16 @@ impl Tasks {
     /// started it. A caller holding as many tasks as it may is refused
     /// (the call is dropped, which stops it).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn start<F>(
+    pub(super) fn start(
         &self,
         core: &Arc<ServerCore>,
         id: RequestId,
         ctx: Context,
-        call: F,
+        call: crate::common::BoxFuture<'static, CallOutcome>,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
         rounds: Option<Arc<crate::ask::Rounds>>,
         owner: TaskOwner,
-    ) -> Outcome
-    where
-        F: std::future::Future<Output = CallOutcome> + Send + 'static,
-    {
+    ) -> Outcome {
         let cap = self.max_per_caller;
         let live = rounds.clone();
         let task_id = match self.table.create(owner, cap, ctx.clone(), rounds) {
@@ -112,7 +109,7 @@ impl Tasks {
         // The task outlives its request: its own span, a child of the
         // request's (current here), keeps what the tool does in the trace.
         let span = tracing::info_span!(target: "mcp_server", "task", otel.name = "task", mcp.task.id = %task_id);
-        tokio::spawn(tracing::Instrument::instrument(
+        crate::common::spawn(tracing::Instrument::instrument(
             async move {
                 let _permit = permit;
                 tokio::pin!(call);
@@ -138,7 +135,7 @@ impl Tasks {
         };
         let reply = encode(&Response::new(id.clone(), handle));
         let Some(share) = self.share.get() else {
-            tokio::spawn(watch_task(Arc::clone(core), None, task_id));
+            crate::common::spawn(watch_task(Arc::clone(core), None, task_id));
             return Outcome::Reply(reply);
         };
         // Shared: the handle is answered once the store has the task, so
@@ -157,7 +154,7 @@ impl Tasks {
                 ));
                 return Some(super::error_reply(Some(id), error));
             }
-            tokio::spawn(watch_task(core, Some(store), task_id));
+            crate::common::spawn(watch_task(core, Some(store), task_id));
             Some(reply)
         }))
     }

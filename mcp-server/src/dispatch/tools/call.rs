@@ -329,6 +329,31 @@ where
     if let std::task::Poll::Ready(outcome) = first {
         return answer_call(core, id, outcome, modern);
     }
+    // Boxed only now that it waits: one copy of the rest for every kind of call.
+    run_pending(
+        core,
+        session,
+        id,
+        ctx,
+        Box::pin(call),
+        permit,
+        modern,
+        as_task,
+    )
+}
+
+/// [`run_call`] for a call that did not finish at its first poll.
+#[allow(clippy::too_many_arguments)]
+fn run_pending(
+    core: &Arc<ServerCore>,
+    session: &Arc<Session>,
+    id: RequestId,
+    ctx: Context,
+    call: BoxFuture<'static, CallOutcome>,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    modern: bool,
+    as_task: Option<TaskOwner>,
+) -> Outcome {
     // Waiting for input it asked for: the answer is an input round.
     let rounds = rounds_of(&ctx);
     if let Some(r) = rounds.as_ref().filter(|r| r.has_requests()) {
@@ -431,16 +456,17 @@ fn missing_capabilities(
     }
     let empty = || Value::Object(mcp_types::JsonObject::new());
     let as_json = serde_json::to_value(declared).unwrap_or(Value::Null);
-    let mut missing: mcp_types::JsonObject = required
-        .iter()
-        .filter(|name| as_json.get(**name).is_none())
-        .map(|name| ((*name).to_owned(), empty()))
-        .collect();
-    let lacked: mcp_types::JsonObject = extensions
+    let mut missing = mcp_types::JsonObject::new();
+    for name in required.iter().filter(|name| as_json.get(**name).is_none()) {
+        missing.insert((*name).to_owned(), empty());
+    }
+    let mut lacked = mcp_types::JsonObject::new();
+    for id in extensions
         .iter()
         .filter(|id| declared.extension(id).is_none())
-        .map(|id| ((*id).to_owned(), empty()))
-        .collect();
+    {
+        lacked.insert((*id).to_owned(), empty());
+    }
     if !lacked.is_empty() {
         missing.insert("extensions".to_owned(), Value::Object(lacked));
     }

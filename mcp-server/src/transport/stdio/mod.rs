@@ -346,7 +346,7 @@ impl Server {
         let mut changes = self.core.changes(&conn.session);
         let session = Arc::clone(&conn.session);
         let out = Arc::clone(&conn.out);
-        AbortOnDrop(tokio::spawn(async move {
+        AbortOnDrop(crate::common::spawn(async move {
             while let Some(notices) = changes.next_notices().await {
                 if session.legacy_version().is_some() {
                     for notice in notices {
