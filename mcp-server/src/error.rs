@@ -190,18 +190,40 @@ impl<E: std::error::Error> From<E> for RequestError {
 /// `Display` says what failed at this level only: [`Error::Io`] returns the
 /// I/O error from `source()`; the other variants are leaves whose message
 /// says everything. Print the chain with [`Chain`](mcp_types::error::Chain).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// Reading from or writing to the transport failed.
-    #[error("transport i/o failed")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     /// The server was configured inconsistently (e.g. two tools with one name).
-    #[error("invalid server configuration: {0}")]
     Config(String),
     /// A tool definition was refused (bad name, empty description, invalid schema).
-    #[error("invalid tool: {0}")]
     InvalidTool(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Io(_) => f.write_str("transport i/o failed"),
+            Error::Config(what) => write!(f, "invalid server configuration: {what}"),
+            Error::InvalidTool(what) => write!(f, "invalid tool: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e),
+            Error::Config(_) | Error::InvalidTool(_) => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
 }
 
 #[cfg(test)]

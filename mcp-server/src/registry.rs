@@ -286,14 +286,22 @@ impl<E: Entry> Live<E> {
         self.changes.subscribe()
     }
 
-    /// Applies `change` to the state and publishes a new snapshot; subscribers
-    /// hear of it only if the visible list really changed.
+    /// Applies `change` to the state and publishes a new snapshot.
     fn update<R>(&self, change: impl FnOnce(&mut LiveState<E>) -> R) -> R {
         let mut state = lock(&self.state);
         let result = change(&mut state);
+        self.publish(&state);
+        result
+    }
+
+    /// Publishes the snapshot of `state` (the lock held); subscribers hear
+    /// of it only if the visible list really changed. Apart from `update`,
+    /// which is compiled for each change, so that this is compiled once
+    /// for each kind of entry.
+    fn publish(&self, state: &LiveState<E>) {
         // Names are unique among all slots, so this cannot fail.
         let Ok(visible) = Registry::new(state.visible()) else {
-            return result;
+            return;
         };
         let old = self.snapshot();
         let same = old.tools.len() == visible.tools.len()
@@ -306,7 +314,6 @@ impl<E: Entry> Live<E> {
             *mcp_wire::sync::write(&self.snapshot) = Arc::new(visible);
             self.changes.send_modify(|generation| *generation += 1);
         }
-        result
     }
 
     /// Whether `entries` could be added: their keys are new and distinct.

@@ -47,12 +47,9 @@ impl Purpose {
 }
 
 /// A key a [`KeyRing`] does not take.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyError {
     /// The secret is too short to resist guessing.
-    #[error(
-        "the secret of key `{id}` has {len} bytes; it needs at least {MIN_SECRET} random bytes"
-    )]
     TooShort {
         /// The key's name.
         id: String,
@@ -60,15 +57,30 @@ pub enum KeyError {
         len: usize,
     },
     /// A key without a name.
-    #[error("a key needs a name (each signed state names the key that signed it)")]
     Unnamed,
     /// Two keys with one name: a state naming it could not say which.
-    #[error("two keys are named `{id}`")]
     Duplicate {
         /// The name.
         id: String,
     },
 }
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyError::TooShort { id, len } => write!(
+                f,
+                "the secret of key `{id}` has {len} bytes; it needs at least {MIN_SECRET} random bytes"
+            ),
+            KeyError::Unnamed => {
+                f.write_str("a key needs a name (each signed state names the key that signed it)")
+            }
+            KeyError::Duplicate { id } => write!(f, "two keys are named `{id}`"),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
 
 /// One named secret.
 #[derive(Clone)]

@@ -23,29 +23,42 @@ use tokio::sync::{oneshot, Notify};
 use crate::common::Outbound;
 
 /// Why an ask got no answer.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AskError {
     /// The client did not declare the capability (`sampling`, `elicitation`, `roots`).
-    #[error("the client does not support {0} (it did not declare the capability)")]
     Unsupported(&'static str),
     /// The client answered with an error.
-    #[error("the client refused the request: {}", .0.message)]
     Refused(ErrorObject),
     /// The answer did not have the expected shape.
-    #[error("the client's answer is invalid: {0}")]
     Invalid(String),
     /// What was to be asked cannot be asked (e.g. a form the spec's
     /// elicitation schema cannot express).
-    #[error("cannot ask the client: {0}")]
     Unaskable(String),
     /// The request was cancelled, or the connection ended, before the answer.
-    #[error("the request ended before the client answered")]
     Cancelled,
     /// The context belongs to no client ([`Context::detached`](crate::Context::detached)).
-    #[error("no client to ask: this context is detached")]
     NoClient,
 }
+
+impl std::fmt::Display for AskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AskError::Unsupported(what) => write!(
+                f,
+                "the client does not support {what} (it did not declare the capability)"
+            ),
+            AskError::Refused(e) => write!(f, "the client refused the request: {}", e.message),
+            AskError::Invalid(why) => write!(f, "the client's answer is invalid: {why}"),
+            AskError::Unaskable(why) => write!(f, "cannot ask the client: {why}"),
+            AskError::Cancelled => f.write_str("the request ended before the client answered"),
+            AskError::NoClient => f.write_str("no client to ask: this context is detached"),
+        }
+    }
+}
+
+/// A leaf: each message says everything (a refusal's error object included).
+impl std::error::Error for AskError {}
 
 /// The legacy session's requests to the client awaiting their responses.
 #[derive(Default)]

@@ -42,12 +42,24 @@ pub type StoreResult<T> = Result<T, StoreError>;
 
 /// The store could not do what was asked (it is down, slow, or refused).
 /// Requests that needed it are answered 503 with `Retry-After`.
-#[derive(Debug, thiserror::Error)]
-#[error("{store} is unavailable")]
+#[derive(Debug)]
 pub struct StoreError {
     store: &'static str,
-    #[source]
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is unavailable", self.store)
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl StoreError {
