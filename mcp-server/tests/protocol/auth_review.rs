@@ -134,6 +134,31 @@ impl Served {
         .await
     }
 
+    /// A 2026-07-28 call of `tool` from a client that can answer
+    /// elicitations, with this token and `extra` params (a retry's
+    /// `inputResponses` and `requestState`).
+    async fn call_asking(&self, tool: &str, token: &str, extra: Value) -> Fetched {
+        let mut meta = support::modern_meta();
+        meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+        let mut params = json!({"name": tool, "arguments": {}, "_meta": meta});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params});
+        let auth = bearer(token);
+        self.request(
+            "POST",
+            &[
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", tool),
+                ("Authorization", &auth),
+            ],
+            &body.to_string(),
+        )
+        .await
+    }
+
     /// A legacy session opened with this token: its id, or the status.
     async fn initialize(&self, token: &str) -> Result<String, u16> {
         let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
@@ -373,29 +398,11 @@ async fn a_request_state_is_accepted_from_the_caller_it_was_issued_to_only() {
         &claims_with(&issuer, &s.resource, &[], &json!({"sub": "mallory"})),
         "k1",
     );
-    let mut meta = support::modern_meta();
-    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
     let call = |token: &str, extra: Value| {
-        let mut params = json!({"name": "confirm", "arguments": {}, "_meta": meta.clone()});
-        for (k, v) in extra.as_object().unwrap() {
-            params[k] = v.clone();
-        }
-        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params});
-        let auth = bearer(token);
         let s = &s;
+        let token = token.to_owned();
         async move {
-            let r = s
-                .request(
-                    "POST",
-                    &[
-                        ("MCP-Protocol-Version", "2026-07-28"),
-                        ("Mcp-Method", "tools/call"),
-                        ("Mcp-Name", "confirm"),
-                        ("Authorization", &auth),
-                    ],
-                    &body.to_string(),
-                )
-                .await;
+            let r = s.call_asking("confirm", &token, extra).await;
             serde_json::from_slice::<Value>(&r.body).unwrap()
         }
     };
@@ -429,31 +436,7 @@ async fn a_retry_refused_for_its_scopes_has_not_used_its_state() {
     // The same subject (alice), with and without the scope the tool needs.
     let writer = issuer.sign(&issuer.claims(&s.resource, "notes:read notes:write"), "k1");
     let reader = issuer.sign(&issuer.claims(&s.resource, "notes:read"), "k1");
-    let mut meta = support::modern_meta();
-    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
-    let call = |token: &str, extra: Value| {
-        let mut params = json!({"name": "confirm_change", "arguments": {}, "_meta": meta.clone()});
-        for (k, v) in extra.as_object().unwrap() {
-            params[k] = v.clone();
-        }
-        let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params});
-        let auth = bearer(token);
-        let s = &s;
-        async move {
-            s.request(
-                "POST",
-                &[
-                    ("MCP-Protocol-Version", "2026-07-28"),
-                    ("Mcp-Method", "tools/call"),
-                    ("Mcp-Name", "confirm_change"),
-                    ("Authorization", &auth),
-                ],
-                &body.to_string(),
-            )
-            .await
-        }
-    };
-    let first = call(&writer, json!({})).await;
+    let first = s.call_asking("confirm_change", &writer, json!({})).await;
     let first: Value = serde_json::from_slice(&first.body).unwrap();
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let key = support::first_input_key(&first["result"]);
@@ -461,16 +444,20 @@ async fn a_retry_refused_for_its_scopes_has_not_used_its_state() {
     let answer = json!({"inputResponses": {key: {"action": "accept", "content": {"answer": "yes"}}},
         "requestState": state});
 
-    let refused = call(&reader, answer.clone()).await;
+    let refused = s
+        .call_asking("confirm_change", &reader, answer.clone())
+        .await;
     assert_eq!(refused.status.as_u16(), 403, "{refused:?}");
     let c = challenge(&refused).expect("a step-up challenge");
     assert_eq!(c.get("error"), Some("insufficient_scope"), "{c:?}");
 
-    let resumed = call(&writer, answer.clone()).await;
+    let resumed = s
+        .call_asking("confirm_change", &writer, answer.clone())
+        .await;
     let resumed: Value = serde_json::from_slice(&resumed.body).unwrap();
     assert_eq!(resumed["result"]["content"][0]["text"], "yes", "{resumed}");
     // And the state is used now: once across the instances.
-    let replayed = call(&writer, answer).await;
+    let replayed = s.call_asking("confirm_change", &writer, answer).await;
     let replayed: Value = serde_json::from_slice(&replayed.body).unwrap();
     assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
 }
