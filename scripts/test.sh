@@ -2,7 +2,7 @@
 # The whole test suite, as CI runs it: installs the external test tools it
 # needs, then runs fmt, clippy, docs, every cargo test (trybuild ui cases and
 # golden wire tests included), the reliability suite (hostile input, property
-# tests, faults, load at full size in release) and the interop tests with
+# tests, faults, load at full size) and the interop tests with
 # real MCP clients, and the agent side against scripted model servers
 # (tests/agent/) that check requests with the official openai and anthropic SDKs.
 # Any failure stops the run with a non-zero exit; nothing is skipped silently.
@@ -51,13 +51,15 @@ step "slim builds: the stdio-only server and client (--no-default-features --fea
 # reused (the build's own hashes keep the two feature sets apart).
 scripts/slim.sh
 
-step "load at full size (optimized): 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
-# The release profile at opt-level 1 and without debug info: this is the only
-# optimized build of the run, and the load test checks every reply, not
-# speed, so the full optimizer (about 50 s more to build here) buys nothing.
-CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=0 MCP_LOAD_FULL=1 \
-  cargo test --release -p mcp-server --test load -- --nocapture
-rm -rf target/release
+step "load at full size: 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
+# The test binary `cargo test --workspace` built and ran at a scaled-down
+# size, run again at full size: no build (the same packages and features),
+# where an optimized build of its own took 134 s on a clean clone for 6 s of
+# load. The debug build is the stricter one (overflow checks, debug
+# assertions). The Nagle test ran in that run; it measures time, and does
+# not share two cores with a million calls.
+MCP_LOAD_FULL=1 cargo test --workspace --test load -- --nocapture \
+  --skip streamed_responses_are_not_delayed_by_nagle
 
 step "interop over stdio: Python mcp client (legacy, auto, 2026-07-28) and MCP Inspector CLI (legacy, modern)"
 tests/interop/run_stdio.sh target/debug/calculator

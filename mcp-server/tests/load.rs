@@ -8,10 +8,11 @@
 //! tools (-32602), nothing else.
 //!
 //! `cargo test` runs a scaled-down load (32 × 300 HTTP calls, 20,000 stdio
-//! calls) that stays fast in debug builds. The full size, which the README's
-//! test command runs, is
-//! `MCP_LOAD_FULL=1 cargo test --release -p mcp-server --test load -- --nocapture`
-//! (32 × 10,000 HTTP calls, 1,000,000 stdio calls); both print calls/s.
+//! calls). The full size, which the README's test command runs in the same
+//! debug build, is
+//! `MCP_LOAD_FULL=1 cargo test -p mcp-server --test load -- --nocapture`
+//! (32 × 10,000 HTTP calls, 1,000,000 stdio calls); both print calls/s,
+//! which say nothing about speed in a debug build (the bench does).
 //! The HTTP test serves the `HttpService` itself (to count its sessions);
 //! `MCP_LOAD_SERVE_HTTP_ON=1` measures `Server::serve_http_on` instead.
 #![allow(
