@@ -18,14 +18,20 @@ impl Files {
         old_text: String,
         new_text: String,
         #[param("Preview only", rename = "dryRun", default = false)] dry_run: bool,
-        #[param("Patterns to skip", rename = "excludePatterns")] exclude_patterns: Option<Vec<String>>,
+        #[param("Patterns to skip", rename = "excludePatterns")] exclude_patterns: Option<
+            Vec<String>,
+        >,
     ) -> String {
         format!("{old_text} {new_text} {dry_run} {exclude_patterns:?}")
     }
 
     #[describe("List a directory")]
     #[param(sort_by, "name or size", default = "name", rename = "sortBy")]
-    pub fn list(&self, sort_by: String, #[param("The entry type", rename = "kind")] r#type: String) -> String {
+    pub fn list(
+        &self,
+        sort_by: String,
+        #[param("The entry type", rename = "kind")] r#type: String,
+    ) -> String {
         format!("{sort_by} {type}", type = r#type)
     }
 
@@ -55,17 +61,25 @@ pub trait RemoteFiles {
     ) -> String;
 }
 
-async fn call<C: mcp_server::types::call::ToolCaller>(files: &FilesClient<C>, remote: &RemoteFilesClient<C>) {
+async fn call<C: mcp_server::types::call::ToolCaller>(
+    files: &FilesClient<C>,
+    remote: &RemoteFilesClient<C>,
+) {
     let _ = files.edit("a".into(), "b".into(), Some(true), None).await;
     let _ = files.list(None, "file".into()).await;
     let _ = remote.edit("a".into(), "b".into(), None).await;
 }
 
-fn main() {
+pub fn main() {
     let _ = call::<std::sync::Arc<mcp_client::Client>>;
     let tools = Files.into_tools();
     let edit = &tools[0].tool().input_schema;
-    let mut keys: Vec<&str> = edit["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = edit["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort_unstable();
     assert_eq!(keys, ["dryRun", "excludePatterns", "newText", "oldText"]);
     assert_eq!(edit["required"], serde_json::json!(["oldText", "newText"]));

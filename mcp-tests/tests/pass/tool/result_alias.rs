@@ -67,4 +67,4 @@ pub async fn use_all<C: ToolCaller>(caller: C) -> Result<(), CallError> {
     Ok(())
 }
 
-fn main() {}
+pub fn main() {}

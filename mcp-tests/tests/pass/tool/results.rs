@@ -66,7 +66,10 @@ impl Kinds {
     }
 
     #[describe("Structured or an error")]
-    pub async fn checked(&self, #[param("The values")] values: Vec<f64>) -> Result<Json<Stats>, ToolError> {
+    pub async fn checked(
+        &self,
+        #[param("The values")] values: Vec<f64>,
+    ) -> Result<Json<Stats>, ToolError> {
         if values.is_empty() {
             return Err(ToolError::new("no values"));
         }
@@ -79,8 +82,14 @@ impl Kinds {
     }
 }
 
-fn main() {
+pub fn main() {
     let tools = Kinds.into_tools();
     assert_eq!(tools.len(), 12);
-    assert!(tools.iter().find(|t| t.name() == "stats").unwrap().tool().output_schema.is_some());
+    assert!(tools
+        .iter()
+        .find(|t| t.name() == "stats")
+        .unwrap()
+        .tool()
+        .output_schema
+        .is_some());
 }

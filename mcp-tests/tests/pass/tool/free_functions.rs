@@ -8,7 +8,10 @@ use mcp_server::{describe, tool, Context, Json, ToolBox, ToolError};
 /// Adds.
 #[tool]
 #[describe("Add two numbers")]
-pub fn add_numbers(#[param("The first number")] a: f64, #[param("The second number")] b: f64) -> f64 {
+pub fn add_numbers(
+    #[param("The first number")] a: f64,
+    #[param("The second number")] b: f64,
+) -> f64 {
     a + b
 }
 
@@ -40,10 +43,16 @@ fn ping() -> &'static str {
 #[describe("Never compiled")]
 pub fn never() -> Nothing {}
 
-fn main() {
+/// Runs the case.
+pub fn main() {
     assert_eq!(AddNumbersTool::NAME, "add_numbers");
     assert_eq!(FetchTool::NAME, "web.fetch");
     assert_eq!(DeleteFileTool.into_tools()[0].name(), "delete_file");
     assert_eq!(PingTool::DESCRIPTION, "Ping");
-    let _: Vec<_> = [AddNumbersTool.into_tools(), FetchTool.into_tools(), PingTool.into_tools()].concat();
+    let _: Vec<_> = [
+        AddNumbersTool.into_tools(),
+        FetchTool.into_tools(),
+        PingTool.into_tools(),
+    ]
+    .concat();
 }

@@ -45,7 +45,7 @@ impl Calculator {
     }
 }
 
-fn main() {
+pub fn main() {
     assert_eq!(Calculator::NAME, "Calculator");
     let tools = Calculator::default().into_tools();
     assert_eq!(tools.len(), 4);

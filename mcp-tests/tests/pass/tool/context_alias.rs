@@ -47,7 +47,7 @@ pub fn echo(ctx: &Ctx, #[param("The text")] text: String) -> String {
     text
 }
 
-fn main() {
+pub fn main() {
     let tools = renamed::Jobs.into_tools();
     // The context is not a parameter: only `n` is in the schema.
     for tool in &tools {

@@ -25,7 +25,10 @@ impl Greeter {
         #[param("Repeats", default = 1)] times: u64,
         #[param("Offset", default = -3)] offset: i8,
     ) -> String {
-        format!("{greeting}{separator}{who}{} x{times} {offset}", mark.unwrap_or_default())
+        format!(
+            "{greeting}{separator}{who}{} x{times} {offset}",
+            mark.unwrap_or_default()
+        )
     }
 
     #[describe("Greet later")]
@@ -72,12 +75,17 @@ pub trait RemoteGreeter {
     ) -> String;
 }
 
-async fn call<C: mcp_server::types::call::ToolCaller>(local: &GreeterClient<C>, remote: &RemoteGreeterClient<C>) {
-    let _ = local.greet(None, Some("you".into()), None, None, Some(2), None).await;
+async fn call<C: mcp_server::types::call::ToolCaller>(
+    local: &GreeterClient<C>,
+    remote: &RemoteGreeterClient<C>,
+) {
+    let _ = local
+        .greet(None, Some("you".into()), None, None, Some(2), None)
+        .await;
     let _ = remote.greet(Some("Hi".into()), None, None, Some(2)).await;
 }
 
-fn main() {
+pub fn main() {
     let _ = Greeter.into_tools();
     let _ = GoodbyeTool.into_tools();
     let _ = call::<std::sync::Arc<mcp_client::Client>>;

@@ -19,7 +19,14 @@ pub struct Register<T> {
 #[tool(description = "One register of any value type")]
 impl<T> Register<T>
 where
-    T: Clone + Display + Serialize + DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static,
+    T: Clone
+        + Display
+        + Serialize
+        + DeserializeOwned
+        + schemars::JsonSchema
+        + Send
+        + Sync
+        + 'static,
 {
     #[describe("Read the register")]
     pub fn read(&self) -> Json<T> {
@@ -142,8 +149,13 @@ where
     Ok(old + &label)
 }
 
-fn main() {
+pub fn main() {
     assert_eq!(Register::<u32>::default().into_tools().len(), 2);
-    let _ = (QuietClient, Quiet.into_tools(), inner::Vault.into_tools(), inner::door());
+    let _ = (
+        QuietClient,
+        Quiet.into_tools(),
+        inner::Vault.into_tools(),
+        inner::door(),
+    );
     let _ = Cell::<u8>::default();
 }

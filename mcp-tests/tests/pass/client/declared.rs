@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use mcp_client::{tool, Json};
 use mcp_client::types::call::{CallError, ToolCaller};
 use mcp_client::types::{CallToolResult, ContentBlock};
+use mcp_client::{tool, Json};
 
 /// A day of forecast.
 #[derive(Debug, serde::Deserialize)]
@@ -32,11 +32,19 @@ pub trait Weather {
     /// The forecast.
     #[describe("The forecast for a city")]
     #[param(city, "The city")]
-    async fn forecast(&self, city: String, #[param("How many days", default = 3)] days: u32) -> Json<Vec<Day>>;
+    async fn forecast(
+        &self,
+        city: String,
+        #[param("How many days", default = 3)] days: u32,
+    ) -> Json<Vec<Day>>;
 
     #[describe("The temperature")]
     #[tool(name = "get-temperature")]
-    async fn temperature(&self, #[param("Where")] at: Place, #[param("Units")] units: Option<String>) -> f64;
+    async fn temperature(
+        &self,
+        #[param("Where")] at: Place,
+        #[param("Units")] units: Option<String>,
+    ) -> f64;
 
     #[describe("Is it raining")]
     async fn raining(&self, #[param("The city")] city: String) -> bool;
@@ -60,7 +68,10 @@ pub trait Weather {
     async fn whole(&self) -> CallToolResult;
 
     #[describe("Stations")]
-    async fn stations(&self, #[param("Filters")] filters: HashMap<String, String>) -> Json<HashMap<String, u32>>;
+    async fn stations(
+        &self,
+        #[param("Filters")] filters: HashMap<String, String>,
+    ) -> Json<HashMap<String, u32>>;
 
     #[describe("One block")]
     async fn block(&self) -> ContentBlock;
@@ -82,7 +93,9 @@ pub trait Weather {
 pub async fn use_all<C: ToolCaller>(caller: C) -> Result<(), CallError> {
     let client = WeatherClient::connect(caller).await?;
     let _: Vec<Day> = client.forecast("Paris".into(), None).await?;
-    let _: f64 = client.temperature(Place { lat: 0.0, lon: 0.0 }, Some("C".into())).await?;
+    let _: f64 = client
+        .temperature(Place { lat: 0.0, lon: 0.0 }, Some("C".into()))
+        .await?;
     let _: bool = client.raining("Paris".into()).await?;
     let _: String = client.summary().await?;
     client.refresh().await?;
@@ -116,6 +129,7 @@ mod private {
     }
 }
 
-fn main() {
+/// Runs the case.
+pub fn main() {
     let _: Option<private::CrateClient<()>> = None;
 }

@@ -45,7 +45,10 @@ impl Archive {
             .iter()
             .filter(|d| d.contains(&query))
             .take(max_results as usize)
-            .map(|d| Hit { title: d.clone(), score: 1.0 })
+            .map(|d| Hit {
+                title: d.clone(),
+                score: 1.0,
+            })
             .collect();
         Ok(Json(hits))
     }
@@ -53,7 +56,12 @@ impl Archive {
     #[describe("Count the documents per word")]
     #[param(words, "The words to count")]
     #[param(case_sensitive, "Match case", default = false)]
-    pub fn count(&self, words: Vec<String>, case_sensitive: bool, ctx: &Context) -> Json<HashMap<String, usize>> {
+    pub fn count(
+        &self,
+        words: Vec<String>,
+        case_sensitive: bool,
+        ctx: &Context,
+    ) -> Json<HashMap<String, usize>> {
         ctx.debug("counting");
         let counts = words
             .into_iter()
@@ -76,7 +84,10 @@ impl Archive {
     }
 
     #[describe("Add a document")]
-    pub async fn add(&mut self, #[param("The document's text")] text: String) -> Result<String, ToolError> {
+    pub async fn add(
+        &mut self,
+        #[param("The document's text")] text: String,
+    ) -> Result<String, ToolError> {
         if text.is_empty() {
             return Err(ToolError::new("empty document"));
         }
@@ -85,7 +96,7 @@ impl Archive {
     }
 }
 
-fn main() {
+pub fn main() {
     let tools = Archive::default().into_tools();
     assert_eq!(tools.len(), 3);
 }

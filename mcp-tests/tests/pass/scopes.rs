@@ -9,7 +9,11 @@ use mcp_server::{tool, ToolBox};
 #[derive(Debug, Default)]
 pub struct Notes;
 
-#[tool(description = "Notes behind OAuth", scopes("notes:read"), client = false)]
+#[tool(
+    description = "Notes behind OAuth",
+    scopes("notes:read"),
+    client = false
+)]
 #[allow(missing_docs)]
 impl Notes {
     #[describe("Read a note")]
@@ -62,13 +66,17 @@ fn scopes(entry: &mcp_server::ToolEntry) -> Vec<&str> {
     entry.scopes().collect()
 }
 
-fn main() {
+/// Runs the case.
+pub fn main() {
     let items = Notes.into_items();
     let tools = &items.tools;
     assert_eq!(scopes(&tools[0]), ["notes:read"]);
     assert_eq!(scopes(&tools[1]), ["notes:read", "notes:write", "audit"]);
     let prompts: Vec<Vec<&str>> = items.prompts.iter().map(|p| p.scopes().collect()).collect();
-    assert_eq!(prompts, [vec!["notes:read", "notes:summary"], vec!["notes:read"]]);
+    assert_eq!(
+        prompts,
+        [vec!["notes:read", "notes:summary"], vec!["notes:read"]]
+    );
     let index: Vec<&str> = items.resources[0].scopes().collect();
     assert_eq!(index, ["notes:read"]);
     let note: Vec<&str> = items.templates[0].scopes().collect();

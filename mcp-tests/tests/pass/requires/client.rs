@@ -55,8 +55,9 @@ impl ToolCaller for Echo {
     }
 }
 
+/// Runs the case.
 #[tokio::main(flavor = "current_thread")]
-async fn main() {
+pub async fn main() {
     let names: Vec<String> = Asking
         .into_tools()
         .iter()

@@ -15,7 +15,14 @@ pub struct Register<T> {
 #[tool(description = "One register of any value type")]
 impl<T> Register<T>
 where
-    T: Clone + Display + Serialize + DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static,
+    T: Clone
+        + Display
+        + Serialize
+        + DeserializeOwned
+        + schemars::JsonSchema
+        + Send
+        + Sync
+        + 'static,
 {
     #[describe("Read the register")]
     pub fn read(&self) -> Json<T> {
@@ -40,7 +47,7 @@ impl Labelled<'static> {
     }
 }
 
-fn main() {
+pub fn main() {
     assert_eq!(<Register<u32>>::NAME, "Register");
     assert_eq!(Register::<u32>::default().into_tools().len(), 2);
     assert_eq!(Labelled { label: "x" }.into_tools().len(), 1);

@@ -79,7 +79,9 @@ impl Kinds {
 
     #[describe("Structured, not deserializable")]
     pub fn stats(&self, #[param("The values")] values: Vec<f64>) -> Json<Stats> {
-        Json(Stats { count: values.len() as u64 })
+        Json(Stats {
+            count: values.len() as u64,
+        })
     }
 
     #[describe("Structured or an error")]
@@ -99,7 +101,11 @@ impl Kinds {
     }
 
     #[describe("An argument the client can send")]
-    pub fn norm2(&self, #[param("The point")] p: Sendable, #[param("Scale", default = 1.0)] scale: f64) -> f64 {
+    pub fn norm2(
+        &self,
+        #[param("The point")] p: Sendable,
+        #[param("Scale", default = 1.0)] scale: f64,
+    ) -> f64 {
         p.x.abs() * scale
     }
 
@@ -127,7 +133,8 @@ pub async fn use_all<C: ToolCaller>(client: &KindsClient<C>) -> Result<(), CallE
     Ok(())
 }
 
-fn main() {
+/// Runs the case.
+pub fn main() {
     fn is_send<T: Send>(_: &T) {}
     struct Never;
     impl ToolCaller for Never {
@@ -140,7 +147,8 @@ fn main() {
         }
         fn list_all_tools(
             &self,
-        ) -> mcp_server::types::call::BoxFuture<'_, Result<Vec<mcp_server::types::Tool>, CallError>> {
+        ) -> mcp_server::types::call::BoxFuture<'_, Result<Vec<mcp_server::types::Tool>, CallError>>
+        {
             Box::pin(async { Ok(Vec::new()) })
         }
     }

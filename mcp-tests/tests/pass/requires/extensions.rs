@@ -12,4 +12,4 @@ impl Apps {
     }
 }
 
-fn main() {}
+pub fn main() {}

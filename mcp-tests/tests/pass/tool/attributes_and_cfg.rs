@@ -59,7 +59,7 @@ impl Notes {
     fn helper(&self) {}
 }
 
-fn main() {
+pub fn main() {
     let tools = Notes::default().into_tools();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     #[cfg(not(windows))]
