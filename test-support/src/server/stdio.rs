@@ -193,10 +193,42 @@ pub fn calculator_bin() -> PathBuf {
             let dir = exe.parent().and_then(|d| d.parent()).unwrap().to_owned();
             let bin = dir.join(format!("calculator{}", std::env::consts::EXE_SUFFIX));
             // Always asked for: cargo does nothing when it is up to date, and a
-            // binary left from an earlier build would test old code.
+            // binary left from an earlier build would test old code. Built as
+            // `cargo test --workspace` builds it (the examples' integration
+            // tests need every example binary), so that under that command
+            // this finds it fresh; `cargo build -p mcp-examples` resolves
+            // features of its own and built the server and the examples again.
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut cmd = std::process::Command::new(cargo);
-            cmd.args(["build", "-q", "-p", "mcp-examples", "--bin", "calculator"]);
+            cmd.args([
+                "test",
+                "-q",
+                "--workspace",
+                "--no-run",
+                "--test",
+                "programs",
+            ]);
+            // Without what cargo set for this test (`CARGO_MANIFEST_DIR`,
+            // `CARGO_PKG_NAME`...): build scripts that watch them (ring's)
+            // would see them changed, and run again with all that depends on them.
+            for (key, _) in std::env::vars_os() {
+                let key = key.to_string_lossy();
+                if key == "OUT_DIR"
+                    || [
+                        "CARGO_MANIFEST_",
+                        "CARGO_PKG_",
+                        "CARGO_CRATE_NAME",
+                        "CARGO_BIN_",
+                        "CARGO_PRIMARY_PACKAGE",
+                        "CARGO_TARGET_TMPDIR",
+                        "CARGO_RUSTC_CURRENT_DIR",
+                    ]
+                    .iter()
+                    .any(|set| key.starts_with(set))
+                {
+                    cmd.env_remove(&*key);
+                }
+            }
             if !cfg!(debug_assertions) {
                 cmd.arg("--release");
             }
