@@ -36,7 +36,8 @@
 //!
 //! Everything here is synchronous and uses only std and `serde_json`: the
 //! calls block the calling thread for the few milliseconds a local HTTP
-//! exchange takes (`start` for the ~3 s the Python imports take). That is fine
+//! exchange takes (`start`, when no server is idle, for the second or more
+//! the Python imports take). That is fine
 //! in `#[tokio::test]` too, because the server is a separate process: call
 //! them before or after awaiting the agent, not from inside a task the agent
 //! needs in order to progress.
@@ -44,8 +45,13 @@
 //! Python: `$MCP_PYTHON` if set, else `<repo>/.tools/pyenv/bin/python`, as
 //! made by `scripts/install-tools.sh`. A missing Python is a loud failure,
 //! never a skip. The server exits on its own after 600 s and as soon as the
-//! test process goes away (it watches its stdin, which only we hold), and
-//! [`Drop`] kills it.
+//! test process goes away (it watches its stdin, which only we hold).
+//!
+//! A server whose [`ScriptedModel`] is dropped (its test over, without a
+//! panic) waits for the next test of the same process, which takes it with
+//! `POST /__reset`: its script, log and Responses-API memory emptied, its key
+//! set, as if just started. One Python start per test thread instead of one
+//! per test (the agent tests started 35).
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -95,12 +101,43 @@ pub fn python() -> PathBuf {
 /// A running `tests/agent/scripted_model.py`. See the module docs.
 #[derive(Debug)]
 pub struct ScriptedModel {
+    /// Always `Some` until dropped, when it goes back to [`IDLE`].
+    server: Option<Server>,
+}
+
+/// Servers whose test is over, for the next [`ScriptedModel::start`].
+static IDLE: Mutex<Vec<Server>> = Mutex::new(Vec::new());
+
+/// One server process. Dropping it stops it.
+#[derive(Debug)]
+struct Server {
     child: Child,
     /// Held open: the server exits when it closes (`--exit-on-stdin-eof`).
     stdin: Option<ChildStdin>,
     port: u16,
     /// The server's stderr (one line per request, refusals spelled out).
     log: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take()); // EOF: the server exits by itself ...
+        let _ = self.child.kill(); // ... and is killed in case it did not yet
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ScriptedModel {
+    fn drop(&mut self) {
+        let Some(mut server) = self.server.take() else {
+            return;
+        };
+        if !thread::panicking() && matches!(server.child.try_wait(), Ok(None)) {
+            IDLE.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(server);
+        }
+    }
 }
 
 impl ScriptedModel {
@@ -111,6 +148,40 @@ impl ScriptedModel {
     /// still needs one). Blocks until the server listens; panics, with the
     /// server's output, if it does not start or refuses the script.
     pub fn start(script: Value, api_key: &str) -> ScriptedModel {
+        let server = Self::idle(api_key).unwrap_or_else(|| Self::spawn(api_key));
+        let model = ScriptedModel {
+            server: Some(server),
+        };
+        model.set_script(script);
+        model
+    }
+
+    /// An idle server, reset to an empty script and `api_key`; `None` when
+    /// none is idle (one that does not answer its reset is stopped).
+    fn idle(api_key: &str) -> Option<Server> {
+        let key = if api_key.is_empty() {
+            Value::Null
+        } else {
+            Value::from(api_key)
+        };
+        let body = serde_json::json!({ "api_key": key }).to_string();
+        loop {
+            let server = IDLE.lock().unwrap_or_else(PoisonError::into_inner).pop()?;
+            server
+                .log
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+            let headers = [("content-type", "application/json")];
+            match http_request(server.port, "POST", "/__reset", &headers, body.as_bytes()) {
+                Ok(reply) if reply.status == 200 => return Some(server),
+                _ => drop(server),
+            }
+        }
+    }
+
+    /// A new server process, listening, with an empty script.
+    fn spawn(api_key: &str) -> Server {
         let server_py = repo_root().join("tests/agent/scripted_model.py");
         let mut cmd = Command::new(python());
         cmd.arg(&server_py)
@@ -161,24 +232,26 @@ impl ScriptedModel {
             );
         };
         let stdin = child.stdin.take();
-        let model = ScriptedModel {
+        Server {
             child,
             stdin,
             port,
             log,
-        };
-        model.set_script(script);
-        model
+        }
+    }
+
+    fn server(&self) -> &Server {
+        self.server.as_ref().expect("a server until dropped")
     }
 
     /// The port on 127.0.0.1.
     pub fn port(&self) -> u16 {
-        self.port
+        self.server().port
     }
 
     /// `http://127.0.0.1:PORT` (the Anthropic base URL: requests go to `/v1/messages`).
     pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("http://127.0.0.1:{}", self.port())
     }
 
     /// `http://127.0.0.1:PORT/v1` (the OpenAI base URL: requests go to `/chat/completions` under it).
@@ -323,7 +396,8 @@ impl ScriptedModel {
 
     /// The server's stderr so far.
     pub fn log(&self) -> String {
-        self.log
+        self.server()
+            .log
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
@@ -339,16 +413,8 @@ impl ScriptedModel {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> Response {
-        http_request(self.port, method, path, headers, body)
+        http_request(self.port(), method, path, headers, body)
             .unwrap_or_else(|e| panic!("{method} {path} to the scripted model server: {e}"))
-    }
-}
-
-impl Drop for ScriptedModel {
-    fn drop(&mut self) {
-        drop(self.stdin.take()); // EOF: the server exits by itself ...
-        let _ = self.child.kill(); // ... and is killed in case it did not yet
-        let _ = self.child.wait();
     }
 }
 

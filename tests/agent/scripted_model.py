@@ -40,6 +40,11 @@ Endpoints
                     script is malformed. The log (requests, failures) is kept:
                     each record carries its script generation ("script") and
                     step index ("step") so a test can pick its own requests.
+  POST /__reset     {"api_key": KEY|null}: back to a server just started with an
+                    empty script and that key (--api-key), its log and
+                    Responses-API memory emptied: a test harness reuses one
+                    server for test after test (starting Python with the SDKs
+                    takes over a second).
 
 /__status:
   consumed   number of steps taken since the server started (all scripts)
@@ -1875,22 +1880,42 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
     # ---- control endpoints
+    # Each request works on the state it started under: a request still in
+    # flight when a test resets the server (POST /__reset) does not write into
+    # the next test's log.
+    state: State
+
     def do_GET(self) -> None:  # noqa: N802
+        self.state = STATE
         path = self.path.split("?", 1)[0]
         if path == "/__status":
-            self._send_json(200, STATE.status())
+            self._send_json(200, self.state.status())
         else:
             self._model_request(path)
 
     def do_POST(self) -> None:  # noqa: N802
+        global STATE
+        self.state = STATE
         path = self.path.split("?", 1)[0]
+        if path == "/__reset":
+            try:
+                request = json.loads(self._read_body() or b"null")
+                api_key = request["api_key"]
+                assert api_key is None or isinstance(api_key, str)
+            except (ValueError, KeyError, TypeError, AssertionError) as e:
+                self._send_json(400, {"ok": False, "error": f"bad reset: {e!r}"})
+                return
+            STATE = State([], api_key)
+            log(f"reset: empty script, api key {'set' if api_key else 'not checked'}")
+            self._send_json(200, {"ok": True})
+            return
         if path == "/__script":
             try:
                 steps = check_script(json.loads(self._read_body() or b"null"))
             except (ValueError, ScriptError) as e:
                 self._send_json(400, {"ok": False, "error": f"bad script: {e}"})
                 return
-            generation = STATE.replace_script(steps)
+            generation = self.state.replace_script(steps)
             log(f"script {generation} loaded: {len(steps)} steps")
             self._send_json(200, {"ok": True, "script": generation, "steps": len(steps)})
             return
@@ -1927,6 +1952,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send_json(200, {"problems": problems})
 
     def do_PUT(self) -> None:  # noqa: N802
+        self.state = STATE
         self._model_request(self.path.split("?", 1)[0])
 
     do_DELETE = do_PUT
@@ -1949,18 +1975,18 @@ class Handler(BaseHTTPRequestHandler):
             "method": self.command, "path": path, "headers": mask_headers(self.headers), "body": body,
             "script": None, "step": None, "status": None, "problems": [], "client_disconnected": False,
         }
-        with STATE.lock:
-            record["index"] = len(STATE.requests)
-            STATE.requests.append(record)
-            record["script"] = STATE.generation
+        with self.state.lock:
+            record["index"] = len(self.state.requests)
+            self.state.requests.append(record)
+            record["script"] = self.state.generation
             step = None
             if provider is not None and self.command == "POST":
-                if STATE.next_step < len(STATE.steps):
-                    record["step"] = STATE.next_step
-                    step = STATE.steps[STATE.next_step]
-                    STATE.next_step += 1
-                    STATE.consumed += 1
-            step_no = STATE.consumed
+                if self.state.next_step < len(self.state.steps):
+                    record["step"] = self.state.next_step
+                    step = self.state.steps[self.state.next_step]
+                    self.state.next_step += 1
+                    self.state.consumed += 1
+            step_no = self.state.consumed
 
         if provider is None or self.command != "POST":
             status, problems = (404, [f"no such endpoint: {self.command} {path}"]) if provider is None \
@@ -1972,8 +1998,8 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(record, provider, 400, ["script exhausted: no step left for this request"] + problems)
             return
         if not problems:
-            with STATE.lock:
-                last_response_id = STATE.last_response_id
+            with self.state.lock:
+                last_response_id = self.state.last_response_id
             problems = expectation_problems(provider, step, body, last_response_id)
         if problems:
             self._refuse(record, provider, 400, problems)
@@ -1999,7 +2025,7 @@ class Handler(BaseHTTPRequestHandler):
         if ctype.split(";")[0].strip().lower() != "application/json":
             problems.append(f"content-type must be application/json, got {ctype!r}")
         auth = self.headers.get("authorization")
-        key = STATE.api_key
+        key = self.state.api_key
         if provider in ("openai", "openai_responses"):
             if key is not None and auth != f"Bearer {key}":
                 problems.append("authorization: expected \"Bearer <the API key>\"" + (
@@ -2033,8 +2059,8 @@ class Handler(BaseHTTPRequestHandler):
             type_problems = validator.problems(raw)
             problems += type_problems
             if not type_problems:
-                with STATE.lock:
-                    produced = copy.deepcopy(STATE.responses)
+                with self.state.lock:
+                    produced = copy.deepcopy(self.state.responses)
                 problems += (responses_rules(body, produced) + responses_media_problems(body)
                              + output_schema_problems(provider, body))
         else:
@@ -2048,8 +2074,8 @@ class Handler(BaseHTTPRequestHandler):
     def _refuse(self, record: dict, provider: str, status: int, problems: list[str]) -> None:
         record["status"] = status
         record["problems"] = problems
-        with STATE.lock:
-            STATE.failures.append({
+        with self.state.lock:
+            self.state.failures.append({
                 "request": record["index"], "script": record["script"], "step": record["step"],
                 "path": record["path"], "problems": problems,
             })
@@ -2095,14 +2121,14 @@ class Handler(BaseHTTPRequestHandler):
             elif provider == "openai_responses":
                 events = responses_events(respond, body, model, step_no, rid, truncate)
                 if not truncate:
-                    STATE.remember_response(rid, responses_output(respond, step_no)[0])
+                    self.state.remember_response(rid, responses_output(respond, step_no)[0])
             else:
                 events = anthropic_events(respond, model, step_no, rid, truncate)
             record["status"] = 200
             self._stream(events, headers, step.get("chunk_delay_ms", 0), close=truncate)
         elif provider == "openai_responses":
             answer = responses_response(respond, body, model, step_no, rid)
-            STATE.remember_response(rid, answer["output"])
+            self.state.remember_response(rid, answer["output"])
             record["status"] = 200
             self._send_json(200, answer, headers)
         else:

@@ -72,3 +72,59 @@ fn scripted_model_records_a_refused_request() {
         "assert_clean must panic on a refused request"
     );
 }
+
+/// `POST /__reset` (how a server is reused for the next test): its requests,
+/// failures and script are gone, and the key given is the one checked.
+#[test]
+fn scripted_model_reset_is_a_server_just_started() {
+    let model = ScriptedModel::start(json!({"steps": [{"respond": {"text": "unused"}}]}), "");
+    let chat = |key: &str| {
+        let auth = format!("Bearer {key}");
+        model.request(
+            "POST",
+            "/v1/chat/completions",
+            &[
+                ("content-type", "application/json"),
+                ("authorization", &auth),
+            ],
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi", "bogus": 1}]})
+                .to_string()
+                .as_bytes(),
+        )
+    };
+    assert_eq!(chat("any").status, 400);
+    assert_eq!(model.failures().len(), 1);
+
+    let reset = |body: &str| {
+        model.request(
+            "POST",
+            "/__reset",
+            &[("content-type", "application/json")],
+            body.as_bytes(),
+        )
+    };
+    assert_eq!(reset(r#"{"api_key": "sk-after"}"#).status, 200);
+    let status = model.status();
+    assert_eq!(
+        (&status["consumed"], &status["remaining"], &status["script"]),
+        (&json!(0), &json!(0), &json!(0)),
+        "{status}"
+    );
+    assert_eq!(status["requests"], json!([]));
+    assert_eq!(status["failures"], json!([]));
+    let wrong_key =
+        |failure: &serde_json::Value| failure["problems"].to_string().contains("wrong key");
+    assert_eq!(chat("any").status, 400);
+    assert_eq!(chat("sk-after").status, 400);
+    let failures = model.failures();
+    assert_eq!(
+        failures.iter().map(wrong_key).collect::<Vec<_>>(),
+        [true, false],
+        "the new key is checked: {failures:?}"
+    );
+    assert_eq!(
+        reset(r#"{"key": 1}"#).status,
+        400,
+        "a reset without api_key"
+    );
+}
