@@ -3,8 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::lifecycle::ToolsCapability;
-use mcp_types::{Implementation, JsonObject, ServerCapabilities};
+use mcp_types::{Implementation, JsonObject};
 
 use crate::dispatch::{CallLimits, CoreParts, Policy, ServerCore};
 use crate::error::Error;
@@ -382,15 +381,14 @@ impl ServerBuilder {
             keys.check()
                 .map_err(|e| Error::Config(format!("requestState keys: {e}")))?;
         }
-        let capabilities = declared_capabilities(&this.items, this.offer_all, extensions);
-        let mut catalog = Catalog::new(this.items)?;
-        catalog.completions_offered = capabilities.completions.is_some();
+        let catalog = Catalog::new(this.items)?;
         let ttl_ms = u64::try_from(this.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(Server {
             core: Arc::new(ServerCore::new(CoreParts {
                 info: this.info,
                 instructions: this.instructions,
-                capabilities,
+                offer_all: this.offer_all,
+                extensions,
                 catalog,
                 page_size: this.page_size,
                 list_ttl_ms: ttl_ms,
@@ -454,42 +452,6 @@ fn declared_extensions(
         }
     }
     Ok(extensions)
-}
-
-/// What a server with `items` declares at `initialize` (everything with
-/// `offer_all`): tools and logging always, prompts, resources and
-/// completion when it has some, and `extensions`. Lists can change at run
-/// time (`ServerHandle`): clients hear of it.
-fn declared_capabilities(
-    items: &Items,
-    offer_all: bool,
-    extensions: JsonObject,
-) -> ServerCapabilities {
-    let offers_prompts = offer_all || !items.prompts.is_empty();
-    let offers_resources = offer_all || !items.resources.is_empty() || !items.templates.is_empty();
-    let completes = offer_all
-        || items.prompts.iter().any(|p| !p.completions.is_empty())
-        || items.templates.iter().any(|t| !t.completions.is_empty());
-    let list_changed = || {
-        let mut c = JsonObject::new();
-        c.insert("listChanged".into(), true.into());
-        c
-    };
-    ServerCapabilities {
-        tools: Some(ToolsCapability {
-            list_changed: Some(true),
-        }),
-        logging: Some(JsonObject::new()),
-        prompts: offers_prompts.then(list_changed),
-        resources: offers_resources.then(|| {
-            let mut c = list_changed();
-            c.insert("subscribe".into(), true.into());
-            c
-        }),
-        completions: completes.then(JsonObject::new),
-        extensions: (!extensions.is_empty()).then_some(extensions),
-        ..ServerCapabilities::default()
-    }
 }
 
 /// An MCP server: tools plus the protocol handling for both eras. Serve it

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use mcp_types::completion::{
     Completion as Suggestions, CompletionArgument, CompletionContext, CompletionRef,
 };
-use mcp_types::{method, CompleteResult, ErrorObject, Meta, ResultType, ServerCapabilities};
+use mcp_types::{
+    method, CompleteResult, ErrorObject, JsonObject, Meta, ResultType, ServerCapabilities,
+};
 
 use super::era::Era;
 use super::user_code::UserParams;
@@ -24,20 +26,39 @@ use crate::resource::TemplateEntry;
 pub(crate) struct Completion {
     prompts: Arc<Live<PromptEntry>>,
     templates: Arc<Live<TemplateEntry>>,
-    declared: bool,
+    /// Whether the server declares `completions` (fixed at build).
+    pub(super) declared: bool,
 }
 
 impl Completion {
-    pub(super) fn new(catalog: &Catalog, capabilities: &ServerCapabilities) -> Completion {
+    /// Declared when a prompt or template has completion functions at
+    /// build, or `offer_all`.
+    pub(super) fn new(catalog: &Catalog, offer_all: bool) -> Completion {
+        let completes = catalog
+            .prompts
+            .snapshot()
+            .entries()
+            .iter()
+            .any(|p| !p.completions.is_empty())
+            || catalog
+                .templates
+                .snapshot()
+                .entries()
+                .iter()
+                .any(|t| !t.completions.is_empty());
         Completion {
             prompts: Arc::clone(&catalog.prompts),
             templates: Arc::clone(&catalog.templates),
-            declared: capabilities.completions.is_some(),
+            declared: offer_all || completes,
         }
     }
 }
 
 impl Capability for Completion {
+    fn declare(&self, declared: &mut ServerCapabilities) {
+        declared.completions = self.declared.then(JsonObject::new);
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,

@@ -13,7 +13,7 @@ use mcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
 use mcp_types::notification::SetLevelParams;
 use mcp_types::{
     method, CacheScope, DiscoverResult, ErrorObject, InitializeParams, InitializeResult,
-    ProtocolVersion, RequestId, ResultType,
+    JsonObject, ProtocolVersion, RequestId, ResultType, ServerCapabilities,
 };
 use mcp_wire::sync::lock;
 use serde_json::Value;
@@ -63,6 +63,11 @@ impl Lifecycle {
 }
 
 impl Capability for Lifecycle {
+    /// `logging`: `logging/setLevel` is answered here.
+    fn declare(&self, declared: &mut ServerCapabilities) {
+        declared.logging = Some(JsonObject::new());
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,
@@ -115,7 +120,7 @@ impl Lifecycle {
             id.clone(),
             InitializeResult {
                 protocol_version: version,
-                capabilities: core.capabilities.clone(),
+                capabilities: core.declared.clone(),
                 server_info: core.info.clone(),
                 instructions: self.instructions.clone(),
                 meta: None,
@@ -140,7 +145,7 @@ impl Lifecycle {
                     .iter()
                     .map(|v| v.as_str().to_owned())
                     .collect(),
-                capabilities: core.capabilities.clone(),
+                capabilities: core.declared.clone(),
                 instructions: self.instructions.clone(),
                 ttl_ms: core.list_ttl_ms,
                 cache_scope: CacheScope::Public,

@@ -56,7 +56,9 @@ use mcp_types::jsonrpc::RawJson;
 use mcp_types::jsonrpc::RawMessage;
 use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
 use mcp_types::notification::CancelledParams;
-use mcp_types::{method, ErrorObject, Implementation, Meta, RequestId, ServerCapabilities};
+use mcp_types::{
+    method, ErrorObject, Implementation, JsonObject, Meta, RequestId, ServerCapabilities,
+};
 use mcp_wire::sync::lock;
 use serde_json::Value;
 
@@ -95,7 +97,9 @@ use tools::Tools;
 /// order requests are offered to them ([`ServerCore::capabilities`]).
 pub(crate) struct ServerCore {
     pub(crate) info: Implementation,
-    pub(crate) capabilities: ServerCapabilities,
+    /// What the server declares at `initialize`: each capability's share
+    /// ([`Capability::declare`]) and the extensions.
+    pub(crate) declared: ServerCapabilities,
     pub(crate) catalog: Arc<Catalog>,
     /// The handle tools reach through `Context::server` (built once).
     pub(crate) handle: Arc<ServerHandle>,
@@ -209,7 +213,11 @@ fn failed(id: RequestId, error: ErrorObject) -> Outcome {
 pub(crate) struct CoreParts {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) capabilities: ServerCapabilities,
+    /// Whether prompts, resources and completion are declared even with none
+    /// (`ServerBuilder::offer_prompts_and_resources`).
+    pub(crate) offer_all: bool,
+    /// The extensions declared at `initialize`, settled by the builder.
+    pub(crate) extensions: JsonObject,
     pub(crate) catalog: Catalog,
     pub(crate) page_size: usize,
     pub(crate) list_ttl_ms: u64,
@@ -224,8 +232,9 @@ impl ServerCore {
         let CoreParts {
             info,
             instructions,
-            capabilities,
-            catalog,
+            offer_all,
+            extensions,
+            mut catalog,
             page_size,
             list_ttl_ms,
             policy,
@@ -238,26 +247,31 @@ impl ServerCore {
             meta_key::SERVER_INFO.to_owned(),
             serde_json::to_value(&info).unwrap_or(Value::Null),
         );
+        let completion = Completion::new(&catalog, offer_all);
+        catalog.completions_offered = completion.declared;
         let catalog = Arc::new(catalog);
         let layers: Vec<Box<dyn DispatchLayer>> = vec![
             #[cfg(feature = "otel")]
             Box::new(telemetry::Tracing),
         ];
-        ServerCore {
+        let mut core = ServerCore {
             layers,
             handle: Arc::new(ServerHandle::new(&info.name, Arc::clone(&catalog))),
             info,
             lifecycle: Lifecycle::new(instructions),
             tools: Tools::new(&catalog, policy.tools),
-            prompts: Prompts::new(&catalog, &capabilities),
-            resources: Resources::new(&catalog, &capabilities),
-            completion: Completion::new(&catalog, &capabilities),
+            prompts: Prompts::new(&catalog, offer_all),
+            resources: Resources::new(&catalog, offer_all),
+            completion,
             listen: Listen,
-            tasks: tasks::Tasks::new(policy.max_tasks_per_caller, &capabilities),
+            tasks: tasks::Tasks::new(
+                policy.max_tasks_per_caller,
+                extensions.contains_key(mcp_types::extension::TASKS),
+            ),
             offer_visibility: policy.offer_visibility,
             #[cfg(feature = "skills")]
             skills: skills::SkillMethods::new(skills),
-            capabilities,
+            declared: ServerCapabilities::default(),
             catalog,
             page_size,
             list_ttl_ms,
@@ -267,11 +281,27 @@ impl ServerCore {
             signer,
             #[cfg(feature = "http")]
             claims: std::sync::OnceLock::new(),
+        };
+        core.declared = core.declare(extensions);
+        core
+    }
+
+    /// What the server declares at `initialize`: `extensions`, and each
+    /// capability's share.
+    fn declare(&self, extensions: JsonObject) -> ServerCapabilities {
+        let mut declared = ServerCapabilities {
+            extensions: (!extensions.is_empty()).then_some(extensions),
+            ..ServerCapabilities::default()
+        };
+        for capability in self.capabilities() {
+            capability.declare(&mut declared);
         }
+        declared
     }
 
     /// The capabilities, in the order requests are offered to them. Adding
-    /// one is a module implementing [`Capability`], a field, and a line here.
+    /// one is a module implementing [`Capability`] (what it answers, declares,
+    /// feeds and agrees to), a field, and a line here.
     fn capabilities(&self) -> impl Iterator<Item = &dyn Capability> {
         let all: [&dyn Capability; 7] = [
             &self.lifecycle,
@@ -447,6 +477,12 @@ pub(super) trait Capability: Send + Sync {
     fn request<'a>(&self, core: &Arc<ServerCore>, req: Request<'a>)
         -> Result<Outcome, Request<'a>>;
 
+    /// Sets the fields of what the server declares at `initialize` that
+    /// this capability serves.
+    fn declare(&self, declared: &mut ServerCapabilities) {
+        let _ = declared;
+    }
+
     /// The feed of this capability's list changes, if it has such a list.
     fn feed(&self) -> Option<Feed> {
         None
@@ -489,6 +525,14 @@ impl ServerCore {
         }
         failed(req.id, ErrorObject::method_not_found(req.method))
     }
+}
+
+/// A capability's declaration with `listChanged` (its list changes at run
+/// time, through `ServerHandle`: clients hear of it).
+fn list_changed() -> JsonObject {
+    let mut c = JsonObject::new();
+    c.insert("listChanged".into(), true.into());
+    c
 }
 
 // ---------------------------------------------------------------- admission

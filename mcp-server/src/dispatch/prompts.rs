@@ -24,10 +24,11 @@ pub(crate) struct Prompts {
 }
 
 impl Prompts {
-    pub(super) fn new(catalog: &Catalog, capabilities: &ServerCapabilities) -> Prompts {
+    /// Declared when the server has prompts at build, or `offer_all`.
+    pub(super) fn new(catalog: &Catalog, offer_all: bool) -> Prompts {
         Prompts {
             live: Arc::clone(&catalog.prompts),
-            declared: capabilities.prompts.is_some(),
+            declared: offer_all || !catalog.prompts.snapshot().entries().is_empty(),
         }
     }
 
@@ -39,6 +40,10 @@ impl Prompts {
 }
 
 impl Capability for Prompts {
+    fn declare(&self, declared: &mut ServerCapabilities) {
+        declared.prompts = self.declared.then(super::list_changed);
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,

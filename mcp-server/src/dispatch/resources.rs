@@ -34,11 +34,14 @@ pub(crate) struct Resources {
 }
 
 impl Resources {
-    pub(super) fn new(catalog: &Catalog, capabilities: &ServerCapabilities) -> Resources {
+    /// Declared when the server has resources or templates at build, or `offer_all`.
+    pub(super) fn new(catalog: &Catalog, offer_all: bool) -> Resources {
+        let has_some = !catalog.resources.snapshot().entries().is_empty()
+            || !catalog.templates.snapshot().entries().is_empty();
         Resources {
             statics: Arc::clone(&catalog.resources),
             templates: Arc::clone(&catalog.templates),
-            declared: capabilities.resources.is_some(),
+            declared: offer_all || has_some,
         }
     }
 
@@ -93,6 +96,14 @@ impl Resources {
 }
 
 impl Capability for Resources {
+    fn declare(&self, declared: &mut ServerCapabilities) {
+        declared.resources = self.declared.then(|| {
+            let mut c = super::list_changed();
+            c.insert("subscribe".into(), true.into());
+            c
+        });
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,

@@ -181,9 +181,7 @@ impl ServerCore {
     /// Whether the server offers MCP Apps (it has pages, or tools with
     /// Apps settings).
     pub(super) fn offers_apps(&self) -> bool {
-        self.capabilities
-            .extension(mcp_types::extension::UI)
-            .is_some()
+        self.declared.extension(mcp_types::extension::UI).is_some()
     }
 
     /// Whether what only Apps clients see is hidden from this request's

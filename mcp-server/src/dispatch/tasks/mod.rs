@@ -21,9 +21,7 @@ use std::time::Duration;
 use mcp_types::extension::TASKS;
 use mcp_types::jsonrpc::Response;
 use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{
-    method, ClientCapabilities, ErrorObject, JsonObject, RequestId, ServerCapabilities,
-};
+use mcp_types::{method, ClientCapabilities, ErrorObject, JsonObject, RequestId};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -64,12 +62,13 @@ pub(crate) struct Tasks {
 }
 
 impl Tasks {
-    pub(super) fn new(max_per_caller: Option<usize>, capabilities: &ServerCapabilities) -> Tasks {
+    /// `declared`: whether the server declares the tasks extension.
+    pub(super) fn new(max_per_caller: Option<usize>, declared: bool) -> Tasks {
         Tasks {
             table: TaskTable::default(),
             share: std::sync::OnceLock::new(),
             max_per_caller: max_per_caller.unwrap_or(crate::policy::DEFAULT_MAX_TASKS_PER_CALLER),
-            declared: capabilities.extension(TASKS).is_some(),
+            declared,
         }
     }
 

@@ -18,6 +18,7 @@ use mcp_types::jsonrpc::{RawJson, Response};
 use mcp_types::modern::{RequestMeta, SubscriptionFilter};
 use mcp_types::{
     method, CacheScope, ErrorObject, ListToolsParams, ListToolsResult, RequestId, ResultType,
+    ServerCapabilities,
 };
 
 use super::changes::{Feed, ListKind};
@@ -68,6 +69,12 @@ impl Tools {
 }
 
 impl Capability for Tools {
+    fn declare(&self, declared: &mut ServerCapabilities) {
+        declared.tools = Some(mcp_types::lifecycle::ToolsCapability {
+            list_changed: Some(true),
+        });
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,
