@@ -55,6 +55,10 @@ impl Completion {
 }
 
 impl Capability for Completion {
+    fn methods(&self) -> &'static [&'static str] {
+        &[method::COMPLETION_COMPLETE]
+    }
+
     fn declare(&self, declared: &mut ServerCapabilities) {
         declared.completions = self.declared.then(JsonObject::new);
     }

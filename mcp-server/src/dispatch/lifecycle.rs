@@ -63,6 +63,15 @@ impl Lifecycle {
 }
 
 impl Capability for Lifecycle {
+    fn methods(&self) -> &'static [&'static str] {
+        &[
+            method::INITIALIZE,
+            method::PING,
+            method::LOGGING_SET_LEVEL,
+            method::SERVER_DISCOVER,
+        ]
+    }
+
     /// `logging`: `logging/setLevel` is answered here.
     fn declare(&self, declared: &mut ServerCapabilities) {
         declared.logging = Some(JsonObject::new());

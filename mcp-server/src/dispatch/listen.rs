@@ -27,6 +27,10 @@ use crate::context::{Context, ContextParts};
 pub(crate) struct Listen;
 
 impl Capability for Listen {
+    fn methods(&self) -> &'static [&'static str] {
+        &[method::SUBSCRIPTIONS_LISTEN]
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,

@@ -50,6 +50,7 @@ mod telemetry;
 mod tools;
 mod user_code;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::RawJson;
@@ -130,6 +131,10 @@ pub(crate) struct ServerCore {
     /// What every message passes through on its way to the capabilities
     /// (tracing, with the `otel` feature), outermost first.
     layers: Vec<Box<dyn DispatchLayer>>,
+    /// The router: each method, and the index in
+    /// [`ServerCore::capabilities`] of the capability that answers it (as
+    /// each says in [`Capability::methods`]).
+    routes: HashMap<&'static str, usize>,
 }
 
 /// What runs around tool calls and who sees what, as the builder collects
@@ -281,9 +286,28 @@ impl ServerCore {
             signer,
             #[cfg(feature = "http")]
             claims: std::sync::OnceLock::new(),
+            routes: HashMap::new(),
         };
         core.declared = core.declare(extensions);
+        core.routes = core.routes();
         core
+    }
+
+    /// The router's table, from what each capability says it answers.
+    fn routes(&self) -> HashMap<&'static str, usize> {
+        let mut routes = HashMap::new();
+        for (i, capability) in self.capabilities().enumerate() {
+            for &method in capability.methods() {
+                let taken = routes.insert(method, i);
+                debug_assert!(taken.is_none(), "two capabilities answer {method}");
+            }
+        }
+        routes
+    }
+
+    /// The capability that answers `method`, if one does.
+    fn route(&self, method: &str) -> Option<&dyn Capability> {
+        self.capabilities().nth(*self.routes.get(method)?)
     }
 
     /// What the server declares at `initialize`: `extensions`, and each
@@ -473,7 +497,13 @@ pub(super) struct Request<'a> {
 /// filter it agrees to, and the OAuth scopes what a request reaches needs.
 /// Each is a struct owning its own state.
 pub(super) trait Capability: Send + Sync {
-    /// Answers `req` if its method is one of this capability's; gives it back otherwise.
+    /// The methods this capability answers: the router sends it requests
+    /// of these, and only these.
+    fn methods(&self) -> &'static [&'static str];
+
+    /// Answers `req`, a request of one of [`methods`](Self::methods); gives
+    /// it back when it does not serve it after all (the server then answers
+    /// -32601, as for a method nobody routes).
     fn request<'a>(&self, core: &Arc<ServerCore>, req: Request<'a>)
         -> Result<Outcome, Request<'a>>;
 
@@ -515,14 +545,16 @@ pub(super) trait Capability: Send + Sync {
 }
 
 impl ServerCore {
-    /// Offers `req` to each capability; a method none answers is -32601.
-    fn request(self: &Arc<Self>, mut req: Request<'_>) -> Outcome {
-        for capability in self.capabilities() {
-            match capability.request(self, req) {
+    /// Sends `req` to the capability that answers its method; a method
+    /// none answers is -32601.
+    fn request(self: &Arc<Self>, req: Request<'_>) -> Outcome {
+        let req = match self.route(req.method) {
+            Some(capability) => match capability.request(self, req) {
                 Ok(outcome) => return outcome,
-                Err(unanswered) => req = unanswered,
-            }
-        }
+                Err(unanswered) => unanswered,
+            },
+            None => req,
+        };
         failed(req.id, ErrorObject::method_not_found(req.method))
     }
 }
@@ -575,9 +607,7 @@ impl ServerCore {
         who: &crate::auth::Identity,
     ) -> Option<Vec<String>> {
         use crate::auth::Scopes;
-        let targets = self
-            .capabilities()
-            .find_map(|c| c.scopes(self, method_name, params))?;
+        let targets = self.route(method_name)?.scopes(self, method_name, params)?;
         let mut needed: Vec<String> = Vec::new();
         // A target whose scopes the token lacks names all of them.
         let lacked = targets.iter().filter(|t| !t.allow(Some(who)));

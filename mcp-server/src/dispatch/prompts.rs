@@ -40,6 +40,10 @@ impl Prompts {
 }
 
 impl Capability for Prompts {
+    fn methods(&self) -> &'static [&'static str] {
+        &[method::PROMPTS_LIST, method::PROMPTS_GET]
+    }
+
     fn declare(&self, declared: &mut ServerCapabilities) {
         declared.prompts = self.declared.then(super::list_changed);
     }

@@ -96,6 +96,16 @@ impl Resources {
 }
 
 impl Capability for Resources {
+    fn methods(&self) -> &'static [&'static str] {
+        &[
+            method::RESOURCES_LIST,
+            method::RESOURCES_TEMPLATES_LIST,
+            method::RESOURCES_READ,
+            method::RESOURCES_SUBSCRIBE,
+            method::RESOURCES_UNSUBSCRIBE,
+        ]
+    }
+
     fn declare(&self, declared: &mut ServerCapabilities) {
         declared.resources = self.declared.then(|| {
             let mut c = super::list_changed();

@@ -30,6 +30,10 @@ struct UriParams {
 }
 
 impl Capability for SkillMethods {
+    fn methods(&self) -> &'static [&'static str] {
+        &["skills/list", "skills/get", "resources/directory/read"]
+    }
+
     fn request<'a>(
         &self,
         core: &Arc<ServerCore>,

@@ -412,6 +412,14 @@ impl Default for Ack {
 }
 
 impl Capability for Tasks {
+    fn methods(&self) -> &'static [&'static str] {
+        &[
+            method::TASKS_GET,
+            method::TASKS_UPDATE,
+            method::TASKS_CANCEL,
+        ]
+    }
+
     fn agree(&self, _: &ServerCore, asked: &SubscriptionFilter, agreed: &mut SubscriptionFilter) {
         if !self.declared {
             return;

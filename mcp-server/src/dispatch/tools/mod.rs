@@ -69,6 +69,10 @@ impl Tools {
 }
 
 impl Capability for Tools {
+    fn methods(&self) -> &'static [&'static str] {
+        &[method::TOOLS_CALL, method::TOOLS_LIST]
+    }
+
     fn declare(&self, declared: &mut ServerCapabilities) {
         declared.tools = Some(mcp_types::lifecycle::ToolsCapability {
             list_changed: Some(true),
