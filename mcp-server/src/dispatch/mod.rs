@@ -50,7 +50,6 @@ mod telemetry;
 mod tools;
 mod user_code;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcp_types::jsonrpc::RawJson;
@@ -133,8 +132,10 @@ pub(crate) struct ServerCore {
     layers: Vec<Box<dyn DispatchLayer>>,
     /// The router: each method, and the index in
     /// [`ServerCore::capabilities`] of the capability that answers it (as
-    /// each says in [`Capability::methods`]).
-    routes: HashMap<&'static str, usize>,
+    /// each says in [`Capability::methods`]), in that order. About twenty
+    /// short names, most of other lengths than the one looked up: a scan
+    /// costs less than hashing the name.
+    routes: Vec<(&'static str, usize)>,
 }
 
 /// What runs around tool calls and who sees what, as the builder collects
@@ -286,7 +287,7 @@ impl ServerCore {
             signer,
             #[cfg(feature = "http")]
             claims: std::sync::OnceLock::new(),
-            routes: HashMap::new(),
+            routes: Vec::new(),
         };
         core.declared = core.declare(extensions);
         core.routes = core.routes();
@@ -294,12 +295,15 @@ impl ServerCore {
     }
 
     /// The router's table, from what each capability says it answers.
-    fn routes(&self) -> HashMap<&'static str, usize> {
-        let mut routes = HashMap::new();
+    fn routes(&self) -> Vec<(&'static str, usize)> {
+        let mut routes: Vec<(&'static str, usize)> = Vec::new();
         for (i, capability) in self.capabilities().enumerate() {
             for &method in capability.methods() {
-                let taken = routes.insert(method, i);
-                debug_assert!(taken.is_none(), "two capabilities answer {method}");
+                debug_assert!(
+                    routes.iter().all(|(m, _)| *m != method),
+                    "two capabilities answer {method}"
+                );
+                routes.push((method, i));
             }
         }
         routes
@@ -307,7 +311,8 @@ impl ServerCore {
 
     /// The capability that answers `method`, if one does.
     fn route(&self, method: &str) -> Option<&dyn Capability> {
-        self.capabilities().nth(*self.routes.get(method)?)
+        let &(_, i) = self.routes.iter().find(|(m, _)| *m == method)?;
+        self.capabilities().nth(i)
     }
 
     /// What the server declares at `initialize`: `extensions`, and each
