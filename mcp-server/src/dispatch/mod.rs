@@ -7,11 +7,12 @@
 //! connection's legacy session, which `initialize` opens ([`era`]).
 //!
 //! Each capability is a struct that owns its state, in a module of its own,
-//! with one shape ([`Capability`]): the requests it answers, the
-//! list-changed feed it offers, the `subscriptions/listen` filter it agrees
-//! to, the OAuth scopes of what a request reaches. [`ServerCore`] holds
-//! them and what they share; [`ServerCore::capabilities`] lists them, and
-//! dispatch walks that list.
+//! with one shape ([`Capability`]): the methods it answers and its answers,
+//! its share of what the server declares at `initialize`, the list-changed
+//! feed it offers, the `subscriptions/listen` filter it agrees to, the OAuth
+//! scopes of what a request reaches. [`ServerCore`] holds them and what they
+//! share; [`ServerCore::capabilities`] lists them, and the router built from
+//! their methods sends each request to its capability.
 //!
 //! | module | holds |
 //! |---|---|
