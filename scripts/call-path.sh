@@ -5,6 +5,10 @@
 #
 #   scripts/call-path.sh            # prints the files, then the count
 #   scripts/call-path.sh --functions  # also each function, in call order
+#   scripts/call-path.sh --release [--functions]
+#                                   # the optimized build (with the release
+#                                   # profile's line tables): only the
+#                                   # functions left out of line, as they run
 #
 # It builds the HTTP bench server (`bench-ours-http`: one `add` tool, as a
 # user writes it), starts it on a free loopback port, makes two warm-up
@@ -19,8 +23,13 @@ work=$(mktemp -d)
 trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
-cargo build -q -p mcp-bench --bin bench-ours-http
-bin="$CARGO_TARGET_DIR/debug/bench-ours-http"
+profile=debug
+if [ "${1:-}" = --release ]; then
+    profile=release
+    shift
+fi
+cargo build -q -p mcp-bench --bin bench-ours-http $([ $profile = release ] && echo --release)
+bin="$CARGO_TARGET_DIR/$profile/bench-ours-http"
 
 nm -C --defined-only "$bin" | awk '$2 ~ /^[tTwW]$/' |
     grep -E 'mcp_(server|types|wire|uri_template)::|bench_ours_http::' |
