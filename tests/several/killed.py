@@ -6,14 +6,24 @@ SIGKILLs the instance `--kill PID`, and goes on calling in the same session:
 every call must succeed (the proxy sends the requests to the instance that
 is left, which takes the session up from Redis). Prints one `ok` line per
 step; exits 1 on the first failure.
+
+It goes on once the proxy has seen the instance down (`--stats PORT`,
+`--server NAME`: HAProxy's stats page). Until then HAProxy may still pick
+the dead instance, and its retry on the other one failed about one run in
+ten: an HTTP error from the proxy itself, without a JSON-RPC body, which the
+instance left never saw. What is tested here is that instance taking the
+session up, not HAProxy's retries.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import csv
+import io
 import signal
 import sys
+import urllib.request
 
 import anyio
 from mcp import Client
@@ -32,10 +42,23 @@ async def gone(pid: int) -> None:
     raise SystemExit(f"process {pid} is still alive 2 s after SIGKILL")
 
 
+async def proxy_sees_down(stats: int, server: str) -> None:
+    """Waits until HAProxy's health checks mark `server` down."""
+    url = f"http://127.0.0.1:{stats}/stats;csv"
+    for _ in range(500):
+        rows = csv.DictReader(io.StringIO(urllib.request.urlopen(url).read().decode().lstrip("# ")))
+        if any(r["pxname"] == "instances" and r["svname"] == server and r["status"].startswith("DOWN") for r in rows):
+            return
+        await anyio.sleep(0.01)
+    raise SystemExit(f"the proxy still sends to {server} 5 s after it was killed")
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
     ap.add_argument("--kill", type=int, required=True)
+    ap.add_argument("--stats", type=int, required=True)
+    ap.add_argument("--server", required=True)
     a = ap.parse_args()
     async with Client(a.url, mode="legacy", read_timeout_seconds=30) as client:
         async def call(step: str) -> None:
@@ -52,7 +75,8 @@ async def main() -> int:
         # Until it is dead, a request may still reach it and die with it (no
         # proxy replays a POST the instance had taken): wait for its end.
         await gone(a.kill)
-        print(f"ok killed instance pid {a.kill}")
+        await proxy_sees_down(a.stats, a.server)
+        print(f"ok killed instance pid {a.kill}, down at the proxy")
         for i in range(10):
             await call(f"call {i} after the kill")
         tools = await client.list_tools()

@@ -166,7 +166,7 @@ fi
 
 # ---------------------------------------------------------------- 4: an instance killed
 echo "== SIGKILL one instance in the middle of a session"
-if "$MCP_PYTHON" "$HERE/killed.py" --url "$URL" --kill "$PID_a" >"$WORK/killed.log" 2>&1; then
+if "$MCP_PYTHON" "$HERE/killed.py" --url "$URL" --kill "$PID_a" --stats "$STATS" --server a >"$WORK/killed.log" 2>&1; then
     pass "a session goes on after its instance was killed ($(grep -c '^ok' "$WORK/killed.log") steps)"
 else
     fail "a session after its instance was killed"; sed 's/^/    /' "$WORK/killed.log"
