@@ -76,6 +76,37 @@ impl ServerHandle {
         self.catalog.add(toolbox.into_items().in_toolbox(T::NAME))
     }
 
+    /// Replaces everything the toolbox named `toolbox` offers (tools,
+    /// prompts, resources, templates) with `items`, which join that toolbox:
+    /// for sources whose offer changes as a whole, such as a mounted server
+    /// whose list changed. Each list changes at once, so a client never sees
+    /// it half-replaced, and hears of it once; an item the toolbox already had
+    /// under the same name keeps its enabled state. A name (or URI) taken by
+    /// an item of another toolbox is an error, and then nothing changes.
+    ///
+    /// ```
+    /// use mcp_server::{tool::Items, Server, ToolEntry};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| {
+    ///     ToolEntry::dynamic(name, "A plugin's tool", json!({"type": "object"}), |_, _| async { "ok" })
+    ///         .unwrap()
+    /// };
+    /// let server = Server::builder("app", "1.0").build();
+    /// let handle = server.handle();
+    /// let mut items = Items::default();
+    /// items.tools = vec![tool("a"), tool("b")];
+    /// handle.replace_toolbox("plugin", items).unwrap();
+    /// let mut items = Items::default();
+    /// items.tools = vec![tool("c")];
+    /// handle.replace_toolbox("plugin", items).unwrap();
+    /// assert_eq!(handle.tool_names(), ["c"]);
+    /// ```
+    pub fn replace_toolbox(&self, toolbox: &str, items: crate::tool::Items) -> Result<(), Error> {
+        let items = items.in_toolbox(toolbox.to_owned());
+        self.catalog.replace_toolbox(toolbox, items)
+    }
+
     /// Removes a tool; `false` if there was none by that name.
     pub fn remove_tool(&self, name: &str) -> bool {
         self.catalog.tools.remove(|t| t.name() == name) > 0

@@ -319,12 +319,18 @@ impl<E: Entry> Live<E> {
     /// Whether `entries` could be added: their keys are new and distinct.
     pub(crate) fn check_new(&self, entries: &[E]) -> Result<(), Error> {
         let state = lock(&self.state);
-        Self::check_keys(&state, entries)
+        Self::check_keys(&state, None, entries)
     }
 
-    fn check_keys(state: &LiveState<E>, entries: &[E]) -> Result<(), Error> {
-        let mut names: std::collections::HashSet<&str> =
-            state.slots.iter().map(|s| s.entry.key()).collect();
+    /// Whether `entries` have distinct keys, taken by no entry outside
+    /// the group `except` (by none at all when it is `None`).
+    fn check_keys(state: &LiveState<E>, except: Option<&str>, entries: &[E]) -> Result<(), Error> {
+        let mut names: std::collections::HashSet<&str> = state
+            .slots
+            .iter()
+            .filter(|s| except.is_none_or(|group| s.entry.group() != group))
+            .map(|s| s.entry.key())
+            .collect();
         for e in entries {
             if !names.insert(e.key()) {
                 return Err(Error::Config(format!(
@@ -343,10 +349,38 @@ impl<E: Entry> Live<E> {
             return Ok(());
         }
         self.update(|state| {
-            Self::check_keys(state, &entries)?;
+            Self::check_keys(state, None, &entries)?;
             state.slots.extend(entries.into_iter().map(|entry| Slot {
                 entry,
                 enabled: true,
+            }));
+            Ok(())
+        })
+    }
+
+    /// Whether the entries of `group` could be replaced by `entries`: their
+    /// keys are distinct and taken by no entry of another group.
+    pub(crate) fn check_replace(&self, group: &str, entries: &[E]) -> Result<(), Error> {
+        let state = lock(&self.state);
+        Self::check_keys(&state, Some(group), entries)
+    }
+
+    /// Replaces every entry of `group` with `entries`, in one change (the
+    /// list never shows the group half-replaced); an entry whose key the
+    /// group had keeps its enabled state. All or none.
+    pub(crate) fn replace_group(&self, group: &str, entries: Vec<E>) -> Result<(), Error> {
+        self.update(|state| {
+            Self::check_keys(state, Some(group), &entries)?;
+            let disabled: std::collections::HashSet<String> = state
+                .slots
+                .iter()
+                .filter(|s| s.entry.group() == group && !s.enabled)
+                .map(|s| s.entry.key().to_owned())
+                .collect();
+            state.slots.retain(|s| s.entry.group() != group);
+            state.slots.extend(entries.into_iter().map(|entry| Slot {
+                enabled: !disabled.contains(entry.key()),
+                entry,
             }));
             Ok(())
         })
@@ -485,18 +519,9 @@ impl Catalog {
         }
     }
 
-    /// Adds every item, or none if one of their keys is taken.
-    pub(crate) fn add(&self, items: crate::tool::Items) -> Result<(), Error> {
-        // Checked first, so a refusal adds nothing of any kind.
-        self.tools.check_new(&items.tools)?;
-        self.prompts.check_new(&items.prompts)?;
-        self.resources.check_new(&items.resources)?;
-        self.templates.check_new(&items.templates)?;
-        crate::apps::check_origins(items.resources.iter().map(ResourceEntry::resource))?;
-        let served = self.resources.snapshot();
-        crate::apps::check_pages(items.tools.iter().map(ToolEntry::tool), |uri| {
-            page_in(&items.resources, uri).or_else(|| served.get(uri).map(|r| (*r.def).clone()))
-        })?;
+    /// [`check_completions`](Self::check_completions) for the prompts and
+    /// templates of `items` that bring completion functions.
+    fn check_item_completions(&self, items: &crate::tool::Items) {
         self.check_completions(
             items
                 .prompts
@@ -511,10 +536,44 @@ impl Catalog {
                         .map(crate::resource::TemplateEntry::uri_template),
                 ),
         );
+    }
+
+    /// Adds every item, or none if one of their keys is taken.
+    pub(crate) fn add(&self, items: crate::tool::Items) -> Result<(), Error> {
+        // Checked first, so a refusal adds nothing of any kind.
+        self.tools.check_new(&items.tools)?;
+        self.prompts.check_new(&items.prompts)?;
+        self.resources.check_new(&items.resources)?;
+        self.templates.check_new(&items.templates)?;
+        crate::apps::check_origins(items.resources.iter().map(ResourceEntry::resource))?;
+        let served = self.resources.snapshot();
+        crate::apps::check_pages(items.tools.iter().map(ToolEntry::tool), |uri| {
+            page_in(&items.resources, uri).or_else(|| served.get(uri).map(|r| (*r.def).clone()))
+        })?;
+        self.check_item_completions(&items);
         self.tools.add(items.tools)?;
         self.prompts.add(items.prompts)?;
         self.resources.add(items.resources)?;
         self.templates.add(items.templates)
+    }
+
+    /// Replaces everything `toolbox` offers with `items` (already marked
+    /// as its own), kind by kind; checked first, so a refusal changes nothing.
+    pub(crate) fn replace_toolbox(
+        &self,
+        toolbox: &str,
+        items: crate::tool::Items,
+    ) -> Result<(), Error> {
+        self.tools.check_replace(toolbox, &items.tools)?;
+        self.prompts.check_replace(toolbox, &items.prompts)?;
+        self.resources.check_replace(toolbox, &items.resources)?;
+        self.templates.check_replace(toolbox, &items.templates)?;
+        crate::apps::check_origins(items.resources.iter().map(ResourceEntry::resource))?;
+        self.check_item_completions(&items);
+        self.tools.replace_group(toolbox, items.tools)?;
+        self.prompts.replace_group(toolbox, items.prompts)?;
+        self.resources.replace_group(toolbox, items.resources)?;
+        self.templates.replace_group(toolbox, items.templates)
     }
 
     /// Removes every item of a toolbox; returns how many.
@@ -590,5 +649,46 @@ mod tests {
         assert!(reg.page(Some("n1.zz"), 10).is_err());
         assert!(reg.page(Some(""), 10).is_err());
         assert!(Registry::new(vec![entry("a"), entry("a")]).is_err());
+    }
+
+    #[test]
+    fn a_group_is_replaced_at_once_keeping_what_was_disabled() {
+        let live = Live::new(vec![entry("own")]).unwrap();
+        let mut changes = live.subscribe();
+        let in_group = |name: &'static str| entry(name).with_toolbox("mount".into());
+        live.replace_group("mount", vec![in_group("a"), in_group("b")])
+            .unwrap();
+        live.set_enabled(|t| t.name() == "b", false);
+        changes.mark_unchanged();
+        live.replace_group("mount", vec![in_group("b"), in_group("c")])
+            .unwrap();
+        // One change for the whole replacement.
+        assert!(changes.has_changed().unwrap());
+        assert_eq!(
+            *changes.borrow_and_update(),
+            3,
+            "one more than after the disabling"
+        );
+        let names = |live: &Live<ToolEntry>| -> Vec<String> {
+            live.snapshot()
+                .entries()
+                .iter()
+                .map(|t| t.name().to_owned())
+                .collect()
+        };
+        // `b` stays disabled; `a` is gone; `own` is untouched.
+        assert_eq!(names(&live), ["c", "own"]);
+        // A name of another group is refused, and nothing changes.
+        let e = live
+            .replace_group("mount", vec![in_group("own")])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("a tool named `own` already exists"),
+            "{e}"
+        );
+        assert_eq!(names(&live), ["c", "own"]);
+        // An empty replacement removes the group.
+        live.replace_group("mount", Vec::new()).unwrap();
+        assert_eq!(names(&live), ["own"]);
     }
 }

@@ -211,6 +211,22 @@ pub enum ResourceContents {
 }
 
 impl ResourceContents {
+    /// The URI these contents are of.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text(t) => &t.uri,
+            ResourceContents::Blob(b) => &b.uri,
+        }
+    }
+
+    /// The URI these contents are of, to change (a proxy renaming it).
+    pub fn uri_mut(&mut self) -> &mut String {
+        match self {
+            ResourceContents::Text(t) => &mut t.uri,
+            ResourceContents::Blob(b) => &mut b.uri,
+        }
+    }
+
     /// Text contents with a MIME type.
     pub fn text(
         uri: impl Into<String>,

@@ -115,11 +115,45 @@ impl PromptEntry {
     {
         let name = name.into();
         let description = description.into();
-        if name.is_empty() || description.trim().is_empty() {
+        if description.trim().is_empty() {
             return Err(Error::Config(format!(
                 "prompt `{name}` needs a name and a description"
             )));
         }
+        let def = Prompt {
+            name,
+            title: None,
+            description: Some(description),
+            arguments: (!arguments.is_empty()).then_some(arguments),
+            icons: None,
+            meta: None,
+        };
+        Self::from_prompt(def, handler)
+    }
+
+    /// A prompt whose whole definition comes from elsewhere (a mounted or
+    /// proxied server): `def` is offered as it is (title, arguments, icons,
+    /// `_meta`). A `prompts/get` that lacks a required argument is refused
+    /// (-32602) before `handler` runs. Unlike [`dynamic`](Self::dynamic), a
+    /// missing description is not refused: the definition's author answers
+    /// for it.
+    ///
+    /// # Errors
+    ///
+    /// An empty name, or two arguments with one name.
+    pub fn from_prompt<F, Fut, R>(def: Prompt, handler: F) -> Result<PromptEntry, Error>
+    where
+        F: Fn(StringArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        let name = &def.name;
+        if name.is_empty() {
+            return Err(Error::Config(format!(
+                "prompt `{name}` needs a name and a description"
+            )));
+        }
+        let arguments = def.arguments.as_deref().unwrap_or_default();
         let mut seen = std::collections::HashSet::new();
         if let Some(dup) = arguments.iter().find(|a| !seen.insert(a.name.as_str())) {
             return Err(Error::Config(format!(
@@ -134,14 +168,7 @@ impl PromptEntry {
             .collect();
         let handler = Arc::new(handler);
         Ok(PromptEntry {
-            def: Arc::new(Prompt {
-                name,
-                title: None,
-                description: Some(description),
-                arguments: (!arguments.is_empty()).then_some(arguments),
-                icons: None,
-                meta: None,
-            }),
+            def: Arc::new(def),
             handler: Arc::new(move |args: StringArgs, ctx| {
                 let missing: Vec<&String> =
                     required.iter().filter(|n| args.get(n).is_none()).collect();
@@ -202,8 +229,8 @@ impl PromptEntry {
         &self.toolbox
     }
 
-    pub(crate) fn with_toolbox(mut self, toolbox: &'static str) -> Self {
-        self.toolbox = Cow::Borrowed(toolbox);
+    pub(crate) fn with_toolbox(mut self, toolbox: Cow<'static, str>) -> Self {
+        self.toolbox = toolbox;
         self
     }
 

@@ -231,8 +231,8 @@ impl ResourceEntry {
         &self.def.uri
     }
 
-    pub(crate) fn with_toolbox(mut self, toolbox: &'static str) -> Self {
-        self.toolbox = Cow::Borrowed(toolbox);
+    pub(crate) fn with_toolbox(mut self, toolbox: Cow<'static, str>) -> Self {
+        self.toolbox = toolbox;
         self
     }
 }
@@ -353,8 +353,8 @@ impl TemplateEntry {
         Some(StringArgs::new(vars.into_iter().collect()))
     }
 
-    pub(crate) fn with_toolbox(mut self, toolbox: &'static str) -> Self {
-        self.toolbox = Cow::Borrowed(toolbox);
+    pub(crate) fn with_toolbox(mut self, toolbox: Cow<'static, str>) -> Self {
+        self.toolbox = toolbox;
         self
     }
 }

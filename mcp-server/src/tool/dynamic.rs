@@ -66,11 +66,7 @@ impl ToolEntry {
     {
         let name = name.into();
         let description = description.into();
-        if !is_valid_tool_name(&name) {
-            return Err(Error::InvalidTool(format!(
-                "the name {name:?} is not a valid tool name: use 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"
-            )));
-        }
+        check_name(&name)?;
         if description.trim().is_empty() {
             return Err(Error::InvalidTool(format!(
                 "tool `{name}` needs a description: the model reads it to decide when to call the tool"
@@ -81,11 +77,7 @@ impl ToolEntry {
                 "the input schema of `{name}` must be a JSON object with \"type\": \"object\""
             )));
         };
-        if schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(Error::InvalidTool(format!(
-                "the input schema of `{name}` must have \"type\": \"object\" at its root"
-            )));
-        }
+        check_object_root(&name, &schema)?;
         #[cfg(feature = "validation")]
         let validator = {
             let schema = Value::Object(schema.clone());
@@ -104,30 +96,56 @@ impl ToolEntry {
             execution: None,
             meta: None,
         };
-        let handler = Arc::new(handler);
-        Ok(ToolEntry::from_parts(
+        Ok(erase(
             def,
-            Cow::Borrowed(""),
-            move |args: Args<'static>, ctx: Context| {
-                let args = match args.into_object() {
-                    Ok(args) => args,
-                    Err(e) => return Box::pin(async move { e.into_result() }),
-                };
-                #[cfg(feature = "validation")]
-                let args = {
-                    let value = Value::Object(args);
-                    if let Some(problems) = validator.problems(&value) {
-                        let text = format!("invalid arguments: {problems}");
-                        return Box::pin(async move { mcp_types::CallToolResult::error(text) });
-                    }
-                    let Value::Object(args) = value else {
-                        unreachable!("built as an object above")
-                    };
-                    args
-                };
-                let fut = handler(args, ctx);
-                Box::pin(async move { fut.await.into_tool_result() })
-            },
+            handler,
+            #[cfg(feature = "validation")]
+            Some(validator),
+        ))
+    }
+
+    /// A tool whose whole definition comes from elsewhere (a mounted or
+    /// proxied server, a generated API): `def` is offered as it is (title,
+    /// annotations, output schema, icons, `_meta`), and `handler` gets each
+    /// call's arguments. Unlike [`dynamic`](Self::dynamic), a missing
+    /// description is not refused: the definition's author answers for it.
+    /// The handler checks the arguments (for a forwarded tool, the server
+    /// that defined it does).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTool`] for an invalid name (the spec's
+    /// `[A-Za-z0-9_.-]{1,128}`) or an input schema without
+    /// `"type": "object"` at its root.
+    ///
+    /// ```
+    /// use mcp_server::ToolEntry;
+    /// use mcp_server::types::{CallToolResult, Tool};
+    /// use serde_json::json;
+    ///
+    /// let def: Tool = serde_json::from_value(json!({
+    ///     "name": "remote_add",
+    ///     "description": "Add two numbers",
+    ///     "inputSchema": {"type": "object"},
+    ///     "annotations": {"readOnlyHint": true}
+    /// }))
+    /// .unwrap();
+    /// let tool = ToolEntry::from_tool(def, |_args, _ctx| async { CallToolResult::text("3") }).unwrap();
+    /// assert_eq!(tool.tool().annotations.as_ref().unwrap().read_only_hint, Some(true));
+    /// ```
+    pub fn from_tool<F, Fut, R>(def: Tool, handler: F) -> Result<ToolEntry, Error>
+    where
+        F: Fn(JsonObject, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        check_name(&def.name)?;
+        check_object_root(&def.name, &def.input_schema)?;
+        Ok(erase(
+            def,
+            handler,
+            #[cfg(feature = "validation")]
+            None,
         ))
     }
 
@@ -138,4 +156,67 @@ impl ToolEntry {
         self.toolbox = Cow::Owned(toolbox.into());
         self
     }
+}
+
+/// A name the spec allows (`[A-Za-z0-9_.-]{1,128}`), or the error saying so.
+fn check_name(name: &str) -> Result<(), Error> {
+    if is_valid_tool_name(name) {
+        return Ok(());
+    }
+    Err(Error::InvalidTool(format!(
+        "the name {name:?} is not a valid tool name: use 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"
+    )))
+}
+
+/// An input schema with `"type": "object"` at its root, or the error saying so.
+fn check_object_root(name: &str, schema: &JsonObject) -> Result<(), Error> {
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return Ok(());
+    }
+    Err(Error::InvalidTool(format!(
+        "the input schema of `{name}` must have \"type\": \"object\" at its root"
+    )))
+}
+
+/// The tool `def`, served by `handler` with each call's arguments as an
+/// object; with `validator`, arguments it refuses never reach `handler`
+/// (an `isError` result naming every failing path, without the values).
+fn erase<F, Fut, R>(
+    def: Tool,
+    handler: F,
+    #[cfg(feature = "validation")] validator: Option<mcp_wire::schema::Validator>,
+) -> ToolEntry
+where
+    F: Fn(JsonObject, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolResult,
+{
+    let handler = Arc::new(handler);
+    ToolEntry::from_parts(
+        def,
+        Cow::Borrowed(""),
+        move |args: Args<'static>, ctx: Context| {
+            let args = match args.into_object() {
+                Ok(args) => args,
+                Err(e) => return Box::pin(async move { e.into_result() }),
+            };
+            #[cfg(feature = "validation")]
+            let args = match &validator {
+                Some(validator) => {
+                    let value = Value::Object(args);
+                    if let Some(problems) = validator.problems(&value) {
+                        let text = format!("invalid arguments: {problems}");
+                        return Box::pin(async move { mcp_types::CallToolResult::error(text) });
+                    }
+                    let Value::Object(args) = value else {
+                        unreachable!("built as an object above")
+                    };
+                    args
+                }
+                None => args,
+            };
+            let fut = handler(args, ctx);
+            Box::pin(async move { fut.await.into_tool_result() })
+        },
+    )
 }

@@ -80,26 +80,27 @@ pub struct Items {
 
 impl Items {
     /// Marks every item as coming from `toolbox`.
-    pub(crate) fn in_toolbox(mut self, toolbox: &'static str) -> Self {
+    pub(crate) fn in_toolbox(mut self, toolbox: impl Into<Cow<'static, str>>) -> Self {
+        let toolbox = toolbox.into();
         self.tools = self
             .tools
             .into_iter()
-            .map(|t| t.with_toolbox(toolbox))
+            .map(|t| t.with_toolbox(toolbox.clone()))
             .collect();
         self.prompts = self
             .prompts
             .into_iter()
-            .map(|t| t.with_toolbox(toolbox))
+            .map(|t| t.with_toolbox(toolbox.clone()))
             .collect();
         self.resources = self
             .resources
             .into_iter()
-            .map(|t| t.with_toolbox(toolbox))
+            .map(|t| t.with_toolbox(toolbox.clone()))
             .collect();
         self.templates = self
             .templates
             .into_iter()
-            .map(|t| t.with_toolbox(toolbox))
+            .map(|t| t.with_toolbox(toolbox.clone()))
             .collect();
         self
     }
@@ -333,8 +334,8 @@ impl ToolEntry {
         &self.toolbox
     }
 
-    pub(crate) fn with_toolbox(mut self, toolbox: &'static str) -> Self {
-        self.toolbox = Cow::Borrowed(toolbox);
+    pub(crate) fn with_toolbox(mut self, toolbox: Cow<'static, str>) -> Self {
+        self.toolbox = toolbox;
         self
     }
 
