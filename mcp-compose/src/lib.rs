@@ -48,6 +48,10 @@
 //!   (`isError`, `structuredContent` and `_meta` included); progress comes
 //!   back to the caller, and a caller's cancellation cancels the call on the
 //!   mounted server.
+//! - **Subscriptions.** A front client that subscribes to a mounted
+//!   resource (`resources/subscribe`, or a 2026-07-28 `subscriptions/listen`
+//!   filter) has the mounted server asked to report its updates (again after
+//!   each reconnection), and hears of them under the front URI.
 //! - **Requests of the mounted server** (sampling, elicitation, roots) go to
 //!   the front server's client of the call in progress, and its answer back:
 //!   in the 2026-07-28 era they arrive within the call's own answer (input
@@ -226,6 +230,7 @@ async fn follow(link: &Arc<Link>, client: &Arc<mcp_client::Client>) {
     if let Err(why) = offer::refresh(link, client).await {
         tracing::warn!(mount = %link.name, error = %why, "the mounted server's items are not offered");
     }
+    link.follow_again(client).await;
     while let Some(note) = notifications.recv().await {
         match &*note.method {
             method::TOOLS_LIST_CHANGED

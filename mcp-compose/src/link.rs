@@ -65,6 +65,12 @@ pub(crate) struct Link {
     /// What the front server offers of this mount now, as the mounted
     /// server listed it (to skip a refresh that changes nothing).
     pub(crate) offered: Mutex<Option<crate::offer::Listing>>,
+    /// The mounted server's URIs some front client subscribed to: the
+    /// mounted server is asked to report their updates, again after each
+    /// reconnection.
+    followed: Mutex<std::collections::BTreeSet<String>>,
+    /// The 2026-07-28 streams that report them, held open.
+    streams: Mutex<Vec<mcp_client::Subscription>>,
 }
 
 /// A forwarded call, registered while it runs.
@@ -98,6 +104,8 @@ impl Link {
             calls: Mutex::new(Vec::new()),
             next_call: AtomicU64::new(0),
             offered: Mutex::new(None),
+            followed: Mutex::new(std::collections::BTreeSet::new()),
+            streams: Mutex::new(Vec::new()),
         }
     }
 
@@ -284,6 +292,58 @@ impl Link {
             ctx.log_as(level, Some(&logger), data);
         } else {
             tracing::info!(mount = %self.name, %logger, ?level, %data, "log message of a mounted server");
+        }
+    }
+
+    /// A front client subscribed to the mounted resource `uri`: asks the
+    /// mounted server to report its updates (once; again after a reconnection).
+    pub(crate) fn follow(self: &Arc<Self>, uri: &str) {
+        if !lock(&self.followed).insert(uri.to_owned()) {
+            return;
+        }
+        let link = Arc::clone(self);
+        let uri = uri.to_owned();
+        tokio::spawn(async move {
+            if let Ok(client) = link.client().await {
+                link.subscribe(&client, &uri).await;
+            }
+        });
+    }
+
+    /// Asks `client`'s server again for the updates of every URI followed
+    /// (a new connection knows of none).
+    pub(crate) async fn follow_again(&self, client: &Client) {
+        lock(&self.streams).clear();
+        let uris: Vec<String> = lock(&self.followed).iter().cloned().collect();
+        for uri in uris {
+            self.subscribe(client, &uri).await;
+        }
+    }
+
+    /// Asks `client`'s server for the updates of `uri`: `resources/subscribe`
+    /// (legacy), a `subscriptions/listen` stream naming it (2026-07-28).
+    async fn subscribe(&self, client: &Client, uri: &str) {
+        let outcome = if client.is_modern() {
+            let filter = mcp_types::modern::SubscriptionFilter {
+                resource_subscriptions: Some(vec![uri.to_owned()]),
+                ..Default::default()
+            };
+            client
+                .listen(filter)
+                .await
+                .map(|stream| lock(&self.streams).push(stream))
+        } else if client
+            .server_capabilities()
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.get("subscribe") == Some(&Value::Bool(true)))
+        {
+            client.subscribe_resource(uri).await
+        } else {
+            return;
+        };
+        if let Err(e) = outcome {
+            tracing::warn!(mount = %self.name, %uri, error = %mcp_types::error::Chain(&e), "cannot follow a mounted resource");
         }
     }
 

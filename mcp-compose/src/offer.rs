@@ -154,10 +154,22 @@ fn resource_entry(
     let mut def = resource.clone();
     def.uri = link.names.uri(&resource.uri);
     let upstream = resource.uri.clone();
+    let forward = Arc::clone(link);
+    let entry = ResourceEntry::dynamic(def, move |reading: Reading, _ctx: Context| {
+        read(Arc::clone(&forward), upstream.clone(), reading.uri)
+    })?;
+    Ok(entry.on_subscribe(following(link)))
+}
+
+/// The subscription hook of a mounted resource or template: the mounted
+/// server is asked to report the URI's updates.
+fn following(link: &Arc<Link>) -> impl Fn(&str) + Send + Sync + 'static {
     let link = Arc::clone(link);
-    ResourceEntry::dynamic(def, move |reading: Reading, _ctx: Context| {
-        read(Arc::clone(&link), upstream.clone(), reading.uri)
-    })
+    move |uri: &str| {
+        if let Some(upstream) = link.names.upstream_uri(uri) {
+            link.follow(upstream);
+        }
+    }
 }
 
 fn template_entry(
@@ -178,7 +190,8 @@ fn template_entry(
                 .to_owned();
             read(link, upstream, reading.uri).await
         }
-    })?;
+    })?
+    .on_subscribe(following(link));
     if completes {
         if let Ok(parsed) = mcp_uri_template::UriTemplate::parse(&template.uri_template) {
             for variable in parsed.variables() {

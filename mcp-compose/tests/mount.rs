@@ -73,6 +73,14 @@ impl Desk {
         }
     }
 
+    #[describe("Change the message of the day")]
+    pub fn touch(&self, ctx: Context) -> &'static str {
+        if let Some(server) = ctx.server() {
+            server.resource_updated("desk://motd");
+        }
+        "touched"
+    }
+
     #[prompt]
     #[describe("Greet someone")]
     #[param(who, "Whom to greet")]
@@ -131,11 +139,17 @@ fn front() -> Server {
 /// A client of `server`, in this process, answering elicitations with
 /// `answer` and keeping every log message it hears.
 async fn client_of(server: &Server) -> Client {
+    client_in(server, mcp_client::Era::Auto).await
+}
+
+/// A client of `server` as [`client_of`], speaking the era `era`.
+async fn client_in(server: &Server, era: mcp_client::Era) -> Client {
     let (client_end, server_end) = tokio::io::duplex(256 * 1024);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(server.clone().serve_io(read, write));
     let (read, write) = tokio::io::split(client_end);
     Client::builder()
+        .protocol(era)
         .elicitation_handler(|params: serde_json::Value| async move {
             assert_eq!(params["message"], "Go on?");
             Ok(json!({"action": "accept", "content": {"answer": "yes"}}))
@@ -184,6 +198,7 @@ async fn a_mounted_server_is_offered_under_its_prefix() {
             "desk_confirm",
             "desk_count",
             "desk_fail",
+            "desk_touch",
             "desk_wait",
             "echo"
         ]
@@ -323,6 +338,83 @@ async fn progress_cancellation_and_elicitation_pass_through() {
     mounts.close().await;
 }
 
+/// The next notification `method` that `notifications` hears, within 10 s.
+async fn next_notification(
+    notifications: &mut mcp_client::Notifications,
+    method: &str,
+) -> mcp_types::jsonrpc::Notification {
+    let heard = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(n) = notifications.recv().await {
+            if n.method == method {
+                return Some(n);
+            }
+        }
+        None
+    })
+    .await;
+    heard
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("no {method} reached the front client"))
+}
+
+/// A front client in `front` subscribes to the mounted `uri` and touches
+/// it until an update comes back, naming the front URI.
+async fn updates_come_back(client: &Client, tool: &str, uri: &str) {
+    let mut notifications = client.notifications();
+    // Held open: a 2026-07-28 client follows the URI on this stream.
+    let _stream = if client.is_modern() {
+        let filter = mcp_types::modern::SubscriptionFilter {
+            resource_subscriptions: Some(vec![uri.to_owned()]),
+            ..Default::default()
+        };
+        Some(client.listen(filter).await.unwrap())
+    } else {
+        client.subscribe_resource(uri).await.unwrap();
+        None
+    };
+    // The subscription reaches the mounted server on a task of its own:
+    // touch until an update comes back.
+    let heard = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            client.call_tool(tool, json!({})).await.unwrap();
+            let update = tokio::time::timeout(
+                Duration::from_millis(200),
+                next_notification(&mut notifications, "notifications/resources/updated"),
+            )
+            .await;
+            if let Ok(update) = update {
+                return update;
+            }
+        }
+    })
+    .await
+    .expect("no update reached the front client");
+    assert_eq!(heard.params.unwrap()["uri"], uri);
+}
+
+/// Subscriptions pass through mounts in both eras, each side.
+#[tokio::test]
+async fn a_subscription_reaches_the_mounted_server_and_its_updates_come_back() {
+    let front = front();
+    let mounts = mount(
+        &front.handle(),
+        [
+            Mount::server("desk", desk_server(Desk::default())),
+            Mount::server("old", desk_server(Desk::default()))
+                .client(|b| b.protocol(mcp_client::Era::Legacy)),
+        ],
+    )
+    .await
+    .unwrap();
+    for era in [mcp_client::Era::Modern, mcp_client::Era::Legacy] {
+        let client = client_in(&front, era).await;
+        updates_come_back(&client, "desk_touch", "desk+desk://motd").await;
+        updates_come_back(&client, "old_touch", "old+desk://motd").await;
+    }
+    mounts.close().await;
+}
+
 #[tokio::test]
 async fn list_changes_upstream_reach_the_front_server() {
     let desk = desk_server(Desk::default());
@@ -345,15 +437,7 @@ async fn list_changes_upstream_reach_the_front_server() {
     upstream.add_tool(plugin).unwrap();
     upstream.remove_tool("add");
     // The front server's client hears of it...
-    let heard = tokio::time::timeout(Duration::from_secs(10), async {
-        while let Some(n) = notifications.recv().await {
-            if n.method == "notifications/tools/list_changed" {
-                return;
-            }
-        }
-    })
-    .await;
-    assert!(heard.is_ok(), "no list change reached the front client");
+    next_notification(&mut notifications, "notifications/tools/list_changed").await;
     // ...and lists the new offer.
     eventually("the new tool offered", || {
         let client = &client;
@@ -414,7 +498,7 @@ async fn a_proxy_keeps_the_names() {
     let client = client_of(&front).await;
     assert_eq!(
         names(&client.list_tools().await.unwrap()),
-        ["add", "confirm", "count", "fail", "wait"]
+        ["add", "confirm", "count", "fail", "touch", "wait"]
     );
     let motd = client.read_resource("desk://motd").await.unwrap();
     assert_eq!(motd.contents[0].uri(), "desk://motd");

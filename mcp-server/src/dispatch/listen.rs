@@ -166,6 +166,9 @@ impl Listen {
                     .is_none_or(|scopes| scopes.allow(identity))
             });
         }
+        for uri in agreed.resource_subscriptions.iter().flatten() {
+            core.resources.followed(uri);
+        }
         let mut sub_meta = Meta::new();
         sub_meta.insert(
             meta_key::SUBSCRIPTION_ID.to_owned(),

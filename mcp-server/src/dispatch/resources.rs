@@ -56,6 +56,24 @@ impl Resources {
                 .any(|t| t.bind(uri).is_some())
     }
 
+    /// Tells the resource (or template) at `uri` that a client follows it
+    /// now ([`ResourceEntry::on_subscribe`](crate::resource::ResourceEntry::on_subscribe)).
+    pub(super) fn followed(&self, uri: &str) {
+        let hook = match self.statics.snapshot().get(uri) {
+            Some(resource) => resource.on_subscribe.clone(),
+            None => self
+                .templates
+                .snapshot()
+                .entries()
+                .iter()
+                .find(|t| t.bind(uri).is_some())
+                .and_then(|t| t.on_subscribe.clone()),
+        };
+        if let Some(hook) = hook {
+            hook(uri);
+        }
+    }
+
     /// The scopes of what reading `uri` reaches, if anything: the static
     /// resource of that URI, else the first template (in list order) that
     /// matches it, as `resources/read` looks.
@@ -314,6 +332,7 @@ impl Resources {
             if !visible {
                 return failed(id, resource_not_found(&uri));
             }
+            self.followed(&uri);
             lock(&req.session.subscriptions).insert(uri);
         } else {
             lock(&req.session.subscriptions).remove(&uri);

@@ -56,6 +56,9 @@ pub struct ResourceSpec {
     pub app: Option<crate::apps::PageSpec>,
 }
 
+/// What runs when a client subscribes to a resource (the URI it follows).
+pub(crate) type SubscribeHook = dyn Fn(&str) + Send + Sync;
+
 /// A static resource ready to serve.
 #[derive(Clone)]
 pub struct ResourceEntry {
@@ -63,6 +66,7 @@ pub struct ResourceEntry {
     pub(crate) handler: Arc<ReadHandler>,
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) scopes: Scopes,
+    pub(crate) on_subscribe: Option<Arc<SubscribeHook>>,
 }
 
 /// A resource template ready to serve.
@@ -74,6 +78,7 @@ pub struct TemplateEntry {
     pub(crate) completions: Completions,
     pub(crate) toolbox: Cow<'static, str>,
     pub(crate) scopes: Scopes,
+    pub(crate) on_subscribe: Option<Arc<SubscribeHook>>,
 }
 
 impl fmt::Debug for ResourceEntry {
@@ -133,6 +138,7 @@ impl ResourceEntry {
             handler: Arc::new(handler),
             toolbox: Cow::Borrowed(""),
             scopes: Scopes::of(spec.scopes),
+            on_subscribe: None,
         };
         match spec.app.map(crate::apps::PageSpec::to_ui) {
             Some(Ok(ui)) => entry.with_ui(ui),
@@ -204,6 +210,7 @@ impl ResourceEntry {
             def: Arc::new(def),
             toolbox: Cow::Borrowed(""),
             scopes: Scopes::default(),
+            on_subscribe: None,
         })
     }
 
@@ -213,6 +220,18 @@ impl ResourceEntry {
     #[must_use]
     pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = self.scopes.with(scopes);
+        self
+    }
+
+    /// Runs `hook` with the URI when a client subscribes to this resource
+    /// (`resources/subscribe`, or a 2026-07-28 `subscriptions/listen` filter
+    /// naming it), once the server has checked that the client may: for
+    /// resources whose changes are learnt from elsewhere, such as a mounted
+    /// server's, which must be asked to report them. A client subscribing
+    /// again runs it again; an unsubscription does not run it.
+    #[must_use]
+    pub fn on_subscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_subscribe = Some(Arc::new(hook));
         self
     }
 
@@ -271,6 +290,7 @@ impl TemplateEntry {
             completions: Completions::default(),
             toolbox: Cow::Borrowed(""),
             scopes: Scopes::of(spec.scopes),
+            on_subscribe: None,
         }
     }
 
@@ -312,6 +332,7 @@ impl TemplateEntry {
             completions: Completions::default(),
             toolbox: Cow::Borrowed(""),
             scopes: Scopes::default(),
+            on_subscribe: None,
         })
     }
 
@@ -329,6 +350,18 @@ impl TemplateEntry {
     #[must_use]
     pub fn with_scopes<S: AsRef<str>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = self.scopes.with(scopes);
+        self
+    }
+
+    /// Runs `hook` with the URI when a client subscribes to one of this template's URIs
+    /// (`resources/subscribe`, or a 2026-07-28 `subscriptions/listen` filter
+    /// naming it), once the server has checked that the client may: for
+    /// resources whose changes are learnt from elsewhere, such as a mounted
+    /// server's, which must be asked to report them. A client subscribing
+    /// again runs it again; an unsubscription does not run it.
+    #[must_use]
+    pub fn on_subscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_subscribe = Some(Arc::new(hook));
         self
     }
 
