@@ -86,6 +86,7 @@ use std::sync::Arc;
 use mcp_server::ServerHandle;
 use tokio::task::AbortHandle;
 
+pub mod config;
 mod link;
 mod mount;
 mod names;
@@ -107,6 +108,10 @@ pub enum MountError {
         /// What is wrong.
         reason: String,
     },
+    /// An `mcpServers` document ([`config::mounts`]) cannot be read: where
+    /// and why.
+    #[error("configuration: {0}")]
+    Config(String),
 }
 
 /// The mounts of a front server, connected and kept in step by tasks of

@@ -116,11 +116,18 @@ impl Link {
         match &*state {
             State::Up(client) if !client.is_closed() => return Ok(Arc::clone(client)),
             State::Up(_) => {
+                // Found dead by this call: it says so, and a later one
+                // connects again (the server's state may be gone: the
+                // caller should know).
                 *state = State::Down {
                     error: "the connection ended".into(),
-                    retry_at: Instant::now(),
-                    failures: 0,
+                    retry_at: Instant::now() + FIRST_BACKOFF,
+                    failures: 1,
                 };
+                return Err(format!(
+                    "the connection ended (next attempt in {:.1} s)",
+                    FIRST_BACKOFF.as_secs_f64()
+                ));
             }
             State::Down {
                 error, retry_at, ..
@@ -172,16 +179,16 @@ impl Link {
         }
     }
 
-    /// Marks `client` gone (its connection ended), so that the next use
-    /// connects again.
+    /// Marks `client` gone (its connection ended): the next use after the
+    /// first back-off connects again.
     pub(crate) async fn lost(&self, client: &Arc<Client>, why: String) {
         let mut state = self.state.lock().await;
         if matches!(&*state, State::Up(c) if Arc::ptr_eq(c, client)) {
             tracing::warn!(mount = %self.name, error = %why, "lost the mounted server");
             *state = State::Down {
                 error: why,
-                retry_at: Instant::now(),
-                failures: 0,
+                retry_at: Instant::now() + FIRST_BACKOFF,
+                failures: 1,
             };
         }
     }

@@ -339,7 +339,10 @@ fn mcp_otel_root() {
 
 #[test]
 fn mcp_compose_root() {
-    // What a program names: a mount's configuration, the mounting, the
-    // running mounts and the refusal.
-    check("mcp-compose", &["Mount", "MountError", "Mounted", "mount"]);
+    // What a program names: a mount's configuration (or the hosts'
+    // `mcpServers` document), the mounting, the running mounts and the refusal.
+    check(
+        "mcp-compose",
+        &["Mount", "MountError", "Mounted", "config", "mount"],
+    );
 }

@@ -24,6 +24,7 @@ GIVEN_URL=""
 if [ "${2:-}" = --url ]; then GIVEN_URL="${3:?--url needs a URL}"; fi
 [ -x "$NOTES" ] || { echo "run_notes.sh: '$NOTES' is not executable (cargo build -p mcp-examples)" >&2; exit 2; }
 . "$ROOT/.tools/env.sh"
+. "$ROOT/tests/lib.sh"
 for v in MCP_PYTHON MCP_INSPECTOR; do
     [ -x "${!v:-}" ] || { echo "run_notes.sh: $v='${!v:-}' is not executable; rerun scripts/install-tools.sh" >&2; exit 1; }
 done
@@ -74,22 +75,6 @@ for mode in legacy 2026-07-28; do
 done
 
 # ---------------------------------------------------------------- Inspector CLI
-mkdir -p "$WORK/home"
-# check <label> <python expression over r (the result)> <inspector args...>
-check() {
-    local label="$1" expr="$2"; shift 2
-    if HOME="$WORK/home" timeout 60 "$MCP_INSPECTOR" --cli --format json "$@" >"$WORK/out.json" 2>"$WORK/err.log" \
-        && "$MCP_PYTHON" -c '
-import json, sys
-r = json.load(open(sys.argv[1]))["result"]
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$WORK/out.json" "$expr"; then
-        echo "PASS inspector: $label"
-    else
-        echo "FAIL inspector: $label"
-        head -c 2000 "$WORK/out.json" "$WORK/err.log" | sed 's/^/    /'
-        failed=1
-    fi
-}
 for era in legacy modern; do
     for where in "${WHERE[@]}"; do
         if [ "$where" = stdio ]; then
@@ -98,15 +83,15 @@ for era in legacy modern; do
             target=(); pre=(--transport http --server-url "$URL")
         fi
         tag="notes $where $era"
-        check "$tag prompts/list" '[p["name"] for p in r["prompts"]] == ["summarise"]' \
+        inspector_check "$tag prompts/list" '[p["name"] for p in r["prompts"]] == ["summarise"]' \
             --protocol-era "$era" "${pre[@]}" --method prompts/list "${target[@]}"
-        check "$tag prompts/get" 'r["messages"][0]["content"]["resource"]["uri"] == "notes://1"' \
+        inspector_check "$tag prompts/get" 'r["messages"][0]["content"]["resource"]["uri"] == "notes://1"' \
             --protocol-era "$era" "${pre[@]}" --method prompts/get --prompt-name summarise --prompt-args id=1 "${target[@]}"
-        check "$tag resources/list" 'sorted(x["uri"] for x in r["resources"]) == ["notes://index", "notes://logo"]' \
+        inspector_check "$tag resources/list" 'sorted(x["uri"] for x in r["resources"]) == ["notes://index", "notes://logo"]' \
             --protocol-era "$era" "${pre[@]}" --method resources/list "${target[@]}"
-        check "$tag resources/read" 'r["contents"][0]["text"].startswith("# Ideas")' \
+        inspector_check "$tag resources/read" 'r["contents"][0]["text"].startswith("# Ideas")' \
             --protocol-era "$era" "${pre[@]}" --method resources/read --uri notes://2 "${target[@]}"
-        check "$tag resources/templates/list" '[t["uriTemplate"] for t in r["resourceTemplates"]] == ["notes://{id}"]' \
+        inspector_check "$tag resources/templates/list" '[t["uriTemplate"] for t in r["resourceTemplates"]] == ["notes://{id}"]' \
             --protocol-era "$era" "${pre[@]}" --method resources/templates/list "${target[@]}"
     done
 done

@@ -23,6 +23,7 @@ for b in calculator calculator_client; do
     [ -x "$BIN/$b" ] || { echo "oauth/run.sh: '$BIN/$b' is not executable (cargo build -p mcp-examples)" >&2; exit 2; }
 done
 . "$ROOT/.tools/env.sh"
+. "$ROOT/tests/lib.sh"
 [ -x "${MCP_PYTHON:-}" ] || { echo "oauth/run.sh: MCP_PYTHON is not set; rerun scripts/install-tools.sh" >&2; exit 1; }
 [ -d "${MCP_OIDC_PROVIDER_MODULES:-}/oidc-provider" ] || { echo "oauth/run.sh: oidc-provider is not installed; rerun scripts/install-tools.sh" >&2; exit 1; }
 
@@ -34,16 +35,6 @@ cleanup() {
 }
 trap cleanup EXIT
 failed=0
-
-free_port() { "$MCP_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() { # <port> <pid> <log>
-    for _ in $(seq 1 300); do
-        "$MCP_PYTHON" -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))" && return 0
-        kill -0 "$2" 2>/dev/null || { echo "oauth/run.sh: a server died:"; cat "$3"; exit 1; }
-        sleep 0.1
-    done
-    echo "oauth/run.sh: nothing listens on port $1:"; cat "$3"; exit 1
-}
 
 AS_PORT="$(free_port)"
 MCP_PORT="$(free_port)"

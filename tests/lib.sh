@@ -1,0 +1,39 @@
+# What the test scripts share. Source it after `.tools/env.sh`:
+#   . "$ROOT/tests/lib.sh"
+# The functions use MCP_PYTHON and MCP_INSPECTOR (from env.sh), and
+# `inspector_check` uses the caller's WORK directory and sets its `failed`.
+
+# A free TCP port on 127.0.0.1 (nothing listens on it when this returns).
+free_port() {
+    "$MCP_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_port <port> <pid> <log>: waits (30 s at most) until something listens
+# on 127.0.0.1:<port>; exits 1, showing <log>, if <pid> dies first or nothing comes.
+wait_port() {
+    for _ in $(seq 1 300); do
+        "$MCP_PYTHON" -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))" && return 0
+        kill -0 "$2" 2>/dev/null || { echo "$(basename "$0"): a server died:"; cat "$3"; exit 1; }
+        sleep 0.1
+    done
+    echo "$(basename "$0"): nothing listens on port $1:"; cat "$3"; exit 1
+}
+
+# inspector_check <label> <python expression over r (the result)> <inspector args...>:
+# runs the MCP Inspector CLI and checks its JSON result; prints PASS or FAIL
+# (with the output), and sets failed=1 on a failure.
+inspector_check() {
+    local label="$1" expr="$2"; shift 2
+    mkdir -p "$WORK/home"
+    if HOME="$WORK/home" timeout 60 "$MCP_INSPECTOR" --cli --format json "$@" >"$WORK/out.json" 2>"$WORK/err.log" \
+        && "$MCP_PYTHON" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$WORK/out.json" "$expr"; then
+        echo "PASS inspector: $label"
+    else
+        echo "FAIL inspector: $label"
+        head -c 2000 "$WORK/out.json" "$WORK/err.log" | sed 's/^/    /'
+        failed=1
+    fi
+}
