@@ -716,3 +716,198 @@ async fn a_mount_down_at_start_is_offered_once_it_comes_up() {
     assert_eq!(sum.content[0].as_text(), Some("42"));
     mounts.close().await;
 }
+
+/// A front server protected by OAuth, mounting an HTTP server that records
+/// every request's headers: the front server's client's token never reaches
+/// it; the mount's own credentials do.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn the_front_servers_token_never_reaches_a_mounted_server() {
+    use mcp_server::auth::{Authorization, JwtVerifier};
+    use mcp_test_support::server::issuer::Issuer;
+
+    // The mounted server, recording the headers it receives.
+    let seen: Arc<Mutex<Vec<http::HeaderMap>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    let upstream =
+        desk_server(Desk::default()).http_service(mcp_server::http::HttpConfig::default());
+    let app = axum::Router::new()
+        .route_service("/mcp", upstream)
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                record.lock().unwrap().push(request.headers().clone());
+                next.run(request)
+            },
+        ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream_url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    // The front server, a protected resource.
+    let issuer = Issuer::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let auth = Authorization::new(&resource, JwtVerifier::new(issuer.url.clone(), &resource))
+        .unwrap()
+        .authorization_server(issuer.url.clone());
+    let front = front();
+    let mounts = mount(
+        &front.handle(),
+        [Mount::http("desk", &upstream_url).header("X-Api-Key", "the-mounts-own-key")],
+    )
+    .await
+    .unwrap();
+    tokio::spawn(front.clone().serve_http_on(
+        listener,
+        mcp_server::http::HttpConfig::default().authorization(auth),
+        std::future::pending(),
+    ));
+    let token = issuer.sign(&issuer.claims(&resource, "mcp"), "k1");
+    let client = Client::builder()
+        .http_header("Authorization", format!("Bearer {token}"))
+        .connect_http(&resource)
+        .await
+        .unwrap();
+    let sum = client
+        .call_tool("desk_add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
+    assert_eq!(sum.content[0].as_text(), Some("2"));
+    // A client without the token is refused by the front server itself.
+    let refused = Client::builder().connect_http(&resource).await;
+    assert!(refused.is_err());
+
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.len() >= 2,
+        "the mount's requests reached it: {}",
+        seen.len()
+    );
+    for headers in seen.iter() {
+        assert_eq!(headers["x-api-key"], "the-mounts-own-key");
+        assert!(
+            headers.get(http::header::AUTHORIZATION).is_none(),
+            "{headers:?}"
+        );
+        for value in headers.values() {
+            assert!(
+                !value.to_str().unwrap_or_default().contains(&token),
+                "the token leaked: {headers:?}"
+            );
+        }
+    }
+    mounts.close().await;
+}
+
+/// The front server's tool-call middleware runs for mounted tools as for
+/// its own: here it refuses one of them.
+#[tokio::test]
+async fn the_front_servers_middleware_applies_to_mounted_tools() {
+    use mcp_server::policy::from_fn;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let front = Server::builder("front", "1.0")
+        .layer(from_fn(move |call: mcp_server::tool::ToolRequest, next| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if call.name == "desk_fail" {
+                    return Ok(mcp_server::types::CallToolResult::error(
+                        "refused by the front server",
+                    ));
+                }
+                next.run(call).await
+            }
+        }))
+        .build();
+    let mounts = mount(
+        &front.handle(),
+        [Mount::server("desk", desk_server(Desk::default()))],
+    )
+    .await
+    .unwrap();
+    let client = client_of(&front).await;
+    let sum = client
+        .call_tool("desk_add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(sum.content[0].as_text(), Some("3"));
+    let refused = client.call_tool_raw("desk_fail", json!({})).await.unwrap();
+    assert_eq!(
+        refused.content[0].as_text(),
+        Some("refused by the front server")
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    mounts.close().await;
+}
+
+/// A server that speaks only HTTP+SSE (2024-11-05), mounted with `Mount::sse`.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn an_http_sse_server_is_mounted() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let sse_url = format!("http://{}/sse", listener.local_addr().unwrap());
+    tokio::spawn(desk_server(Desk::default()).serve_http_on(
+        listener,
+        mcp_server::http::HttpConfig::default(),
+        std::future::pending(),
+    ));
+    let front = front();
+    let mounts = mount(&front.handle(), [Mount::sse("old", &sse_url)])
+        .await
+        .unwrap();
+    assert!(mounts.is_up("old").await);
+    let client = client_of(&front).await;
+    let sum = client
+        .call_tool("old_add", json!({"a": 4, "b": 4}))
+        .await
+        .unwrap();
+    assert_eq!(sum.content[0].as_text(), Some("8"));
+    mounts.close().await;
+}
+
+/// A mounted server that hangs: the call ends with an `isError` result
+/// naming the mount, after the mount's timeout.
+#[tokio::test]
+async fn a_mounted_server_that_hangs_is_reported() {
+    let front = front();
+    let mounts = mount(
+        &front.handle(),
+        [Mount::server("desk", desk_server(Desk::default()))
+            .client(|b| b.timeout(Duration::from_millis(300)))],
+    )
+    .await
+    .unwrap();
+    let client = client_of(&front).await;
+    let hung = client.call_tool_raw("desk_wait", json!({})).await.unwrap();
+    assert_eq!(hung.is_error, Some(true));
+    let text = hung.content[0].as_text().unwrap();
+    assert!(
+        text.contains("the mounted server `desk` did not answer within 0.3 s"),
+        "{text}"
+    );
+    mounts.close().await;
+}
+
+/// A legacy-era mounted server asks its client on its own (a server→client
+/// request naming no call): it reaches the front client of the call.
+#[tokio::test]
+async fn a_legacy_mounted_server_asks_the_front_client() {
+    let front = front();
+    let mounts = mount(
+        &front.handle(),
+        [Mount::server("desk", desk_server(Desk::default()))
+            .client(|b| b.protocol(mcp_client::Era::Legacy))],
+    )
+    .await
+    .unwrap();
+    for era in [mcp_client::Era::Legacy, mcp_client::Era::Modern] {
+        let client = client_in(&front, era).await;
+        let confirmed = client.call_tool("desk_confirm", json!({})).await.unwrap();
+        assert_eq!(
+            confirmed.content[0].as_text(),
+            Some("answered yes"),
+            "{era:?}"
+        );
+    }
+    mounts.close().await;
+}
