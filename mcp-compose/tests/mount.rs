@@ -783,7 +783,7 @@ async fn the_front_servers_token_never_reaches_a_mounted_server() {
         "the mount's requests reached it: {}",
         seen.len()
     );
-    for headers in seen.iter() {
+    for headers in &seen {
         assert_eq!(headers["x-api-key"], "the-mounts-own-key");
         assert!(
             headers.get(http::header::AUTHORIZATION).is_none(),
