@@ -220,6 +220,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds tools made at run time (an OpenAPI document's operations, a
+    /// plugin's tools), in order.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolEntry>) -> Self {
+        self.items.tools.extend(tools);
+        self
+    }
+
     /// Adds one prompt on its own (e.g. a [`PromptEntry::dynamic`] prompt).
     pub fn prompt(mut self, prompt: PromptEntry) -> Self {
         self.items.prompts.push(prompt);

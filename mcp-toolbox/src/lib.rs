@@ -16,3 +16,5 @@ pub mod commands;
 pub mod files;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "openapi")]
+pub mod openapi;

@@ -2,6 +2,9 @@
 //! of the caller's headers a redirect carries where, against loopback sites
 //! (allowed by name, as a host allows a local service).
 
+#[cfg(feature = "openapi")]
+mod openapi;
+
 use mcp_test_support::http_site;
 
 use std::collections::HashMap;

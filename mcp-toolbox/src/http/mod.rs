@@ -52,7 +52,7 @@
 //! [`HttpBuilder::ignore_robots_txt`] turns the check off.
 
 mod address;
-mod client;
+pub(crate) mod client;
 mod fetch;
 mod robots;
 mod target;
@@ -82,7 +82,7 @@ pub const DEFAULT_USER_AGENT: &str = concat!(
 /// The `get`, `post` and `fetch` tools; see the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Http {
-    limits: Arc<Limits>,
+    pub(crate) limits: Arc<Limits>,
     ignore_robots_txt: bool,
 }
 
