@@ -23,10 +23,13 @@
 #     protobuf==7.36.2 (the OTLP receiver, tests/otel/receiver.py), and
 #     opentelemetry-sdk, -exporter-otlp-proto-http and -exporter-otlp-proto-grpc
 #     ==1.45.2 (the official SDK and exporters tests/otel/selftest.py proves the
-#     receiver with)
+#     receiver with); fastapi==0.165.0 and uvicorn==0.54.0 (the HTTP API
+#     tests/openapi/ serves as tools)
+#   - @octokit/openapi@23.0.2's api.github.com.json (the large OpenAPI
+#     document tests/openapi/ loads), in .tools/github-openapi
 # and writes .tools/env.sh, which callers `source` to get PATH (node 22 first),
 # MCP_PYTHON, MCP_INSPECTOR, MCP_CONFORMANCE_0116, MCP_CONFORMANCE_ALPHA,
-# MCP_SERVER_FILESYSTEM_JS and MCP_SERVER_FETCH.
+# MCP_SERVER_FILESYSTEM_JS, MCP_SERVER_FETCH and MCP_GITHUB_OPENAPI.
 #
 # Idempotent: every component is checked by version first and only
 # (re)installed when missing or wrong. Any failure aborts with a non-zero exit.
@@ -44,6 +47,9 @@ CONF_STABLE_VERSION="0.1.16"
 CONF_ALPHA_VERSION="0.2.0-alpha.12"
 OIDC_PROVIDER_VERSION="9.13.3"
 FS_SERVER_VERSION="2026.8.31"
+# The GitHub REST API's OpenAPI document (about 1,100 operations): the large
+# document tests/openapi/ loads.
+GITHUB_OPENAPI_VERSION="23.0.2"
 # The MCP Apps browser test's packages (one npm install, pinned together).
 APPS_PKGS=("@modelcontextprotocol/ext-apps@2.0.4" "@modelcontextprotocol/client@2.4.0"
            "zod@4.6.7" "puppeteer-core@25.16.0" "esbuild@0.28.2")
@@ -51,6 +57,9 @@ PY_MCP_VERSION="2.3.0"
 PY_OPENAI_VERSION="3.54.0"
 PY_ANTHROPIC_VERSION="2.12.0"
 PY_FETCH_SERVER_VERSION="2026.10.24"
+# The HTTP API behind the OpenAPI interop test (tests/openapi/shop.py).
+PY_FASTAPI_VERSION="0.165.0"
+PY_UVICORN_VERSION="0.54.0"
 # The OpenTelemetry Python distributions are released together under one
 # version (the SDK pins opentelemetry-api, which mcp and anthropic already pull
 # in, to its own version, so they move together); protobuf and grpcio are the
@@ -66,6 +75,7 @@ CONF_STABLE_DIR="$TOOLS/conformance-$CONF_STABLE_VERSION"
 CONF_ALPHA_DIR="$TOOLS/conformance-$CONF_ALPHA_VERSION"
 OIDC_DIR="$TOOLS/oidc-provider"
 FS_SERVER_DIR="$TOOLS/server-filesystem"
+GITHUB_OPENAPI_DIR="$TOOLS/github-openapi"
 APPS_DIR="$TOOLS/apps"
 PYENV_DIR="$TOOLS/pyenv"
 HOME_DIR="$TOOLS/home"
@@ -183,6 +193,12 @@ ensure_npm_pkg "$CONF_STABLE_DIR" "@modelcontextprotocol/conformance" "$CONF_STA
 ensure_npm_pkg "$CONF_ALPHA_DIR" "@modelcontextprotocol/conformance" "$CONF_ALPHA_VERSION" "conformance (alpha)"
 ensure_npm_pkg "$OIDC_DIR" "oidc-provider" "$OIDC_PROVIDER_VERSION" "authorization server"
 ensure_npm_pkg "$FS_SERVER_DIR" "@modelcontextprotocol/server-filesystem" "$FS_SERVER_VERSION" "reference filesystem server"
+ensure_npm_pkg "$GITHUB_OPENAPI_DIR" "@octokit/openapi" "$GITHUB_OPENAPI_VERSION" "GitHub's OpenAPI documents"
+# Only api.github.com.json is read: the other documents (GHES, GHEC, the
+# dereferenced copies) are 370 MB of disk.
+GITHUB_OPENAPI_JSON="$GITHUB_OPENAPI_DIR/node_modules/@octokit/openapi/generated/api.github.com.json"
+[ -f "$GITHUB_OPENAPI_JSON" ] || die "expected $GITHUB_OPENAPI_JSON is missing"
+find "$(dirname "$GITHUB_OPENAPI_JSON")" -name '*.json' ! -name api.github.com.json -delete
 
 INSPECTOR_BIN="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
 CONF_STABLE_BIN="$CONF_STABLE_DIR/node_modules/.bin/conformance"
@@ -215,6 +231,7 @@ FS_SERVER_JS="$FS_SERVER_DIR/node_modules/@modelcontextprotocol/server-filesyste
 # Pinned distributions of the venv, "name==version" each.
 PY_PINS=("mcp==$PY_MCP_VERSION" "openai==$PY_OPENAI_VERSION" "anthropic==$PY_ANTHROPIC_VERSION"
          "mcp-server-fetch==$PY_FETCH_SERVER_VERSION"
+         "fastapi==$PY_FASTAPI_VERSION" "uvicorn==$PY_UVICORN_VERSION"
          "opentelemetry-proto==$PY_OTEL_VERSION" "grpcio==$PY_GRPCIO_VERSION" "protobuf==$PY_PROTOBUF_VERSION"
          "opentelemetry-sdk==$PY_OTEL_VERSION" "opentelemetry-exporter-otlp-proto-http==$PY_OTEL_VERSION"
          "opentelemetry-exporter-otlp-proto-grpc==$PY_OTEL_VERSION")
@@ -292,6 +309,8 @@ export MCP_OIDC_PROVIDER_MODULES="$OIDC_DIR/node_modules"
 # and "\$MCP_SERVER_FETCH" [--ignore-robots-txt] (stdio).
 export MCP_SERVER_FILESYSTEM_JS="$FS_SERVER_JS"
 export MCP_SERVER_FETCH="$PYENV_DIR/bin/mcp-server-fetch"
+# The GitHub REST API's OpenAPI document (tests/openapi/run.sh).
+export MCP_GITHUB_OPENAPI="$GITHUB_OPENAPI_JSON"
 # The MCP Apps browser test (tests/apps/run.sh): a chromium, and the
 # node_modules with ext-apps, the TypeScript client, puppeteer-core, esbuild.
 export MCP_CHROMIUM="$CHROMIUM_BIN"
@@ -335,5 +354,5 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
     "$MCP_NODE" --check "$MCP_SERVER_FILESYSTEM_JS" \
         || die "the reference filesystem server $MCP_SERVER_FILESYSTEM_JS does not parse under Node 22"
 )
-log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, server-filesystem $FS_SERVER_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION, mcp-server-fetch $PY_FETCH_SERVER_VERSION, opentelemetry $PY_OTEL_VERSION (grpcio $PY_GRPCIO_VERSION, protobuf $PY_PROTOBUF_VERSION)"
+log "done: node $(node --version), inspector $INSPECTOR_VERSION, conformance $CONF_STABLE_VERSION + $CONF_ALPHA_VERSION, oidc-provider $OIDC_PROVIDER_VERSION, server-filesystem $FS_SERVER_VERSION, @octokit/openapi $GITHUB_OPENAPI_VERSION, python mcp $PY_MCP_VERSION, openai $PY_OPENAI_VERSION, anthropic $PY_ANTHROPIC_VERSION, mcp-server-fetch $PY_FETCH_SERVER_VERSION, fastapi $PY_FASTAPI_VERSION, uvicorn $PY_UVICORN_VERSION, opentelemetry $PY_OTEL_VERSION (grpcio $PY_GRPCIO_VERSION, protobuf $PY_PROTOBUF_VERSION)"
 log "use: . ${ENV_FILE}"

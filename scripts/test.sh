@@ -73,6 +73,9 @@ tests/interop/run_notes.sh target/debug/notes
 step "one server from many: the gateway example mounts the calculator (stdio), notes (Streamable HTTP), the Python reference server and plugins; Python mcp (legacy, 2026-07-28; stdio, HTTP) and the MCP Inspector CLI drive it: prefixed items, calls, progress, prompts, resources, completion, sampling, elicitation, a subscription, a tool added upstream, a mount killed and back; bad configurations refused at start"
 tests/compose/run.sh target/debug
 
+step "OpenAPI as tools: the openapi example serves a FastAPI application's document; Python mcp (legacy, 2026-07-28) calls every operation and checks what the API holds; the GitHub REST API's document (about 1,100 operations) loads whole and filtered, with its time and peak memory; bad documents refused at start"
+tests/openapi/run.sh target/debug
+
 step "MCP Apps in a browser: headless Chromium hosts the notes board page with the official AppBridge (@modelcontextprotocol/ext-apps); its button calls add_note through the host; screenshot in target/test-output/apps/"
 tests/apps/run.sh target/debug/notes
 

@@ -275,6 +275,14 @@ fn body(
             );
             Ok(Bytes::from(form.finish()))
         }
+        BodyKind::Text(media) => {
+            let Value::String(text) = value else {
+                return Err(format!("the argument `{argument}` must be text"));
+            };
+            let media = HeaderValue::from_str(media).map_err(|e| e.to_string())?;
+            headers.insert(header::CONTENT_TYPE, media);
+            Ok(Bytes::from(text))
+        }
     }
 }
 

@@ -28,15 +28,18 @@
 //! # From operations to tools
 //!
 //! - **Name**: the `operationId`, else the method and path
-//!   (`get_pets_petId`), in the characters tool names allow. Two
-//!   operations that would get one name are refused, naming both.
+//!   (`get_pets_petId`), in the characters tool names allow, at most 64 of
+//!   them (what the model providers take); a name another operation took
+//!   gets a suffix made from its own identity. Two operations with one
+//!   `operationId` are refused, naming both.
 //! - **Description**: `summary`, then `description`. An operation with
 //!   neither is reported ([`OpenApiTools::warnings`]); with
 //!   [`strict`](OpenApiBuilder::strict) it is refused, as the `#[tool]`
 //!   macro refuses a tool without a description.
 //! - **Input schema**: one property per path, query, header and cookie
 //!   parameter (a name used in two places takes the place's name first:
-//!   `query_id`, `path_id`), and `body` for a JSON or form request body;
+//!   `query_id`, `path_id`), and `body` for a JSON, form or text request
+//!   body;
 //!   every `$ref` resolved (a recursive schema expanded three levels deep,
 //!   then cut with a note), OpenAPI 3.0's `nullable` and boolean
 //!   `exclusiveMinimum` written as JSON Schema 2020-12 says them.
@@ -66,7 +69,8 @@
 //! pointer): a document that is not OpenAPI 3.0 or 3.1 (Swagger 2.0 is named
 //! as such, with how to convert it), a `$ref` that points nowhere or outside
 //! the document, a cycle of references, two operations with one tool name,
-//! a request body that is neither JSON nor a form.
+//! and, in strict mode, an operation whose request body no argument can
+//! hold (multipart, binary: otherwise it is left out and reported).
 
 use std::sync::Arc;
 
@@ -393,6 +397,17 @@ impl OpenApiBuilder {
                     continue;
                 }
                 let operation = Operation::read(&self.doc, path, method, op, &pointer)?;
+                if let Some(why) = &operation.unsendable {
+                    let what = format!(
+                        "the operation {} {path} is left out: {why}",
+                        method.to_ascii_uppercase()
+                    );
+                    if self.strict {
+                        return Err(OpenApiError::at(&pointer, what));
+                    }
+                    warnings.push(format!("at {pointer}: {what}"));
+                    continue;
+                }
                 if operation.description.is_none() {
                     let what = format!("the operation {} {path} has neither a summary nor a description: the model reads one to decide when to call the tool `{}`", method.to_ascii_uppercase(), operation.name);
                     if self.strict {
@@ -400,8 +415,12 @@ impl OpenApiBuilder {
                     }
                     warnings.push(format!("at {pointer}: {what}"));
                 }
-                if let Some(other) = operations.iter().find(|o| o.name == operation.name) {
-                    return Err(OpenApiError::at(&pointer, format!("this operation and the one at {} would both be the tool `{}`: give one an operationId", other.pointer, operation.name)));
+                let mut operation = operation;
+                if let Some(other) = operations.iter().find(|o| o.identity == operation.identity) {
+                    return Err(OpenApiError::at(&pointer, format!("this operation and the one at {} have one operationId, `{}`: each must have its own", other.pointer, operation.identity)));
+                }
+                if operations.iter().any(|o| o.name == operation.name) {
+                    operation.name = unique_name(&operation, &operations);
                 }
                 operations.push(operation);
             }
@@ -486,6 +505,28 @@ impl OpenApiBuilder {
         }
         Ok(placed)
     }
+}
+
+/// A name for `op` that none of `others` has: its name, shortened, with
+/// a suffix made from its identity (so that the same document always gives
+/// the same names).
+fn unique_name(op: &Operation, others: &[Operation]) -> String {
+    // FNV-1a of the identity: stable across runs and platforms.
+    let hash = op.identity.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let stem: String = op.name.chars().take(operation::MAX_NAME - 7).collect();
+    // Fewer operations than suffixes: one of them is free.
+    (0..=others.len() as u64)
+        .map(|n| format!("{stem}_{:06x}", hash.wrapping_add(n) & 0xff_ffff))
+        .find(|name| others.iter().all(|o| o.name != *name))
+        .unwrap_or_else(|| {
+            unreachable!(
+                "{} names cannot take {} suffixes",
+                others.len(),
+                others.len() + 1
+            )
+        })
 }
 
 /// Compiled include or exclude rules.

@@ -59,16 +59,20 @@ pub(crate) struct Param {
 }
 
 /// How the request body is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum BodyKind {
     Json,
     Form,
+    /// Text of this media type (`text/plain`, `text/markdown`...), as given.
+    Text(String),
 }
 
 /// An operation, ready to become a tool and to be called.
 #[derive(Debug, Clone)]
 pub(crate) struct Operation {
     pub(crate) name: String,
+    /// Its `operationId`, else its method and path: what its name is made of.
+    pub(crate) identity: String,
     pub(crate) method: String,
     pub(crate) path: String,
     pub(crate) pointer: String,
@@ -76,6 +80,9 @@ pub(crate) struct Operation {
     pub(crate) params: Vec<Param>,
     /// The argument holding the body, and how it is sent.
     pub(crate) body: Option<(String, BodyKind)>,
+    /// Why the operation cannot be called, when it cannot (a body no
+    /// argument can hold: multipart, binary).
+    pub(crate) unsendable: Option<String>,
     pub(crate) input_schema: Map<String, Value>,
     /// The output schema, if a 2xx response has a JSON body.
     pub(crate) output: Option<Output>,
@@ -92,7 +99,8 @@ impl Operation {
         op: &Value,
         pointer: &str,
     ) -> Result<Operation, OpenApiError> {
-        let name = tool_name(op.get("operationId").and_then(Value::as_str), method, path);
+        let identity = identity(op.get("operationId").and_then(Value::as_str), method, path);
+        let name = tool_name(&identity, method);
         let summary = op
             .get("summary")
             .and_then(Value::as_str)
@@ -114,7 +122,11 @@ impl Operation {
         let mut properties = Map::new();
         let mut required = Vec::new();
         let params = arguments(doc, &raw, &mut properties, &mut required)?;
-        let body = request_body(doc, op, pointer, &mut properties, &mut required)?;
+        let (body, unsendable) =
+            match request_body(doc, op, pointer, &mut properties, &mut required)? {
+                Ok(body) => (body, None),
+                Err(why) => (None, Some(why)),
+            };
         let mut input_schema = Map::new();
         input_schema.insert("type".into(), "object".into());
         input_schema.insert("properties".into(), Value::Object(properties));
@@ -137,12 +149,14 @@ impl Operation {
             .unwrap_or_default();
         Ok(Operation {
             name,
+            identity,
             method: method.to_owned(),
             path: path.to_owned(),
             pointer: pointer.to_owned(),
             description,
             params,
             body,
+            unsendable,
             input_schema,
             output,
             security,
@@ -262,17 +276,17 @@ fn arguments(
 }
 
 /// The request body of the operation at `pointer`, as an argument (`body`,
-/// or `request_body` when a parameter took that name) holding a JSON or
-/// form body.
+/// or `request_body` when a parameter took that name) holding a JSON,
+/// form or text body; `Err` inside says why no argument can hold it.
 fn request_body(
     doc: &Doc,
     op: &Value,
     pointer: &str,
     properties: &mut Map<String, Value>,
     required: &mut Vec<Value>,
-) -> Result<Option<(String, BodyKind)>, OpenApiError> {
+) -> Result<Result<Option<(String, BodyKind)>, String>, OpenApiError> {
     let Some(b) = op.get("requestBody") else {
-        return Ok(None);
+        return Ok(Ok(None));
     };
     let here = format!("{pointer}/requestBody");
     let (b, _) = doc.deref(b, &here)?;
@@ -281,7 +295,7 @@ fn request_body(
         .and_then(Value::as_object)
         .filter(|c| !c.is_empty())
     else {
-        return Ok(None);
+        return Ok(Ok(None));
     };
     let json = content
         .iter()
@@ -293,17 +307,23 @@ fn request_body(
             .find(|(t, _)| t.as_str() == "application/x-www-form-urlencoded")
             .map(|(t, v)| (t, v, BodyKind::Form))
     };
-    let Some((media, media_obj, kind)) = json.or_else(form) else {
+    let text = || {
+        content
+            .iter()
+            .find(|(t, _)| t.starts_with("text/"))
+            .map(|(t, v)| (t, v, BodyKind::Text(t.clone())))
+    };
+    let Some((media, media_obj, kind)) = json.or_else(form).or_else(text) else {
         let kinds: Vec<&String> = content.keys().collect();
-        return Err(OpenApiError::at(
-            &here,
-            format!("request bodies of {kinds:?} cannot be sent: JSON and form bodies can"),
-        ));
+        return Ok(Err(format!(
+            "its request body ({kinds:?}) cannot be sent: JSON, form and text bodies can"
+        )));
     };
     let at = format!("{here}/content/{}/schema", escape(media));
-    let mut schema = match media_obj.get("schema") {
-        Some(s) => doc.schema(s, &at)?,
-        None => json!({}),
+    let mut schema = match (media_obj.get("schema"), &kind) {
+        (_, BodyKind::Text(_)) => json!({"type": "string"}),
+        (Some(s), _) => doc.schema(s, &at)?,
+        (None, _) => json!({}),
     };
     describe(&mut schema, b);
     let argument = if properties.contains_key("body") {
@@ -316,7 +336,7 @@ fn request_body(
         required.push(Value::String(argument.clone()));
     }
     properties.insert(argument.clone(), schema);
-    Ok(Some((argument, kind)))
+    Ok(Ok(Some((argument, kind))))
 }
 
 /// Gives `schema` the `description` of `owner` (a parameter, a body) unless it has one.
@@ -382,13 +402,23 @@ fn output_schema(doc: &Doc, op: &Value, pointer: &str) -> Result<Option<Output>,
     Ok(None)
 }
 
-/// The tool name of an operation: its `operationId`, else its method and
-/// path, in the characters tool names allow (`[A-Za-z0-9_.-]`, at most 64).
-fn tool_name(operation_id: Option<&str>, method: &str, path: &str) -> String {
-    let raw = match operation_id {
+/// What names an operation in the document: its `operationId`, else its
+/// method and path.
+fn identity(operation_id: Option<&str>, method: &str, path: &str) -> String {
+    match operation_id {
         Some(id) if !id.trim().is_empty() => id.to_owned(),
         _ => format!("{method}_{path}"),
-    };
+    }
+}
+
+/// The longest tool name made: what the model providers' APIs take
+/// (Anthropic's and OpenAI's tool names are at most 64 characters).
+pub(crate) const MAX_NAME: usize = 64;
+
+/// The tool name of an operation of identity `raw` (see [`identity`]),
+/// in the characters tool names allow (`[A-Za-z0-9_.-]`, at most
+/// [`MAX_NAME`]).
+fn tool_name(raw: &str, method: &str) -> String {
     let mut name = String::new();
     for c in raw.chars() {
         let c = if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
@@ -402,7 +432,7 @@ fn tool_name(operation_id: Option<&str>, method: &str, path: &str) -> String {
         name.push(c);
     }
     let name = name.trim_end_matches('_');
-    let name: String = name.chars().take(64).collect();
+    let name: String = name.chars().take(MAX_NAME).collect();
     if name.is_empty() {
         format!("{method}_root")
     } else {
@@ -416,20 +446,18 @@ mod tests {
 
     #[test]
     fn names_are_valid_tool_names() {
-        assert_eq!(tool_name(Some("listPets"), "get", "/pets"), "listPets");
+        let name = |id: Option<&str>, method: &str, path: &str| {
+            tool_name(&identity(id, method, path), method)
+        };
+        assert_eq!(name(Some("listPets"), "get", "/pets"), "listPets");
         assert_eq!(
-            tool_name(None, "get", "/pets/{petId}/photos"),
+            name(None, "get", "/pets/{petId}/photos"),
             "get_pets_petId_photos"
         );
-        assert_eq!(
-            tool_name(Some("pets list (v2)"), "get", "/x"),
-            "pets_list_v2"
-        );
-        assert_eq!(tool_name(None, "get", "/"), "get");
-        assert!(mcp_server::types::tool::is_valid_tool_name(&tool_name(
-            Some(&"x".repeat(300)),
-            "get",
-            "/"
-        )));
+        assert_eq!(name(Some("pets list (v2)"), "get", "/x"), "pets_list_v2");
+        assert_eq!(name(None, "get", "/"), "get");
+        let long = name(Some(&"x".repeat(300)), "get", "/");
+        assert_eq!(long.len(), MAX_NAME);
+        assert!(mcp_server::types::tool::is_valid_tool_name(&long));
     }
 }

@@ -354,7 +354,7 @@ fn bad_documents_are_refused_naming_the_position() {
     let mut twice = petstore();
     twice["paths"]["/pets"]["post"]["operationId"] = json!("listPets");
     let e = refused(twice, false);
-    assert!(e.contains("at /paths/~1pets/post: this operation and the one at /paths/~1pets/get would both be the tool `listPets`"), "{e}");
+    assert!(e.contains("at /paths/~1pets/post: this operation and the one at /paths/~1pets/get have one operationId, `listPets`"), "{e}");
 
     let mut dangling = petstore();
     dangling["paths"]["/pets"]["post"]["requestBody"]["content"]["application/json"]["schema"] =
