@@ -58,6 +58,48 @@ impl fmt::Display for SessionEnded {
 
 impl std::error::Error for SessionEnded {}
 
+/// An HTTP request that reached no server: no connection (refused, reset,
+/// a name that does not resolve, no route), or one that broke before an answer.
+#[derive(Debug)]
+pub(crate) struct Unreachable(pub(crate) String);
+
+impl fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
+/// Whether `e` says that no server answered: the request could not be
+/// delivered (the connection was refused or broke, the name does not
+/// resolve), no answer came in time, or a gateway in front said the server
+/// behind it is unavailable (HTTP 502, 503, 504). Trying again later may
+/// work. Anything else means something answered, and not as a working MCP
+/// server would: another HTTP status, a page that is not JSON-RPC, a
+/// JSON-RPC error, a process that exited.
+///
+/// ```
+/// use mcp_client::{is_unreachable, Client};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// // Nothing listens on port 9 of this machine.
+/// let e = Client::builder().connect_http("http://127.0.0.1:9/mcp").await.unwrap_err();
+/// assert!(is_unreachable(&e), "{e}");
+/// # }
+/// ```
+pub fn is_unreachable(e: &CallError) -> bool {
+    match e {
+        CallError::Timeout(_) => true,
+        CallError::Transport(inner) => {
+            inner.is::<Unreachable>()
+                || http_status(e).is_some_and(|s| matches!(s.status.as_u16(), 502..=504))
+        }
+        _ => false,
+    }
+}
+
 /// A [`CallError::Transport`] saying the server ended the session.
 #[cfg(feature = "http")]
 pub(crate) fn session_ended() -> CallError {

@@ -192,6 +192,7 @@ mod transport;
 
 pub use client::Client;
 pub use connect::ClientBuilder;
+pub use error::is_unreachable;
 pub use handler::RequestHandler;
 pub use notifications::{Notifications, Subscription};
 pub use options::{CallOptions, Era, IntoArguments, Progress};

@@ -58,6 +58,9 @@
 //!   rounds), so they reach that very call's client; a legacy mounted server
 //!   sends them on its own, naming no call, and they go to the newest call
 //!   in progress on that mount. Log messages go the same way.
+//! - **A toolbox each.** A mount's items are the front server's toolbox
+//!   `mount:NAME`: `ServerHandle::disable_toolbox("mount:calc")` hides them
+//!   all, and `enable_toolbox` brings them back.
 //! - **Authorization and policy.** Mounted items are the front server's
 //!   items: its permissions, middleware, visibility hooks, authorization
 //!   (scopes per item with `ServerHandle`) and telemetry apply to them.
@@ -68,9 +71,10 @@
 //!
 //! # When a mounted server fails
 //!
-//! [`mount`] refuses what is wrong in the configuration before anything
-//! starts ([`MountError::Refused`]: an invalid prefix or pattern, a command
-//! that does not exist). A server that is down is not an error: the front
+//! [`mount`] refuses what is wrong in the configuration, leaving nothing
+//! started ([`MountError::Refused`]: an invalid prefix or pattern, a command
+//! that does not exist, a server that answers but not as an MCP server). A
+//! server that is down (nothing answers) is not an error: the front
 //! server starts without its items, says so (a `tracing` warning), and the
 //! mount keeps trying, with back-off (0.5 s doubling up to 30 s); its items
 //! appear when it comes up. A mounted server that dies or hangs later keeps
@@ -168,7 +172,9 @@ impl Mounted {
 ///
 /// [`MountError::Refused`] for a configuration that cannot work: an
 /// invalid prefix or pattern, a command that does not exist, two mounts of
-/// one name.
+/// one name, a server that answers but not as an MCP server (an HTTP error
+/// status, a page that is not JSON-RPC, a process that exits). Nothing
+/// stays started then.
 pub async fn mount(
     handle: &ServerHandle,
     mounts: impl IntoIterator<Item = Mount>,
@@ -192,6 +198,20 @@ pub async fn mount(
         }
     });
     futures_util::future::join_all(first).await;
+    // A server that answered, but not as an MCP server, is a configuration
+    // to refuse: nothing stays started.
+    for link in &links {
+        if let Some(why) = link.refusal().await {
+            for link in &links {
+                link.close().await;
+                handle.remove_toolbox(&link.group());
+            }
+            return Err(MountError::Refused {
+                mount: link.name.clone(),
+                reason: format!("it does not answer as an MCP server: {why}"),
+            });
+        }
+    }
     let tasks = links
         .iter()
         .map(|link| tokio::spawn(supervise(Arc::clone(link))).abort_handle())

@@ -38,6 +38,10 @@ enum State {
     Down {
         /// Why the last attempt failed, or why the connection ended.
         error: String,
+        /// The last attempt got an answer, not as a working MCP server's
+        /// (an HTTP error status, a page that is not JSON-RPC, a process
+        /// that exited): a configuration to refuse at start.
+        answered: bool,
         /// When the next attempt may be made.
         retry_at: Instant,
         /// Failures in a row.
@@ -98,6 +102,7 @@ impl Link {
             handle,
             state: tokio::sync::Mutex::new(State::Down {
                 error: "not connected yet".into(),
+                answered: false,
                 retry_at: Instant::now(),
                 failures: 0,
             }),
@@ -121,6 +126,7 @@ impl Link {
                 // caller should know).
                 *state = State::Down {
                     error: "the connection ended".into(),
+                    answered: false,
                     retry_at: Instant::now() + FIRST_BACKOFF,
                     failures: 1,
                 };
@@ -154,7 +160,9 @@ impl Link {
                 }
                 Ok(client)
             }
-            Err(error) => {
+            Err(e) => {
+                let answered = !mcp_client::is_unreachable(&e);
+                let error = mcp_types::error::Chain(&e).to_string();
                 let failures = failures + 1;
                 let backoff = FIRST_BACKOFF
                     .saturating_mul(1 << (failures - 1).min(16))
@@ -162,11 +170,32 @@ impl Link {
                 tracing::warn!(mount = %self.name, %error, retry_in = ?backoff, "the mounted server is unavailable");
                 *state = State::Down {
                     error: error.clone(),
+                    answered,
                     retry_at: Instant::now() + backoff,
                     failures,
                 };
                 Err(error)
             }
+        }
+    }
+
+    /// The toolbox the mount's items join on the front server: `mount:NAME`
+    /// (a `:` no Rust type name holds, so never a toolbox of the server's
+    /// own); `ServerHandle::disable_toolbox("mount:calc")` hides them all.
+    pub(crate) fn group(&self) -> String {
+        format!("mount:{}", self.name)
+    }
+
+    /// Why the mounted server is not one to mount, when its last attempt got
+    /// an answer that is not a working MCP server's.
+    pub(crate) async fn refusal(&self) -> Option<String> {
+        match &*self.state.lock().await {
+            State::Down {
+                error,
+                answered: true,
+                ..
+            } => Some(error.clone()),
+            _ => None,
         }
     }
 
@@ -187,6 +216,7 @@ impl Link {
             tracing::warn!(mount = %self.name, error = %why, "lost the mounted server");
             *state = State::Down {
                 error: why,
+                answered: false,
                 retry_at: Instant::now() + FIRST_BACKOFF,
                 failures: 1,
             };
@@ -199,6 +229,7 @@ impl Link {
             &mut *self.state.lock().await,
             State::Down {
                 error: "the mount was closed".into(),
+                answered: false,
                 retry_at: Instant::now() + Duration::from_secs(u32::MAX.into()),
                 failures: 0,
             },
@@ -209,7 +240,7 @@ impl Link {
     }
 
     /// Connects to the mounted server.
-    async fn connect(self: &Arc<Self>) -> Result<Client, String> {
+    async fn connect(self: &Arc<Self>) -> Result<Client, CallError> {
         let mut builder = Client::builder().client_info("mcp-compose", env!("CARGO_PKG_VERSION"));
         if let Some(customize) = &self.customize {
             builder = customize(builder);
@@ -235,7 +266,7 @@ impl Link {
                 builder.connect_io(read, write).await
             }
         };
-        connected.map_err(|e| mcp_types::error::Chain(&e).to_string())
+        connected
     }
 
     #[cfg(feature = "http")]

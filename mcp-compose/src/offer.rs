@@ -73,7 +73,7 @@ pub(crate) async fn refresh(link: &Arc<Link>, client: &Client) -> Result<(), Str
     }
     let items = items(link, &listing).map_err(|e| e.to_string())?;
     link.handle
-        .replace_toolbox(&link.name, items)
+        .replace_toolbox(&link.group(), items)
         .map_err(|e| format!("cannot offer its items: {e}"))?;
     *offered = Some(listing);
     Ok(())

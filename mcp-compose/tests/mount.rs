@@ -566,6 +566,47 @@ async fn configurations_that_cannot_work_are_refused_before_anything_starts() {
     assert_eq!(front.handle().tool_names(), ["echo"]);
 }
 
+/// A server that answers, but not as an MCP server, is refused at start,
+/// and nothing stays started: an HTTP endpoint that serves a web page, a
+/// program that prints and exits.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn what_answers_but_not_as_mcp_is_refused_and_nothing_stays_started() {
+    let page = axum::Router::new().route(
+        "/mcp",
+        axum::routing::any(|| async { axum::response::Html("<html><body>A shop</body></html>") }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, page).await });
+    let front = front();
+    let refused = mount(
+        &front.handle(),
+        [
+            Mount::server("desk", desk_server(Desk::default())),
+            Mount::http("shop", &url),
+        ],
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.starts_with("mount `shop`: it does not answer as an MCP server:"),
+        "{refused}"
+    );
+    // The mount that did connect offers nothing: its items were taken back.
+    assert_eq!(front.handle().tool_names(), ["echo"]);
+
+    let refused = mount(&front.handle(), [Mount::stdio("echo", "echo", ["hello"])])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.starts_with("mount `echo`: it does not answer as an MCP server:"),
+        "{refused}"
+    );
+}
+
 #[tokio::test]
 async fn a_name_the_front_server_has_is_not_taken_by_a_mount() {
     let clash = ToolEntry::dynamic(

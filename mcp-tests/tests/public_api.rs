@@ -137,6 +137,8 @@ fn mcp_client_root() {
             "Progress",
             "RequestHandler",
             "Subscription",
+            // whether an error says no server answered (retry later)
+            "is_unreachable",
             // the macro
             "tool",
             // modules and re-exported crates

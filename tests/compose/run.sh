@@ -14,9 +14,10 @@
 #      mid-session (its calls say so, the others go on, it comes back).
 #   2. MCP Inspector CLI, --protocol-era legacy and modern, over stdio and
 #      HTTP: tools/list, tools/call, resources/read through the gateway.
-#   3. Bad input: a mount whose command does not exist, an invalid prefix, an
-#      mcpServers file that does not parse: refused at start (exit 2), the
-#      message naming the mount or the line.
+#   3. Bad input: a mount whose command does not exist, a URL that does not
+#      answer as an MCP server, an invalid prefix, an mcpServers file that
+#      does not parse: refused at start (exit 2), the message naming the
+#      mount or the line.
 #
 # Exits 1 if any check fails. Needs scripts/install-tools.sh to have run.
 set -euo pipefail
@@ -130,6 +131,8 @@ refused "a command that does not exist" 'mount `calc`: the command `/no/such/ser
     --stdio calc=/no/such/server
 refused "an invalid prefix" 'mount `my_calc`: the prefix "my_calc" would make invalid tool names' \
     --stdio "my_calc=$BIN/calculator"
+refused "a URL that does not answer as an MCP server" 'mount `shop`: it does not answer as an MCP server' \
+    --http "shop=http://127.0.0.1:$NOTES_PORT/nothing-here"
 printf '{\n  "mcpServers": {\n    "calc": { "command": "%s", }\n  }\n}\n' "$BIN/calculator" >"$WORK/bad.json"
 refused "an mcpServers file that does not parse" "configuration: line 3, column" --config "$WORK/bad.json"
 printf '{ "mcpServers": { "calc": { "command": "%s" } } }\n' "$BIN/calculator" >"$WORK/good.json"

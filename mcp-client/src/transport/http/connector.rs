@@ -24,10 +24,11 @@ pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
     }
 }
 
-/// Describes a hyper-util client error with its causes.
+/// Describes a hyper-util client error with its causes: the request
+/// reached no server ([`is_unreachable`](crate::is_unreachable)).
 pub(super) fn request_failed(url: &Uri, e: &(dyn std::error::Error + 'static)) -> CallError {
-    transport(format!(
+    CallError::Transport(Box::new(crate::error::Unreachable(format!(
         "HTTP request to {url} failed: {}",
         mcp_types::error::Chain(e)
-    ))
+    ))))
 }
