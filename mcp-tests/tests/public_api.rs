@@ -302,7 +302,7 @@ fn mcp_uri_template_root() {
 
 #[test]
 fn mcp_toolbox_root() {
-    check("mcp-toolbox", &["commands", "files", "http"]);
+    check("mcp-toolbox", &["commands", "files", "http", "openapi"]);
 }
 
 #[test]
