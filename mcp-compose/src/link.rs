@@ -241,7 +241,11 @@ impl Link {
 
     /// Connects to the mounted server.
     async fn connect(self: &Arc<Self>) -> Result<Client, CallError> {
-        let mut builder = Client::builder().client_info("mcp-compose", env!("CARGO_PKG_VERSION"));
+        // Every log message of the mounted server: the front server's client
+        // of the call chose its own level, which `Context::log_as` applies.
+        let mut builder = Client::builder()
+            .client_info("mcp-compose", env!("CARGO_PKG_VERSION"))
+            .log_level(LoggingLevel::Debug);
         if let Some(customize) = &self.customize {
             builder = customize(builder);
         }

@@ -42,6 +42,13 @@ impl Desk {
         Err(ToolError::new("it failed on purpose"))
     }
 
+    #[describe("Log a message, then answer")]
+    pub fn chatty(&self, ctx: Context) -> &'static str {
+        ctx.info("working on it");
+        ctx.debug("the details");
+        "done"
+    }
+
     #[describe("Report progress in steps, then finish")]
     pub async fn count(&self, #[param("How many steps")] steps: u32, ctx: Context) -> String {
         for i in 1..=steps {
@@ -195,6 +202,7 @@ async fn a_mounted_server_is_offered_under_its_prefix() {
         names(&tools),
         [
             "desk_add",
+            "desk_chatty",
             "desk_confirm",
             "desk_count",
             "desk_fail",
@@ -471,7 +479,7 @@ async fn allow_and_block_lists_choose_what_is_offered() {
     let client = client_of(&front).await;
     assert_eq!(
         names(&client.list_tools().await.unwrap()),
-        ["desk_add", "desk_confirm", "desk_wait", "echo"]
+        ["desk_add", "desk_chatty", "desk_confirm", "desk_wait", "echo"]
     );
     assert!(client.list_prompts().await.unwrap().is_empty());
     assert!(client.list_resources().await.unwrap().is_empty());
@@ -498,7 +506,7 @@ async fn a_proxy_keeps_the_names() {
     let client = client_of(&front).await;
     assert_eq!(
         names(&client.list_tools().await.unwrap()),
-        ["add", "confirm", "count", "fail", "touch", "wait"]
+        ["add", "chatty", "confirm", "count", "fail", "touch", "wait"]
     );
     let motd = client.read_resource("desk://motd").await.unwrap();
     assert_eq!(motd.contents[0].uri(), "desk://motd");
@@ -564,6 +572,52 @@ async fn configurations_that_cannot_work_are_refused_before_anything_starts() {
     assert!(e.contains("the tool pattern \"a[b\" is invalid"), "{e}");
     // Nothing was offered by any of them.
     assert_eq!(front.handle().tool_names(), ["echo"]);
+}
+
+/// A mounted server's log messages reach the front client of the call, at
+/// the level that client chose, naming the mount as their logger.
+#[tokio::test]
+async fn log_messages_reach_the_front_client_at_its_level() {
+    use mcp_server::types::LoggingLevel;
+    let front = front();
+    let mounts = mount(
+        &front.handle(),
+        [
+            Mount::server("desk", desk_server(Desk::default())),
+            Mount::server("old", desk_server(Desk::default()))
+                .client(|b| b.protocol(mcp_client::Era::Legacy)),
+        ],
+    )
+    .await
+    .unwrap();
+    let (client_end, server_end) = tokio::io::duplex(256 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(front.clone().serve_io(read, write));
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::builder()
+        .protocol(mcp_client::Era::Legacy)
+        .log_level(LoggingLevel::Info)
+        .connect_io(read, write)
+        .await
+        .unwrap();
+    let mut notifications = client.notifications();
+    for tool in ["desk_chatty", "old_chatty"] {
+        client.call_tool(tool, json!({})).await.unwrap();
+        let message = next_notification(&mut notifications, "notifications/message").await;
+        let params = message.params.unwrap();
+        let mount = tool.split('_').next().unwrap();
+        assert_eq!(params["data"], "working on it", "{params}");
+        assert_eq!(params["level"], "info");
+        assert!(
+            params["logger"].as_str().unwrap().starts_with(mount),
+            "{params}"
+        );
+    }
+    // Nothing below the client's level came through.
+    while let Some(n) = notifications.try_recv() {
+        assert_ne!(n.params.unwrap_or_default()["data"], "the details");
+    }
+    mounts.close().await;
 }
 
 /// A server that answers, but not as an MCP server, is refused at start,
