@@ -42,6 +42,16 @@ impl Desk {
         Err(ToolError::new("it failed on purpose"))
     }
 
+    #[describe("Name the client's roots")]
+    pub async fn roots(&self, ctx: Context) -> Result<String, ToolError> {
+        let roots = ctx.roots().await?;
+        Ok(roots
+            .iter()
+            .map(|r| r.uri.as_str())
+            .collect::<Vec<_>>()
+            .join(","))
+    }
+
     #[describe("Log a message, then answer")]
     pub fn chatty(&self, ctx: Context) -> &'static str {
         ctx.info("working on it");
@@ -161,6 +171,9 @@ async fn client_in(server: &Server, era: mcp_client::Era) -> Client {
             assert_eq!(params["message"], "Go on?");
             Ok(json!({"action": "accept", "content": {"answer": "yes"}}))
         })
+        .roots_handler(|_| async {
+            Ok(json!({"roots": [{"uri": "file:///work", "name": "work"}]}))
+        })
         .connect_io(read, write)
         .await
         .unwrap()
@@ -206,6 +219,7 @@ async fn a_mounted_server_is_offered_under_its_prefix() {
             "desk_confirm",
             "desk_count",
             "desk_fail",
+            "desk_roots",
             "desk_touch",
             "desk_wait",
             "echo"
@@ -325,6 +339,8 @@ async fn progress_cancellation_and_elicitation_pass_through() {
     // The mounted server asks its client; the front server's client answers.
     let confirmed = client.call_tool("desk_confirm", json!({})).await.unwrap();
     assert_eq!(confirmed.content[0].as_text(), Some("answered yes"));
+    let roots = client.call_tool("desk_roots", json!({})).await.unwrap();
+    assert_eq!(roots.content[0].as_text(), Some("file:///work"));
 
     // A call the front client gives up on is cancelled on the mounted server.
     let gave_up = client
@@ -479,7 +495,13 @@ async fn allow_and_block_lists_choose_what_is_offered() {
     let client = client_of(&front).await;
     assert_eq!(
         names(&client.list_tools().await.unwrap()),
-        ["desk_add", "desk_chatty", "desk_confirm", "desk_wait", "echo"]
+        [
+            "desk_add",
+            "desk_chatty",
+            "desk_confirm",
+            "desk_wait",
+            "echo"
+        ]
     );
     assert!(client.list_prompts().await.unwrap().is_empty());
     assert!(client.list_resources().await.unwrap().is_empty());
@@ -506,7 +528,7 @@ async fn a_proxy_keeps_the_names() {
     let client = client_of(&front).await;
     assert_eq!(
         names(&client.list_tools().await.unwrap()),
-        ["add", "chatty", "confirm", "count", "fail", "touch", "wait"]
+        ["add", "chatty", "confirm", "count", "fail", "roots", "touch", "wait"]
     );
     let motd = client.read_resource("desk://motd").await.unwrap();
     assert_eq!(motd.contents[0].uri(), "desk://motd");
@@ -984,7 +1006,8 @@ async fn a_mounted_server_that_hangs_is_reported() {
 }
 
 /// A legacy-era mounted server asks its client on its own (a server→client
-/// request naming no call): it reaches the front client of the call.
+/// request naming no call): elicitation and roots reach the front client of
+/// the call.
 #[tokio::test]
 async fn a_legacy_mounted_server_asks_the_front_client() {
     let front = front();
