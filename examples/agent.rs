@@ -32,8 +32,13 @@
 //!   fails (the reason on stderr), 2 for a usage or configuration error.
 
 use std::io::Write as _;
+use std::num::NonZeroUsize;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::error::ErrorKind;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use mcp_examples::command_line;
 
 use mcp_agent::chat::ModelError;
 use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
@@ -47,21 +52,69 @@ use mcp_client::{types::error::Chain, Client};
 use calculator_tools::Calculator;
 use mcp_examples::calculator_tools;
 
-const USAGE: &str = "usage: agent [--provider openai|openai-responses|anthropic] [--max-turns N] [--no-stream] [--strict] [--approve [all]] [--no-calculator] [--files ROOT]... [--files-writable] [--fetch] [--mcp \"COMMAND ARGS\"]... [--mcp-url URL]... PROMPT";
+/// An agent on the command line: a model (OpenAI-compatible or Anthropic)
+/// with the calculator toolbox attached locally and any MCP servers you name.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent",
+    version,
+    args_override_self = true,
+    allow_negative_numbers = true,
+    after_help = "The endpoint comes from OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL \
+        (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY and ANTHROPIC_MODEL with --provider anthropic).\n\n\
+        Examples:\n  \
+        agent 'What is 2 + 3?'\n  \
+        agent --provider anthropic --approve --mcp 'target/debug/notes' 'Add a note: buy milk'\n  \
+        agent --no-calculator --mcp-url http://127.0.0.1:3000/mcp --approve all 'Store 42'\n  \
+        agent --files ~/project --fetch 'Summarise README.md'"
+)]
+struct Args {
+    /// Which API the model speaks.
+    #[arg(long, value_enum, default_value_t = Provider::OpenAi)]
+    provider: Provider,
+    /// Stop after N model turns.
+    #[arg(long, value_name = "N")]
+    max_turns: Option<NonZeroUsize>,
+    /// Take each answer whole rather than as it is written.
+    #[arg(long)]
+    no_stream: bool,
+    /// Ask for strict tool schemas (the OpenAI providers).
+    #[arg(long)]
+    strict: bool,
+    /// Ask on the terminal before each call of a tool that is not read-only
+    /// (`--approve all`: before every call); `y` or `n` from stdin.
+    #[arg(long)]
+    approve: bool,
+    /// The built-in toolboxes attached locally.
+    #[command(flatten)]
+    local: Builtin,
+    /// Start a stdio MCP server (the command line is split on whitespace).
+    #[arg(long, value_name = "COMMAND ARGS")]
+    mcp: Vec<String>,
+    /// Connect to a Streamable HTTP or HTTP+SSE MCP server.
+    #[arg(long, value_name = "URL")]
+    mcp_url: Vec<String>,
+    /// What to ask (the words are joined with spaces).
+    #[arg(value_name = "PROMPT", required = true)]
+    prompt: Vec<String>,
+}
 
 /// Which API the model speaks (`--provider`).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, ValueEnum)]
 enum Provider {
     /// OpenAI-compatible Chat Completions.
     #[default]
+    #[value(name = "openai")]
     OpenAi,
     /// The OpenAI Responses API.
+    #[value(name = "openai-responses")]
     OpenAiResponses,
     /// Anthropic Messages.
     Anthropic,
 }
 
-#[derive(Debug, Default)]
+/// What the command line asks for.
+#[derive(Debug)]
 struct Options {
     /// `--approve` (`UnlessReadOnly`) or `--approve all` (`Always`).
     approve: ApprovalPolicy,
@@ -76,73 +129,68 @@ struct Options {
 }
 
 /// The built-in toolboxes to attach locally.
-#[derive(Debug, Default)]
+#[derive(Debug, clap::Args)]
 struct Builtin {
-    /// `--no-calculator`: leave the calculator toolbox out.
+    /// Leave the local calculator toolbox out.
+    #[arg(long)]
     no_calculator: bool,
-    /// `--files`: the roots of the files toolbox (none: not attached).
+    /// Attach the files toolbox locally, confined to ROOT (read-only unless
+    /// --files-writable).
+    #[arg(long, value_name = "ROOT")]
     files: Vec<String>,
-    /// `--files-writable`: offer its changing tools too.
+    /// Offer the files toolbox's changing tools too.
+    #[arg(long = "files-writable")]
     writable: bool,
-    /// `--fetch`: attach the HTTP toolbox.
+    /// Attach the HTTP toolbox (`get`, `post`, `fetch`; public addresses only).
+    #[arg(long)]
     fetch: bool,
 }
 
-fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options {
-        streaming: true,
-        ..Options::default()
-    };
-    let mut prompt = Vec::new();
-    let mut args = args.into_iter().peekable();
-    while let Some(arg) = args.next() {
-        if arg == "--approve" {
-            options.approve = if args.next_if(|next| next == "all").is_some() {
-                ApprovalPolicy::Always
-            } else {
-                ApprovalPolicy::UnlessReadOnly
-            };
-            continue;
-        }
-        let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
-        match arg.as_str() {
-            "--provider" => match value("--provider")?.as_str() {
-                "openai" => options.provider = Provider::OpenAi,
-                "openai-responses" => options.provider = Provider::OpenAiResponses,
-                "anthropic" => options.provider = Provider::Anthropic,
-                other => {
-                    return Err(format!(
-                        "unknown provider `{other}`: use openai, openai-responses or anthropic"
-                    ))
-                }
-            },
-            "--max-turns" => {
-                let n = value("--max-turns")?;
-                let n: usize = n
-                    .parse()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .ok_or(format!("--max-turns needs a positive number, not `{n}`"))?;
-                options.max_turns = Some(n);
-            }
-            "--no-calculator" => options.local.no_calculator = true,
-            "--files" => options.local.files.push(value("--files")?),
-            "--files-writable" => options.local.writable = true,
-            "--fetch" => options.local.fetch = true,
-            "--mcp" => options.stdio.push(value("--mcp")?),
-            "--mcp-url" => options.urls.push(value("--mcp-url")?),
-            "--no-stream" => options.streaming = false,
-            "--strict" => options.strict = true,
-            "-h" | "--help" => return Err(String::new()),
-            flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
-            _ => prompt.push(arg),
-        }
+/// The command line's options, or the program exits (2) with the usage.
+fn parse() -> Options {
+    let matches = command_line::matches::<Args>();
+    let mut args = Args::from_arg_matches(&matches)
+        .unwrap_or_else(|e| command_line::refuse::<Args>(e.format(&mut Args::command())));
+    let approve = approval(&matches, args.approve, &mut args.prompt);
+    let prompt = args.prompt.join(" ");
+    if prompt.trim().is_empty() {
+        Args::command()
+            .error(ErrorKind::MissingRequiredArgument, "a prompt is needed")
+            .exit();
     }
-    options.prompt = prompt.join(" ");
-    if options.prompt.trim().is_empty() {
-        return Err("a prompt is needed".into());
+    Options {
+        approve,
+        provider: args.provider,
+        max_turns: args.max_turns.map(NonZeroUsize::get),
+        streaming: !args.no_stream,
+        strict: args.strict,
+        stdio: args.mcp,
+        urls: args.mcp_url,
+        local: args.local,
+        prompt,
     }
-    Ok(options)
+}
+
+/// The approval policy: `Never` without `--approve`; `Always` when the word
+/// right after the (last) `--approve` is `all` (clap took it for a word of
+/// the prompt, which it then leaves); else `UnlessReadOnly`.
+fn approval(matches: &ArgMatches, approve: bool, prompt: &mut Vec<String>) -> ApprovalPolicy {
+    if !approve {
+        return ApprovalPolicy::Never;
+    }
+    let next = matches.index_of("approve").map(|at| at + 1);
+    let word = matches
+        .indices_of("prompt")
+        .into_iter()
+        .flatten()
+        .position(|at| Some(at) == next);
+    match word {
+        Some(word) if prompt.get(word).is_some_and(|w| w == "all") => {
+            prompt.remove(word);
+            ApprovalPolicy::Always
+        }
+        _ => ApprovalPolicy::UnlessReadOnly,
+    }
 }
 
 fn model(options: &Options) -> Result<Box<dyn ChatModel>, String> {
@@ -328,18 +376,9 @@ use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let options = parse();
     // Kept to the end: dropping it flushes the last spans and metrics.
     let _telemetry = stderr_logs::init_traced("agent", "warn");
-    let options = match parse(std::env::args().skip(1)) {
-        Ok(options) => options,
-        Err(problem) => {
-            if !problem.is_empty() {
-                eprintln!("agent: {problem}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
     match run(options).await {
         Ok(()) => ExitCode::SUCCESS,
         Err((code, message)) => {

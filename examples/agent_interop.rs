@@ -26,6 +26,8 @@ use std::pin::Pin;
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use mcp_agent::strict::to_strict;
 use mcp_agent::{
     chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError,
@@ -49,9 +51,6 @@ const FIXTURE_PREFIX: &str = "fixture.";
 /// server-everything's tools left out of the set.
 const EV_BLOCK: [&str; 2] = ["trigger-long-running-operation", "get-tiny-image"];
 
-const USAGE: &str = "usage: agent_interop --calculator PATH --conformance PATH --python PATH \
-                     --reference PATH --everything \"COMMAND ARGS\"";
-
 #[derive(Default)]
 struct Checks {
     passed: usize,
@@ -73,6 +72,39 @@ impl Checks {
     }
 }
 
+/// The agent side against real servers: one tool set over a local toolbox
+/// and three MCP servers; collisions; names; strict schemas.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent_interop",
+    version,
+    args_override_self = true,
+    after_help = "Examples:\n  \
+        agent_interop --calculator target/debug/calculator \\\n      \
+            --conformance target/debug/conformance_server \\\n      \
+            --python \"$MCP_PYTHON\" --reference tests/interop/reference_calculator.py \\\n      \
+            --everything \"$(tests/interop/ensure_everything.sh stdio)\""
+)]
+struct Args {
+    /// Our calculator binary (reached over stdio).
+    #[arg(long, value_name = "PATH")]
+    calculator: String,
+    /// The conformance fixture binary (started on a free port, reached over
+    /// Streamable HTTP).
+    #[arg(long, value_name = "PATH")]
+    conformance: String,
+    /// The Python interpreter with the `mcp` SDK.
+    #[arg(long, value_name = "PATH")]
+    python: String,
+    /// The Python SDK's reference calculator script.
+    #[arg(long, value_name = "PATH")]
+    reference: String,
+    /// The command line of server-everything over stdio, split on whitespace.
+    #[arg(long, value_name = "COMMAND ARGS")]
+    everything: String,
+}
+
+/// What the checks start: the programs named on the command line.
 struct Options {
     calculator: String,
     conformance: String,
@@ -81,35 +113,28 @@ struct Options {
     everything: Vec<String>,
 }
 
-fn parse_options() -> Result<Options, String> {
-    let mut found: BTreeMap<String, String> = BTreeMap::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let key = match flag.as_str() {
-            "--calculator" | "--conformance" | "--python" | "--reference" | "--everything" => {
-                flag.trim_start_matches('-').to_owned()
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument `{other}`")),
-        };
-        let value = args.next().ok_or(format!("{flag} needs a value"))?;
-        found.insert(key, value);
-    }
-    let mut take = |key: &str| found.remove(key).ok_or(format!("--{key} is missing"));
-    let options = Options {
-        calculator: take("calculator")?,
-        conformance: take("conformance")?,
-        python: take("python")?,
-        reference: take("reference")?,
-        everything: take("everything")?
+impl Options {
+    /// The command line's, or the program exits (2) with the usage.
+    fn parse() -> Options {
+        let args = command_line::parse::<Args>();
+        let everything: Vec<String> = args
+            .everything
             .split_whitespace()
             .map(str::to_owned)
-            .collect(),
-    };
-    if options.everything.is_empty() {
-        return Err("--everything needs a command".to_owned());
+            .collect();
+        if everything.is_empty() {
+            Args::command()
+                .error(ErrorKind::InvalidValue, "--everything needs a command")
+                .exit();
+        }
+        Options {
+            calculator: args.calculator,
+            conformance: args.conformance,
+            python: args.python,
+            reference: args.reference,
+            everything,
+        }
     }
-    Ok(options)
 }
 
 // ---------------------------------------------------------------------------
@@ -962,21 +987,13 @@ fn print_strict_summary(counts: &BTreeMap<&str, StrictCount>) {
 
 // ---------------------------------------------------------------------------
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
 
 #[tokio::main]
 async fn main() -> ExitCode {
     stderr_logs::init("warn");
-    let options = match parse_options() {
-        Ok(options) => options,
-        Err(why) => {
-            if !why.is_empty() {
-                eprintln!("agent_interop: {why}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    let options = Options::parse();
     let mut checks = Checks::default();
     let Some(servers) = connect_all(&options, &mut checks).await else {
         return ExitCode::FAILURE;

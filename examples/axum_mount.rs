@@ -7,6 +7,8 @@
 
 use axum::routing::get;
 use axum::Router;
+use clap::Parser;
+use mcp_examples::command_line;
 use mcp_server::http::HttpConfig;
 use mcp_server::{tool, Server};
 
@@ -33,17 +35,24 @@ pub fn app(server: &Server) -> Router {
         .route_service("/messages", mcp)
 }
 
+/// MCP inside an axum application, next to its own routes.
+#[derive(Debug, Parser)]
+#[command(
+    name = "axum_mount",
+    version,
+    after_help = "Examples:\n  \
+        axum_mount                                  # http://127.0.0.1:3001/mcp\n  \
+        axum_mount --port 8080"
+)]
+struct Args {
+    /// Serve on `http://127.0.0.1:PORT`: `/health`, and MCP at `/mcp` (HTTP+SSE at `/sse`).
+    #[arg(long, value_name = "PORT", default_value_t = 3001)]
+    port: u16,
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let port: u16 = match (args.next().as_deref(), args.next().map(|p| p.parse())) {
-        (Some("--port"), Some(Ok(port))) => port,
-        (None, _) => 3001,
-        _ => {
-            eprintln!("usage: axum_mount [--port PORT]");
-            std::process::exit(2);
-        }
-    };
+    let port = command_line::parse::<Args>().port;
     let server = Server::builder("greeter", env!("CARGO_PKG_VERSION"))
         .toolbox(Greeter)
         .build();

@@ -17,6 +17,7 @@
 //! (see the README's "Observability"); with `OTEL_METRICS_EXPORTER=prometheus`
 //! `--http` also serves them at `/metrics`.
 
+use clap::Parser;
 use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::Server;
@@ -24,17 +25,50 @@ use mcp_server::Server;
 use calculator_tools::Calculator;
 use mcp_examples::calculator_tools;
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
 
 use mcp_examples::several;
 
+/// The calculator MCP server: stdio without arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "calculator",
+    version,
+    after_help = "Examples:\n  \
+        calculator                                  # MCP over stdio\n  \
+        calculator --http 127.0.0.1:3000\n  \
+        calculator --http 127.0.0.1:3000 --issuer https://auth.example.com\n  \
+        calculator --http 127.0.0.1:3000 --redis redis://127.0.0.1:6379/0"
+)]
+struct Args {
+    /// Serve Streamable HTTP (both eras) at `http://ADDR/mcp`, and HTTP+SSE
+    /// at `/sse`, instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// With --http: accept only the access tokens this authorization server
+    /// signs for the calculator (an OAuth protected resource).
+    #[arg(
+        long,
+        value_name = "AUTHORIZATION_SERVER_URL",
+        requires = "http",
+        conflicts_with = "redis"
+    )]
+    issuer: Option<String>,
+    /// With --http: run as one of several instances of one service, sharing
+    /// sessions, replay and notifications through this Redis.
+    #[arg(long, value_name = "URL", requires = "http")]
+    redis: Option<String>,
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let result = run().await;
+    let args = command_line::parse::<Args>();
+    let result = run(&args).await;
     stderr_logs::report("calculator", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), mcp_server::Error> {
     // Kept to the end: dropping it flushes the last spans and metrics.
     let telemetry = stderr_logs::init_traced("calculator", "warn");
     // With OTEL_METRICS_EXPORTER=prometheus, `--http` also serves /metrics.
@@ -52,34 +86,26 @@ async fn run() -> Result<(), mcp_server::Error> {
     let builder = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .instructions("A calculator: arithmetic on two numbers, statistics of a list, and one memory register.")
         .toolbox(Calculator::default());
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    if let ["--http", addr, ..] = args.as_slice() {
-        stderr_logs::http_addr("calculator", addr);
-    }
-    if let ["--http", addr, "--redis", url] = args.as_slice() {
+    let Some(addr) = &args.http else {
+        return builder.build().serve_stdio().await;
+    };
+    stderr_logs::http_addr("calculator", addr);
+    if let Some(url) = &args.redis {
         // Several instances, one service: sessions, replay and
         // notifications shared in Redis (the memory register stays per
         // instance: a toolbox's own fields are not shared).
         let (store, keys) = several::connect("calculator", url).await;
         let server = builder.request_state_keys(keys).build();
-        return server.serve_http(*addr, http_config().store(store)).await;
+        return server
+            .serve_http(addr.as_str(), http_config().store(store))
+            .await;
     }
     let server = builder.build();
-    match args.as_slice() {
-        [] => server.serve_stdio().await,
-        ["--http", addr] => server.serve_http(addr, http_config()).await,
-        ["--http", addr, "--issuer", issuer] => {
-            let config = http_config().authorization(protected(addr, issuer));
-            server.serve_http(addr, config).await
-        }
-        _ => {
-            eprintln!(
-                "usage: calculator [--http ADDR [--issuer AUTHORIZATION_SERVER_URL | --redis URL]]   (stdio without arguments)"
-            );
-            std::process::exit(2);
-        }
-    }
+    let config = match &args.issuer {
+        Some(issuer) => http_config().authorization(protected(addr, issuer)),
+        None => http_config(),
+    };
+    server.serve_http(addr.as_str(), config).await
 }
 
 /// The calculator as a protected resource at `http://ADDR/mcp`, trusting

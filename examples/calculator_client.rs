@@ -32,6 +32,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use clap::Parser;
 use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
 use mcp_client::{types::error::Chain, CallOptions, Client, Error, Json};
 use serde::Deserialize;
@@ -196,9 +197,9 @@ async fn round_trip(client: &Client, checks: &mut Checks) -> Result<(), Error> {
 }
 
 /// The calculator binary: the argument, or `calculator` next to this program.
-fn calculator_path(arg: Option<String>) -> Result<PathBuf, String> {
+fn calculator_path(arg: Option<PathBuf>) -> Result<PathBuf, String> {
     let path = match arg {
-        Some(p) => PathBuf::from(p),
+        Some(path) => path,
         None => std::env::current_exe()
             .map_err(|e| format!("cannot locate this program: {e}"))?
             .with_file_name(format!("calculator{}", std::env::consts::EXE_SUFFIX)),
@@ -238,31 +239,48 @@ fn sign_in() -> OAuth {
     }
 }
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
+
+/// A typed client for the calculator example, over stdio or HTTP.
+#[derive(Debug, Parser)]
+#[command(
+    name = "calculator_client",
+    version,
+    after_help = "Examples:\n  \
+        calculator_client                           # runs target/debug/calculator\n  \
+        calculator_client path/to/calculator\n  \
+        calculator_client --url http://127.0.0.1:3000/mcp\n  \
+        calculator_client --legacy path/to/calculator"
+)]
+struct Args {
+    /// Speak the initialize handshake (2025-11-25) instead of probing for
+    /// 2026-07-28.
+    #[arg(long)]
+    legacy: bool,
+    /// Connect over Streamable HTTP to this endpoint (signing in when the
+    /// server asks) instead of starting the calculator.
+    #[arg(long, value_name = "URL", conflicts_with = "calculator")]
+    url: Option<String>,
+    /// The calculator binary to start over stdio (by default `calculator`
+    /// next to this program).
+    #[arg(value_name = "CALCULATOR_BINARY")]
+    calculator: Option<PathBuf>,
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let args = command_line::parse::<Args>();
     // Kept to the end: dropping it flushes the last spans and metrics.
     let _telemetry = stderr_logs::init_traced("calculator_client", "warn");
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
     // `--legacy`: the initialize handshake (2025-11-25) rather than the probe.
-    if let Some(at) = args.iter().position(|a| a == "--legacy") {
-        args.remove(at);
+    if args.legacy {
         builder = builder.protocol(mcp_client::Era::Legacy);
     }
-    let mut args = args.into_iter();
-    let connected = match (args.next(), args.next()) {
-        (Some(flag), Some(url)) if flag == "--url" => {
-            builder.oauth(sign_in()).connect_http(&url).await
-        }
-        (Some(flag), _) if flag.starts_with('-') => {
-            eprintln!(
-                "usage: calculator_client [--legacy] [CALCULATOR_BINARY | --url http://HOST:PORT/mcp]"
-            );
-            return ExitCode::from(2);
-        }
-        (arg, _) => match calculator_path(arg) {
+    let connected = match args.url {
+        Some(url) => builder.oauth(sign_in()).connect_http(&url).await,
+        None => match calculator_path(args.calculator) {
             Ok(path) => {
                 builder
                     .connect_stdio(tokio::process::Command::new(path))

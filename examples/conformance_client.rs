@@ -1,8 +1,9 @@
 //! The client program for the official client conformance scenarios of
 //! `@modelcontextprotocol/conformance@0.1.16`.
 //!
-//! The runner starts it as `conformance_client <server URL>` with the
-//! scenario's name in `MCP_CONFORMANCE_SCENARIO`:
+//! The runner starts it as `conformance_client <server URL>` (the URL is
+//! appended to the command it is given) with the scenario's name in
+//! `MCP_CONFORMANCE_SCENARIO`:
 //!
 //! - `initialize`: connect (and list the tools);
 //! - `tools_call`: call `add_numbers {a: 1, b: 2}`;
@@ -18,6 +19,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use mcp_client::auth::{Algorithm, HeadlessAuthorizer, Issuer, OAuth};
 use mcp_client::types::{ErrorObject, JsonObject};
 use mcp_client::{types::error::Chain, Client, Era};
@@ -252,17 +255,36 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> Result<(), Strin
     Ok(())
 }
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
+
+/// The client program of the official client conformance scenarios.
+#[derive(Debug, Parser)]
+#[command(
+    name = "conformance_client",
+    version,
+    after_help = "The scenario's name comes from MCP_CONFORMANCE_SCENARIO, what the harness \
+        tells the client from MCP_CONFORMANCE_CONTEXT (JSON).\n\n\
+        Examples:\n  \
+        MCP_CONFORMANCE_SCENARIO=initialize conformance_client http://localhost:3001/mcp"
+)]
+struct Args {
+    /// The scenario's server (the runner appends it to the command).
+    #[arg(value_name = "SERVER_URL")]
+    url: String,
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let Args { url } = command_line::parse::<Args>();
     stderr_logs::init("warn");
-    let (Some(url), Ok(scenario)) = (
-        std::env::args().skip(1).last(),
-        std::env::var("MCP_CONFORMANCE_SCENARIO"),
-    ) else {
-        eprintln!("usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_client <server URL>");
-        return ExitCode::from(2);
+    let Ok(scenario) = std::env::var("MCP_CONFORMANCE_SCENARIO") else {
+        Args::command()
+            .error(
+                ErrorKind::MissingRequiredArgument,
+                "MCP_CONFORMANCE_SCENARIO must name the scenario",
+            )
+            .exit()
     };
     match run(&scenario, &url).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use clap::Parser;
 use mcp_server::http::HttpConfig;
 use mcp_server::policy::MiddlewareLayer;
 use mcp_server::types::elicitation::ElicitParams;
@@ -723,31 +724,41 @@ impl ToolBox for SchemaTools {
     }
 }
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
 
 use mcp_examples::several;
 
 use mcp_examples::conformance_tasks;
 
+/// The conformance suite's server fixture, over Streamable HTTP.
+#[derive(Debug, Parser)]
+#[command(
+    name = "conformance_server",
+    version,
+    after_help = "Examples:\n  \
+        conformance_server --port 3000              # then http://localhost:3000/mcp\n  \
+        conformance_server --port 3000 --redis redis://127.0.0.1:6379/0"
+)]
+struct Args {
+    /// Serve Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
+    #[arg(long, value_name = "PORT")]
+    port: u16,
+    /// Run as one of several instances of one service, sharing sessions,
+    /// replay and notifications through this Redis.
+    #[arg(long, value_name = "URL")]
+    redis: Option<String>,
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let result = run().await;
+    let args = command_line::parse::<Args>();
+    let result = run(args.port, args.redis.as_deref()).await;
     stderr_logs::report("conformance_server", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run(port: u16, redis: Option<&str>) -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (port, redis) = match args.as_slice() {
-        ["--port", port] => (port.parse::<u16>().ok(), None),
-        ["--port", port, "--redis", url] => (port.parse::<u16>().ok(), Some(*url)),
-        _ => (None, None),
-    };
-    let Some(port) = port else {
-        eprintln!("usage: conformance_server --port PORT [--redis URL]");
-        std::process::exit(2);
-    };
     let mut builder = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
         .toolbox(Fixture)
         .toolbox(SchemaTools)

@@ -11,29 +11,53 @@
 
 use std::time::Duration;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use mcp_server::Server;
 use mcp_toolbox::http::{Http, HttpBuilder};
 
-const USAGE: &str =
-    "usage: fetch [--allow-host HOST[:PORT]]... [--timeout-ms MS] [--max-response-bytes N] [--ignore-robots-txt]";
-
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
+
+/// A fetch MCP server over stdio: `get`, `post` and `fetch`, public addresses only.
+#[derive(Debug, Parser)]
+#[command(
+    name = "fetch",
+    version,
+    args_override_self = true,
+    after_help = "Examples:\n  \
+        fetch                                       # public addresses only\n  \
+        fetch --allow-host localhost:8080 --ignore-robots-txt\n  \
+        fetch --timeout-ms 5000 --max-response-bytes 1048576"
+)]
+struct Args {
+    /// Let HOST (on any port, or on PORT) be reached even when its
+    /// addresses are not public (a local service, say).
+    #[arg(long, value_name = "HOST[:PORT]")]
+    allow_host: Vec<String>,
+    /// Give up on a request after MS milliseconds (30 s by default).
+    #[arg(long, value_name = "MS")]
+    timeout_ms: Option<u64>,
+    /// Refuse a response longer than N bytes (5 MiB by default).
+    #[arg(long, value_name = "N")]
+    max_response_bytes: Option<usize>,
+    /// Let `fetch` read pages the site's robots.txt forbids to our user agent.
+    #[arg(long)]
+    ignore_robots_txt: bool,
+}
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let result = run().await;
+    let args = command_line::parse::<Args>();
+    let result = run(&args).await;
     stderr_logs::report("fetch", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let http = match configure(Http::builder(), &args) {
+    let http = match configure(Http::builder(), args) {
         Ok(builder) => builder.build(),
-        Err(e) => {
-            eprintln!("fetch: {e}\n{USAGE}");
-            std::process::exit(2);
-        }
+        Err(e) => Args::command().error(ErrorKind::ValueValidation, e).exit(),
     };
     Server::builder("fetch", env!("CARGO_PKG_VERSION"))
         .instructions("Fetch web pages (as Markdown) and make HTTP requests to public addresses.")
@@ -44,29 +68,20 @@ async fn run() -> Result<(), mcp_server::Error> {
 }
 
 /// The builder with the command line's options applied.
-fn configure(mut builder: HttpBuilder, args: &[String]) -> Result<HttpBuilder, String> {
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        if flag == "--ignore-robots-txt" {
-            builder = builder.ignore_robots_txt();
-            continue;
-        }
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        builder = match flag.as_str() {
-            "--allow-host" => builder.allow(value)?,
-            "--timeout-ms" => builder.timeout(Duration::from_millis(number(flag, value)?)),
-            "--max-response-bytes" => {
-                let n = usize::try_from(number(flag, value)?).map_err(|e| e.to_string())?;
-                builder.max_response_bytes(n)
-            }
-            _ => return Err(format!("unknown option {flag}")),
-        };
+fn configure(mut builder: HttpBuilder, args: &Args) -> Result<HttpBuilder, String> {
+    for host in &args.allow_host {
+        builder = builder
+            .allow(host)
+            .map_err(|e| format!("--allow-host: {e}"))?;
+    }
+    if let Some(ms) = args.timeout_ms {
+        builder = builder.timeout(Duration::from_millis(ms));
+    }
+    if let Some(n) = args.max_response_bytes {
+        builder = builder.max_response_bytes(n);
+    }
+    if args.ignore_robots_txt {
+        builder = builder.ignore_robots_txt();
     }
     Ok(builder)
-}
-
-fn number(flag: &str, value: &str) -> Result<u64, String> {
-    value
-        .parse()
-        .map_err(|_| format!("{flag} takes a number, not {value:?}"))
 }

@@ -6,38 +6,39 @@
 //! `edit_file`, `create_directory` and `move_file` are not offered). A
 //! client that offers roots narrows the directories to those inside them.
 
+use std::path::PathBuf;
+
+use clap::Parser;
 use mcp_server::Server;
 use mcp_toolbox::files::Files;
 
-const USAGE: &str = "usage: files [--read-only] ROOT...   (serves MCP over stdio; paths outside the ROOTs are refused)";
-
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
+
+/// The files toolbox over stdio: paths outside the ROOTs are refused.
+#[derive(Debug, Parser)]
+#[command(
+    name = "files",
+    version,
+    args_override_self = true,
+    after_help = "Examples:\n  \
+        files ~/project                             # read and write inside ~/project\n  \
+        files --read-only ~/project ~/notes"
+)]
+struct Args {
+    /// Offer only the tools that read (no `write_file`, `edit_file`,
+    /// `create_directory` or `move_file`).
+    #[arg(long)]
+    read_only: bool,
+    /// The directories the tools may reach (a client's roots may narrow them).
+    #[arg(value_name = "ROOT", required = true)]
+    roots: Vec<PathBuf>,
+}
 
 #[tokio::main]
 async fn main() {
+    let Args { read_only, roots } = command_line::parse::<Args>();
     stderr_logs::init("warn");
-    let mut read_only = false;
-    let mut roots = Vec::new();
-    let mut options_done = false;
-    for arg in std::env::args_os().skip(1) {
-        match arg.to_str() {
-            Some("--read-only") if !options_done => read_only = true,
-            Some("--") if !options_done => options_done = true,
-            Some("-h" | "--help") if !options_done => {
-                println!("{USAGE}");
-                return;
-            }
-            Some(s) if s.starts_with('-') && !options_done => {
-                eprintln!("files: unknown option {s}\n{USAGE}");
-                std::process::exit(2);
-            }
-            _ => roots.push(std::path::PathBuf::from(arg)),
-        }
-    }
-    if roots.is_empty() {
-        eprintln!("files: name at least one directory\n{USAGE}");
-        std::process::exit(2);
-    }
     let files = match Files::builder().roots(roots).read_only(read_only).build() {
         Ok(files) => files,
         Err(e) => {

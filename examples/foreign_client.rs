@@ -32,6 +32,7 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use clap::{Parser, ValueEnum};
 use mcp_client::{types::error::Chain, CallOptions, Client, Era, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
@@ -344,45 +345,71 @@ async fn progress_and_mismatch(client: &Client, checks: &mut Checks) {
     );
 }
 
-fn usage() -> ExitCode {
-    eprintln!(
-        "usage: foreign_client [--everything] [--era auto|legacy|modern] [--url URL | -- COMMAND ARGS...]"
-    );
-    ExitCode::from(2)
+use mcp_examples::command_line;
+use mcp_examples::stderr_logs;
+
+/// A typed client for a server written by others: the Python SDK's
+/// reference calculator, or the TypeScript SDK's server-everything.
+#[derive(Debug, Parser)]
+#[command(
+    name = "foreign_client",
+    version,
+    args_override_self = true,
+    after_help = "Examples:\n  \
+        foreign_client                              # $MCP_PYTHON tests/interop/reference_calculator.py\n  \
+        foreign_client --era legacy --url http://127.0.0.1:3200/mcp\n  \
+        foreign_client -- python3 my_server.py\n  \
+        foreign_client --everything -- npx -y @modelcontextprotocol/server-everything"
+)]
+struct Args {
+    /// Check the TypeScript SDK's reference server, server-everything,
+    /// instead of the Python reference calculator.
+    #[arg(long)]
+    everything: bool,
+    /// The protocol era to speak.
+    #[arg(long, value_enum, default_value_t = EraArg::Auto)]
+    era: EraArg,
+    /// Connect over Streamable HTTP to this endpoint instead of starting a
+    /// server.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// The stdio server to start, after `--` (by default
+    /// `$MCP_PYTHON tests/interop/reference_calculator.py`, `python3`
+    /// without `MCP_PYTHON`).
+    #[arg(last = true, value_name = "COMMAND ARGS")]
+    command: Vec<String>,
 }
 
-use mcp_examples::stderr_logs;
+/// `--era`: which protocol era the client speaks.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EraArg {
+    /// Probe for 2026-07-28, fall back to the initialize handshake.
+    Auto,
+    /// The initialize handshake (2025-11-25).
+    Legacy,
+    /// 2026-07-28 only.
+    Modern,
+}
+
+impl From<EraArg> for Era {
+    fn from(era: EraArg) -> Self {
+        match era {
+            EraArg::Auto => Era::Auto,
+            EraArg::Legacy => Era::Legacy,
+            EraArg::Modern => Era::Modern,
+        }
+    }
+}
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let Args {
+        everything,
+        era,
+        url,
+        mut command,
+    } = command_line::parse::<Args>();
     stderr_logs::init("warn");
-    let mut era = Era::Auto;
-    let mut everything = false;
-    let mut url = None;
-    let mut command: Vec<String> = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--everything" {
-            everything = true;
-            continue;
-        }
-        match (arg.as_str(), args.next()) {
-            ("--url", Some(u)) => url = Some(u),
-            ("--era", Some(e)) => {
-                era = match e.as_str() {
-                    "auto" => Era::Auto,
-                    "legacy" => Era::Legacy,
-                    "modern" => Era::Modern,
-                    _ => return usage(),
-                }
-            }
-            ("--", Some(first)) => {
-                command.push(first);
-                command.extend(args.by_ref());
-            }
-            _ => return usage(),
-        }
-    }
     if command.is_empty() {
         let python = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_owned());
         let script = concat!(
@@ -393,7 +420,7 @@ async fn main() -> ExitCode {
     }
     let builder = Client::builder()
         .client_info("foreign_client", env!("CARGO_PKG_VERSION"))
-        .protocol(era);
+        .protocol(era.into());
     let connected = if let Some(url) = &url {
         builder.connect_http(url).await
     } else {

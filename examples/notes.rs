@@ -22,6 +22,7 @@ use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use clap::Parser;
 use mcp_server::http::HttpConfig;
 use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use mcp_server::types::ResourceContents;
@@ -571,56 +572,69 @@ impl Notes {
     }
 }
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
 
 use mcp_examples::several;
 
+/// The notes MCP server: stdio without arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "notes",
+    version,
+    after_help = "Examples:\n  \
+        notes                                       # MCP over stdio\n  \
+        notes --http 127.0.0.1:3000\n  \
+        notes --http 127.0.0.1:0 --redis redis://127.0.0.1:6379/0"
+)]
+struct Args {
+    /// Serve Streamable HTTP (both eras) at `http://ADDR/mcp` instead of
+    /// stdio (port 0 picks a free port; stderr names it).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// With --http: run as one of several instances of one service, the
+    /// sessions and the notes themselves kept in this Redis.
+    #[arg(long, value_name = "URL", requires = "http")]
+    redis: Option<String>,
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let result = run().await;
+    let args = command_line::parse::<Args>();
+    let result = run(&args).await;
     stderr_logs::report("notes", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let builder = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .instructions("A notebook. Read notes as resources (notes://index, notes://{id}); change them with the tools.");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let memory = || Notes {
         book: Notebook::memory(),
     };
-    if let ["--http", addr, ..] = args.as_slice() {
-        stderr_logs::http_addr("notes", addr);
-    }
-    match args.as_slice() {
-        [] => builder.toolbox(memory()).build().serve_stdio().await,
-        ["--http", addr] => {
-            let server = builder.toolbox(memory()).build();
-            serve(server, addr, HttpConfig::default()).await
+    let Some(addr) = &args.http else {
+        return builder.toolbox(memory()).build().serve_stdio().await;
+    };
+    stderr_logs::http_addr("notes", addr);
+    let Some(url) = &args.redis else {
+        let server = builder.toolbox(memory()).build();
+        return serve(server, addr, HttpConfig::default()).await;
+    };
+    // Several instances, one service: the framework's state in the
+    // store, the notes in the same Redis.
+    let (store, keys) = several::connect("notes", url).await;
+    let book = match Notebook::redis(url).await {
+        Ok(book) => book,
+        Err(e) => {
+            eprintln!("notes: cannot keep the notes in Redis at {url}: {e}");
+            std::process::exit(1);
         }
-        ["--http", addr, "--redis", url] => {
-            // Several instances, one service: the framework's state in the
-            // store, the notes in the same Redis.
-            let (store, keys) = several::connect("notes", url).await;
-            let book = match Notebook::redis(url).await {
-                Ok(book) => book,
-                Err(e) => {
-                    eprintln!("notes: cannot keep the notes in Redis at {url}: {e}");
-                    std::process::exit(1);
-                }
-            };
-            let server = builder
-                .toolbox(Notes { book })
-                .request_state_keys(keys)
-                .build();
-            serve(server, addr, HttpConfig::default().store(store)).await
-        }
-        _ => {
-            eprintln!("usage: notes [--http ADDR [--redis URL]]   (stdio without arguments)");
-            std::process::exit(2);
-        }
-    }
+    };
+    let server = builder
+        .toolbox(Notes { book })
+        .request_state_keys(keys)
+        .build();
+    serve(server, addr, HttpConfig::default().store(store)).await
 }
 
 /// Serves `server` on `addr` until Ctrl-C, saying where on stderr.

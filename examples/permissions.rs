@@ -5,6 +5,7 @@
 //! Run with: `cargo run -p mcp-examples --bin permissions -- --port 3002`, then
 //! list tools with and without `Authorization: Bearer let-me-in`.
 
+use clap::Parser;
 use mcp_server::http::HttpConfig;
 use mcp_server::{tool, Server};
 
@@ -36,6 +37,21 @@ impl Admin {
 /// The admin token (read it from the environment in a real server).
 const ADMIN_TOKEN: &str = "Bearer let-me-in";
 
+/// Least privilege over HTTP: admin tools for the admin token only.
+#[derive(Debug, Parser)]
+#[command(
+    name = "permissions",
+    version,
+    after_help = "Examples:\n  \
+        permissions                                 # http://127.0.0.1:3002/mcp\n  \
+        permissions --port 0"
+)]
+struct Args {
+    /// Serve MCP at `http://127.0.0.1:PORT/mcp` (0 picks a free port; stderr names it).
+    #[arg(long, value_name = "PORT", default_value_t = 3002)]
+    port: u16,
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let result = run().await;
@@ -43,15 +59,7 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> Result<(), mcp_server::Error> {
-    let mut args = std::env::args().skip(1);
-    let port: u16 = match (args.next().as_deref(), args.next().map(|p| p.parse())) {
-        (Some("--port"), Some(Ok(port))) => port,
-        (None, _) => 3002,
-        _ => {
-            eprintln!("usage: permissions [--port PORT]");
-            std::process::exit(2);
-        }
-    };
+    let port = command_line::parse::<Args>().port;
     let server = Server::builder("permissions", env!("CARGO_PKG_VERSION"))
         .toolbox(Public)
         .toolbox(Admin)
@@ -71,4 +79,5 @@ async fn run() -> Result<(), mcp_server::Error> {
         .await
 }
 
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;

@@ -10,28 +10,42 @@
 //! `node`, `awk`), `env`, `xargs` or `find` (`-exec`); the server warns on
 //! stderr when one is allowed. See `mcp_toolbox::commands`.
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use mcp_server::Server;
 use mcp_toolbox::commands::Commands;
 
-const USAGE: &str = "usage: shell [--allow PROGRAM[,PROGRAM...]]   (serves MCP on stdio)";
-
+use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
+
+/// A stdio MCP server offering `exec` over an allow list of programs, in the current directory.
+#[derive(Debug, Parser)]
+#[command(
+    name = "shell",
+    version,
+    after_help = "Examples:\n  \
+        shell --allow date,wc,uname                 # exec runs these three\n  \
+        shell                                       # no program allowed: no tool"
+)]
+struct Args {
+    /// The programs `exec` may run, comma-separated (found on
+    /// /usr/local/bin:/usr/bin:/bin; never one that runs others).
+    #[arg(long, value_name = "PROGRAM[,PROGRAM...]")]
+    allow: Option<String>,
+}
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let result = run().await;
+    let args = command_line::parse::<Args>();
+    let result = run(args.allow.as_deref()).await;
     stderr_logs::report("shell", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run(allow: Option<&str>) -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let programs: Vec<&str> = match args.as_slice() {
-        [] => Vec::new(),
-        ["--allow", list] => list.split(',').collect(),
-        _ => fail(USAGE),
-    };
+    let programs: Vec<&str> = allow
+        .map(|list| list.split(',').collect())
+        .unwrap_or_default();
     let commands = programs
         .iter()
         .fold(Commands::builder(), |builder, program| {
@@ -40,7 +54,9 @@ async fn run() -> Result<(), mcp_server::Error> {
         .build()
         .unwrap_or_else(|e| {
             let e = mcp_server::types::error::Chain(&e);
-            fail(&format!("shell: {e}\n{USAGE}"))
+            Args::command()
+                .error(ErrorKind::ValueValidation, format!("--allow: {e}"))
+                .exit()
         });
     let instructions = if commands.allowed().is_empty() {
         "No program is allowed: this server offers no tool.".to_owned()
@@ -57,9 +73,4 @@ async fn run() -> Result<(), mcp_server::Error> {
         .build()
         .serve_stdio()
         .await
-}
-
-fn fail(message: &str) -> ! {
-    eprintln!("{message}");
-    std::process::exit(2);
 }

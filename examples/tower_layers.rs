@@ -22,8 +22,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
+use clap::Parser;
 use http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderName, HeaderValue, Request, Response, StatusCode};
+use mcp_examples::command_line;
 use mcp_server::http::{HttpConfig, McpBody};
 use mcp_server::policy::BoxFuture;
 use mcp_server::{tool, Server};
@@ -174,17 +176,24 @@ pub fn app(server: &Server) -> Router {
     Router::new().route_service("/mcp", mcp)
 }
 
+/// Bearer-token auth and a concurrency limit as tower layers in front of MCP.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tower_layers",
+    version,
+    after_help = "Examples:\n  \
+        tower_layers                                # http://127.0.0.1:3003/mcp\n  \
+        tower_layers --port 0"
+)]
+struct Args {
+    /// Serve MCP at `http://127.0.0.1:PORT/mcp` (0 picks a free port; stderr names it).
+    #[arg(long, value_name = "PORT", default_value_t = 3003)]
+    port: u16,
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let port: u16 = match (args.next().as_deref(), args.next().map(|p| p.parse())) {
-        (Some("--port"), Some(Ok(port))) => port,
-        (None, _) => 3003,
-        _ => {
-            eprintln!("usage: tower_layers [--port PORT]");
-            std::process::exit(2);
-        }
-    };
+    let port = command_line::parse::<Args>().port;
     let server = Server::builder("tower-layers", env!("CARGO_PKG_VERSION"))
         .toolbox(Public)
         .toolbox(Admin)

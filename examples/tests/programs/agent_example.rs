@@ -172,7 +172,7 @@ fn missing_settings_are_named() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("usage: agent"),
+        text(&out.stderr).contains("Usage: agent"),
         "{}",
         text(&out.stderr)
     );

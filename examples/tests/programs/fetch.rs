@@ -605,7 +605,7 @@ fn bad_command_line_arguments_print_the_usage_and_exit_2() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("usage: fetch"),
+            String::from_utf8_lossy(&out.stderr).contains("Usage: fetch"),
             "{args:?}"
         );
     }

@@ -990,7 +990,7 @@ async fn bad_arguments_get_the_usage_and_exit_code_2() {
     let bin = env!("CARGO_BIN_EXE_files");
     let none = std::process::Command::new(bin).output().unwrap();
     assert_eq!(none.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&none.stderr).contains("usage: files"));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("Usage: files"));
     let unknown = std::process::Command::new(bin)
         .args(["--bogus", "/tmp"])
         .output()

@@ -266,7 +266,7 @@ fn bad_arguments_print_the_usage_and_exit_2() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("usage: shell"), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: shell"), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
