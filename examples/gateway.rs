@@ -73,7 +73,7 @@ fn named(given: &str) -> Result<(String, String), String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     stderr_logs::init("warn");
-    let args = Args::parse();
+    let args: Args = mcp_examples::command_line::parse();
     let mounts = match mounts(&args) {
         Ok(mounts) => mounts,
         Err(why) => {

@@ -71,7 +71,7 @@ fn header(given: &str) -> Result<(String, String), String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     stderr_logs::init("warn");
-    let args = Args::parse();
+    let args: Args = mcp_examples::command_line::parse();
     let tools = match tools(&args).await {
         Ok(tools) => tools,
         Err(why) => {
