@@ -3,6 +3,16 @@
 # The functions use MCP_PYTHON and MCP_INSPECTOR (from env.sh), and
 # `inspector_check` uses the caller's WORK directory and sets its `failed`.
 
+# scratch <name>: sets WORK to a fresh directory, PIDS to an empty list of
+# process groups (a script adds each server it starts with `set -m`), and
+# failed=0; at exit, the groups are killed and WORK removed.
+scratch() {
+    WORK="$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")"
+    PIDS=()
+    failed=0
+    trap 'for pid in "${PIDS[@]}"; do kill -- -"$pid" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
+}
+
 # A free TCP port on 127.0.0.1 (nothing listens on it when this returns).
 free_port() {
     "$MCP_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -179,6 +179,21 @@ async fn client_in(server: &Server, era: mcp_client::Era) -> Client {
         .unwrap()
 }
 
+/// Two desks mounted on `front`: `desk` spoken to in the era the client
+/// picks (2026-07-28), `old` in the legacy era.
+async fn desk_in_both_eras(front: &Server) -> mcp_compose::Mounted {
+    mount(
+        &front.handle(),
+        [
+            Mount::server("desk", desk_server(Desk::default())),
+            Mount::server("old", desk_server(Desk::default()))
+                .client(|b| b.protocol(mcp_client::Era::Legacy)),
+        ],
+    )
+    .await
+    .unwrap()
+}
+
 /// Polls `check` until it holds, for at most 10 s.
 async fn eventually<F, Fut>(what: &str, mut check: F)
 where
@@ -421,16 +436,7 @@ async fn updates_come_back(client: &Client, tool: &str, uri: &str) {
 #[tokio::test]
 async fn a_subscription_reaches_the_mounted_server_and_its_updates_come_back() {
     let front = front();
-    let mounts = mount(
-        &front.handle(),
-        [
-            Mount::server("desk", desk_server(Desk::default())),
-            Mount::server("old", desk_server(Desk::default()))
-                .client(|b| b.protocol(mcp_client::Era::Legacy)),
-        ],
-    )
-    .await
-    .unwrap();
+    let mounts = desk_in_both_eras(&front).await;
     for era in [mcp_client::Era::Modern, mcp_client::Era::Legacy] {
         let client = client_in(&front, era).await;
         updates_come_back(&client, "desk_touch", "desk+desk://motd").await;
@@ -602,16 +608,7 @@ async fn configurations_that_cannot_work_are_refused_before_anything_starts() {
 async fn log_messages_reach_the_front_client_at_its_level() {
     use mcp_server::types::LoggingLevel;
     let front = front();
-    let mounts = mount(
-        &front.handle(),
-        [
-            Mount::server("desk", desk_server(Desk::default())),
-            Mount::server("old", desk_server(Desk::default()))
-                .client(|b| b.protocol(mcp_client::Era::Legacy)),
-        ],
-    )
-    .await
-    .unwrap();
+    let mounts = desk_in_both_eras(&front).await;
     let (client_end, server_end) = tokio::io::duplex(256 * 1024);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(front.clone().serve_io(read, write));

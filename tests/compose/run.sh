@@ -34,14 +34,7 @@ for v in MCP_PYTHON MCP_INSPECTOR; do
     [ -x "${!v:-}" ] || { echo "run.sh: $v='${!v:-}' is not executable; rerun scripts/install-tools.sh" >&2; exit 1; }
 done
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-compose.XXXXXX")"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill -- -"$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-failed=0
+scratch mcp-compose
 
 # The notes server, over Streamable HTTP.
 NOTES_PORT="$(free_port)"

@@ -29,14 +29,7 @@ BIN="$(cd "${1:?usage: run.sh <directory of the example binaries>}" && pwd)"
 [ -x "${MCP_PYTHON:-}" ] || { echo "run.sh: MCP_PYTHON is not set; rerun scripts/install-tools.sh" >&2; exit 1; }
 [ -f "${MCP_GITHUB_OPENAPI:-}" ] || { echo "run.sh: MCP_GITHUB_OPENAPI='${MCP_GITHUB_OPENAPI:-}' is missing; rerun scripts/install-tools.sh" >&2; exit 1; }
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-openapi.XXXXXX")"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill -- -"$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-failed=0
+scratch mcp-openapi
 
 # ---------------------------------------------------------------- the shop
 PORT="$(free_port)"

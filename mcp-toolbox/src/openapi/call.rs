@@ -10,6 +10,7 @@ use mcp_server::types::{CallToolResult, ContentBlock, JsonObject, ResourceConten
 use serde_json::Value;
 use url::Url;
 
+use super::doc::text;
 use super::operation::{is_json, BodyKind, Operation, Place};
 use super::Credential;
 use crate::http::client::{self, Limits, Request};
@@ -38,15 +39,8 @@ pub(crate) enum Placed {
 impl Placed {
     /// Where `credential` goes for the scheme `scheme` (a `securitySchemes` entry).
     pub(crate) fn of(credential: &Credential, scheme: &Value) -> Result<Placed, String> {
-        let kind = scheme
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let http_scheme = scheme
-            .get("scheme")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let kind = text(scheme, "type");
+        let http_scheme = text(scheme, "scheme").to_ascii_lowercase();
         let value = |v: String| {
             HeaderValue::from_str(&v)
                 .map_err(|_| "the credential is not a valid header value".to_owned())

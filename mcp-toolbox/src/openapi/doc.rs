@@ -204,6 +204,11 @@ fn local_pointer(reference: &str) -> Option<String> {
     )
 }
 
+/// The text at `key` of `object`, empty when there is none.
+pub(crate) fn text<'a>(object: &'a Value, key: &str) -> &'a str {
+    object.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
 /// `key` as one JSON pointer token.
 pub(crate) fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")

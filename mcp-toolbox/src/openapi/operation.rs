@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::doc::{escape, Doc};
+use super::doc::{escape, text, Doc};
 use super::OpenApiError;
 
 /// The HTTP methods an operation may have, in the order paths list them.
@@ -101,16 +101,8 @@ impl Operation {
     ) -> Result<Operation, OpenApiError> {
         let identity = identity(op.get("operationId").and_then(Value::as_str), method, path);
         let name = tool_name(&identity, method);
-        let summary = op
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .trim();
-        let details = op
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .trim();
+        let summary = text(op, "summary").trim();
+        let details = text(op, "description").trim();
         let description = match (summary.is_empty(), details.is_empty()) {
             (true, true) => None,
             (false, true) => Some(summary.to_owned()),
