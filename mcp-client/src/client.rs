@@ -282,6 +282,7 @@ impl Client {
         }
         let req = Req {
             timeout: Some(options.timeout.unwrap_or(self.timeout())),
+            max_time: options.max_time,
             progress: options.progress.clone(),
             #[cfg(feature = "http")]
             name: Some(name.to_owned()),

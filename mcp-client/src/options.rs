@@ -33,7 +33,7 @@ pub struct Progress {
 
 pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
-/// Options of one call: its timeout and a progress callback.
+/// Options of one call: its timeouts and a progress callback.
 ///
 /// ```
 /// use std::time::Duration;
@@ -47,6 +47,7 @@ pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct CallOptions {
     pub(crate) timeout: Option<Duration>,
+    pub(crate) max_time: Option<Duration>,
     pub(crate) progress: Option<ProgressFn>,
 }
 
@@ -54,6 +55,7 @@ impl fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CallOptions")
             .field("timeout", &self.timeout)
+            .field("max_time", &self.max_time)
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -65,16 +67,27 @@ impl CallOptions {
         CallOptions::default()
     }
 
-    /// Overrides the client's default timeout for this call. When it passes,
-    /// the call is cancelled and fails with [`CallError::Timeout`](crate::Error::Timeout).
+    /// Overrides the client's timeout for this call: how long the call may
+    /// go without an answer or a progress notification (each one starts it
+    /// again). When it passes, the call is cancelled and fails with
+    /// [`CallError::Timeout`](crate::Error::Timeout).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
-    /// Asks the server for progress (a `progressToken` in the request's
-    /// `_meta`) and calls `f` with every `notifications/progress` for this call.
+    /// Overrides the client's cap on this call's whole time, progress or
+    /// not ([`ClientBuilder::max_call_time`](crate::ClientBuilder::max_call_time)).
+    #[must_use]
+    pub fn max_time(mut self, limit: Duration) -> Self {
+        self.max_time = Some(limit);
+        self
+    }
+
+    /// Calls `f` with every `notifications/progress` for this call. (Every
+    /// request carries a `progressToken` unless the client was built with
+    /// [`progress_tokens(false)`](crate::ClientBuilder::progress_tokens).)
     #[must_use]
     pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(f));

@@ -19,6 +19,7 @@ pub mod client {
     pub mod extensions;
     pub mod fake;
     pub mod in_process;
+    pub mod long_calls;
     pub mod skills;
     pub mod tasks;
 

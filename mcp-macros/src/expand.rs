@@ -242,6 +242,10 @@ fn spec(tool: &Tool) -> TokenStream {
         quote!(task: ::mcp_server::__private::TaskSupport::#variant,)
     });
     let scopes = scopes_field(tool);
+    let timeout = tool
+        .options
+        .timeout
+        .map(|ms| quote!(timeout: ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)),));
     let ui = tool
         .options
         .ui
@@ -270,6 +274,7 @@ fn spec(tool: &Tool) -> TokenStream {
             #requires_client
             #requires_extensions
             #task
+            #timeout
             #scopes
             #ui
             #visibility

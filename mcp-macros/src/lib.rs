@@ -99,6 +99,10 @@ use proc_macro::TokenStream;
 ///   `title = "..."` (a display name), and the annotations `read_only`,
 ///   `destructive`, `idempotent`, `open_world` (a bare flag is `true`;
 ///   write `destructive = false` for `false`).
+/// - `#[tool(timeout = "30s")]`: how long one call may run (a whole number
+///   and `ms`, `s`, `m` or `h`; above zero, at most a day), beside the
+///   server's `call_timeout`, which it overrides. A call past it is cancelled
+///   and answered with an `isError` result that says so.
 /// - `#[tool(requires_client(sampling, elicitation, roots))]`: the client
 ///   capabilities the tool cannot work without, any of `sampling`,
 ///   `elicitation` and `roots`, each once. A call from a client that did not

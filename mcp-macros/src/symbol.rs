@@ -35,6 +35,7 @@ pub(crate) const CLIENT: Symbol = Symbol("client");
 pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 pub(crate) const REQUIRES_EXTENSIONS: Symbol = Symbol("requires_extensions");
 pub(crate) const TASK: Symbol = Symbol("task");
+pub(crate) const TIMEOUT: Symbol = Symbol("timeout");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
 pub(crate) const UI: Symbol = Symbol("ui");
 pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
@@ -50,6 +51,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     REQUIRES_CLIENT,
     REQUIRES_EXTENSIONS,
     TASK,
+    TIMEOUT,
     SCOPES,
     UI,
     VISIBILITY,

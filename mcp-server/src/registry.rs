@@ -461,6 +461,7 @@ fn page_in(resources: &[crate::resource::ResourceEntry], uri: &str) -> Option<mc
 
 impl Catalog {
     pub(crate) fn new(items: crate::tool::Items) -> Result<Catalog, Error> {
+        crate::tool::entry::check_timeouts(&items.tools)?;
         crate::apps::check_pages(items.tools.iter().map(ToolEntry::tool), |uri| {
             page_in(&items.resources, uri)
         })?;
@@ -541,6 +542,7 @@ impl Catalog {
     /// Adds every item, or none if one of their keys is taken.
     pub(crate) fn add(&self, items: crate::tool::Items) -> Result<(), Error> {
         // Checked first, so a refusal adds nothing of any kind.
+        crate::tool::entry::check_timeouts(&items.tools)?;
         self.tools.check_new(&items.tools)?;
         self.prompts.check_new(&items.prompts)?;
         self.resources.check_new(&items.resources)?;
@@ -564,6 +566,7 @@ impl Catalog {
         toolbox: &str,
         items: crate::tool::Items,
     ) -> Result<(), Error> {
+        crate::tool::entry::check_timeouts(&items.tools)?;
         self.tools.check_replace(toolbox, &items.tools)?;
         self.prompts.check_replace(toolbox, &items.prompts)?;
         self.resources.check_replace(toolbox, &items.resources)?;

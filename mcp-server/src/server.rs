@@ -388,6 +388,9 @@ impl ServerBuilder {
             keys.check()
                 .map_err(|e| Error::Config(format!("requestState keys: {e}")))?;
         }
+        if let Some(limit) = this.policy.tools.call_timeout {
+            crate::tool::entry::check_timeout("call_timeout", limit)?;
+        }
         let catalog = Catalog::new(this.items)?;
         let ttl_ms = u64::try_from(this.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(Server {

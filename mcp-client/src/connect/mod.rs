@@ -45,6 +45,8 @@ use crate::transport::Transport;
 pub struct ClientBuilder {
     client_info: Implementation,
     timeout: Duration,
+    max_call_time: Duration,
+    progress_tokens: bool,
     connect_timeout: Duration,
     probe_timeout: Duration,
     shutdown_timeout: Duration,
@@ -92,12 +94,14 @@ impl Client {
 
 impl ClientBuilder {
     /// The defaults: `clientInfo` `mcp-client-rs` with this crate's version,
-    /// a 60 s call timeout, 30 s to connect, a 10 s era probe, [`Era::Auto`],
+    /// 60 s without progress and 30 minutes in all per call, 30 s to connect, a 10 s era probe, [`Era::Auto`],
     /// no handlers, 16 MiB messages.
     pub fn new() -> Self {
         ClientBuilder {
             client_info: Implementation::new("mcp-client-rs", env!("CARGO_PKG_VERSION")),
             timeout: Duration::from_secs(60),
+            max_call_time: Duration::from_secs(30 * 60),
+            progress_tokens: true,
             connect_timeout: Duration::from_secs(30),
             #[cfg(feature = "tls")]
             tls: None,
@@ -123,10 +127,28 @@ impl ClientBuilder {
         self
     }
 
-    /// The default timeout of every call (default 60 s); per call, see
-    /// [`CallOptions::timeout`](crate::CallOptions::timeout).
+    /// How long a request may go without an answer or a progress
+    /// notification (default 60 s); each progress notification starts the
+    /// wait again, so a long tool that reports progress is not cut off.
+    /// Per call, see [`CallOptions::timeout`](crate::CallOptions::timeout).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// The longest a request may take in all, progress or not (default 30
+    /// minutes; work longer than that belongs in a task). Per call, see
+    /// [`CallOptions::max_time`](crate::CallOptions::max_time).
+    pub fn max_call_time(mut self, limit: Duration) -> Self {
+        self.max_call_time = limit;
+        self
+    }
+
+    /// Whether every request carries a `progressToken` (default yes), so
+    /// that a server may report progress, and its reports keep the call
+    /// alive, whether or not the call has a progress callback.
+    pub fn progress_tokens(mut self, on: bool) -> Self {
+        self.progress_tokens = on;
         self
     }
 
@@ -263,6 +285,8 @@ impl ClientBuilder {
             client_info: self.client_info.clone(),
             capabilities,
             timeout: self.timeout,
+            max_call_time: self.max_call_time,
+            progress_tokens: self.progress_tokens,
             max_input_rounds: self.max_input_rounds,
         });
         Ok((shared, config))

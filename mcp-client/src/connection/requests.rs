@@ -25,7 +25,12 @@ use crate::options::ProgressFn;
 pub(crate) struct Config {
     pub(crate) client_info: Implementation,
     pub(crate) capabilities: ClientCapabilities,
+    /// How long a request may go without an answer or progress.
     pub(crate) timeout: Duration,
+    /// How long a request may take in all.
+    pub(crate) max_call_time: Duration,
+    /// Whether every timed request carries a progress token.
+    pub(crate) progress_tokens: bool,
     pub(crate) max_input_rounds: usize,
 }
 
@@ -35,8 +40,11 @@ pub(crate) struct Req {
     /// The params object (`_meta` is added as the era needs).
     pub(crate) params: JsonObject,
     pub(crate) modern: bool,
-    /// `None`: wait as long as it takes (a listen stream).
+    /// How long to wait without an answer or progress; `None`: as long
+    /// as it takes (a listen stream).
     pub(crate) timeout: Option<Duration>,
+    /// The cap on the whole wait (`None`: the client's).
+    pub(crate) max_time: Option<Duration>,
     pub(crate) progress: Option<ProgressFn>,
     /// Send `notifications/cancelled` if dropped unanswered (never for `initialize`).
     pub(crate) cancellable: bool,
@@ -57,6 +65,7 @@ impl Req {
             params,
             modern,
             timeout: None,
+            max_time: None,
             progress: None,
             cancellable: true,
             #[cfg(feature = "http")]
@@ -200,13 +209,29 @@ impl Conn {
         if req.modern {
             meta.extend(self.modern_meta());
         }
-        let progress_token = req.progress.map(|f| {
+        // Progress keeps a timed request alive: each notification wakes
+        // `progressed`, and the caller's callback, if any, sees it too.
+        let progressed = Arc::new(tokio::sync::Notify::new());
+        // (Not on the handshake's requests, the ones that cannot be cancelled.)
+        let wants_token = req.progress.is_some()
+            || (req.timeout.is_some() && req.cancellable && self.config.progress_tokens);
+        let progress_token = wants_token.then(|| {
             let token = match &id {
                 RequestId::Number(n) => Value::from(*n),
                 RequestId::String(s) => Value::from(s.clone()),
             };
             let key = token.to_string();
-            self.shared.add_progress(key.clone(), f);
+            let user = req.progress.clone();
+            let wake = Arc::clone(&progressed);
+            self.shared.add_progress(
+                key.clone(),
+                Arc::new(move |p| {
+                    wake.notify_one();
+                    if let Some(f) = &user {
+                        f(p);
+                    }
+                }),
+            );
             meta.insert(meta_key::PROGRESS_TOKEN.to_owned(), token);
             key
         });
@@ -270,7 +295,10 @@ impl Conn {
             }
         };
         let result = match req.timeout {
-            Some(limit) => self.within(limit, exchange).await,
+            Some(idle) => {
+                let cap = req.max_time.unwrap_or(self.config.max_call_time);
+                self.within(idle, cap, &progressed, exchange).await
+            }
             None => exchange.await,
         };
         // Answered (or the connection is gone): nothing to cancel.
@@ -278,25 +306,41 @@ impl Conn {
         result
     }
 
-    /// Runs `exchange` within `limit`; the time a user spends signing in
-    /// (authorization) does not count.
+    /// Runs `exchange` while it goes no longer than `idle` without an
+    /// answer or progress (each `progressed` wake-up starts that wait
+    /// again), and no longer than `cap` in all; the time a user spends
+    /// signing in (authorization) counts toward neither.
     async fn within<T>(
         &self,
-        limit: std::time::Duration,
+        idle: Duration,
+        cap: Duration,
+        progressed: &tokio::sync::Notify,
         exchange: impl std::future::Future<Output = Result<T, CallError>>,
     ) -> Result<T, CallError> {
         tokio::pin!(exchange);
+        let mut deadline = tokio::time::Instant::now() + cap;
         loop {
-            if let Ok(r) = tokio::time::timeout(limit, &mut exchange).await {
-                return r;
+            let quiet = tokio::time::sleep(idle);
+            tokio::select! {
+                r = &mut exchange => return r,
+                () = progressed.notified() => continue,
+                () = quiet => {}
+                () = tokio::time::sleep_until(deadline) => {}
             }
             let Some(signed_in) = self.transport.signing_in() else {
+                let limit = if tokio::time::Instant::now() >= deadline {
+                    cap
+                } else {
+                    idle
+                };
                 return Err(CallError::Timeout(limit));
             };
+            let started = tokio::time::Instant::now();
             tokio::select! {
                 r = &mut exchange => return r,
                 () = signed_in => {}
             }
+            deadline += started.elapsed();
         }
     }
 
@@ -325,6 +369,7 @@ impl Conn {
                 params: original.clone(),
                 modern: true,
                 timeout: round.timeout,
+                max_time: round.max_time,
                 progress: round.progress.clone(),
                 cancellable: round.cancellable,
                 #[cfg(feature = "http")]

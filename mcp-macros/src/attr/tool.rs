@@ -8,15 +8,15 @@ use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Visibilit
 
 use super::suggest::unknown_key;
 use super::values::{
-    flag_value, requires_client_value, requires_extensions_value, scopes_value, string_value,
-    task_value, ui_value, visibility_value,
+    duration_value, flag_value, requires_client_value, requires_extensions_value, scopes_value,
+    string_value, task_value, ui_value, visibility_value,
 };
 use super::{attr_tokens, metas, path_text, Attr};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALLOW_UNKNOWN_ARGUMENTS, CLIENT, DECLARED_TOOL_KEYS, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT,
     IMPL_KEYS, NAME, OPEN_WORLD, READ_ONLY, REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK,
-    TITLE, TOOL_KEYS, TRAIT_KEYS, UI, VISIBILITY,
+    TIMEOUT, TITLE, TOOL_KEYS, TRAIT_KEYS, UI, VISIBILITY,
 };
 
 /// Where a tool's own `#[tool(...)]` sits, which decides the messages about it.
@@ -78,6 +78,8 @@ pub(crate) struct ToolOptions {
     /// `task = optional` or `task = required`: whether a call may run as a
     /// task (the tasks extension).
     pub(crate) task: Option<Ident>,
+    /// `timeout = "30s"`: how long one call may run, in milliseconds.
+    pub(crate) timeout: Option<u64>,
     /// `scopes("notes:write")`: the OAuth scopes a caller's token needs
     /// (with those of the block, when it names some).
     pub(crate) scopes: Option<Scopes>,
@@ -214,6 +216,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut requires_client = Attr::none(REQUIRES_CLIENT);
     let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
     let mut task = Attr::none(TASK);
+    let mut timeout = Attr::none(TIMEOUT);
     let mut scopes = Attr::none(SCOPES);
     let mut ui = Attr::none(UI);
     let mut visibility = Attr::none(VISIBILITY);
@@ -235,6 +238,10 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         } else if key == &TASK {
             if let Some(mode) = task_value(cx, &meta) {
                 task.set(cx, key, mode);
+            }
+        } else if key == &TIMEOUT {
+            if let Some(ms) = duration_value(cx, &meta) {
+                timeout.set(cx, key, ms);
             }
         } else if key == &REQUIRES_EXTENSIONS {
             if let Some(ids) = requires_extensions_value(cx, &meta) {
@@ -267,16 +274,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             }
         } else if key == &DESCRIPTION {
             description_attempted = true;
-            let fix = match position {
-                Position::Method => {
-                    "describe a tool with #[describe(\"...\")] above the method (`description = ...` is for the impl block's #[tool])"
-                }
-                Position::Function => "describe a tool function with #[describe(\"...\")] above it",
-                Position::Declared => {
-                    "describe a declared tool with #[describe(\"...\")] above the method (`description = ...` is for the trait's #[tool])"
-                }
-            };
-            cx.error_spanned_by(key, fix);
+            cx.error_spanned_by(key, misplaced_description(position));
         } else {
             let (place, keys) = match position {
                 Position::Method => ("#[tool(...)] on a tool method", TOOL_KEYS),
@@ -296,11 +294,25 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         requires_client: requires_client.get(),
         requires_extensions: requires_extensions.get(),
         task: task.get(),
+        timeout: timeout.get(),
         scopes: scopes.get(),
         ui: ui.get(),
         visibility: visibility.get(),
         allow_unknown_arguments: allow_unknown.get(),
         description_attempted,
+    }
+}
+
+/// How to describe a tool, for a `description = ...` in its own `#[tool(...)]`.
+fn misplaced_description(position: Position) -> &'static str {
+    match position {
+        Position::Method => {
+            "describe a tool with #[describe(\"...\")] above the method (`description = ...` is for the impl block's #[tool])"
+        }
+        Position::Function => "describe a tool function with #[describe(\"...\")] above it",
+        Position::Declared => {
+            "describe a declared tool with #[describe(\"...\")] above the method (`description = ...` is for the trait's #[tool])"
+        }
     }
 }
 

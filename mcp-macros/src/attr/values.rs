@@ -276,3 +276,44 @@ pub(super) fn requires_client_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>
     }
     Some(out)
 }
+
+/// The longest `#[tool(timeout = ...)]`: a call longer than a day belongs
+/// in a task, and a larger figure is a slip of the unit.
+const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// `timeout = "30s"` (`ms`, `s`, `m` or `h` after a whole number): the
+/// milliseconds, more than zero and at most a day.
+pub(super) fn duration_value(cx: &Ctxt, meta: &Meta) -> Option<u64> {
+    const EXAMPLE: &str = r#"#[tool(timeout = "30s")] (a whole number and ms, s, m or h)"#;
+    let lit = string_value(cx, meta, EXAMPLE)?;
+    let text = lit.value();
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "ms" => 1,
+        "s" => 1000,
+        "m" | "min" => 60 * 1000,
+        "h" => 60 * 60 * 1000,
+        _ => {
+            cx.error_spanned_by(&lit, format!("`{text}` is not a duration: {EXAMPLE}"));
+            return None;
+        }
+    };
+    let Ok(amount) = digits.parse::<u64>() else {
+        cx.error_spanned_by(&lit, format!("`{text}` is not a duration: {EXAMPLE}"));
+        return None;
+    };
+    let ms = amount.saturating_mul(scale);
+    if ms == 0 {
+        cx.error_spanned_by(&lit, "a timeout of zero would stop every call before it starts: give a duration above zero, or no timeout");
+        return None;
+    }
+    if ms > MAX_TIMEOUT_MS {
+        cx.error_spanned_by(&lit, format!("a timeout of `{text}` is more than a day: a call that long belongs in a task (`#[tool(task = optional)]`)"));
+        return None;
+    }
+    Some(ms)
+}

@@ -313,7 +313,9 @@ impl ToolEntry {
         crate::apps::set_meta(&mut Arc::make_mut(&mut self.def).meta, Some(ui));
     }
 
-    /// Limits how long one call may run (overrides the server's `call_timeout`).
+    /// Limits how long one call may run (overrides the server's
+    /// `call_timeout`). Above zero and at most a day: anything else is
+    /// refused when the tool is added.
     pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -640,6 +642,36 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     fn output_schema() -> Option<schemars::Schema> {
         Some(crate::tool::root_schema_for::<T>())
     }
+}
+
+/// The longest time limit a call may have: a call longer than a day belongs
+/// in a task, and a larger figure is a slip of the unit.
+const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// A time limit above zero and at most a day, or the error naming `setting`.
+pub(crate) fn check_timeout(setting: &str, limit: std::time::Duration) -> Result<(), crate::Error> {
+    if limit.is_zero() {
+        return Err(crate::Error::Config(format!(
+            "{setting} is zero: every call would stop before it starts (give a duration above zero, or none)"
+        )));
+    }
+    if limit > MAX_TIMEOUT {
+        return Err(crate::Error::Config(format!(
+            "{setting} is {} s, more than a day: a call that long belongs in a task",
+            limit.as_secs()
+        )));
+    }
+    Ok(())
+}
+
+/// [`check_timeout`] for each tool's own time limit.
+pub(crate) fn check_timeouts(tools: &[ToolEntry]) -> Result<(), crate::Error> {
+    for tool in tools {
+        if let Some(limit) = tool.timeout {
+            check_timeout(&format!("the timeout of tool `{}`", tool.name()), limit)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -224,6 +224,64 @@ async fn timeouts_stop_slow_calls_with_an_error_result() {
     );
 }
 
+/// A tool with a time limit of its own, from `#[tool(timeout = ...)]`.
+#[derive(Debug)]
+pub struct Patient;
+
+#[mcp_server::tool(description = "Waits", client = false)]
+impl Patient {
+    #[describe("Sleep a second")]
+    #[tool(timeout = "50ms")]
+    pub async fn nap(&self) -> &'static str {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        "woke"
+    }
+}
+
+#[tokio::test]
+async fn a_tools_own_timeout_from_the_macro_stops_it() {
+    let server = builder().toolbox(Patient).build();
+    let mut c = Client::start(server);
+    c.initialize("2025-11-25").await;
+    let r = c.request(1, "tools/call", json!({"name":"nap"})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("tool `nap` timed out after 50 ms"), "{text}");
+}
+
+#[test]
+fn a_zero_or_absurd_time_limit_is_refused_when_the_server_is_built() {
+    let refused = |b: mcp_server::ServerBuilder| b.try_build().unwrap_err().to_string();
+    let e = refused(builder().call_timeout(Duration::ZERO));
+    assert!(e.contains("call_timeout is zero"), "{e}");
+    let e = refused(builder().call_timeout(Duration::from_secs(3 * 24 * 3600)));
+    assert!(
+        e.contains("call_timeout is 259200 s, more than a day"),
+        "{e}"
+    );
+    let tool = |limit: Duration| {
+        ToolEntry::dynamic("snail", "Slow", json!({"type": "object"}), |_, _| async {
+            ""
+        })
+        .unwrap()
+        .with_timeout(limit)
+    };
+    let e = refused(builder().tool(tool(Duration::ZERO)));
+    assert!(e.contains("the timeout of tool `snail` is zero"), "{e}");
+    // Added at run time: refused the same way, and nothing is added.
+    let server = builder().build();
+    let e = server
+        .handle()
+        .add_tool(tool(Duration::from_secs(90_000)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the timeout of tool `snail` is 90000 s, more than a day"),
+        "{e}"
+    );
+    assert!(!server.handle().tool_names().contains(&"snail".to_owned()));
+}
+
 #[tokio::test]
 async fn a_full_server_says_so_instead_of_queueing_forever() {
     let server = builder().max_concurrent_calls(1, 1).build();
