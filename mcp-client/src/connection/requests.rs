@@ -211,30 +211,15 @@ impl Conn {
         }
         // Progress keeps a timed request alive: each notification wakes
         // `progressed`, and the caller's callback, if any, sees it too.
-        let progressed = Arc::new(tokio::sync::Notify::new());
         // (Not on the handshake's requests, the ones that cannot be cancelled.)
         let wants_token = req.progress.is_some()
             || (req.timeout.is_some() && req.cancellable && self.config.progress_tokens);
-        let progress_token = wants_token.then(|| {
-            let token = match &id {
-                RequestId::Number(n) => Value::from(*n),
-                RequestId::String(s) => Value::from(s.clone()),
-            };
-            let key = token.to_string();
-            let user = req.progress.clone();
-            let wake = Arc::clone(&progressed);
-            self.shared.add_progress(
-                key.clone(),
-                Arc::new(move |p| {
-                    wake.notify_one();
-                    if let Some(f) = &user {
-                        f(p);
-                    }
-                }),
-            );
-            meta.insert(meta_key::PROGRESS_TOKEN.to_owned(), token);
-            key
-        });
+        let (progress_token, progressed) = if wants_token {
+            let (key, wake) = self.track_progress(&id, req.progress.clone(), &mut meta);
+            (Some(key), Some(wake))
+        } else {
+            (None, None)
+        };
         #[cfg(feature = "otel")]
         super::telemetry::inject(&mut meta);
         if !meta.is_empty() {
@@ -297,7 +282,8 @@ impl Conn {
         let result = match req.timeout {
             Some(idle) => {
                 let cap = req.max_time.unwrap_or(self.config.max_call_time);
-                self.within(idle, cap, &progressed, exchange).await
+                self.within(idle, cap, progressed.as_deref(), exchange)
+                    .await
             }
             None => exchange.await,
         };
@@ -306,15 +292,45 @@ impl Conn {
         result
     }
 
+    /// Gives request `id` a progress token in `meta`: each notification for
+    /// it wakes the returned `Notify` and reaches `user`, if any. Returns the
+    /// token's key (to forget it when the request ends).
+    fn track_progress(
+        &self,
+        id: &RequestId,
+        user: Option<ProgressFn>,
+        meta: &mut Meta,
+    ) -> (String, Arc<tokio::sync::Notify>) {
+        let token = match id {
+            RequestId::Number(n) => Value::from(*n),
+            RequestId::String(s) => Value::from(s.clone()),
+        };
+        let key = token.to_string();
+        let progressed = Arc::new(tokio::sync::Notify::new());
+        let wake = Arc::clone(&progressed);
+        self.shared.add_progress(
+            key.clone(),
+            Arc::new(move |p| {
+                wake.notify_one();
+                if let Some(f) = &user {
+                    f(p);
+                }
+            }),
+        );
+        meta.insert(meta_key::PROGRESS_TOKEN.to_owned(), token);
+        (key, progressed)
+    }
+
     /// Runs `exchange` while it goes no longer than `idle` without an
-    /// answer or progress (each `progressed` wake-up starts that wait
+    /// answer or progress (each `progressed` wake-up, when the request has a
+    /// progress token, starts that wait
     /// again), and no longer than `cap` in all; the time a user spends
     /// signing in (authorization) counts toward neither.
     async fn within<T>(
         &self,
         idle: Duration,
         cap: Duration,
-        progressed: &tokio::sync::Notify,
+        progressed: Option<&tokio::sync::Notify>,
         exchange: impl std::future::Future<Output = Result<T, CallError>>,
     ) -> Result<T, CallError> {
         tokio::pin!(exchange);
@@ -323,7 +339,12 @@ impl Conn {
             let quiet = tokio::time::sleep(idle);
             tokio::select! {
                 r = &mut exchange => return r,
-                () = progressed.notified() => continue,
+                () = async {
+                    match progressed {
+                        Some(p) => p.notified().await,
+                        None => std::future::pending().await,
+                    }
+                } => continue,
                 () = quiet => {}
                 () = tokio::time::sleep_until(deadline) => {}
             }
