@@ -47,3 +47,19 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$WORK/out.json" "$expr"; then
         failed=1
     fi
 }
+
+# refused_at_start <label> <expected text> <program> <args...>: the program,
+# started with its stdin closed, must exit 2 with the text on stderr and
+# nothing on stdout; prints PASS or FAIL, and sets failed=1 on a failure.
+refused_at_start() {
+    local label="$1" want="$2"; shift 2
+    local rc=0
+    timeout 30 "$@" </dev/null >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
+    if [ "$rc" = 2 ] && grep -qF -- "$want" "$WORK/err.txt" && [ ! -s "$WORK/out.txt" ]; then
+        echo "PASS refused: $label"
+    else
+        echo "FAIL refused: $label (exit $rc)"
+        sed 's/^/    /' "$WORK/err.txt" "$WORK/out.txt" | head -20
+        failed=1
+    fi
+}

@@ -109,16 +109,7 @@ done
 
 # ---------------------------------------------------------------- refused at start
 refused() { # <label> <expected text> <gateway args...>
-    local label="$1" want="$2"; shift 2
-    local rc=0
-    timeout 30 "$BIN/gateway" "$@" </dev/null >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
-    if [ "$rc" = 2 ] && grep -qF -- "$want" "$WORK/err.txt" && [ ! -s "$WORK/out.txt" ]; then
-        echo "PASS refused: $label"
-    else
-        echo "FAIL refused: $label (exit $rc)"
-        sed 's/^/    /' "$WORK/err.txt" "$WORK/out.txt" | head -20
-        failed=1
-    fi
+    refused_at_start "$1" "$2" "$BIN/gateway" "${@:3}"
 }
 refused "a command that does not exist" 'mount `calc`: the command `/no/such/server` does not exist' \
     --stdio calc=/no/such/server

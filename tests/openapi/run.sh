@@ -81,16 +81,7 @@ load "the GitHub REST API, --include tag:issues" --include tag:issues
 
 # ---------------------------------------------------------------- refused at start
 refused() { # <label> <expected text> <openapi args...>
-    local label="$1" want="$2"; shift 2
-    local rc=0
-    timeout 30 "$BIN/openapi" "$@" </dev/null >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
-    if [ "$rc" = 2 ] && grep -qF -- "$want" "$WORK/err.txt" && [ ! -s "$WORK/out.txt" ]; then
-        echo "PASS refused: $label"
-    else
-        echo "FAIL refused: $label (exit $rc)"
-        sed 's/^/    /' "$WORK/err.txt" "$WORK/out.txt" | head -20
-        failed=1
-    fi
+    refused_at_start "$1" "$2" "$BIN/openapi" "${@:3}"
 }
 printf '{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}' >"$WORK/swagger.json"
 refused "a Swagger 2.0 document" "at /swagger: this is a Swagger (OpenAPI 2.0) document; convert it" "$WORK/swagger.json"

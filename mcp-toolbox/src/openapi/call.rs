@@ -11,7 +11,7 @@ use serde_json::Value;
 use url::Url;
 
 use super::doc::text;
-use super::operation::{is_json, BodyKind, Operation, Place};
+use super::operation::{essence, is_json, BodyKind, Operation, Place};
 use super::Credential;
 use crate::http::client::{self, Limits, Request};
 
@@ -338,12 +338,7 @@ fn result(op: &Operation, shown: &str, response: &client::Response, cap: usize) 
             return result;
         }
     }
-    let essence = media
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(&media);
     let encoded = || mcp_wire::header::base64::encode(&response.body);
     let block = if essence.starts_with("text/")
         || is_json(&essence)

@@ -339,14 +339,19 @@ fn describe(schema: &mut Value, owner: &Value) {
     }
 }
 
-/// Whether `media` is JSON (`application/json`, `application/problem+json`...).
-pub(crate) fn is_json(media: &str) -> bool {
-    let essence = media
+/// A media type without its parameters, in lower case (`text/html`).
+pub(crate) fn essence(media: &str) -> String {
+    media
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+/// Whether `media` is JSON (`application/json`, `application/problem+json`...).
+pub(crate) fn is_json(media: &str) -> bool {
+    let essence = essence(media);
     essence == "application/json"
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
