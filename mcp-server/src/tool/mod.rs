@@ -12,6 +12,7 @@
 
 pub(crate) mod args;
 pub(crate) mod bounds;
+pub(crate) mod cap;
 pub(crate) mod dynamic;
 pub(crate) mod entry;
 pub(crate) mod rules;

@@ -1,0 +1,292 @@
+//! The cap on what one tool result may carry: a result over it is cut
+//! where it stays valid, with a marker saying how much was cut.
+//!
+//! - Text blocks are kept in order up to the cap, the last one cut on a
+//!   character boundary; the blocks after it go. Images, audio and links
+//!   count for nothing and stay.
+//! - `structuredContent` over the cap loses items from its longest list
+//!   until it fits; without a list to shorten it is dropped, and when the
+//!   tool declares an output schema (which every success must match) the
+//!   result becomes an `isError` result saying why.
+//! - A marker text block ends a cut result: how many characters there were,
+//!   how many are shown, and how to get the rest.
+
+use mcp_types::{CallToolResult, ContentBlock};
+use serde_json::Value;
+
+/// The cap when neither the tool nor the server sets one: about what
+/// Claude Code shows before it replaces a result with a file (25,000
+/// tokens of roughly four characters).
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
+
+/// The largest cap: what Claude hosts accept in
+/// `_meta["anthropic/maxResultSizeChars"]`.
+pub const MAX_RESULT_CHARS: usize = 500_000;
+
+/// The `_meta` key announcing a tool's larger cap to Claude hosts.
+pub const ANTHROPIC_MAX_RESULT_SIZE: &str = "anthropic/maxResultSizeChars";
+
+/// What cutting a result did, for its marker.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Cut {
+    text_total: usize,
+    text_shown: usize,
+    items_total: usize,
+    items_shown: usize,
+    structured_dropped: bool,
+}
+
+/// Cuts `result` to `cap` characters; `schema_declared` says whether the
+/// tool has an output schema. Cheap for a result under the cap: its bytes
+/// are summed, and characters counted only when the bytes exceed the cap.
+pub(crate) fn cap_result(result: &mut CallToolResult, cap: usize, schema_declared: bool) {
+    let mut cut = Cut::default();
+    cap_text(result, cap, &mut cut);
+    cap_structured(result, cap, schema_declared, &mut cut);
+    if cut != Cut::default() {
+        result.content.push(ContentBlock::text(marker(&cut, cap)));
+    }
+}
+
+fn cap_text(result: &mut CallToolResult, cap: usize, cut: &mut Cut) {
+    let bytes: usize = result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .map(str::len)
+        .sum();
+    if bytes <= cap {
+        return;
+    }
+    let total: usize = result
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .map(|t| t.chars().count())
+        .sum();
+    if total <= cap {
+        return;
+    }
+    let mut left = cap;
+    let mut kept = Vec::with_capacity(result.content.len());
+    for block in result.content.drain(..) {
+        let Some(text) = block.as_text() else {
+            kept.push(block);
+            continue;
+        };
+        if left == 0 {
+            continue;
+        }
+        let chars = text.chars().count();
+        if chars <= left {
+            left -= chars;
+            kept.push(block);
+        } else {
+            let end = text.char_indices().nth(left).map_or(text.len(), |(i, _)| i);
+            kept.push(ContentBlock::text(&text[..end]));
+            left = 0;
+        }
+    }
+    result.content = kept;
+    cut.text_total = total;
+    cut.text_shown = cap - left;
+}
+
+fn cap_structured(result: &mut CallToolResult, cap: usize, schema_declared: bool, cut: &mut Cut) {
+    let Some(structured) = result.structured_content.as_mut() else {
+        return;
+    };
+    if json_len(structured) <= cap {
+        return;
+    }
+    if let Some((total, path)) = longest_path(structured, Vec::new()) {
+        let all = array_at(structured, &path)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        // The longest prefix that fits, found by halving.
+        let (mut lo, mut hi) = (0, total);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if let Some(list) = array_at(structured, &path) {
+                *list = all[..mid].to_vec();
+            }
+            if json_len(structured) <= cap {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if let Some(list) = array_at(structured, &path) {
+            *list = all[..lo].to_vec();
+        }
+        if json_len(structured) <= cap {
+            cut.items_total = total;
+            cut.items_shown = lo;
+            return;
+        }
+    }
+    result.structured_content = None;
+    cut.structured_dropped = true;
+    if schema_declared {
+        result.is_error = Some(true);
+    }
+}
+
+/// The serialized length of `value`, in characters of its JSON text.
+fn json_len(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX, |s| s.chars().count())
+}
+
+/// The array at `path` in `value`.
+fn array_at<'a>(value: &'a mut Value, path: &[Step]) -> Option<&'a mut Vec<Value>> {
+    let mut at = value;
+    for step in path {
+        at = match (at, step) {
+            (Value::Object(m), Step::Key(k)) => m.get_mut(k)?,
+            (Value::Array(a), Step::Index(i)) => a.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    match at {
+        Value::Array(a) => Some(a),
+        _ => None,
+    }
+}
+
+/// A step into a JSON value.
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The length and path of the longest array under `value`.
+fn longest_path(value: &Value, here: Vec<Step>) -> Option<(usize, Vec<Step>)> {
+    let mut best: Option<(usize, Vec<Step>)> = None;
+    let mut consider = |candidate: Option<(usize, Vec<Step>)>| {
+        if let Some(c) = candidate {
+            if best.as_ref().is_none_or(|b| c.0 > b.0) {
+                best = Some(c);
+            }
+        }
+    };
+    match value {
+        Value::Array(items) => {
+            consider(Some((items.len(), here.clone())));
+            for (i, item) in items.iter().enumerate() {
+                let mut next = here.clone();
+                next.push(Step::Index(i));
+                consider(longest_path(item, next));
+            }
+        }
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                let mut next = here.clone();
+                next.push(Step::Key(k.clone()));
+                consider(longest_path(v, next));
+            }
+        }
+        _ => {}
+    }
+    best
+}
+
+/// The marker ending a cut result.
+fn marker(cut: &Cut, cap: usize) -> String {
+    let mut parts = Vec::new();
+    if cut.text_total > 0 {
+        parts.push(format!(
+            "the text had {} characters; the first {} are shown",
+            cut.text_total, cut.text_shown
+        ));
+    }
+    if cut.items_total > 0 {
+        parts.push(format!(
+            "the structured result's longest list had {} items; the first {} are kept",
+            cut.items_total, cut.items_shown
+        ));
+    }
+    if cut.structured_dropped {
+        parts.push("the structured result was too large to send and was left out".to_owned());
+    }
+    format!(
+        "[result cut at {cap} characters: {}. Ask for less (a narrower query, or the tool's paging arguments if it has them).]",
+        parts.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn texts(r: &CallToolResult) -> Vec<&str> {
+        r.content.iter().filter_map(ContentBlock::as_text).collect()
+    }
+
+    #[test]
+    fn a_result_under_the_cap_is_untouched() {
+        let mut r = CallToolResult::text("héllo");
+        r.structured_content = Some(json!({"a": [1, 2, 3]}));
+        let before = r.clone();
+        cap_result(&mut r, 100, true);
+        assert_eq!(r, before);
+    }
+
+    #[test]
+    fn text_is_cut_on_a_character_boundary_and_marked() {
+        let mut r = CallToolResult::text("ééééé");
+        r.content.push(ContentBlock::image("aGk=", "image/png"));
+        r.content.push(ContentBlock::text("more"));
+        cap_result(&mut r, 3, false);
+        let t = texts(&r);
+        assert_eq!(t[0], "ééé");
+        assert_eq!(t.len(), 2, "the second text went, the marker came: {t:?}");
+        assert!(
+            t[1].contains("the text had 9 characters; the first 3 are shown"),
+            "{}",
+            t[1]
+        );
+        // The image stays.
+        assert!(r.content.iter().any(|b| b.as_text().is_none()));
+    }
+
+    #[test]
+    fn a_long_list_loses_items_until_it_fits() {
+        let items: Vec<Value> = (0..1000)
+            .map(|i| json!({"id": i, "name": format!("item {i}")}))
+            .collect();
+        let mut r = CallToolResult::text("ok");
+        r.structured_content = Some(json!({"total": 1000, "items": items}));
+        cap_result(&mut r, 2000, true);
+        let s = r.structured_content.as_ref().unwrap();
+        let kept = s["items"].as_array().unwrap().len();
+        assert!(kept > 0 && kept < 1000, "{kept}");
+        assert!(json_len(s) <= 2000);
+        assert_eq!(s["total"], 1000, "the other fields stay");
+        assert!(r.is_error.is_none());
+        let marker = texts(&r).last().unwrap().to_string();
+        assert!(
+            marker.contains(&format!("had 1000 items; the first {kept} are kept")),
+            "{marker}"
+        );
+    }
+
+    #[test]
+    fn structure_that_cannot_shrink_is_dropped_and_an_output_schema_makes_it_an_error() {
+        let big = "x".repeat(500);
+        let mut r = CallToolResult::text("ok");
+        r.structured_content = Some(json!({"blob": big}));
+        let mut without_schema = r.clone();
+        cap_result(&mut without_schema, 100, false);
+        assert!(without_schema.structured_content.is_none());
+        assert!(without_schema.is_error.is_none());
+        cap_result(&mut r, 100, true);
+        assert!(r.structured_content.is_none());
+        assert_eq!(r.is_error, Some(true));
+        assert!(texts(&r)
+            .last()
+            .unwrap()
+            .contains("too large to send and was left out"));
+    }
+}
