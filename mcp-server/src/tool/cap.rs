@@ -96,10 +96,12 @@ fn cap_structured(result: &mut CallToolResult, cap: usize, schema_declared: bool
     let Some(structured) = result.structured_content.as_mut() else {
         return;
     };
-    if json_len(structured) <= cap {
+    // A lower bound first (a walk that stops at the cap): most results are
+    // far under it, and are not serialized an extra time to know it.
+    if at_least(structured, cap + 1) <= cap || json_len(structured) <= cap {
         return;
     }
-    if let Some((total, path)) = longest_path(structured, Vec::new()) {
+    if let Some((total, path)) = longest_path(structured, &[]) {
         let all = array_at(structured, &path)
             .map(std::mem::take)
             .unwrap_or_default();
@@ -132,6 +134,36 @@ fn cap_structured(result: &mut CallToolResult, cap: usize, schema_declared: bool
     }
 }
 
+/// A lower bound of the length of `value`'s JSON text, counted up to
+/// `limit` (the walk stops there): a string's characters, a key's, one for
+/// every other value.
+fn at_least(value: &Value, limit: usize) -> usize {
+    fn walk(value: &Value, limit: usize, sum: &mut usize) {
+        if *sum >= limit {
+            return;
+        }
+        match value {
+            Value::String(s) => *sum += s.len().min(limit),
+            Value::Array(items) => {
+                for item in items {
+                    walk(item, limit, sum);
+                    *sum += 1;
+                }
+            }
+            Value::Object(fields) => {
+                for (k, v) in fields {
+                    *sum += k.len() + 3;
+                    walk(v, limit, sum);
+                }
+            }
+            _ => *sum += 1,
+        }
+    }
+    let mut sum = 0;
+    walk(value, limit, &mut sum);
+    sum
+}
+
 /// The serialized length of `value`, in characters of its JSON text.
 fn json_len(value: &Value) -> usize {
     serde_json::to_string(value).map_or(usize::MAX, |s| s.chars().count())
@@ -161,7 +193,7 @@ enum Step {
 }
 
 /// The length and path of the longest array under `value`.
-fn longest_path(value: &Value, here: Vec<Step>) -> Option<(usize, Vec<Step>)> {
+fn longest_path(value: &Value, here: &[Step]) -> Option<(usize, Vec<Step>)> {
     let mut best: Option<(usize, Vec<Step>)> = None;
     let mut consider = |candidate: Option<(usize, Vec<Step>)>| {
         if let Some(c) = candidate {
@@ -172,18 +204,18 @@ fn longest_path(value: &Value, here: Vec<Step>) -> Option<(usize, Vec<Step>)> {
     };
     match value {
         Value::Array(items) => {
-            consider(Some((items.len(), here.clone())));
+            consider(Some((items.len(), here.to_vec())));
             for (i, item) in items.iter().enumerate() {
-                let mut next = here.clone();
+                let mut next = here.to_vec();
                 next.push(Step::Index(i));
-                consider(longest_path(item, next));
+                consider(longest_path(item, &next));
             }
         }
         Value::Object(fields) => {
             for (k, v) in fields {
-                let mut next = here.clone();
+                let mut next = here.to_vec();
                 next.push(Step::Key(k.clone()));
-                consider(longest_path(v, next));
+                consider(longest_path(v, &next));
             }
         }
         _ => {}

@@ -173,6 +173,9 @@ pub struct ToolEntry {
     pub(crate) task: crate::tool::TaskSupport,
     pub(crate) scopes: crate::auth::Scopes,
     pub(crate) timeout: Option<std::time::Duration>,
+    /// The cap on one result's characters (`None`:
+    /// [`DEFAULT_MAX_RESULT_CHARS`](crate::tool::cap::DEFAULT_MAX_RESULT_CHARS)).
+    pub(crate) max_result_chars: Option<usize>,
 }
 
 impl fmt::Debug for ToolEntry {
@@ -254,6 +257,7 @@ impl ToolEntry {
             task: crate::tool::TaskSupport::Never,
             scopes: crate::auth::Scopes::default(),
             timeout: None,
+            max_result_chars: None,
         }
     }
 
@@ -311,6 +315,36 @@ impl ToolEntry {
 
     fn set_ui(&mut self, ui: &crate::apps::ToolUi) {
         crate::apps::set_meta(&mut Arc::make_mut(&mut self.def).meta, Some(ui));
+    }
+
+    /// Caps what one result may carry, in characters of text and of
+    /// `structuredContent` (instead of
+    /// [`DEFAULT_MAX_RESULT_CHARS`](crate::tool::cap::DEFAULT_MAX_RESULT_CHARS);
+    /// at most [`MAX_RESULT_CHARS`](crate::tool::cap::MAX_RESULT_CHARS)). A result
+    /// over it is cut where it stays valid, with a marker saying so. A cap
+    /// above the default is announced to Claude hosts in the tool's
+    /// `_meta["anthropic/maxResultSizeChars"]`.
+    #[must_use]
+    pub fn with_max_result_chars(mut self, cap: usize) -> Self {
+        self.max_result_chars = Some(cap);
+        if cap > crate::tool::cap::DEFAULT_MAX_RESULT_CHARS {
+            let def = Arc::make_mut(&mut self.def);
+            def.meta.get_or_insert_with(Default::default).insert(
+                crate::tool::cap::ANTHROPIC_MAX_RESULT_SIZE.to_owned(),
+                cap.min(crate::tool::cap::MAX_RESULT_CHARS).into(),
+            );
+        }
+        self
+    }
+
+    /// The result shape this tool's results get in `finish`.
+    fn shape(&self) -> Shape {
+        Shape {
+            wrap_structured: self.wrap_structured,
+            cap: self
+                .max_result_chars
+                .unwrap_or(crate::tool::cap::DEFAULT_MAX_RESULT_CHARS),
+        }
     }
 
     /// Limits how long one call may run (overrides the server's
@@ -394,7 +428,7 @@ impl ToolEntry {
             Ok(future) => CallFuture::Running {
                 inner: crate::panic::CatchUnwind::new(future),
                 def: Arc::clone(&self.def),
-                wrap_structured: self.wrap_structured,
+                shape: self.shape(),
             },
             Err(panic) => CallFuture::Done(Some(self.finish(Err(panic)))),
         }
@@ -423,7 +457,7 @@ impl ToolEntry {
     /// The result as the client sees it: structured content wrapped where
     /// the output schema says so, a panic as an `isError` result.
     fn finish(&self, outcome: Result<CallToolResult, String>) -> CallToolResult {
-        finish(&self.def, self.wrap_structured, outcome)
+        finish(&self.def, self.shape(), outcome)
     }
 }
 
@@ -432,18 +466,23 @@ fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
         .map_err(|payload| crate::panic::panic_message(&*payload))
 }
 
-fn finish(
-    def: &Tool,
+/// What `finish` does to a tool's results: wrap structured content, cap
+/// the size.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
     wrap_structured: bool,
-    outcome: Result<CallToolResult, String>,
-) -> CallToolResult {
+    cap: usize,
+}
+
+fn finish(def: &Tool, shape: Shape, outcome: Result<CallToolResult, String>) -> CallToolResult {
     match outcome {
         Ok(mut result) => {
-            if wrap_structured {
+            if shape.wrap_structured {
                 if let Some(v) = result.structured_content.take() {
                     result.structured_content = Some(mcp_types::structured::wrap_value(v));
                 }
             }
+            crate::tool::cap::cap_result(&mut result, shape.cap, def.output_schema.is_some());
             result
         }
         Err(panic) => {
@@ -461,7 +500,7 @@ pub(crate) enum CallFuture {
     Running {
         inner: crate::panic::CatchUnwind<BoxFuture<'static, CallToolResult>>,
         def: Arc<Tool>,
-        wrap_structured: bool,
+        shape: Shape,
     },
 }
 
@@ -478,13 +517,9 @@ impl Future for CallFuture {
                     .take()
                     .unwrap_or_else(|| CallToolResult::error("the call was already answered")),
             ),
-            CallFuture::Running {
-                inner,
-                def,
-                wrap_structured,
-            } => Pin::new(inner)
+            CallFuture::Running { inner, def, shape } => Pin::new(inner)
                 .poll(cx)
-                .map(|outcome| finish(def, *wrap_structured, outcome)),
+                .map(|outcome| finish(def, *shape, outcome)),
         }
     }
 }
@@ -664,11 +699,21 @@ pub(crate) fn check_timeout(setting: &str, limit: std::time::Duration) -> Result
     Ok(())
 }
 
-/// [`check_timeout`] for each tool's own time limit.
+/// [`check_timeout`] for each tool's own time limit, and its result cap:
+/// above zero, at most [`MAX_RESULT_CHARS`](crate::tool::cap::MAX_RESULT_CHARS).
 pub(crate) fn check_timeouts(tools: &[ToolEntry]) -> Result<(), crate::Error> {
     for tool in tools {
         if let Some(limit) = tool.timeout {
             check_timeout(&format!("the timeout of tool `{}`", tool.name()), limit)?;
+        }
+        if let Some(cap) = tool.max_result_chars {
+            if cap == 0 || cap > crate::tool::cap::MAX_RESULT_CHARS {
+                return Err(crate::Error::Config(format!(
+                    "the result cap of tool `{}` is {cap} characters: give 1 to {} (what Claude hosts accept)",
+                    tool.name(),
+                    crate::tool::cap::MAX_RESULT_CHARS
+                )));
+            }
         }
     }
     Ok(())
