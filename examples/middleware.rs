@@ -1,15 +1,15 @@
 //! Layers around every tool call: an audit log (through `tracing`, on
-//! stderr), a per-caller rate limit, a custom middleware that refuses calls
-//! carrying something that looks like a secret, and tower's own timeout and
-//! concurrency limit (`ServerBuilder::layer` takes any tower layer over
-//! tool calls).
+//! stderr), a custom middleware that refuses calls carrying something that
+//! looks like a secret, and tower's own timeout and concurrency limit
+//! (`ServerBuilder::layer` takes any tower layer over tool calls); inside
+//! them, a per-caller rate limit (`ServerBuilder::rate_limit`).
 //!
 //! Run with: `RUST_LOG=mcp_server::audit=info cargo run -p mcp-examples --bin middleware`
 //! (speaks MCP on stdio).
 
 use std::time::Duration;
 
-use mcp_server::policy::{from_fn, AuditLog, CallOutcome, Next, RateLimit};
+use mcp_server::policy::{from_fn, AuditLog, CallOutcome, Next, Rate, RateLimit};
 use mcp_server::tool::ToolRequest;
 use mcp_server::types::CallToolResult;
 use mcp_server::{tool, Server};
@@ -56,14 +56,15 @@ async fn run() -> Result<(), mcp_server::Error> {
     stderr_logs::init("mcp_server::audit=info");
     Server::builder("middleware", env!("CARGO_PKG_VERSION"))
         .layer(AuditLog) // outermost: sees every call, refused or not
-        .layer(RateLimit::per_caller(5, 1.0)) // 5 at once, then 1 per second
         .layer(from_fn(no_secrets))
         // tower's layers, unchanged: a call past 10 s is an `isError` result
         // naming the timeout; beyond 16 calls at once, a call waits its turn.
         .layer(TimeoutLayer::new(Duration::from_secs(10)))
         .layer(ConcurrencyLimitLayer::new(16))
+        // Inside every layer: 5 calls at once, then 1 a second, per caller.
+        .rate_limit(RateLimit::per_caller(Rate::per_second(1).burst(5)))
         .toolbox(Text)
-        .build()
+        .try_build()?
         .serve_stdio()
         .await
 }

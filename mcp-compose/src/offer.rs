@@ -106,8 +106,21 @@ fn tool_entry(link: &Arc<Link>, tool: &Tool) -> Result<ToolEntry, mcp_server::Er
     def.name = link.names.name(&tool.name);
     let upstream = tool.name.clone();
     let link = Arc::clone(link);
-    ToolEntry::from_tool(def, move |arguments, ctx| {
+    // The cap the mounted server announced for this tool is kept: the
+    // front server cuts its results no shorter than the server meant them.
+    let announced = def
+        .meta
+        .as_ref()
+        .and_then(|m| m.get(mcp_server::tool::ANTHROPIC_MAX_RESULT_SIZE))
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0);
+    let entry = ToolEntry::from_tool(def, move |arguments, ctx| {
         Arc::clone(&link).call_tool(upstream.clone(), arguments, ctx)
+    })?;
+    Ok(match announced {
+        Some(cap) => entry.with_max_result_chars(cap.min(mcp_server::tool::MAX_RESULT_CHARS)),
+        None => entry,
     })
 }
 

@@ -246,6 +246,14 @@ fn spec(tool: &Tool) -> TokenStream {
         .options
         .timeout
         .map(|ms| quote!(timeout: ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)),));
+    let max_result_chars = tool.options.max_result_chars.map(|chars| {
+        let chars = usize::try_from(chars).unwrap_or(usize::MAX);
+        quote!(max_result_chars: ::core::option::Option::Some(#chars),)
+    });
+    let cache = tool
+        .options
+        .cache
+        .map(|(ms, _)| quote!(cache: ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)),));
     let ui = tool
         .options
         .ui
@@ -275,6 +283,8 @@ fn spec(tool: &Tool) -> TokenStream {
             #requires_extensions
             #task
             #timeout
+            #max_result_chars
+            #cache
             #scopes
             #ui
             #visibility

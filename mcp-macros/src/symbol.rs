@@ -36,6 +36,8 @@ pub(crate) const REQUIRES_CLIENT: Symbol = Symbol("requires_client");
 pub(crate) const REQUIRES_EXTENSIONS: Symbol = Symbol("requires_extensions");
 pub(crate) const TASK: Symbol = Symbol("task");
 pub(crate) const TIMEOUT: Symbol = Symbol("timeout");
+pub(crate) const MAX_RESULT_CHARS: Symbol = Symbol("max_result_chars");
+pub(crate) const CACHE: Symbol = Symbol("cache");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
 pub(crate) const UI: Symbol = Symbol("ui");
 pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
@@ -52,6 +54,8 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     REQUIRES_EXTENSIONS,
     TASK,
     TIMEOUT,
+    MAX_RESULT_CHARS,
+    CACHE,
     SCOPES,
     UI,
     VISIBILITY,

@@ -328,6 +328,23 @@ impl RedisStore {
                 .await
         })
     }
+
+    /// `GET key` (sent again once if the connection dropped).
+    fn get_bytes(&self, key: String) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            inner
+                .run(Retry::OnDrop, |mut conn| {
+                    let key = &key;
+                    async move {
+                        let value: Option<Vec<u8>> =
+                            redis::cmd("GET").arg(key).query_async(&mut conn).await?;
+                        Ok(value.map(Bytes::from))
+                    }
+                })
+                .await
+        })
+    }
 }
 
 impl Store for RedisStore {
@@ -517,20 +534,24 @@ impl Store for RedisStore {
     }
 
     fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
-        let inner = self.inner.clone();
-        let key = inner.key("t", id);
-        Box::pin(async move {
-            inner
-                .run(Retry::OnDrop, |mut conn| {
-                    let key = &key;
-                    async move {
-                        let record: Option<Vec<u8>> =
-                            redis::cmd("GET").arg(key).query_async(&mut conn).await?;
-                        Ok(record.map(Bytes::from))
-                    }
-                })
-                .await
-        })
+        self.get_bytes(self.inner.key("t", id))
+    }
+
+    fn put_cached(
+        &self,
+        key: &str,
+        result: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
+        self.set_expiring(
+            self.inner.key("r", key),
+            result,
+            ttl.max(Duration::from_millis(1)),
+        )
+    }
+
+    fn get_cached(&self, key: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
+        self.get_bytes(self.inner.key("r", key))
     }
 
     fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {

@@ -1,6 +1,7 @@
 //! Small pieces every layer of the server shares: the boxed future handlers
 //! return, where a request's messages go ([`Outbound`]), serializing a
-//! message, and random ids. A leaf: it imports nothing else of the crate.
+//! message, random ids, and the default result cap (which a detached
+//! context reports). A leaf: it imports nothing else of the crate.
 
 use mcp_types::jsonrpc::ErrorResponse;
 use mcp_types::{ErrorObject, RequestId};
@@ -9,6 +10,11 @@ use serde::Serialize;
 /// A boxed, `Send` future living for `'a` (`'static` for what the server
 /// keeps): the one shape every crate of this workspace uses.
 pub use mcp_types::call::BoxFuture;
+
+/// The cap on one tool result when neither the tool nor the server sets
+/// one: about what Claude Code shows before it replaces a result with a
+/// file (25,000 tokens of roughly four characters).
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 
 /// Spawns `task` on the current runtime, boxed: every task the server spawns
 /// is then one type, and the runtime's code for a task is compiled once.

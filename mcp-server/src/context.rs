@@ -59,6 +59,7 @@ struct Inner {
     /// How to ask the client for input (sampling, elicitation, roots).
     asker: Asker,
     identity: Option<Arc<crate::auth::Identity>>,
+    max_result_chars: usize,
 }
 
 impl fmt::Debug for Context {
@@ -85,6 +86,8 @@ pub(crate) struct ContextParts {
     pub(crate) asker: Asker,
     /// Whom the request's access token speaks for (HTTP with authorization).
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
+    /// The cap on the result of the tool being called.
+    pub(crate) max_result_chars: usize,
 }
 
 impl Context {
@@ -103,6 +106,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 asker: parts.asker,
                 identity: parts.identity,
+                max_result_chars: parts.max_result_chars,
             }),
         }
     }
@@ -125,6 +129,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 asker: Asker::Nobody,
                 identity: None,
+                max_result_chars: crate::common::DEFAULT_MAX_RESULT_CHARS,
             }),
         }
     }
@@ -175,6 +180,13 @@ impl Context {
     /// authorization ([`auth`](crate::auth)); `None` elsewhere.
     pub fn identity(&self) -> Option<&crate::auth::Identity> {
         self.inner.identity.as_deref()
+    }
+
+    /// The most characters this tool's result may carry (its own cap, else
+    /// the server's; see `ServerBuilder::max_result_chars`): a tool that
+    /// can page or summarize fits its answer to it rather than have it cut.
+    pub fn max_result_chars(&self) -> usize {
+        self.inner.max_result_chars
     }
 
     /// Whether the client cancelled this call (or went away).

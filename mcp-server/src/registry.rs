@@ -281,6 +281,11 @@ impl<E: Entry> Live<E> {
         Arc::clone(&mcp_wire::sync::read(&self.snapshot))
     }
 
+    /// How many times the visible list changed.
+    pub(crate) fn generation(&self) -> u64 {
+        *self.changes.borrow()
+    }
+
     /// A receiver that wakes when the visible list changes.
     pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
         self.changes.subscribe()
@@ -445,6 +450,8 @@ pub(crate) struct Catalog {
     /// Whether the server declared the `completions` capability (fixed at
     /// build): a completion function added later is served only then.
     pub(crate) completions_offered: bool,
+    /// The server's cap on one tool result, for tools without their own.
+    max_result_chars: usize,
 }
 
 /// How many resource updates a slow connection may fall behind by before
@@ -459,9 +466,22 @@ fn page_in(resources: &[crate::resource::ResourceEntry], uri: &str) -> Option<mc
         .map(|r| (*r.def).clone())
 }
 
+/// Checks the settings of tools about to be added, and gives those
+/// without a result cap of their own the server's.
+fn settle_tools(tools: &mut [ToolEntry], max_result_chars: usize) -> Result<(), Error> {
+    crate::tool::entry::check_settings(tools)?;
+    for tool in tools {
+        tool.default_max_result_chars(max_result_chars);
+    }
+    Ok(())
+}
+
 impl Catalog {
-    pub(crate) fn new(items: crate::tool::Items) -> Result<Catalog, Error> {
-        crate::tool::entry::check_timeouts(&items.tools)?;
+    pub(crate) fn new(
+        mut items: crate::tool::Items,
+        max_result_chars: usize,
+    ) -> Result<Catalog, Error> {
+        settle_tools(&mut items.tools, max_result_chars)?;
         crate::apps::check_pages(items.tools.iter().map(ToolEntry::tool), |uri| {
             page_in(&items.resources, uri)
         })?;
@@ -475,7 +495,12 @@ impl Catalog {
             local_updates: tokio::sync::broadcast::Sender::new(UPDATE_BACKLOG),
             peer_lists: std::array::from_fn(|_| tokio::sync::watch::Sender::new(0)),
             completions_offered: false,
+            max_result_chars,
         })
+    }
+
+    fn settle_tools(&self, tools: &mut [ToolEntry]) -> Result<(), Error> {
+        settle_tools(tools, self.max_result_chars)
     }
 
     /// Announces that the resource at `uri` changed.
@@ -540,9 +565,9 @@ impl Catalog {
     }
 
     /// Adds every item, or none if one of their keys is taken.
-    pub(crate) fn add(&self, items: crate::tool::Items) -> Result<(), Error> {
+    pub(crate) fn add(&self, mut items: crate::tool::Items) -> Result<(), Error> {
         // Checked first, so a refusal adds nothing of any kind.
-        crate::tool::entry::check_timeouts(&items.tools)?;
+        self.settle_tools(&mut items.tools)?;
         self.tools.check_new(&items.tools)?;
         self.prompts.check_new(&items.prompts)?;
         self.resources.check_new(&items.resources)?;
@@ -564,9 +589,9 @@ impl Catalog {
     pub(crate) fn replace_toolbox(
         &self,
         toolbox: &str,
-        items: crate::tool::Items,
+        mut items: crate::tool::Items,
     ) -> Result<(), Error> {
-        crate::tool::entry::check_timeouts(&items.tools)?;
+        self.settle_tools(&mut items.tools)?;
         self.tools.check_replace(toolbox, &items.tools)?;
         self.prompts.check_replace(toolbox, &items.prompts)?;
         self.resources.check_replace(toolbox, &items.resources)?;

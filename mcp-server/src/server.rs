@@ -174,6 +174,37 @@ impl ServerBuilder {
         self
     }
 
+    /// Caps what one tool result may carry, in characters of text and of
+    /// `structuredContent`, for every tool without a cap of its own
+    /// (`#[tool(max_result_chars = ...)]`, [`ToolEntry::with_max_result_chars`]).
+    /// The default, [`DEFAULT_MAX_RESULT_CHARS`](crate::tool::DEFAULT_MAX_RESULT_CHARS),
+    /// is about what Claude Code shows before it saves a result to a file;
+    /// at most [`MAX_RESULT_CHARS`](crate::tool::MAX_RESULT_CHARS), and a
+    /// cap above the default is announced to Claude hosts in each tool's
+    /// `_meta["anthropic/maxResultSizeChars"]`. A result over its cap is
+    /// cut where it stays valid, with a marker saying how much was cut.
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.policy.tools.max_result_chars = Some(chars);
+        self
+    }
+
+    /// Limits the calls each caller makes: in general, per tool, and (on
+    /// HTTP) per request; see [`RateLimit`](crate::policy::RateLimit). A
+    /// zero rate is refused when the server is built.
+    pub fn rate_limit(mut self, limit: crate::policy::RateLimit) -> Self {
+        self.policy.tools.rate_limit = Some(limit);
+        self
+    }
+
+    /// Where the results of tools marked `cache` (`#[tool(read_only, cache
+    /// = "60s")]`, [`ToolEntry::with_cache`]) are kept: in memory, and on a
+    /// store shared by the instances if it says so. A server with such a
+    /// tool and no cache set gets [`ResultCache::new`](crate::policy::ResultCache::new).
+    pub fn result_cache(mut self, cache: crate::policy::ResultCache) -> Self {
+        self.policy.tools.cache = Some(cache);
+        self
+    }
+
     /// Bounds the calls running at once (`running`) and those waiting for a
     /// slot (`waiting`), over all clients; beyond both, a call is refused at
     /// once with a "server busy" error (-32000) instead of queueing without
@@ -379,9 +410,9 @@ impl ServerBuilder {
     /// Builds the server, or says why the configuration is invalid.
     pub fn try_build(self) -> Result<Server, Error> {
         #[cfg(feature = "skills")]
-        let (this, skills) = self.load_skills()?;
+        let (mut this, skills) = self.load_skills()?;
         #[cfg(not(feature = "skills"))]
-        let this = self;
+        let mut this = self;
         let extensions = declared_extensions(&this.items, this.extensions)?;
         if let Some(keys) = &this.state_key {
             // `SigningKeys::new` cannot fail: its keys are checked here.
@@ -391,7 +422,24 @@ impl ServerBuilder {
         if let Some(limit) = this.policy.tools.call_timeout {
             crate::tool::entry::check_timeout("call_timeout", limit)?;
         }
-        let catalog = Catalog::new(this.items)?;
+        let max_result_chars = match this.policy.tools.max_result_chars {
+            Some(cap) => {
+                crate::tool::entry::check_result_cap("max_result_chars", cap)?;
+                cap
+            }
+            None => crate::tool::DEFAULT_MAX_RESULT_CHARS,
+        };
+        if let Some(limit) = this.policy.tools.rate_limit.take() {
+            this.policy.tools.limiters = Some(Arc::new(limit.build()?));
+        }
+        match &this.policy.tools.cache {
+            Some(cache) => cache.check()?,
+            None if this.items.tools.iter().any(|t| t.cache.is_some()) => {
+                this.policy.tools.cache = Some(crate::policy::ResultCache::new());
+            }
+            None => {}
+        }
+        let catalog = Catalog::new(this.items, max_result_chars)?;
         let ttl_ms = u64::try_from(this.list_ttl.as_millis()).unwrap_or(u64::MAX);
         Ok(Server {
             core: Arc::new(ServerCore::new(CoreParts {

@@ -135,7 +135,8 @@ fn middleware_audits_limits_and_refuses_secrets() {
     let (r, _) = s.call(2, "word_count", json!({"text": "sk-live-1234"}));
     assert_eq!(r["result"]["isError"], true);
     assert!(text(&r).contains("looks like a secret"));
-    // The burst is 5; the refused call above went through the rate limit too.
+    // The burst is 5: the first call took one (the refused one never
+    // reached the limit, which sits inside the layers).
     let mut limited = false;
     for id in 3..10 {
         let (r, _) = s.call(id, "word_count", json!({"text": "x"}));

@@ -536,13 +536,23 @@ async fn a_file_over_the_read_limit_is_refused_and_the_server_answers_on() {
             assert!(error && text.contains("over the limit"), "{tool}: {text}");
         }
     }
-    let head = ok(
-        &client,
-        "read_text_file",
-        json!({"path": "big.txt", "head": 1}),
-    )
-    .await;
-    assert_eq!(head.len(), 10 * 1024 * 1024, "head reads at most the limit");
+    // Read up to the read limit, then cut to the result cap, with a marker.
+    let head = client
+        .call_tool_raw("read_text_file", json!({"path": "big.txt", "head": 1}))
+        .await
+        .unwrap();
+    let texts: Vec<&str> = head
+        .content
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect();
+    let cap = mcp_server::tool::DEFAULT_MAX_RESULT_CHARS;
+    assert_eq!(texts[0], "x".repeat(cap));
+    let marker = format!(
+        "[result cut at {cap} characters: the text had {} characters",
+        10 * 1024 * 1024
+    );
+    assert!(texts[1].starts_with(&marker), "{}", texts[1]);
     still_serving(&client, &s.root()).await;
     client.close().await;
 }

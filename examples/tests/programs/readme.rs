@@ -11,7 +11,7 @@ use std::time::Duration;
 use axum::Router;
 use mcp_client::Client;
 use mcp_server::http::HttpConfig;
-use mcp_server::policy::{from_fn, AuditLog, RateLimit};
+use mcp_server::policy::{from_fn, AuditLog, Rate, RateLimit, ResultCache};
 use mcp_server::{Server, ToolEntry};
 use serde_json::json;
 use tokio::net::TcpListener;

@@ -168,7 +168,10 @@ async fn output_past_the_cap_is_cut_and_said() {
     let out = run(&client, "seq 1 400000").await;
     assert_eq!(out.exit_code, Some(0));
     assert!(out.stdout_truncated);
-    assert_eq!(out.stdout.len(), 1024 * 1024);
+    assert_eq!(
+        out.stdout.len(),
+        mcp_toolbox::commands::DEFAULT_MAX_OUTPUT_BYTES
+    );
     assert!(out.stdout_bytes > 2 * 1024 * 1024, "{}", out.stdout_bytes);
     assert!(out.stdout.starts_with("1\n2\n3\n"));
     assert!(!out.stderr_truncated);

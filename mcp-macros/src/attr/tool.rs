@@ -3,20 +3,20 @@
 //! title, annotations, requirements and apps keys); which keys each place
 //! takes, and where a key that belongs elsewhere goes instead.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Visibility};
 
 use super::suggest::unknown_key;
 use super::values::{
-    duration_value, flag_value, requires_client_value, requires_extensions_value, scopes_value,
-    string_value, task_value, ui_value, visibility_value,
+    duration_value, flag_value, requires_client_value, requires_extensions_value,
+    result_chars_value, scopes_value, string_value, task_value, ui_value, visibility_value,
 };
 use super::{attr_tokens, metas, path_text, Attr};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    ALLOW_UNKNOWN_ARGUMENTS, CLIENT, DECLARED_TOOL_KEYS, DESCRIPTION, DESTRUCTIVE, IDEMPOTENT,
-    IMPL_KEYS, NAME, OPEN_WORLD, READ_ONLY, REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK,
-    TIMEOUT, TITLE, TOOL_KEYS, TRAIT_KEYS, UI, VISIBILITY,
+    ALLOW_UNKNOWN_ARGUMENTS, CACHE, CLIENT, DECLARED_TOOL_KEYS, DESCRIPTION, DESTRUCTIVE,
+    IDEMPOTENT, IMPL_KEYS, MAX_RESULT_CHARS, NAME, OPEN_WORLD, READ_ONLY, REQUIRES_CLIENT,
+    REQUIRES_EXTENSIONS, SCOPES, TASK, TIMEOUT, TITLE, TOOL_KEYS, TRAIT_KEYS, UI, VISIBILITY,
 };
 
 /// Where a tool's own `#[tool(...)]` sits, which decides the messages about it.
@@ -80,6 +80,11 @@ pub(crate) struct ToolOptions {
     pub(crate) task: Option<Ident>,
     /// `timeout = "30s"`: how long one call may run, in milliseconds.
     pub(crate) timeout: Option<u64>,
+    /// `max_result_chars = 300_000`: the cap on one result's characters.
+    pub(crate) max_result_chars: Option<u64>,
+    /// `cache = "60s"`: how long a result is reused, in milliseconds (a
+    /// read-only tool only).
+    pub(crate) cache: Option<(u64, Span)>,
     /// `scopes("notes:write")`: the OAuth scopes a caller's token needs
     /// (with those of the block, when it names some).
     pub(crate) scopes: Option<Scopes>,
@@ -204,6 +209,47 @@ fn client_value(cx: &Ctxt, meta: &Meta) -> Option<ClientOption> {
     }
 }
 
+/// The limits of a call: `timeout`, `cache` and `max_result_chars`; `false`
+/// when `meta` is none of them.
+fn limit_key(
+    cx: &Ctxt,
+    meta: &Meta,
+    timeout: &mut Attr<u64>,
+    cache: &mut Attr<(u64, Span)>,
+    max_result_chars: &mut Attr<u64>,
+) -> bool {
+    let key = meta.path();
+    if key == &TIMEOUT {
+        if let Some(ms) = duration_value(cx, meta, &TIMEOUT) {
+            timeout.set(cx, key, ms);
+        }
+    } else if key == &CACHE {
+        if let Some(ms) = duration_value(cx, meta, &CACHE) {
+            cache.set(cx, key, (ms, syn::spanned::Spanned::span(key)));
+        }
+    } else if key == &MAX_RESULT_CHARS {
+        if let Some(chars) = result_chars_value(cx, meta) {
+            max_result_chars.set(cx, key, chars);
+        }
+    } else {
+        return false;
+    }
+    true
+}
+
+/// A cached result is served instead of a call: only a read-only tool
+/// may have one.
+fn check_cache(cx: &Ctxt, cache: Option<&(u64, Span)>, read_only: Option<bool>) {
+    if let Some((_, span)) = cache {
+        if read_only != Some(true) {
+            cx.error_spanned_by(
+                quote::quote_spanned!(*span=> cache),
+                "a cached result is served again instead of a call: only a tool without effects may be cached; mark it `read_only` (#[tool(read_only, cache = \"60s\")]) or remove `cache`",
+            );
+        }
+    }
+}
+
 /// A tool's own `#[tool(...)]`, on a method (`Position::Method`) or a function.
 pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> ToolOptions {
     let mut name = Attr::none(NAME);
@@ -217,6 +263,8 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
     let mut task = Attr::none(TASK);
     let mut timeout = Attr::none(TIMEOUT);
+    let mut max_result_chars = Attr::none(MAX_RESULT_CHARS);
+    let mut cache = Attr::none(CACHE);
     let mut scopes = Attr::none(SCOPES);
     let mut ui = Attr::none(UI);
     let mut visibility = Attr::none(VISIBILITY);
@@ -239,10 +287,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             if let Some(mode) = task_value(cx, &meta) {
                 task.set(cx, key, mode);
             }
-        } else if key == &TIMEOUT {
-            if let Some(ms) = duration_value(cx, &meta) {
-                timeout.set(cx, key, ms);
-            }
+        } else if limit_key(cx, &meta, &mut timeout, &mut cache, &mut max_result_chars) {
         } else if key == &REQUIRES_EXTENSIONS {
             if let Some(ids) = requires_extensions_value(cx, &meta) {
                 requires_extensions.set(cx, key, ids);
@@ -284,10 +329,13 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             unknown_key(cx, key, place, keys);
         }
     }
+    let cache = cache.get();
+    let read_only = read_only.get();
+    check_cache(cx, cache.as_ref(), read_only);
     ToolOptions {
         name: name.get(),
         title: title.get(),
-        read_only: read_only.get(),
+        read_only,
         destructive: destructive.get(),
         idempotent: idempotent.get(),
         open_world: open_world.get(),
@@ -295,6 +343,8 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         requires_extensions: requires_extensions.get(),
         task: task.get(),
         timeout: timeout.get(),
+        max_result_chars: max_result_chars.get(),
+        cache,
         scopes: scopes.get(),
         ui: ui.get(),
         visibility: visibility.get(),

@@ -9,7 +9,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitBool, LitStr, Meta, Token};
 use super::path_text;
 use super::suggest::similar;
 use crate::ctxt::Ctxt;
-use crate::symbol::{CLIENT_CAPABILITIES, VISIBILITIES};
+use crate::symbol::{Symbol, CLIENT_CAPABILITIES, VISIBILITIES};
 
 /// `key = "text"`.
 pub(super) fn string_value(cx: &Ctxt, meta: &Meta, example: &str) -> Option<LitStr> {
@@ -281,11 +281,11 @@ pub(super) fn requires_client_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<Ident>
 /// in a task, and a larger figure is a slip of the unit.
 const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 
-/// `timeout = "30s"` (`ms`, `s`, `m` or `h` after a whole number): the
-/// milliseconds, more than zero and at most a day.
-pub(super) fn duration_value(cx: &Ctxt, meta: &Meta) -> Option<u64> {
-    const EXAMPLE: &str = r#"#[tool(timeout = "30s")] (a whole number and ms, s, m or h)"#;
-    let lit = string_value(cx, meta, EXAMPLE)?;
+/// `timeout = "30s"` or `cache = "60s"` (`ms`, `s`, `m` or `h` after a
+/// whole number): the milliseconds, more than zero and at most a day.
+pub(super) fn duration_value(cx: &Ctxt, meta: &Meta, key: &Symbol) -> Option<u64> {
+    let example = format!(r#"#[tool({key} = "30s")] (a whole number and ms, s, m or h)"#);
+    let lit = string_value(cx, meta, &example)?;
     let text = lit.value();
     let text = text.trim();
     let split = text
@@ -298,22 +298,65 @@ pub(super) fn duration_value(cx: &Ctxt, meta: &Meta) -> Option<u64> {
         "m" | "min" => 60 * 1000,
         "h" => 60 * 60 * 1000,
         _ => {
-            cx.error_spanned_by(&lit, format!("`{text}` is not a duration: {EXAMPLE}"));
+            cx.error_spanned_by(&lit, format!("`{text}` is not a duration: {example}"));
             return None;
         }
     };
     let Ok(amount) = digits.parse::<u64>() else {
-        cx.error_spanned_by(&lit, format!("`{text}` is not a duration: {EXAMPLE}"));
+        cx.error_spanned_by(&lit, format!("`{text}` is not a duration: {example}"));
         return None;
     };
     let ms = amount.saturating_mul(scale);
+    let timeout = key.0 == crate::symbol::TIMEOUT.0;
     if ms == 0 {
-        cx.error_spanned_by(&lit, "a timeout of zero would stop every call before it starts: give a duration above zero, or no timeout");
+        let why = if timeout {
+            "a timeout of zero would stop every call before it starts: give a duration above zero, or no timeout"
+        } else {
+            "a cache kept for zero time never serves a result: give a duration above zero, or no `cache`"
+        };
+        cx.error_spanned_by(&lit, why);
         return None;
     }
     if ms > MAX_TIMEOUT_MS {
-        cx.error_spanned_by(&lit, format!("a timeout of `{text}` is more than a day: a call that long belongs in a task (`#[tool(task = optional)]`)"));
+        let why = if timeout {
+            format!("a timeout of `{text}` is more than a day: a call that long belongs in a task (`#[tool(task = optional)]`)")
+        } else {
+            format!("a cache of `{text}` is more than a day: a result that old is stale; give at most `24h`")
+        };
+        cx.error_spanned_by(&lit, why);
         return None;
     }
     Some(ms)
+}
+
+/// The largest `#[tool(max_result_chars = ...)]`: what Claude hosts accept
+/// in `_meta["anthropic/maxResultSizeChars"]` (mcp-server's `MAX_RESULT_CHARS`).
+const MAX_RESULT_CHARS: u64 = 500_000;
+
+/// `max_result_chars = 300_000`: a whole number of characters, 1 to
+/// [`MAX_RESULT_CHARS`].
+pub(super) fn result_chars_value(cx: &Ctxt, meta: &Meta) -> Option<u64> {
+    const EXAMPLE: &str = "#[tool(max_result_chars = 300_000)] (characters, 1 to 500_000)";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, format!("expected a number: {EXAMPLE}"));
+        return None;
+    };
+    let Expr::Lit(ExprLit {
+        lit: Lit::Int(lit), ..
+    }) = &nv.value
+    else {
+        cx.error_spanned_by(&nv.value, format!("expected a whole number: {EXAMPLE}"));
+        return None;
+    };
+    match lit.base10_parse::<u64>() {
+        Ok(0) => {
+            cx.error_spanned_by(lit, "a result cap of zero leaves nothing of any result: give at least 1, or no `max_result_chars` (the server's cap, 100_000 by default)");
+            None
+        }
+        Ok(n) if n <= MAX_RESULT_CHARS => Some(n),
+        _ => {
+            cx.error_spanned_by(lit, format!("a result cap above {MAX_RESULT_CHARS} characters is more than Claude hosts accept: {EXAMPLE}"));
+            None
+        }
+    }
 }

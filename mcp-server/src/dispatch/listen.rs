@@ -151,6 +151,7 @@ impl Listen {
             server: Arc::clone(&core.handle) as _,
             asker: crate::ask::Asker::Nobody,
             identity: None,
+            max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
         });
         if let Err(e) = register_listen(session, &id, &ctx) {
             return failed(id, e);

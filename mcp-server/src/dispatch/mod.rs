@@ -64,6 +64,8 @@ use mcp_wire::sync::lock;
 use serde_json::Value;
 
 pub(crate) use admission::CallLimits;
+#[cfg(feature = "http")]
+pub(crate) use admission::SERVER_BUSY;
 pub(crate) use batch::{items as batch_items, start_batch};
 #[cfg(feature = "http")]
 pub(crate) use changes::Change;
@@ -159,7 +161,15 @@ pub(crate) struct ToolPolicy {
     /// The tower layers around tool calls, as the builder got them.
     pub(crate) layers: crate::tool::service::ToolLayers,
     pub(crate) call_timeout: Option<std::time::Duration>,
+    /// The cap on one result for tools without their own (`None`: the default).
+    pub(crate) max_result_chars: Option<usize>,
     pub(crate) limits: CallLimits,
+    /// The rate limits per caller, as the builder got them.
+    pub(crate) rate_limit: Option<crate::policy::RateLimit>,
+    /// The same, checked and built (by `try_build`).
+    pub(crate) limiters: Option<Arc<crate::policy::rate::Limiters>>,
+    /// Where tools marked `cache` keep their results.
+    pub(crate) cache: Option<crate::policy::ResultCache>,
 }
 
 /// What a transport knows about one request beyond its body.

@@ -29,6 +29,9 @@ pub(crate) struct Session {
     pub(crate) pending: Arc<crate::ask::Pending>,
     pub(super) kind: TransportKind,
     pub(super) id: Option<Arc<str>>,
+    /// This connection's serial number in the process: what tells stdio
+    /// clients apart for per-caller limits.
+    pub(super) serial: u64,
     /// What a dispatch layer asked to run when the session ends (tracing
     /// records the duration of a session `initialize` opened here).
     ending: OnceLock<Box<dyn FnOnce() + Send + Sync>>,
@@ -62,6 +65,10 @@ impl Session {
             pending: Arc::default(),
             kind,
             id,
+            serial: {
+                static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
             ending: OnceLock::new(),
         })
     }

@@ -88,6 +88,7 @@ impl ServerCore {
             protocol_version: era.version(),
             headers: info.headers.clone(),
             identity: info.identity.clone(),
+            connection: session.serial,
         }
     }
 
@@ -230,6 +231,7 @@ impl ServerCore {
             server: Arc::clone(&self.handle) as _,
             asker,
             identity: req.info.identity.clone(),
+            max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
         });
         Ok((p, era, ctx))
     }

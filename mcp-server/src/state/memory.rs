@@ -46,12 +46,14 @@ struct State {
     subscribers: Vec<Subscriber>,
     claims: HashMap<String, Instant>,
     tasks: HashMap<String, (Bytes, Instant)>,
+    cached: HashMap<String, (Bytes, Instant)>,
     /// When the next sweep is due (none yet: at the first write).
     next_sweep: Option<Instant>,
 }
 
 impl State {
-    /// Drops expired sessions, claims and tasks, when a sweep is due.
+    /// Drops expired sessions, claims, tasks and cached results, when a
+    /// sweep is due.
     fn sweep(&mut self, now: Instant) {
         if self.next_sweep.is_some_and(|due| now < due) {
             return;
@@ -59,6 +61,7 @@ impl State {
         self.next_sweep = Some(now + SWEEP_EVERY);
         self.sessions.retain(|_, (_, expires)| *expires > now);
         self.claims.retain(|_, expires| *expires > now);
+        self.cached.retain(|_, (_, expires)| *expires > now);
         self.tasks.retain(|_, (_, expires)| *expires > now);
     }
 }
@@ -94,6 +97,41 @@ impl MemoryStore {
 
 fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, StoreResult<T>> {
     Box::pin(std::future::ready(Ok(value)))
+}
+
+/// A map of values that expire.
+type Expiring = HashMap<String, (Bytes, Instant)>;
+
+impl MemoryStore {
+    /// Puts `value` under `key` in the map `pick` names, for `ttl`.
+    fn put_expiring(
+        &self,
+        pick: fn(&mut State) -> &mut Expiring,
+        key: &str,
+        value: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
+        let now = Instant::now();
+        let mut st = lock(&self.inner);
+        st.sweep(now);
+        pick(&mut st).insert(key.to_owned(), (value, now + ttl));
+        ready(())
+    }
+
+    /// The value under `key` in the map `pick` names, unless it expired.
+    fn get_expiring(
+        &self,
+        pick: fn(&State) -> &Expiring,
+        key: &str,
+    ) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
+        let now = Instant::now();
+        let st = lock(&self.inner);
+        let found = pick(&st)
+            .get(key)
+            .filter(|(_, expires)| *expires > now)
+            .map(|(value, _)| value.clone());
+        ready(found)
+    }
 }
 
 impl Store for MemoryStore {
@@ -224,21 +262,24 @@ impl Store for MemoryStore {
         record: Bytes,
         ttl: Duration,
     ) -> BoxFuture<'static, StoreResult<()>> {
-        let now = Instant::now();
-        let mut st = lock(&self.inner);
-        st.sweep(now);
-        st.tasks.insert(id.to_owned(), (record, now + ttl));
-        ready(())
+        self.put_expiring(|st| &mut st.tasks, id, record, ttl)
     }
 
     fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
-        let now = Instant::now();
-        let found = lock(&self.inner)
-            .tasks
-            .get(id)
-            .filter(|(_, expires)| *expires > now)
-            .map(|(record, _)| record.clone());
-        ready(found)
+        self.get_expiring(|st| &st.tasks, id)
+    }
+
+    fn put_cached(
+        &self,
+        key: &str,
+        result: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
+        self.put_expiring(|st| &mut st.cached, key, result, ttl)
+    }
+
+    fn get_cached(&self, key: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
+        self.get_expiring(|st| &st.cached, key)
     }
 
     fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'static, StoreResult<bool>> {

@@ -178,6 +178,18 @@ pub trait Store: Send + Sync + 'static {
     /// Task `id`'s record, if the store has it.
     fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>>;
 
+    /// Keeps a cached tool result under `key` for `ttl` (the result cache
+    /// shared by the instances, [`ResultCache::shared`](crate::policy::ResultCache::shared)).
+    fn put_cached(
+        &self,
+        key: &str,
+        result: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>>;
+
+    /// The cached tool result under `key`, if it has not expired.
+    fn get_cached(&self, key: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>>;
+
     /// Records `key` as used for `ttl`: `true` the first time, `false` while
     /// it is on record (a 2026-07-28 `requestState` is accepted once across
     /// the instances).

@@ -14,10 +14,7 @@
 use mcp_types::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-/// The cap when neither the tool nor the server sets one: about what
-/// Claude Code shows before it replaces a result with a file (25,000
-/// tokens of roughly four characters).
-pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
+pub use crate::common::DEFAULT_MAX_RESULT_CHARS;
 
 /// The largest cap: what Claude hosts accept in
 /// `_meta["anthropic/maxResultSizeChars"]`.

@@ -150,6 +150,12 @@ pub struct ToolSpec {
     /// How long one call may run; then it is stopped and answered with an
     /// `isError` result. `None` falls back to the server's `call_timeout`.
     pub timeout: Option<std::time::Duration>,
+    /// The cap on one result's characters; `None` falls back to the
+    /// server's `max_result_chars`.
+    pub max_result_chars: Option<usize>,
+    /// How long a result is reused for the same caller and arguments
+    /// (a read-only tool only); `None`: never.
+    pub cache: Option<std::time::Duration>,
     /// MCP Apps: the `ui://` page the host shows with this tool's results
     /// (a resource of the server, served as
     /// [`apps::MIME_TYPE`](crate::apps::MIME_TYPE)).
@@ -176,6 +182,8 @@ pub struct ToolEntry {
     /// The cap on one result's characters (`None`:
     /// [`DEFAULT_MAX_RESULT_CHARS`](crate::tool::cap::DEFAULT_MAX_RESULT_CHARS)).
     pub(crate) max_result_chars: Option<usize>,
+    /// How long a result is reused (`ToolEntry::with_cache`).
+    pub(crate) cache: Option<std::time::Duration>,
 }
 
 impl fmt::Debug for ToolEntry {
@@ -230,6 +238,10 @@ impl ToolEntry {
         entry.task = spec.task;
         entry.scopes = crate::auth::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
+        entry.cache = spec.cache;
+        if let Some(cap) = spec.max_result_chars {
+            entry.set_max_result_chars(cap);
+        }
         if spec.ui.is_some() || !spec.visibility.is_empty() {
             entry.set_ui(&crate::apps::ToolUi {
                 resource_uri: spec.ui.map(str::to_owned),
@@ -258,6 +270,7 @@ impl ToolEntry {
             scopes: crate::auth::Scopes::default(),
             timeout: None,
             max_result_chars: None,
+            cache: None,
         }
     }
 
@@ -326,24 +339,53 @@ impl ToolEntry {
     /// `_meta["anthropic/maxResultSizeChars"]`.
     #[must_use]
     pub fn with_max_result_chars(mut self, cap: usize) -> Self {
+        self.set_max_result_chars(cap);
+        self
+    }
+
+    fn set_max_result_chars(&mut self, cap: usize) {
         self.max_result_chars = Some(cap);
+        let key = crate::tool::cap::ANTHROPIC_MAX_RESULT_SIZE;
+        let def = Arc::make_mut(&mut self.def);
         if cap > crate::tool::cap::DEFAULT_MAX_RESULT_CHARS {
-            let def = Arc::make_mut(&mut self.def);
             def.meta.get_or_insert_with(Default::default).insert(
-                crate::tool::cap::ANTHROPIC_MAX_RESULT_SIZE.to_owned(),
+                key.to_owned(),
                 cap.min(crate::tool::cap::MAX_RESULT_CHARS).into(),
             );
+        } else if let Some(meta) = def.meta.as_mut() {
+            meta.remove(key);
         }
+    }
+
+    /// The server's cap, for a tool that sets none of its own.
+    pub(crate) fn default_max_result_chars(&mut self, cap: usize) {
+        if self.max_result_chars.is_none() && cap != crate::tool::cap::DEFAULT_MAX_RESULT_CHARS {
+            self.set_max_result_chars(cap);
+        }
+    }
+
+    /// Reuses a result for `ttl` when the same caller calls with the same
+    /// arguments (the server's [`ResultCache`](crate::policy::ResultCache)
+    /// keeps it). Only for a read-only tool, and at most a day: anything
+    /// else is refused when the tool is added.
+    #[must_use]
+    pub fn with_cache(mut self, ttl: std::time::Duration) -> Self {
+        self.cache = Some(ttl);
         self
+    }
+
+    /// This tool's result cap: its own, else the server's (given it when it
+    /// was added), else the default.
+    pub(crate) fn max_result_chars(&self) -> usize {
+        self.max_result_chars
+            .unwrap_or(crate::tool::cap::DEFAULT_MAX_RESULT_CHARS)
     }
 
     /// The result shape this tool's results get in `finish`.
     fn shape(&self) -> Shape {
         Shape {
             wrap_structured: self.wrap_structured,
-            cap: self
-                .max_result_chars
-                .unwrap_or(crate::tool::cap::DEFAULT_MAX_RESULT_CHARS),
+            cap: self.max_result_chars(),
         }
     }
 
@@ -699,22 +741,49 @@ pub(crate) fn check_timeout(setting: &str, limit: std::time::Duration) -> Result
     Ok(())
 }
 
-/// [`check_timeout`] for each tool's own time limit, and its result cap:
-/// above zero, at most [`MAX_RESULT_CHARS`](crate::tool::cap::MAX_RESULT_CHARS).
-pub(crate) fn check_timeouts(tools: &[ToolEntry]) -> Result<(), crate::Error> {
+/// Each tool's own settings, checked as it is added: [`check_timeout`]
+/// for its time limit, [`check_result_cap`] for its result cap, and a
+/// cache only on a read-only tool, for at most a day.
+pub(crate) fn check_settings(tools: &[ToolEntry]) -> Result<(), crate::Error> {
     for tool in tools {
         if let Some(limit) = tool.timeout {
             check_timeout(&format!("the timeout of tool `{}`", tool.name()), limit)?;
         }
         if let Some(cap) = tool.max_result_chars {
-            if cap == 0 || cap > crate::tool::cap::MAX_RESULT_CHARS {
+            check_result_cap(&format!("the result cap of tool `{}`", tool.name()), cap)?;
+        }
+        if let Some(ttl) = tool.cache {
+            let setting = format!("the cache of tool `{}`", tool.name());
+            let read_only = tool
+                .def
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                .unwrap_or(false);
+            if !read_only {
                 return Err(crate::Error::Config(format!(
-                    "the result cap of tool `{}` is {cap} characters: give 1 to {} (what Claude hosts accept)",
-                    tool.name(),
-                    crate::tool::cap::MAX_RESULT_CHARS
+                    "{setting}: a cached result is served again instead of a call, so only a tool without effects may be cached; mark the tool read-only (`#[tool(read_only)]`, `readOnlyHint`) or remove the cache"
+                )));
+            }
+            if ttl.is_zero() || ttl > MAX_TIMEOUT {
+                return Err(crate::Error::Config(format!(
+                    "{setting} keeps results for {} ms: give above zero and at most a day (a result older than that is stale)",
+                    ttl.as_millis()
                 )));
             }
         }
+    }
+    Ok(())
+}
+
+/// A result cap is above zero and at most
+/// [`MAX_RESULT_CHARS`](crate::tool::cap::MAX_RESULT_CHARS).
+pub(crate) fn check_result_cap(setting: &str, cap: usize) -> Result<(), crate::Error> {
+    if cap == 0 || cap > crate::tool::cap::MAX_RESULT_CHARS {
+        return Err(crate::Error::Config(format!(
+            "{setting} is {cap} characters: give 1 to {} (what Claude hosts accept)",
+            crate::tool::cap::MAX_RESULT_CHARS
+        )));
     }
     Ok(())
 }

@@ -57,6 +57,11 @@ impl ToolRequest {
         }
     }
 
+    /// The tool the call resolved to.
+    pub(crate) fn entry(&self) -> &ToolEntry {
+        &self.entry
+    }
+
     /// Runs the tool with the request's arguments (what the bottom of the
     /// stack does, and a call without layers).
     pub(crate) fn run_plain(self) -> CallFuture {

@@ -12,6 +12,7 @@
 
 pub mod apps;
 pub mod auth_scopes;
+pub mod limits;
 pub mod offers_http;
 pub mod policy;
 pub mod requires_client;

@@ -623,6 +623,17 @@ impl Store for Flaky {
     fn get_task(&self, id: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
         self.gate(self.inner.get_task(id))
     }
+    fn put_cached(
+        &self,
+        key: &str,
+        result: Bytes,
+        ttl: Duration,
+    ) -> BoxFuture<'static, StoreResult<()>> {
+        self.gate(self.inner.put_cached(key, result, ttl))
+    }
+    fn get_cached(&self, key: &str) -> BoxFuture<'static, StoreResult<Option<Bytes>>> {
+        self.gate(self.inner.get_cached(key))
+    }
     fn publish(&self, message: Bytes) -> BoxFuture<'static, StoreResult<()>> {
         self.gate(self.inner.publish(message))
     }

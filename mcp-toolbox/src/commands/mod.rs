@@ -16,7 +16,7 @@
 //!     .allow("wc")
 //!     .allow("date")
 //!     .root("/srv/notes")            // default: the current directory
-//!     .max_output_bytes(256 * 1024)  // default: 1 MiB each of stdout and stderr
+//!     .max_output_bytes(100_000)     // default: 30,000 bytes each of stdout and stderr
 //!     .build()?;
 //! Server::builder("notes", "1.0").toolbox(commands).build().serve_stdio().await?;
 //! # Ok(())
@@ -44,7 +44,10 @@
 //!   the current directory when built), canonicalised.
 //! - Standard input is `/dev/null`. Standard output and standard error are
 //!   captured, each up to [`CommandsBuilder::max_output_bytes`]; the rest is
-//!   read, counted and dropped, and the result says it was cut.
+//!   read, counted and dropped, and the result says it was cut. The output
+//!   is shortened further, the longer stream first, when its JSON would not
+//!   fit in the tool's result cap (`Context::max_result_chars`): the server
+//!   would otherwise have to drop the structured result.
 //! - The program leads a process group of its own. At the timeout, when the
 //!   call is cancelled, and also when the program exits, the whole group is
 //!   killed (`SIGKILL`): nothing it started outlives the call.
@@ -94,8 +97,10 @@ pub use tool::{Exec, ExecClient, ExecOutput};
 /// The `PATH` programs are looked up on, and see, unless
 /// [`CommandsBuilder::path`] says otherwise.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-/// The default cap of stdout, and of stderr, per call: 1 MiB.
-pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// The default cap of stdout, and of stderr, per call: 30,000 bytes, what
+/// Claude Code's own shell tool keeps of a command's output; both fit in
+/// the server's default result cap (100,000 characters).
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 30_000;
 /// The default upper bound of `timeout_ms`: 10 minutes.
 pub const DEFAULT_MAX_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -153,8 +158,19 @@ impl ToolBox for Commands {
     const NAME: &'static str = "Commands";
     const DESCRIPTION: &'static str = Exec::DESCRIPTION;
 
+    /// With more output kept than the default result cap holds, `exec`
+    /// raises its own cap to fit both streams (announced to Claude hosts).
     fn into_tools(self) -> Vec<ToolEntry> {
-        self.exec().map(Exec::into_tools).unwrap_or_default()
+        let want = self.policy.max_output_bytes.saturating_mul(2) + 1_000;
+        let tools = self.exec().map(Exec::into_tools).unwrap_or_default();
+        if want <= mcp_server::tool::DEFAULT_MAX_RESULT_CHARS {
+            return tools;
+        }
+        let cap = want.min(mcp_server::tool::MAX_RESULT_CHARS);
+        tools
+            .into_iter()
+            .map(|t| t.with_max_result_chars(cap))
+            .collect()
     }
 }
 

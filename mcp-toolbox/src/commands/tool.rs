@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::{tool, Json, ToolError};
+use mcp_server::{tool, Context, Json, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +82,7 @@ impl Exec {
             default = 30_000
         )]
         timeout_ms: u64,
+        ctx: Context,
     ) -> Result<Json<ExecOutput>, ToolError> {
         let policy = &self.policy;
         let timeout = Duration::from_millis(timeout_ms);
@@ -107,7 +108,37 @@ impl Exec {
         })
         .await
         .map_err(|e| ToolError::new(format!("`{name}` could not be started: {e}")))?;
-        Ok(Json(output))
+        Ok(Json(fit(output, ctx.max_result_chars())))
+    }
+}
+
+/// Shortens the longer of stdout and stderr until the output's JSON (the
+/// result's structured content, and its text copy) fits in `cap`
+/// characters, so the result is never cut by the server, which would drop
+/// the structured content the output schema requires.
+fn fit(mut output: ExecOutput, cap: usize) -> ExecOutput {
+    loop {
+        let len = serde_json::to_string(&output).map_or(0, |s| s.chars().count());
+        if len <= cap {
+            return output;
+        }
+        let excess = len - cap;
+        let (text, truncated) = if output.stdout.len() >= output.stderr.len() {
+            (&mut output.stdout, &mut output.stdout_truncated)
+        } else {
+            (&mut output.stderr, &mut output.stderr_truncated)
+        };
+        if text.is_empty() {
+            // Nothing left to shorten: the rest of the output is fixed-size.
+            return output;
+        }
+        // Each character dropped shortens the JSON by at least one (up to
+        // six, `\u0001`): one round does it unless the other stream is long.
+        let chars = text.chars().count();
+        let keep = chars.saturating_sub(excess);
+        let end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+        text.truncate(end);
+        *truncated = true;
     }
 }
 
@@ -168,14 +199,20 @@ mod tests {
     }
 
     async fn ok(exec: &Exec, command: &str, timeout_ms: u64) -> ExecOutput {
-        match exec.exec(command.to_owned(), timeout_ms).await {
+        match exec
+            .exec(command.to_owned(), timeout_ms, Context::detached())
+            .await
+        {
             Ok(Json(output)) => output,
             Err(e) => panic!("{command}: {}", e.message()),
         }
     }
 
     async fn refused(exec: &Exec, command: &str) -> String {
-        match exec.exec(command.to_owned(), 5_000).await {
+        match exec
+            .exec(command.to_owned(), 5_000, Context::detached())
+            .await
+        {
             Ok(Json(output)) => panic!("{command} ran: {output:?}"),
             Err(e) => e.message().to_owned(),
         }
@@ -287,6 +324,7 @@ mod tests {
         let call = exec.exec(
             "sh -c '(sleep 2; touch late) & sleep 100'".to_owned(),
             60_000,
+            Context::detached(),
         );
         assert!(tokio::time::timeout(Duration::from_millis(300), call)
             .await
@@ -329,11 +367,44 @@ mod tests {
         let dir = scratch("bounds");
         let exec = exec_in(&dir, &["echo"]);
         for timeout_ms in [0, 600_001] {
-            let message = match exec.exec("echo hi".to_owned(), timeout_ms).await {
+            let message = match exec
+                .exec("echo hi".to_owned(), timeout_ms, Context::detached())
+                .await
+            {
                 Err(e) => e.message().to_owned(),
                 Ok(_) => panic!("{timeout_ms} ran"),
             };
             assert!(message.contains("timeout_ms is 1 to 600000"), "{message}");
+        }
+    }
+
+    #[test]
+    fn output_is_fitted_to_the_result_cap_on_character_boundaries() {
+        let output = |stdout: &str, stderr: &str| ExecOutput {
+            exit_code: Some(0),
+            signal: None,
+            timed_out: false,
+            stdout: stdout.to_owned(),
+            stderr: stderr.to_owned(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            stdout_bytes: stdout.len() as u64,
+            stderr_bytes: stderr.len() as u64,
+        };
+        let small = output("fine", "");
+        assert_eq!(fit(small.clone(), 1_000), small, "under the cap: untouched");
+        for (stdout, stderr) in [
+            ("é".repeat(5_000), "x".repeat(100)),
+            ("\u{1}".repeat(3_000), String::new()),
+            ("a".repeat(40_000), "b".repeat(39_000)),
+        ] {
+            let fitted = fit(output(&stdout, &stderr), 2_000);
+            let json = serde_json::to_string(&fitted).unwrap();
+            assert!(json.chars().count() <= 2_000, "{}", json.len());
+            assert!(fitted.stdout_truncated);
+            assert!(stdout.starts_with(&fitted.stdout));
+            assert!(stderr.starts_with(&fitted.stderr));
+            assert_eq!(fitted.stdout_bytes, stdout.len() as u64, "the totals stay");
         }
     }
 }

@@ -173,6 +173,7 @@ impl Tools {
                 server: Arc::clone(&core.handle) as _,
                 asker,
                 identity: info.identity.clone(),
+                max_result_chars: entry.max_result_chars(),
             })
         };
         if plain && entry.is_sync() && self.limits.has_room() {

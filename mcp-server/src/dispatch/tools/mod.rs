@@ -45,17 +45,63 @@ pub(crate) struct Tools {
     service: Option<ToolService>,
     call_timeout: Option<std::time::Duration>,
     limits: CallLimits,
+    /// The rate limits per caller (the HTTP transport applies the limit on
+    /// requests).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    rate_limits: Option<Arc<crate::policy::rate::Limiters>>,
+}
+
+/// The tool list as the result cache sees it: what retires its entries.
+struct ToolList(Arc<Live<ToolEntry>>);
+
+impl crate::policy::cache::ToolList for ToolList {
+    fn generation(&self) -> u64 {
+        self.0.generation()
+    }
+
+    fn digest(&self) -> [u8; 32] {
+        use sha2::Digest as _;
+        let mut h = sha2::Sha256::new();
+        for entry in self.0.snapshot().entries() {
+            h.update(serde_json::to_vec(entry.tool()).unwrap_or_default());
+            h.update([0]);
+        }
+        h.finalize().into()
+    }
 }
 
 impl Tools {
-    pub(super) fn new(catalog: &Catalog, policy: ToolPolicy) -> Tools {
+    /// The tools and what runs around a call: the builder's layers, then
+    /// (innermost, so every call they answer has passed those) the rate
+    /// limits and the result cache.
+    pub(super) fn new(catalog: &Catalog, mut policy: ToolPolicy) -> Tools {
+        if let Some(limits) = policy.limiters.as_ref().filter(|l| l.limits_calls()) {
+            let limit = crate::policy::rate::CallLimit(Arc::clone(limits));
+            policy
+                .layers
+                .push(crate::policy::MiddlewareLayer::new(limit));
+        }
+        if let Some(cache) = &policy.cache {
+            let list = ToolList(Arc::clone(&catalog.tools));
+            let cached = cache.middleware(Arc::new(list));
+            policy
+                .layers
+                .push(crate::policy::MiddlewareLayer::new(cached));
+        }
         Tools {
             live: Arc::clone(&catalog.tools),
             visibility: policy.visibility,
             service: policy.layers.build(),
             call_timeout: policy.call_timeout,
             limits: policy.limits,
+            rate_limits: policy.limiters,
         }
+    }
+
+    /// The rate limits per caller, if any.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn rate_limits(&self) -> Option<&crate::policy::rate::Limiters> {
+        self.rate_limits.as_deref()
     }
 
     fn registry(&self) -> Arc<Registry<ToolEntry>> {

@@ -157,6 +157,9 @@ impl Inner {
         if let Err(answer) = self.pass_gate(&mut req).await {
             return answered(answer);
         }
+        if let Err(wait) = self.admit(&req) {
+            return too_many_requests(wait);
+        }
         // What the gate (here, or a layer in front) found; the answer
         // carries what it owes, and a stream opened with a token lasts no
         // longer than the token: the client comes back (resuming, where the
@@ -170,6 +173,32 @@ impl Inner {
             }
         }
         response
+    }
+
+    /// Takes the request from its caller's budget of HTTP requests
+    /// ([`RateLimit::http_requests`](crate::policy::RateLimit::http_requests)),
+    /// or says how long until one is free. The caller is the token's
+    /// subject, else the session, else the key hook's answer.
+    fn admit<B>(&self, req: &Request<B>) -> Result<(), std::time::Duration> {
+        let Some(limits) = self.core.tools.rate_limits() else {
+            return Ok(());
+        };
+        if !limits.limits_requests() {
+            return Ok(());
+        }
+        let caller = crate::policy::Caller {
+            transport: crate::policy::TransportKind::StreamableHttp,
+            session_id: header_str(req.headers(), &reply::names::SESSION_ID).map(Arc::from),
+            client: None,
+            protocol_version: ProtocolVersion::LATEST,
+            headers: Some(Arc::new(req.headers().clone())),
+            identity: req
+                .extensions()
+                .get::<crate::auth::Verified>()
+                .map(|v| Arc::clone(&v.identity)),
+            connection: 0,
+        };
+        limits.admit_request(&caller)
     }
 
     /// Passes the request through the configured gate (its metadata's
@@ -356,4 +385,20 @@ fn refusal(refused: crate::dispatch::Refusal) -> Response<McpBody> {
         crate::dispatch::Refusal::Failed { bytes, code } => json(reply::modern_status(code), bytes),
         crate::dispatch::Refusal::Unavailable(e) => shared::unavailable(&e),
     }
+}
+
+/// 429 with `Retry-After` (whole seconds, rounded up) and a JSON-RPC error
+/// saying the same in milliseconds.
+fn too_many_requests(wait: std::time::Duration) -> Response<McpBody> {
+    let millis = wait.as_millis().max(1);
+    let mut response = transport_error(
+        StatusCode::TOO_MANY_REQUESTS,
+        crate::dispatch::SERVER_BUSY,
+        &format!("rate limit: too many requests from this caller; retry in {millis} ms"),
+    );
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, http::HeaderValue::from(seconds.max(1)));
+    response
 }

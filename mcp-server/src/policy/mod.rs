@@ -1,16 +1,24 @@
 //! Who may see and call which tool, and what runs around each call:
 //! [`Caller`], visibility hooks, [`Middleware`] (tool-call layers written
-//! as one function, with [`AuditLog`] and [`RateLimit`]), timeouts and
-//! concurrency bounds. Any tower layer over tool calls
-//! ([`ToolService`]) goes into
+//! as one function, with [`AuditLog`]), [`RateLimit`] per caller, the
+//! [`ResultCache`] of read-only tools, timeouts and concurrency bounds. Any
+//! tower layer over tool calls ([`ToolService`]) goes into
 //! [`ServerBuilder::layer`](crate::ServerBuilder::layer) as well.
+//!
+//! Inside: `rate` (the rate limits, on governor's keyed limiters) and
+//! `cache` (the result cache, on moka, and on the shared store).
 
-use std::collections::HashMap;
+pub(crate) mod cache;
+pub(crate) mod rate;
+
+pub use cache::{CacheStats, ResultCache, DEFAULT_CACHE_BYTES};
+pub use rate::{Rate, RateLimit};
+
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use crate::common::BoxFuture;
 
@@ -55,6 +63,8 @@ pub struct Caller {
     pub(crate) protocol_version: ProtocolVersion,
     pub(crate) headers: Option<Arc<http::HeaderMap>>,
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
+    /// The connection's serial number in this process (stdio: one client).
+    pub(crate) connection: u64,
 }
 
 impl Caller {
@@ -109,6 +119,50 @@ impl Caller {
             (None, None) => format!("{:?}", self.transport),
         }
     }
+}
+
+/// Tells callers apart for [`RateLimit`] and [`ResultCache`] where the
+/// token and the session do not (an API key header, a proxy's
+/// client-address header): `None` leaves the caller unknown.
+pub type CallerKeyHook = dyn Fn(&Caller) -> Option<String> + Send + Sync;
+
+impl Caller {
+    /// Whom a per-caller limit or cache counts a call for: the token's
+    /// issuer and subject, else the legacy session, else what `hook` says,
+    /// else, on stdio, the connection (one client each). `None` when
+    /// nothing tells callers apart: the 2026-07-28 era over HTTP without
+    /// authorization or a hook.
+    pub(crate) fn owner(&self, hook: Option<&CallerKeyHook>) -> Option<String> {
+        if let Some(identity) = &self.identity {
+            if let Some(subject) = identity.subject() {
+                let issuer = identity.issuer().unwrap_or_default();
+                return Some(format!("token:{issuer}\u{0}{subject}"));
+            }
+        }
+        if let Some(id) = &self.session_id {
+            return Some(format!("session:{id}"));
+        }
+        if let Some(key) = hook.and_then(|h| h(self)) {
+            return Some(format!("key:{key}"));
+        }
+        (self.transport == TransportKind::Stdio)
+            .then(|| format!("connection:{}:{}", process_nonce(), self.connection))
+    }
+}
+
+/// A random number drawn once per process: connection serials of two
+/// processes sharing a store never meet.
+fn process_nonce() -> &'static str {
+    static NONCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NONCE.get_or_init(|| {
+        // Without randomness, the time and process id still tell processes apart.
+        crate::common::random_hex_id().unwrap_or_else(|_| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            format!("{:x}-{}", now.as_nanos(), std::process::id())
+        })
+    })
 }
 
 /// Decides whether a caller may see (and so call) a tool.
@@ -319,7 +373,7 @@ macro_rules! middleware_layer {
     )*};
 }
 
-middleware_layer!(AuditLog, RateLimit);
+middleware_layer!(AuditLog);
 
 /// Logs every call through `tracing` (target `mcp_server::audit`): tool,
 /// caller, duration and outcome. Arguments are not logged (they may hold
@@ -359,81 +413,5 @@ impl Middleware for AuditLog {
             }
             outcome
         })
-    }
-}
-
-/// A token-bucket rate limit per caller (see [`Caller::key`]): `burst` calls
-/// at once, refilled at `per_second`. A call over the limit gets an `isError`
-/// result saying when to retry; the tool does not run.
-#[derive(Debug, Clone)]
-pub struct RateLimit {
-    burst: f64,
-    per_second: f64,
-    /// Shared by the clones the layer makes of it.
-    buckets: Arc<Mutex<HashMap<String, (f64, Instant)>>>,
-}
-
-impl RateLimit {
-    /// `burst` calls at once, then `per_second` calls per second, per caller.
-    pub fn per_caller(burst: u32, per_second: f64) -> Self {
-        RateLimit {
-            burst: f64::from(burst.max(1)),
-            per_second: per_second.max(f64::MIN_POSITIVE),
-            buckets: Arc::new(Mutex::new(HashMap::new())),
-        }
-    }
-
-    /// Takes a token for `key`, or says how long until one is available.
-    fn take(&self, key: String) -> Result<(), Duration> {
-        let now = Instant::now();
-        let mut buckets = mcp_wire::sync::lock(&self.buckets);
-        // Forget idle callers so the map stays bounded by the active ones.
-        if buckets.len() > 10_000 {
-            let horizon = Duration::from_secs_f64(self.burst / self.per_second);
-            buckets.retain(|_, (_, at)| now.duration_since(*at) < horizon);
-        }
-        let (tokens, at) = buckets.entry(key).or_insert((self.burst, now));
-        *tokens =
-            (*tokens + now.duration_since(*at).as_secs_f64() * self.per_second).min(self.burst);
-        *at = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((1.0 - *tokens) / self.per_second))
-        }
-    }
-}
-
-impl Middleware for RateLimit {
-    fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
-        match self.take(call.caller.key()) {
-            Ok(()) => next.run(call),
-            Err(wait) => {
-                let text = format!(
-                    "rate limit exceeded for tool `{}`: retry in {} ms",
-                    call.name,
-                    wait.as_millis().max(1)
-                );
-                Box::pin(async move { Ok(CallToolResult::error(text)) })
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn token_bucket_refills() {
-        let limit = RateLimit::per_caller(2, 1000.0);
-        assert!(limit.take("a".into()).is_ok());
-        assert!(limit.take("a".into()).is_ok());
-        assert!(limit.take("b".into()).is_ok(), "callers are separate");
-        let wait = limit.take("a".into()).unwrap_err();
-        assert!(wait <= Duration::from_millis(2));
-        std::thread::sleep(Duration::from_millis(3));
-        assert!(limit.take("a".into()).is_ok());
     }
 }
