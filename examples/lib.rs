@@ -1,7 +1,8 @@
 //! What the example programs share, as a library each of them uses
 //! (`use mcp_examples::stderr_logs;`): the logging setup, reading the
-//! command line, the calculator's toolbox, running as several instances on
-//! Redis, and the conformance fixture's task tools.
+//! command line, serving over HTTP until Ctrl-C, the calculator's toolbox,
+//! running as several instances on Redis, and the conformance fixture's
+//! task tools.
 //!
 //! The programs themselves are the `[[bin]]` targets beside this file.
 
@@ -13,6 +14,7 @@ extern crate self as mcp_examples;
 pub mod calculator_tools;
 pub mod command_line;
 pub mod conformance_tasks;
+pub mod serve;
 pub mod several;
 pub mod stderr_logs;
 

@@ -618,7 +618,12 @@ async fn run(args: &Args) -> Result<(), mcp_server::Error> {
     stderr_logs::http_addr("notes", addr);
     let Some(url) = &args.redis else {
         let server = builder.toolbox(memory()).build();
-        return serve(server, addr, HttpConfig::default()).await;
+        return mcp_examples::serve::http_until_ctrl_c(
+            server,
+            addr.as_str(),
+            HttpConfig::default(),
+        )
+        .await;
     };
     // Several instances, one service: the framework's state in the
     // store, the notes in the same Redis.
@@ -634,15 +639,10 @@ async fn run(args: &Args) -> Result<(), mcp_server::Error> {
         .toolbox(Notes { book })
         .request_state_keys(keys)
         .build();
-    serve(server, addr, HttpConfig::default().store(store)).await
-}
-
-/// Serves `server` on `addr` until Ctrl-C, saying where on stderr.
-async fn serve(server: Server, addr: &str, config: HttpConfig) -> Result<(), mcp_server::Error> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    server.serve_http_on(listener, config, ctrl_c).await
+    mcp_examples::serve::http_until_ctrl_c(
+        server,
+        addr.as_str(),
+        HttpConfig::default().store(store),
+    )
+    .await
 }

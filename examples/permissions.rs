@@ -69,14 +69,7 @@ async fn run() -> Result<(), mcp_server::Error> {
         .build();
     // A switch for everyone, e.g. during maintenance: server.handle().disable_toolbox("Admin");
     // `--port 0` picks a free port; the line below names it.
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-    eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    server
-        .serve_http_on(listener, HttpConfig::default(), ctrl_c)
-        .await
+    mcp_examples::serve::http_until_ctrl_c(server, ("127.0.0.1", port), HttpConfig::default()).await
 }
 
 use mcp_examples::command_line;

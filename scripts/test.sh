@@ -76,6 +76,9 @@ tests/compose/run.sh target/debug
 step "OpenAPI as tools: the openapi example serves a FastAPI application's document; Python mcp (legacy, 2026-07-28) calls every operation and checks what the API holds; the GitHub REST API's document (about 1,100 operations) loads whole and filtered, with its time and peak memory; bad documents refused at start"
 tests/openapi/run.sh target/debug
 
+step "limits hosts meet: the reports example with Python mcp (legacy, 2026-07-28): results cut at the default, a per-tool and a raised cap with their markers, the whole of a cut result read by its caller and refused to another, a long structured list, a picture, a cached quote per caller; the rate limit per caller; a zero rate refused at build"
+tests/limits/run.sh target/debug
+
 step "MCP Apps in a browser: headless Chromium hosts the notes board page with the official AppBridge (@modelcontextprotocol/ext-apps); its button calls add_note through the host; screenshot in target/test-output/apps/"
 tests/apps/run.sh target/debug/notes
 

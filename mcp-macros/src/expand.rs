@@ -254,6 +254,10 @@ fn spec(tool: &Tool) -> TokenStream {
         .options
         .cache
         .map(|(ms, _)| quote!(cache: ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)),));
+    let keep_full_result = tool
+        .options
+        .keep_full_result
+        .map(|ms| quote!(keep_full_result: ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)),));
     let ui = tool
         .options
         .ui
@@ -284,6 +288,7 @@ fn spec(tool: &Tool) -> TokenStream {
             #task
             #timeout
             #max_result_chars
+            #keep_full_result
             #cache
             #scopes
             #ui

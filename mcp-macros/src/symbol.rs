@@ -38,6 +38,7 @@ pub(crate) const TASK: Symbol = Symbol("task");
 pub(crate) const TIMEOUT: Symbol = Symbol("timeout");
 pub(crate) const MAX_RESULT_CHARS: Symbol = Symbol("max_result_chars");
 pub(crate) const CACHE: Symbol = Symbol("cache");
+pub(crate) const KEEP_FULL_RESULT: Symbol = Symbol("keep_full_result");
 pub(crate) const SCOPES: Symbol = Symbol("scopes");
 pub(crate) const UI: Symbol = Symbol("ui");
 pub(crate) const VISIBILITY: Symbol = Symbol("visibility");
@@ -55,6 +56,7 @@ pub(crate) const TOOL_KEYS: &[Symbol] = &[
     TASK,
     TIMEOUT,
     MAX_RESULT_CHARS,
+    KEEP_FULL_RESULT,
     CACHE,
     SCOPES,
     UI,

@@ -60,6 +60,7 @@ struct Inner {
     asker: Asker,
     identity: Option<Arc<crate::auth::Identity>>,
     max_result_chars: usize,
+    keeper: Option<crate::kept::Keeper>,
 }
 
 impl fmt::Debug for Context {
@@ -88,6 +89,8 @@ pub(crate) struct ContextParts {
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
     /// The cap on the result of the tool being called.
     pub(crate) max_result_chars: usize,
+    /// Where the whole of a cut result goes (a tool that keeps them).
+    pub(crate) keeper: Option<crate::kept::Keeper>,
 }
 
 impl Context {
@@ -107,6 +110,7 @@ impl Context {
                 asker: parts.asker,
                 identity: parts.identity,
                 max_result_chars: parts.max_result_chars,
+                keeper: parts.keeper,
             }),
         }
     }
@@ -130,6 +134,7 @@ impl Context {
                 asker: Asker::Nobody,
                 identity: None,
                 max_result_chars: crate::common::DEFAULT_MAX_RESULT_CHARS,
+                keeper: None,
             }),
         }
     }
@@ -187,6 +192,11 @@ impl Context {
     /// can page or summarize fits its answer to it rather than have it cut.
     pub fn max_result_chars(&self) -> usize {
         self.inner.max_result_chars
+    }
+
+    /// Where the whole of this call's result goes if it is cut.
+    pub(crate) fn keeper(&self) -> Option<&crate::kept::Keeper> {
+        self.inner.keeper.as_ref()
     }
 
     /// Whether the client cancelled this call (or went away).

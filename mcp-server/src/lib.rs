@@ -127,6 +127,7 @@ mod context;
 mod dispatch;
 mod error;
 mod handle;
+mod kept;
 mod panic;
 pub mod policy;
 pub mod prompt;

@@ -15,8 +15,9 @@ use super::{attr_tokens, metas, path_text, Attr};
 use crate::ctxt::Ctxt;
 use crate::symbol::{
     ALLOW_UNKNOWN_ARGUMENTS, CACHE, CLIENT, DECLARED_TOOL_KEYS, DESCRIPTION, DESTRUCTIVE,
-    IDEMPOTENT, IMPL_KEYS, MAX_RESULT_CHARS, NAME, OPEN_WORLD, READ_ONLY, REQUIRES_CLIENT,
-    REQUIRES_EXTENSIONS, SCOPES, TASK, TIMEOUT, TITLE, TOOL_KEYS, TRAIT_KEYS, UI, VISIBILITY,
+    IDEMPOTENT, IMPL_KEYS, KEEP_FULL_RESULT, MAX_RESULT_CHARS, NAME, OPEN_WORLD, READ_ONLY,
+    REQUIRES_CLIENT, REQUIRES_EXTENSIONS, SCOPES, TASK, TIMEOUT, TITLE, TOOL_KEYS, TRAIT_KEYS, UI,
+    VISIBILITY,
 };
 
 /// Where a tool's own `#[tool(...)]` sits, which decides the messages about it.
@@ -82,6 +83,9 @@ pub(crate) struct ToolOptions {
     pub(crate) timeout: Option<u64>,
     /// `max_result_chars = 300_000`: the cap on one result's characters.
     pub(crate) max_result_chars: Option<u64>,
+    /// `keep_full_result = "10m"`: how long the whole of a cut result stays
+    /// readable by its caller, in milliseconds.
+    pub(crate) keep_full_result: Option<u64>,
     /// `cache = "60s"`: how long a result is reused, in milliseconds (a
     /// read-only tool only).
     pub(crate) cache: Option<(u64, Span)>,
@@ -209,32 +213,50 @@ fn client_value(cx: &Ctxt, meta: &Meta) -> Option<ClientOption> {
     }
 }
 
-/// The limits of a call: `timeout`, `cache` and `max_result_chars`; `false`
-/// when `meta` is none of them.
-fn limit_key(
-    cx: &Ctxt,
-    meta: &Meta,
-    timeout: &mut Attr<u64>,
-    cache: &mut Attr<(u64, Span)>,
-    max_result_chars: &mut Attr<u64>,
-) -> bool {
-    let key = meta.path();
-    if key == &TIMEOUT {
-        if let Some(ms) = duration_value(cx, meta, &TIMEOUT) {
-            timeout.set(cx, key, ms);
+/// The limits of a call, as given: `timeout`, `keep_full_result`, `cache`
+/// and `max_result_chars`.
+struct Limits {
+    timeout: Attr<u64>,
+    keep_full_result: Attr<u64>,
+    cache: Attr<(u64, Span)>,
+    max_result_chars: Attr<u64>,
+}
+
+impl Limits {
+    fn new() -> Limits {
+        Limits {
+            timeout: Attr::none(TIMEOUT),
+            keep_full_result: Attr::none(KEEP_FULL_RESULT),
+            cache: Attr::none(CACHE),
+            max_result_chars: Attr::none(MAX_RESULT_CHARS),
         }
-    } else if key == &CACHE {
-        if let Some(ms) = duration_value(cx, meta, &CACHE) {
-            cache.set(cx, key, (ms, syn::spanned::Spanned::span(key)));
-        }
-    } else if key == &MAX_RESULT_CHARS {
-        if let Some(chars) = result_chars_value(cx, meta) {
-            max_result_chars.set(cx, key, chars);
-        }
-    } else {
-        return false;
     }
-    true
+
+    /// Takes `meta` if it is one of the limits; `false` when it is not.
+    fn take(&mut self, cx: &Ctxt, meta: &Meta) -> bool {
+        let key = meta.path();
+        if key == &TIMEOUT {
+            if let Some(ms) = duration_value(cx, meta, &TIMEOUT) {
+                self.timeout.set(cx, key, ms);
+            }
+        } else if key == &KEEP_FULL_RESULT {
+            if let Some(ms) = duration_value(cx, meta, &KEEP_FULL_RESULT) {
+                self.keep_full_result.set(cx, key, ms);
+            }
+        } else if key == &CACHE {
+            if let Some(ms) = duration_value(cx, meta, &CACHE) {
+                self.cache
+                    .set(cx, key, (ms, syn::spanned::Spanned::span(key)));
+            }
+        } else if key == &MAX_RESULT_CHARS {
+            if let Some(chars) = result_chars_value(cx, meta) {
+                self.max_result_chars.set(cx, key, chars);
+            }
+        } else {
+            return false;
+        }
+        true
+    }
 }
 
 /// A cached result is served instead of a call: only a read-only tool
@@ -262,9 +284,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
     let mut requires_client = Attr::none(REQUIRES_CLIENT);
     let mut requires_extensions = Attr::none(REQUIRES_EXTENSIONS);
     let mut task = Attr::none(TASK);
-    let mut timeout = Attr::none(TIMEOUT);
-    let mut max_result_chars = Attr::none(MAX_RESULT_CHARS);
-    let mut cache = Attr::none(CACHE);
+    let mut limits = Limits::new();
     let mut scopes = Attr::none(SCOPES);
     let mut ui = Attr::none(UI);
     let mut visibility = Attr::none(VISIBILITY);
@@ -287,7 +307,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             if let Some(mode) = task_value(cx, &meta) {
                 task.set(cx, key, mode);
             }
-        } else if limit_key(cx, &meta, &mut timeout, &mut cache, &mut max_result_chars) {
+        } else if limits.take(cx, &meta) {
         } else if key == &REQUIRES_EXTENSIONS {
             if let Some(ids) = requires_extensions_value(cx, &meta) {
                 requires_extensions.set(cx, key, ids);
@@ -329,7 +349,7 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
             unknown_key(cx, key, place, keys);
         }
     }
-    let cache = cache.get();
+    let cache = limits.cache.get();
     let read_only = read_only.get();
     check_cache(cx, cache.as_ref(), read_only);
     ToolOptions {
@@ -342,8 +362,9 @@ pub(crate) fn tool_options(cx: &Ctxt, args: TokenStream, position: Position) -> 
         requires_client: requires_client.get(),
         requires_extensions: requires_extensions.get(),
         task: task.get(),
-        timeout: timeout.get(),
-        max_result_chars: max_result_chars.get(),
+        timeout: limits.timeout.get(),
+        max_result_chars: limits.max_result_chars.get(),
+        keep_full_result: limits.keep_full_result.get(),
         cache,
         scopes: scopes.get(),
         ui: ui.get(),

@@ -312,7 +312,7 @@ pub(super) fn duration_value(cx: &Ctxt, meta: &Meta, key: &Symbol) -> Option<u64
         let why = if timeout {
             "a timeout of zero would stop every call before it starts: give a duration above zero, or no timeout"
         } else {
-            "a cache kept for zero time never serves a result: give a duration above zero, or no `cache`"
+            &format!("`{key}` for no time keeps nothing: give a duration above zero, or no `{key}`")
         };
         cx.error_spanned_by(&lit, why);
         return None;
@@ -321,7 +321,7 @@ pub(super) fn duration_value(cx: &Ctxt, meta: &Meta, key: &Symbol) -> Option<u64
         let why = if timeout {
             format!("a timeout of `{text}` is more than a day: a call that long belongs in a task (`#[tool(task = optional)]`)")
         } else {
-            format!("a cache of `{text}` is more than a day: a result that old is stale; give at most `24h`")
+            format!("`{key} = \"{text}\"` is more than a day: a result that old is stale; give at most `24h`")
         };
         cx.error_spanned_by(&lit, why);
         return None;

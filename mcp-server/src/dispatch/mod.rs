@@ -121,6 +121,8 @@ pub(crate) struct ServerCore {
     pub(crate) claims: std::sync::OnceLock<Arc<dyn crate::state::Store>>,
     /// Who sees which prompts, resources and templates.
     pub(crate) offer_visibility: Option<Arc<crate::policy::OfferVisibilityHook>>,
+    /// The whole results kept after a cut, read at their `mcp-result:` links.
+    pub(crate) kept: Arc<crate::kept::KeptResults>,
     pub(crate) lifecycle: Lifecycle,
     pub(crate) tools: Tools,
     pub(crate) prompts: Prompts,
@@ -286,6 +288,7 @@ impl ServerCore {
                 extensions.contains_key(mcp_types::extension::TASKS),
             ),
             offer_visibility: policy.offer_visibility,
+            kept: Arc::default(),
             #[cfg(feature = "skills")]
             skills: skills::SkillMethods::new(skills),
             declared: ServerCapabilities::default(),

@@ -36,8 +36,15 @@ pub(crate) struct Resources {
 impl Resources {
     /// Declared when the server has resources or templates at build, or `offer_all`.
     pub(super) fn new(catalog: &Catalog, offer_all: bool) -> Resources {
+        // A tool that keeps whole results has them read as resources.
         let has_some = !catalog.resources.snapshot().entries().is_empty()
-            || !catalog.templates.snapshot().entries().is_empty();
+            || !catalog.templates.snapshot().entries().is_empty()
+            || catalog
+                .tools
+                .snapshot()
+                .entries()
+                .iter()
+                .any(|t| t.keep_full.is_some());
         Resources {
             statics: Arc::clone(&catalog.resources),
             templates: Arc::clone(&catalog.templates),
@@ -245,6 +252,9 @@ impl Resources {
                 ErrorObject::invalid_params("missing resource `uri`"),
             );
         };
+        if uri.starts_with(crate::kept::SCHEME) {
+            return Self::read_kept(core, &req, &era, &uri);
+        }
         // A static resource first, else the first template (in list order)
         // that matches; what the caller may not see (or whose scopes its
         // token lacks: HTTP answers that with the step-up challenge before
@@ -292,6 +302,23 @@ impl Resources {
                 }
             },
         )
+    }
+
+    /// A whole result kept after a cut: to its caller only, to anyone else
+    /// as if it did not exist.
+    fn read_kept(core: &ServerCore, req: &Request<'_>, era: &Era, uri: &str) -> Outcome {
+        let owner = ServerCore::caller(req.session, era, req.info).owner(None);
+        let Some(contents) = core.kept.read(uri, owner.as_deref()) else {
+            return failed(req.id.clone(), resource_not_found(uri));
+        };
+        let mut result = ReadResourceResult::new(contents);
+        // Whose it is: never for a shared cache.
+        let modern = core.modern_fields(era, false);
+        result.result_type = modern.result_type;
+        result.ttl_ms = modern.ttl_ms;
+        result.cache_scope = modern.cache_scope;
+        result.meta = modern.meta;
+        Outcome::Reply(encode(&Response::new(req.id.clone(), result)))
     }
 
     /// `resources/subscribe` (`on`) and `resources/unsubscribe`: legacy only.

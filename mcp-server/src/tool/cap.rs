@@ -12,6 +12,8 @@
 //!   how many are shown, and how to get the rest.
 
 use mcp_types::{CallToolResult, ContentBlock};
+
+use crate::kept::Keeper;
 use serde_json::Value;
 
 pub use crate::common::DEFAULT_MAX_RESULT_CHARS;
@@ -34,18 +36,40 @@ struct Cut {
 }
 
 /// Cuts `result` to `cap` characters; `schema_declared` says whether the
-/// tool has an output schema. Cheap for a result under the cap: its bytes
-/// are summed, and characters counted only when the bytes exceed the cap.
-pub(crate) fn cap_result(result: &mut CallToolResult, cap: usize, schema_declared: bool) {
+/// tool has an output schema; `keeper`, where the whole result goes when
+/// the tool offers it (the cut result then links to it). Cheap for a
+/// result under the cap: its bytes are summed, and characters counted only
+/// when the bytes exceed the cap.
+pub(crate) fn cap_result(
+    result: &mut CallToolResult,
+    cap: usize,
+    schema_declared: bool,
+    keeper: Option<&Keeper>,
+) {
+    let full = keeper
+        .filter(|_| text_over(result, cap) || structured_over(result, cap))
+        .map(|_| result.clone());
     let mut cut = Cut::default();
     cap_text(result, cap, &mut cut);
     cap_structured(result, cap, schema_declared, &mut cut);
     if cut != Cut::default() {
-        result.content.push(ContentBlock::text(marker(&cut, cap)));
+        let link = keeper.zip(full.as_ref()).and_then(|(k, f)| k.keep(f));
+        let whole = link.as_ref().and_then(|l| match l {
+            ContentBlock::ResourceLink(l) => {
+                Some((l.uri.as_str(), keeper.map_or(0, |k| k.ttl.as_secs())))
+            }
+            _ => None,
+        });
+        result
+            .content
+            .push(ContentBlock::text(marker(&cut, cap, whole)));
+        result.content.extend(link);
     }
 }
 
-fn cap_text(result: &mut CallToolResult, cap: usize, cut: &mut Cut) {
+/// The text blocks' characters, when they exceed `cap` (bytes first: a
+/// character is at least one).
+fn text_chars_over(result: &CallToolResult, cap: usize) -> Option<usize> {
     let bytes: usize = result
         .content
         .iter()
@@ -53,7 +77,7 @@ fn cap_text(result: &mut CallToolResult, cap: usize, cut: &mut Cut) {
         .map(str::len)
         .sum();
     if bytes <= cap {
-        return;
+        return None;
     }
     let total: usize = result
         .content
@@ -61,9 +85,27 @@ fn cap_text(result: &mut CallToolResult, cap: usize, cut: &mut Cut) {
         .filter_map(ContentBlock::as_text)
         .map(|t| t.chars().count())
         .sum();
-    if total <= cap {
+    (total > cap).then_some(total)
+}
+
+fn text_over(result: &CallToolResult, cap: usize) -> bool {
+    text_chars_over(result, cap).is_some()
+}
+
+/// Whether the structured content's JSON exceeds `cap` (a lower bound
+/// first: most results are far under it, and are not serialized an extra
+/// time to know it).
+fn structured_over(result: &CallToolResult, cap: usize) -> bool {
+    result
+        .structured_content
+        .as_ref()
+        .is_some_and(|s| at_least(s, cap + 1) > cap && json_len(s) > cap)
+}
+
+fn cap_text(result: &mut CallToolResult, cap: usize, cut: &mut Cut) {
+    let Some(total) = text_chars_over(result, cap) else {
         return;
-    }
+    };
     let mut left = cap;
     let mut kept = Vec::with_capacity(result.content.len());
     for block in result.content.drain(..) {
@@ -90,14 +132,12 @@ fn cap_text(result: &mut CallToolResult, cap: usize, cut: &mut Cut) {
 }
 
 fn cap_structured(result: &mut CallToolResult, cap: usize, schema_declared: bool, cut: &mut Cut) {
+    if !structured_over(result, cap) {
+        return;
+    }
     let Some(structured) = result.structured_content.as_mut() else {
         return;
     };
-    // A lower bound first (a walk that stops at the cap): most results are
-    // far under it, and are not serialized an extra time to know it.
-    if at_least(structured, cap + 1) <= cap || json_len(structured) <= cap {
-        return;
-    }
     if let Some((total, path)) = longest_path(structured, &[]) {
         let all = array_at(structured, &path)
             .map(std::mem::take)
@@ -220,8 +260,9 @@ fn longest_path(value: &Value, here: &[Step]) -> Option<(usize, Vec<Step>)> {
     best
 }
 
-/// The marker ending a cut result.
-fn marker(cut: &Cut, cap: usize) -> String {
+/// The marker ending a cut result; `whole`: where the whole result is
+/// kept, and for how many seconds.
+fn marker(cut: &Cut, cap: usize, whole: Option<(&str, u64)>) -> String {
     let mut parts = Vec::new();
     if cut.text_total > 0 {
         parts.push(format!(
@@ -238,8 +279,15 @@ fn marker(cut: &Cut, cap: usize) -> String {
     if cut.structured_dropped {
         parts.push("the structured result was too large to send and was left out".to_owned());
     }
+    let rest = match whole {
+        Some((uri, secs)) => {
+            format!("The whole result is at resource {uri} (resources/read, for the next {secs} s)")
+        }
+        None => "Ask for less (a narrower query, or the tool's paging arguments if it has them)"
+            .to_owned(),
+    };
     format!(
-        "[result cut at {cap} characters: {}. Ask for less (a narrower query, or the tool's paging arguments if it has them).]",
+        "[result cut at {cap} characters: {}. {rest}.]",
         parts.join("; ")
     )
 }
@@ -258,7 +306,7 @@ mod tests {
         let mut r = CallToolResult::text("héllo");
         r.structured_content = Some(json!({"a": [1, 2, 3]}));
         let before = r.clone();
-        cap_result(&mut r, 100, true);
+        cap_result(&mut r, 100, true, None);
         assert_eq!(r, before);
     }
 
@@ -267,7 +315,7 @@ mod tests {
         let mut r = CallToolResult::text("ééééé");
         r.content.push(ContentBlock::image("aGk=", "image/png"));
         r.content.push(ContentBlock::text("more"));
-        cap_result(&mut r, 3, false);
+        cap_result(&mut r, 3, false, None);
         let t = texts(&r);
         assert_eq!(t[0], "ééé");
         assert_eq!(t.len(), 2, "the second text went, the marker came: {t:?}");
@@ -287,7 +335,7 @@ mod tests {
             .collect();
         let mut r = CallToolResult::text("ok");
         r.structured_content = Some(json!({"total": 1000, "items": items}));
-        cap_result(&mut r, 2000, true);
+        cap_result(&mut r, 2000, true, None);
         let s = r.structured_content.as_ref().unwrap();
         let kept = s["items"].as_array().unwrap().len();
         assert!(kept > 0 && kept < 1000, "{kept}");
@@ -307,10 +355,10 @@ mod tests {
         let mut r = CallToolResult::text("ok");
         r.structured_content = Some(json!({"blob": big}));
         let mut without_schema = r.clone();
-        cap_result(&mut without_schema, 100, false);
+        cap_result(&mut without_schema, 100, false, None);
         assert!(without_schema.structured_content.is_none());
         assert!(without_schema.is_error.is_none());
-        cap_result(&mut r, 100, true);
+        cap_result(&mut r, 100, true, None);
         assert!(r.structured_content.is_none());
         assert_eq!(r.is_error, Some(true));
         assert!(texts(&r)

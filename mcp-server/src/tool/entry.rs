@@ -156,6 +156,9 @@ pub struct ToolSpec {
     /// How long a result is reused for the same caller and arguments
     /// (a read-only tool only); `None`: never.
     pub cache: Option<std::time::Duration>,
+    /// How long the whole of a result cut to the cap stays readable by
+    /// its caller, at the link the cut result carries; `None`: not kept.
+    pub keep_full_result: Option<std::time::Duration>,
     /// MCP Apps: the `ui://` page the host shows with this tool's results
     /// (a resource of the server, served as
     /// [`apps::MIME_TYPE`](crate::apps::MIME_TYPE)).
@@ -184,6 +187,8 @@ pub struct ToolEntry {
     pub(crate) max_result_chars: Option<usize>,
     /// How long a result is reused (`ToolEntry::with_cache`).
     pub(crate) cache: Option<std::time::Duration>,
+    /// How long a cut result's whole is kept (`ToolEntry::keep_full_result`).
+    pub(crate) keep_full: Option<std::time::Duration>,
 }
 
 impl fmt::Debug for ToolEntry {
@@ -239,6 +244,7 @@ impl ToolEntry {
         entry.scopes = crate::auth::Scopes::of(spec.scopes);
         entry.timeout = spec.timeout;
         entry.cache = spec.cache;
+        entry.keep_full = spec.keep_full_result;
         if let Some(cap) = spec.max_result_chars {
             entry.set_max_result_chars(cap);
         }
@@ -271,6 +277,7 @@ impl ToolEntry {
             timeout: None,
             max_result_chars: None,
             cache: None,
+            keep_full: None,
         }
     }
 
@@ -362,6 +369,18 @@ impl ToolEntry {
         if self.max_result_chars.is_none() && cap != crate::tool::cap::DEFAULT_MAX_RESULT_CHARS {
             self.set_max_result_chars(cap);
         }
+    }
+
+    /// Keeps the whole of a result cut to the cap for `ttl`: the cut
+    /// result links to it (a `resource_link`), and the caller that made
+    /// the call, and no one else, reads it with `resources/read`. Above
+    /// zero and at most a day: anything else is refused when the tool is
+    /// added. A caller nothing tells apart (the 2026-07-28 era over HTTP
+    /// without authorization) gets no link.
+    #[must_use]
+    pub fn keep_full_result(mut self, ttl: std::time::Duration) -> Self {
+        self.keep_full = Some(ttl);
+        self
     }
 
     /// Reuses a result for `ttl` when the same caller calls with the same
@@ -457,11 +476,12 @@ impl ToolEntry {
     /// Runs the handler; a panic becomes an `isError` result. A sync
     /// handler has run when this returns.
     pub(crate) fn call(&self, args: Args<'static>, ctx: Context) -> CallFuture {
+        let keeper = self.keep_full.and(ctx.keeper().cloned());
         let started = match &self.handler {
             Handler::Sync(handler) => {
                 let make = || ctx.clone();
                 let outcome = catch_panic(|| handler(args, LazyContext(&make)));
-                return CallFuture::Done(Some(self.finish(outcome)));
+                return CallFuture::Done(Some(self.finish(outcome, keeper.as_ref())));
             }
             // Decoding the arguments happens here too, before any future.
             Handler::Async(handler) => catch_panic(|| handler(args, ctx)),
@@ -471,8 +491,9 @@ impl ToolEntry {
                 inner: crate::panic::CatchUnwind::new(future),
                 def: Arc::clone(&self.def),
                 shape: self.shape(),
+                keeper,
             },
-            Err(panic) => CallFuture::Done(Some(self.finish(Err(panic)))),
+            Err(panic) => CallFuture::Done(Some(self.finish(Err(panic), keeper.as_ref()))),
         }
     }
 
@@ -489,17 +510,25 @@ impl ToolEntry {
         ctx: &dyn Fn() -> Context,
     ) -> Result<CallToolResult, Args<'a>> {
         match &self.handler {
+            // A whole result is kept for whom the context names: the call
+            // goes the way that makes one.
+            Handler::Sync(_) if self.keep_full.is_some() => Err(args),
             Handler::Sync(handler) => {
-                Ok(self.finish(catch_panic(|| handler(args, LazyContext(ctx)))))
+                Ok(self.finish(catch_panic(|| handler(args, LazyContext(ctx))), None))
             }
             Handler::Async(_) => Err(args),
         }
     }
 
     /// The result as the client sees it: structured content wrapped where
-    /// the output schema says so, a panic as an `isError` result.
-    fn finish(&self, outcome: Result<CallToolResult, String>) -> CallToolResult {
-        finish(&self.def, self.shape(), outcome)
+    /// the output schema says so, cut to the cap (the whole kept by
+    /// `keeper`), a panic as an `isError` result.
+    fn finish(
+        &self,
+        outcome: Result<CallToolResult, String>,
+        keeper: Option<&crate::kept::Keeper>,
+    ) -> CallToolResult {
+        finish(&self.def, self.shape(), outcome, keeper)
     }
 }
 
@@ -516,7 +545,12 @@ pub(crate) struct Shape {
     cap: usize,
 }
 
-fn finish(def: &Tool, shape: Shape, outcome: Result<CallToolResult, String>) -> CallToolResult {
+fn finish(
+    def: &Tool,
+    shape: Shape,
+    outcome: Result<CallToolResult, String>,
+    keeper: Option<&crate::kept::Keeper>,
+) -> CallToolResult {
     match outcome {
         Ok(mut result) => {
             if shape.wrap_structured {
@@ -524,7 +558,12 @@ fn finish(def: &Tool, shape: Shape, outcome: Result<CallToolResult, String>) -> 
                     result.structured_content = Some(mcp_types::structured::wrap_value(v));
                 }
             }
-            crate::tool::cap::cap_result(&mut result, shape.cap, def.output_schema.is_some());
+            crate::tool::cap::cap_result(
+                &mut result,
+                shape.cap,
+                def.output_schema.is_some(),
+                keeper,
+            );
             result
         }
         Err(panic) => {
@@ -543,6 +582,7 @@ pub(crate) enum CallFuture {
         inner: crate::panic::CatchUnwind<BoxFuture<'static, CallToolResult>>,
         def: Arc<Tool>,
         shape: Shape,
+        keeper: Option<crate::kept::Keeper>,
     },
 }
 
@@ -559,9 +599,14 @@ impl Future for CallFuture {
                     .take()
                     .unwrap_or_else(|| CallToolResult::error("the call was already answered")),
             ),
-            CallFuture::Running { inner, def, shape } => Pin::new(inner)
+            CallFuture::Running {
+                inner,
+                def,
+                shape,
+                keeper,
+            } => Pin::new(inner)
                 .poll(cx)
-                .map(|outcome| finish(def, *shape, outcome)),
+                .map(|outcome| finish(def, *shape, outcome, keeper.as_ref())),
         }
     }
 }
@@ -751,6 +796,15 @@ pub(crate) fn check_settings(tools: &[ToolEntry]) -> Result<(), crate::Error> {
         }
         if let Some(cap) = tool.max_result_chars {
             check_result_cap(&format!("the result cap of tool `{}`", tool.name()), cap)?;
+        }
+        if let Some(ttl) = tool.keep_full {
+            if ttl.is_zero() || ttl > MAX_TIMEOUT {
+                return Err(crate::Error::Config(format!(
+                    "the kept full results of tool `{}` last {} ms: give above zero and at most a day",
+                    tool.name(),
+                    ttl.as_millis()
+                )));
+            }
         }
         if let Some(ttl) = tool.cache {
             let setting = format!("the cache of tool `{}`", tool.name());

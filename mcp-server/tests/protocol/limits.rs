@@ -500,3 +500,76 @@ async fn instances_sharing_a_store_answer_from_one_anothers_cache_per_caller() {
     assert_eq!(text(r), "w 3");
     assert_eq!(cache_one.stats().uncached, 1);
 }
+
+/// A long text and a long list, cut to small caps, their whole kept.
+#[derive(Debug)]
+pub struct Archive;
+
+#[tool(description = "An archive with long answers")]
+impl Archive {
+    #[describe("Everything, as text")]
+    #[tool(max_result_chars = 1_000, keep_full_result = "10m")]
+    pub fn dump(&self) -> String {
+        "d".repeat(5_000)
+    }
+
+    #[describe("Everything, without keeping the rest")]
+    #[tool(max_result_chars = 1_000)]
+    pub fn peek(&self) -> String {
+        "p".repeat(5_000)
+    }
+}
+
+#[tokio::test]
+async fn the_whole_of_a_cut_result_is_read_by_its_caller_and_no_one_else() {
+    let server = Server::builder("kept", "1").toolbox(Archive).build();
+    let mut a = Client::start(server.clone());
+    let mut b = Client::start(server);
+    let init = a.initialize("2025-11-25").await;
+    assert!(
+        init["result"]["capabilities"].get("resources").is_some(),
+        "kept results are read as resources: {init}"
+    );
+    b.initialize("2025-11-25").await;
+    let r = a.request(1, "tools/call", json!({"name": "dump"})).await;
+    let content = r["result"]["content"].as_array().unwrap();
+    assert_eq!(content[0]["text"].as_str().unwrap().len(), 1_000);
+    let link = content
+        .iter()
+        .find(|b| b["type"] == "resource_link")
+        .unwrap();
+    let uri = link["uri"].as_str().unwrap();
+    assert!(uri.starts_with("mcp-result:"), "{uri}");
+    let marker = content[1]["text"].as_str().unwrap();
+    assert!(
+        marker.contains(&format!("The whole result is at resource {uri}")),
+        "{marker}"
+    );
+    let read = a.request(2, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"].as_str().unwrap(),
+        "d".repeat(5_000)
+    );
+    // Another caller: it does not exist.
+    let refused = b.request(1, "resources/read", json!({"uri": uri})).await;
+    // As any unknown URI is answered.
+    let unknown = b
+        .request(2, "resources/read", json!({"uri": "mcp-result:00"}))
+        .await;
+    assert_eq!(
+        refused["error"]["code"], unknown["error"]["code"],
+        "{refused}"
+    );
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("resource not found"));
+    // A tool that does not keep its results has no link.
+    let r = a.request(3, "tools/call", json!({"name": "peek"})).await;
+    let content = r["result"]["content"].as_array().unwrap();
+    assert!(content.iter().all(|b| b["type"] != "resource_link"));
+    assert!(content[1]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Ask for less"));
+}

@@ -162,6 +162,16 @@ impl Tools {
         let timeout = entry.timeout.or(self.call_timeout);
         let plain = self.service.is_none() && timeout.is_none();
         let mut arguments = Args::from_text(params.arguments);
+        // A tool that keeps whole results keeps them for whom the call
+        // speaks for (none when nothing tells callers apart).
+        let keeper = entry.keep_full.and_then(|ttl| {
+            let owner = ServerCore::caller(session, &era, info).owner(None)?;
+            Some(crate::kept::Keeper {
+                results: Arc::clone(&core.kept),
+                owner,
+                ttl,
+            })
+        });
         let new_context = |asker| {
             Context::new(ContextParts {
                 request_id: id.clone(),
@@ -174,6 +184,7 @@ impl Tools {
                 asker,
                 identity: info.identity.clone(),
                 max_result_chars: entry.max_result_chars(),
+                keeper: keeper.clone(),
             })
         };
         if plain && entry.is_sync() && self.limits.has_room() {

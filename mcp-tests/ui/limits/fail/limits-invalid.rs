@@ -39,6 +39,12 @@ impl Reports {
     pub fn stale(&self) -> String {
         "read".into()
     }
+
+    #[describe("Keeps nothing")]
+    #[tool(max_result_chars = 100, keep_full_result = "0m")]
+    pub fn forgetful(&self) -> String {
+        "read".into()
+    }
 }
 
 fn main() {}
