@@ -60,6 +60,9 @@ struct Inner {
     asker: Asker,
     identity: Option<Arc<crate::auth::Identity>>,
     max_result_chars: usize,
+    /// Who calls, when a hook or a token makes it matter (what the tool
+    /// search filters by).
+    caller: Option<Arc<crate::policy::Caller>>,
 }
 
 impl fmt::Debug for Context {
@@ -88,6 +91,8 @@ pub(crate) struct ContextParts {
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
     /// The cap on the result of the tool being called.
     pub(crate) max_result_chars: usize,
+    /// Who calls, when the server's policy looks at it (tool calls only).
+    pub(crate) caller: Option<Arc<crate::policy::Caller>>,
 }
 
 impl Context {
@@ -107,6 +112,7 @@ impl Context {
                 asker: parts.asker,
                 identity: parts.identity,
                 max_result_chars: parts.max_result_chars,
+                caller: parts.caller,
             }),
         }
     }
@@ -130,8 +136,14 @@ impl Context {
                 asker: Asker::Nobody,
                 identity: None,
                 max_result_chars: crate::common::DEFAULT_MAX_RESULT_CHARS,
+                caller: None,
             }),
         }
+    }
+
+    /// Who calls, when the server's policy looks at it.
+    pub(crate) fn caller(&self) -> Option<&crate::policy::Caller> {
+        self.inner.caller.as_deref()
     }
 
     /// How to ask the client for input.

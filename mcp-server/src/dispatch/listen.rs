@@ -152,6 +152,7 @@ impl Listen {
             asker: crate::ask::Asker::Nobody,
             identity: None,
             max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
+            caller: None,
         });
         if let Err(e) = register_listen(session, &id, &ctx) {
             return failed(id, e);

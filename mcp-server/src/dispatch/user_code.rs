@@ -232,6 +232,7 @@ impl ServerCore {
             asker,
             identity: req.info.identity.clone(),
             max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
+            caller: None,
         });
         Ok((p, era, ctx))
     }

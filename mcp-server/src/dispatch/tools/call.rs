@@ -174,6 +174,7 @@ impl Tools {
                 asker,
                 identity: info.identity.clone(),
                 max_result_chars: entry.max_result_chars(),
+                caller: caller.clone(),
             })
         };
         if plain && entry.is_sync() && self.limits.has_room() {
