@@ -60,9 +60,10 @@ struct Inner {
     asker: Asker,
     identity: Option<Arc<crate::auth::Identity>>,
     max_result_chars: usize,
-    /// Who calls, when a hook or a token makes it matter (what the tool
-    /// search filters by).
-    caller: Option<Arc<crate::policy::Caller>>,
+    /// Who calls (a `policy::Caller`, type-erased as `server` is, so that
+    /// this module does not use `policy`), when a hook or a token makes it
+    /// matter: what the tool search filters by.
+    caller: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl fmt::Debug for Context {
@@ -91,8 +92,9 @@ pub(crate) struct ContextParts {
     pub(crate) identity: Option<Arc<crate::auth::Identity>>,
     /// The cap on the result of the tool being called.
     pub(crate) max_result_chars: usize,
-    /// Who calls, when the server's policy looks at it (tool calls only).
-    pub(crate) caller: Option<Arc<crate::policy::Caller>>,
+    /// Who calls (a `policy::Caller`), when the server's policy looks at
+    /// it (tool calls only).
+    pub(crate) caller: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Context {
@@ -141,8 +143,8 @@ impl Context {
         }
     }
 
-    /// Who calls, when the server's policy looks at it.
-    pub(crate) fn caller(&self) -> Option<&crate::policy::Caller> {
+    /// Who calls (a `policy::Caller`), when the server's policy looks at it.
+    pub(crate) fn caller_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
         self.inner.caller.as_deref()
     }
 

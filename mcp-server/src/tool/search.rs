@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use crate::context::Context;
 use crate::error::Error;
-use crate::policy::{ToolInfo, VisibilityHook};
+use crate::policy::{Caller, ToolInfo, VisibilityHook};
 
 /// The search tool's name unless [`ToolSearch::name`] sets another.
 pub const DEFAULT_NAME: &str = "search_tools";
@@ -317,7 +317,8 @@ pub(crate) fn entry(
 fn may_see(ctx: &Context, hook: Option<&VisibilityHook>, entry: &crate::tool::ToolEntry) -> bool {
     entry.scopes.allow(ctx.identity())
         && hook.is_none_or(|hook| {
-            ctx.caller().is_some_and(|caller| {
+            let caller = ctx.caller_any().and_then(|c| c.downcast_ref::<Caller>());
+            caller.is_some_and(|caller| {
                 hook(
                     caller,
                     &ToolInfo {

@@ -174,7 +174,7 @@ impl Tools {
                 asker,
                 identity: info.identity.clone(),
                 max_result_chars: entry.max_result_chars(),
-                caller: caller.clone(),
+                caller: caller.clone().map(|c| c as _),
             })
         };
         if plain && entry.is_sync() && self.limits.has_room() {
