@@ -128,9 +128,23 @@ impl ToolSearch {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the setting and the fix.
+    /// [`Error::Config`] naming the setting and the fix (the text of
+    /// [`problem`](Self::problem)).
     pub fn check<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Result<(), Error> {
-        let fail = |what: String| Err(Error::Config(format!("tool search: {what}")));
+        match self.problem(names) {
+            Some(problem) => Err(Error::Config(format!("tool search: {problem}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// What is wrong with the settings, given the tools there are (see
+    /// [`check`](Self::check)), or `None`.
+    pub fn problem<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+        self.check_all(names).err()
+    }
+
+    fn check_all<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
+        let fail = |what: String| Err(what);
         if !mcp_types::tool::is_valid_tool_name(&self.name) {
             return fail(format!(
                 "the search tool's name {:?} is not a valid tool name (1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`)",
