@@ -76,6 +76,9 @@ tests/compose/run.sh target/debug
 step "OpenAPI as tools: the openapi example serves a FastAPI application's document; Python mcp (legacy, 2026-07-28) calls every operation and checks what the API holds; the GitHub REST API's document (about 1,100 operations) loads whole and filtered, with its time and peak memory; bad documents refused at start"
 tests/openapi/run.sh target/debug
 
+step "tool search: the tool_search example (300 tools, two pinned) driven by Python mcp (legacy, 2026-07-28): the list offers the pinned tools and search_tools, a search finds a deep tool with its definition, calling it works, bad arguments get isError; a pin that does not exist refused at start"
+tests/tool_search/run.sh target/debug
+
 step "MCP Apps in a browser: headless Chromium hosts the notes board page with the official AppBridge (@modelcontextprotocol/ext-apps); its button calls add_note through the host; screenshot in target/test-output/apps/"
 tests/apps/run.sh target/debug/notes
 

@@ -13,7 +13,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_agent::{Agent, ToolSet};
+use mcp_agent::{Agent, ToolSet, ToolSetBuilder};
 use mcp_server::tool::search::ToolSearch;
 use mcp_server::Server;
 use mcp_test_support::tool_catalog::catalog;
@@ -34,11 +34,17 @@ async fn three_servers() -> Vec<mcp_client::Client> {
     clients
 }
 
-async fn set(search: Option<ToolSearch>) -> ToolSet {
+/// A set of the three servers.
+async fn builder() -> ToolSetBuilder {
     let mut builder = ToolSet::builder();
     for client in three_servers().await {
         builder = builder.server(client);
     }
+    builder
+}
+
+async fn set(search: Option<ToolSearch>) -> ToolSet {
+    let mut builder = builder().await;
     if let Some(search) = search {
         builder = builder.tool_search(search);
     }
@@ -178,11 +184,8 @@ async fn without_search_the_first_turn_offers_all_300_tools_and_is_far_larger() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_clashing_search_tool_and_an_unknown_pin_are_refused_by_name() {
-    let mut builder = ToolSet::builder();
-    for client in three_servers().await {
-        builder = builder.server(client);
-    }
-    let error = builder
+    let error = builder()
+        .await
         .tool_search(ToolSearch::new().name("billing_get_invoice"))
         .build()
         .await
