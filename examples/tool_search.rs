@@ -35,11 +35,19 @@ struct Args {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args: Args = command_line::parse();
-    let result = run(args).await;
-    stderr_logs::report("tool_search", result)
+    // A pinned tool that does not exist, a bad limit: refused here, by name
+    // (exit 2, as a refused command line).
+    let server = match server(args) {
+        Ok(server) => server,
+        Err(why) => {
+            eprintln!("tool_search: {why}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    stderr_logs::report("tool_search", server.serve_stdio().await)
 }
 
-async fn run(args: Args) -> Result<(), mcp_server::Error> {
+fn server(args: Args) -> Result<Server, mcp_server::Error> {
     let mut builder = Server::builder("tool_search", env!("CARGO_PKG_VERSION"));
     for domain in ["github", "calendar", "billing"] {
         builder = builder.tools(catalog(domain, 100));
@@ -50,6 +58,5 @@ async fn run(args: Args) -> Result<(), mcp_server::Error> {
             .limits(args.limit, DEFAULT_MAX_LIMIT.max(args.limit));
         builder = builder.tool_search(search);
     }
-    // A pinned tool that does not exist, a bad limit: refused here, by name.
-    builder.try_build()?.serve_stdio().await
+    builder.try_build()
 }

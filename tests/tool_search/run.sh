@@ -4,7 +4,7 @@
 # (tests/tool_search/python_search.py), --mode legacy and 2026-07-28, over
 # stdio: the list, a search for a deep tool, the call of what it found, bad
 # arguments. Then a pinned tool that does not exist: refused at start
-# (exit 1), naming it.
+# (exit 2), naming it.
 #
 #   tests/tool_search/run.sh <directory of the example binaries>
 #
@@ -16,11 +16,11 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="$(cd "${1:?usage: run.sh <directory of the example binaries>}" && pwd)"
 [ -x "$BIN/tool_search" ] || { echo "run.sh: '$BIN/tool_search' is not executable (cargo build -p mcp-examples)" >&2; exit 2; }
 . "$ROOT/.tools/env.sh"
+. "$ROOT/tests/lib.sh"
 [ -x "${MCP_PYTHON:-}" ] || { echo "run.sh: MCP_PYTHON is not set; rerun scripts/install-tools.sh" >&2; exit 1; }
 
-failed=0
-LOG="$(mktemp)"
-trap 'rm -f "$LOG"' EXIT
+scratch mcp-tool-search
+LOG="$WORK/py.log"
 SERVER=("$BIN/tool_search" --search --pin github_list_issue --pin calendar_list_event)
 for mode in legacy 2026-07-28; do
     if "$MCP_PYTHON" "$HERE/python_search.py" --mode "$mode" -- "${SERVER[@]}" >"$LOG" 2>&1; then
@@ -32,14 +32,6 @@ for mode in legacy 2026-07-28; do
     fi
 done
 
-# A pinned tool that does not exist: the server does not start, and says which.
-status=0
-"$BIN/tool_search" --search --pin github_list_isue </dev/null >"$LOG" 2>&1 || status=$?
-if [ "$status" -ne 0 ] && grep -q 'pinned tool `github_list_isue` does not exist' "$LOG"; then
-    echo "PASS a pinned tool that does not exist is refused at start (exit $status)"
-else
-    echo "FAIL a pinned tool that does not exist: exit $status"
-    sed 's/^/    /' "$LOG"
-    failed=1
-fi
+refused_at_start "a pinned tool that does not exist" 'the pinned tool `github_list_isue` does not exist' \
+    "$BIN/tool_search" --search --pin github_list_isue
 exit "$failed"
