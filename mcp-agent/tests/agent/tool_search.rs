@@ -207,3 +207,63 @@ async fn a_clashing_search_tool_and_an_unknown_pin_are_refused_by_name() {
         "tool search: the pinned tool `github_list_isue` does not exist"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_native_search_defers_all_but_the_pinned_tools_and_sends_its_blocks_back() {
+    let tools = set(None).await;
+    let names = tools.names();
+    let deferred: Vec<&String> = names
+        .iter()
+        .filter(|n| !PINNED.contains(&n.as_str()))
+        .collect();
+    let mut offered_names: Vec<&str> = names.iter().map(String::as_str).collect();
+    offered_names.push("tool_search_tool_bm25");
+    let search_blocks = json!([
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+         "input": {"query": "refund an invoice"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+         "content": {"type": "tool_search_tool_search_result",
+                     "tool_references": [{"type": "tool_reference", "tool_name": "billing_refund_invoice"}]}},
+    ]);
+    let script = json!({"steps": [
+        {"provider": "anthropic",
+         "expect": {"tools": offered_names, "deferred": deferred, "stream": false},
+         "respond": {"server_blocks": search_blocks,
+                     "tool_calls": [{"id": "toolu_r1", "name": "billing_refund_invoice",
+                                     "arguments": "{\"invoice_id\": \"in_42\"}"}]}},
+        {"provider": "anthropic",
+         "expect": {"deferred": deferred,
+                    "tool_results": [{"id": "toolu_r1", "contains": "billing_refund_invoice done"}]},
+         "respond": {"text": "Invoice in_42 is refunded."}},
+    ]});
+    let server = ScriptedModel::start(script, KEY);
+    // Streaming asked for: native search reads JSON answers all the same.
+    let model = mcp_agent::model::Anthropic::new(KEY, "claude-test")
+        .base_url(server.base_url())
+        .streaming(true)
+        .native_tool_search(PINNED);
+    let agent = Agent::builder(model, tools).max_tokens(300).build();
+    let outcome = within(agent.run("Refund invoice in_42"))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}\n{}", server.log()))
+        .into_outcome();
+    server.assert_clean();
+    assert_eq!(outcome.text, "Invoice in_42 is refunded.");
+    let bodies = server.bodies();
+    let search_tool = bodies[0]["tools"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        search_tool,
+        json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+    );
+    // The assistant turn goes back whole: the search blocks, then the call.
+    let echoed = &bodies[1]["messages"][1];
+    assert_eq!(echoed["role"], "assistant");
+    assert_eq!(echoed["content"][0], search_blocks[0]);
+    assert_eq!(echoed["content"][1], search_blocks[1]);
+    assert_eq!(echoed["content"][2]["type"], "tool_use");
+}
