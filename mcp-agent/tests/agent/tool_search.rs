@@ -111,6 +111,9 @@ async fn a_300_tool_set_offers_pinned_tools_and_search_then_what_a_search_found(
             ["calendar_list_event", "github_list_issue", "search_tools"],
             "{p}"
         );
+        // Its size: three definitions, where all 300 take about 140 kB.
+        let size = bodies[0].to_string().len();
+        assert!(size < 4_000, "{p}: the first request is {size} bytes");
         // What the search answered, as the model read it.
         let found: Value = serde_json::from_str(&outcome.tool_calls[0].reply).unwrap();
         assert_eq!(found["searched"], 300, "{p}: {found}");
