@@ -79,6 +79,9 @@ tests/openapi/run.sh target/debug
 step "limits hosts meet: the reports example with Python mcp (legacy, 2026-07-28): results cut at the default, a per-tool and a raised cap with their markers, the whole of a cut result read by its caller and refused to another, a long structured list, a picture, a cached quote per caller; the rate limit per caller; a zero rate refused at build"
 tests/limits/run.sh target/debug
 
+step "tool search: the tool_search example (300 tools, two pinned) driven by Python mcp (legacy, 2026-07-28): the list offers the pinned tools and search_tools, a search finds a deep tool with its definition, calling it works, bad arguments get isError; a pin that does not exist refused at start"
+tests/tool_search/run.sh target/debug
+
 step "MCP Apps in a browser: headless Chromium hosts the notes board page with the official AppBridge (@modelcontextprotocol/ext-apps); its button calls add_note through the host; screenshot in target/test-output/apps/"
 tests/apps/run.sh target/debug/notes
 

@@ -74,6 +74,13 @@ pub enum ToolSetError {
         /// The hook's error.
         message: String,
     },
+    /// The tool search's settings do not fit the set
+    /// ([`ToolSetBuilder::tool_search`](crate::ToolSetBuilder::tool_search)).
+    #[error("tool search: {message}")]
+    Search {
+        /// What is wrong, naming the setting.
+        message: String,
+    },
     /// A run named a tool the set does not have.
     #[error("no tool is named `{name}` (the tools are: {known})")]
     UnknownTool {

@@ -61,6 +61,10 @@ struct Inner {
     identity: Option<Arc<crate::auth::Identity>>,
     max_result_chars: usize,
     keeper: Option<crate::kept::Keeper>,
+    /// Who calls (a `policy::Caller`, type-erased as `server` is, so that
+    /// this module does not use `policy`), when a hook or a token makes it
+    /// matter: what the tool search filters by.
+    caller: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl fmt::Debug for Context {
@@ -91,6 +95,9 @@ pub(crate) struct ContextParts {
     pub(crate) max_result_chars: usize,
     /// Where the whole of a cut result goes (a tool that keeps them).
     pub(crate) keeper: Option<crate::kept::Keeper>,
+    /// Who calls (a `policy::Caller`), when the server's policy looks at
+    /// it (tool calls only).
+    pub(crate) caller: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Context {
@@ -111,6 +118,7 @@ impl Context {
                 identity: parts.identity,
                 max_result_chars: parts.max_result_chars,
                 keeper: parts.keeper,
+                caller: parts.caller,
             }),
         }
     }
@@ -135,8 +143,14 @@ impl Context {
                 identity: None,
                 max_result_chars: crate::common::DEFAULT_MAX_RESULT_CHARS,
                 keeper: None,
+                caller: None,
             }),
         }
+    }
+
+    /// Who calls (a `policy::Caller`), when the server's policy looks at it.
+    pub(crate) fn caller_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.inner.caller.as_deref()
     }
 
     /// How to ask the client for input.

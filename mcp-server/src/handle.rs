@@ -62,6 +62,11 @@ impl ServerHandle {
         }
     }
 
+    /// The live lists (the tool search reads the tools from them).
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
     /// Adds one tool. A name already in use (even by a disabled tool) is an error.
     pub fn add_tool(&self, tool: ToolEntry) -> Result<(), Error> {
         self.catalog.add(crate::tool::Items {

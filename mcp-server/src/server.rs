@@ -167,6 +167,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Tool search, for servers with more tools than a model's context
+    /// should hold: `tools/list` offers only the tools `search` pins and
+    /// one search tool, which ranks every tool the caller may see (by name,
+    /// description, and parameter names and descriptions) and answers with
+    /// the best matches' full definitions, as `structuredContent` (by its
+    /// output schema) and as JSON text. Every tool stays callable by name,
+    /// listed or not, and tools added, removed, enabled or disabled at run
+    /// time are searched as they are now. [`try_build`](Self::try_build)
+    /// refuses a search tool named as one of the server's tools, a pinned
+    /// tool that does not exist, and limits out of range (see
+    /// [`ToolSearch::check`](crate::tool::search::ToolSearch::check)).
+    ///
+    /// ```
+    /// use mcp_server::tool::search::ToolSearch;
+    /// use mcp_server::Server;
+    ///
+    /// let server = Server::builder("app", "1.0")
+    ///     .tool_search(ToolSearch::new().limits(5, 20))
+    ///     .build();
+    /// assert_eq!(server.tool_names(), ["search_tools"]);
+    /// ```
+    pub fn tool_search(mut self, search: crate::tool::search::ToolSearch) -> Self {
+        self.policy.tools.search = Some(Arc::new(search));
+        self
+    }
+
     /// Stops any call running longer than this (per-tool timeouts win) and
     /// answers it with an `isError` result.
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
@@ -438,6 +464,12 @@ impl ServerBuilder {
                 this.policy.tools.cache = Some(crate::policy::ResultCache::new());
             }
             None => {}
+        }
+        if let Some(search) = &this.policy.tools.search {
+            search.check(this.items.tools.iter().map(ToolEntry::name))?;
+            let visibility = this.policy.tools.visibility.clone();
+            let entry = crate::tool::search::entry(Arc::clone(search), visibility);
+            this.items.tools.push(entry);
         }
         let catalog = Catalog::new(this.items, max_result_chars)?;
         let ttl_ms = u64::try_from(this.list_ttl.as_millis()).unwrap_or(u64::MAX);

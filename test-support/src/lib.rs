@@ -13,6 +13,7 @@
 //! | [`scripted_model`] | | the scripted model server (`tests/agent/scripted_model.py`) |
 //! | `http_site` | `site` | a loopback HTTP server that records every request |
 //! | `calculator` | `tools` | [`Calculator`](calculator::Calculator), the one arithmetic toolbox of the tests |
+//! | `tool_catalog` | `tools` | a domain's hundred realistic tools, for the tool-search tests |
 //! | `tool_entries` | `tools` | the tools every test toolbox of mcp-server and mcp-client serves |
 //! | `server` | `server` | what mcp-server's tests drive a server with (clients, toolboxes, an issuer) |
 //! | `otel_capture` | `otel` | spans caught by OpenTelemetry's in-memory exporter |
@@ -32,6 +33,8 @@ pub mod http_site;
 
 #[cfg(feature = "tools")]
 pub mod calculator;
+#[cfg(feature = "tools")]
+pub mod tool_catalog;
 #[cfg(feature = "tools")]
 pub mod tool_entries;
 

@@ -115,6 +115,13 @@ Validation of every model request
   blocks are not empty/whitespace-only (except a final assistant prefill);
   tool names match ^[a-zA-Z0-9_-]{1,64}$ and are unique; a named tool_choice
   names an offered tool, tool_choice only with tools; max_tokens present.
+  Anthropic tool search (ToolParam.defer_loading: "Only loaded when returned
+  via tool_reference from tool search"): deferred tools need a tool search
+  tool (type tool_search_tool_bm25* or tool_search_tool_regex*), which is not
+  itself deferred, and not every tool may be deferred; a tool_use of a
+  deferred tool follows a tool_search_tool_result of the conversation whose
+  tool_references name it; a tool_search_tool_result answers a
+  server_tool_use before it in its message.
   Base64 media, everywhere in a request (Anthropic `image` / `document`
   blocks with `"source": {"type": "base64", ...}`, in messages and inside
   tool_result content; Chat `image_url` parts and Responses `input_image`
@@ -151,6 +158,8 @@ Script format
                                             Chat: function and custom tools; Responses: the
                                             function (and custom) tools' names; Anthropic: all tools)
         "no_tools": true,                   the request offers no tools (key absent or empty)
+        "deferred": ["add"],                Anthropic: exact set of the tools marked
+                                            `defer_loading: true` (tool search)
         "tool_choice": <JSON value> | "absent",   equal to the request's value; "absent" = key missing
         "stream": true | false,             the request's `stream` (missing = false)
         "tool_results": [{"id": "call_1", "contains": "5", "is_error": false,
@@ -221,6 +230,10 @@ Script format
                                         "arguments": "{\"a\": 2, \"b\": 3}"}],
          "stop_reason": "...", "usage": {"input": 10, "output": 5, "cached": 0, "reasoning": 0}}
             A normal answer; every key optional ("text" "" / absent = no text).
+            "server_blocks" (Anthropic, JSON answers only): raw content blocks
+            placed between the text and the tool_use blocks, e.g. a
+            server_tool_use of the tool search tool and its
+            tool_search_tool_result (checked by the SDK's Message model).
             "arguments" is the raw string the model writes (an object is
             accepted and serialized). OpenAI (Chat and Responses) passes it
             through as-is (it may be invalid JSON on purpose). Anthropic: when
@@ -744,6 +757,7 @@ def anthropic_rules(body: dict) -> list[str]:
                     problems.append(f"messages[{i}].content[{j}]: a second tool_result for {rid!r}")
                 seen_ids.add(rid)
 
+    problems += anthropic_deferral_rules(body)
     names = anthropic_tool_names(body)
     _check_tool_names(names, problems)
     choice = body.get("tool_choice")
@@ -752,6 +766,55 @@ def anthropic_rules(body: dict) -> list[str]:
             problems.append("tool_choice: may only be specified while providing tools")
         if choice.get("type") == "tool" and choice.get("name") not in {n for _, n in names}:
             problems.append(f"tool_choice names {choice.get('name')!r}, which is not among the offered tools")
+    return problems
+
+
+TOOL_SEARCH_TYPES = ("tool_search_tool_bm25", "tool_search_tool_regex")
+
+
+def anthropic_deferral_rules(body: dict) -> list[str]:
+    """Tool search with deferred loading (the SDK's ToolParam.defer_loading:
+    "If true, tool will not be included in initial system prompt. Only
+    loaded when returned via tool_reference from tool search"): deferred
+    tools need a tool search tool, which is itself not deferred, and not
+    every tool may be deferred; a tool_use of a deferred tool must follow a
+    tool_search_tool_result of the conversation whose tool_references name
+    it; a tool_search_tool_result answers a server_tool_use before it."""
+    problems: list[str] = []
+    tools = body.get("tools") or []
+    deferred = {t.get("name") for t in tools if t.get("defer_loading") is True}
+    searches = [t for t in tools if str(t.get("type", "")).startswith(TOOL_SEARCH_TYPES)]
+    if deferred and not searches:
+        problems.append("tools: deferred tools (defer_loading: true) need a tool search tool among the tools")
+    for t in searches:
+        if t.get("defer_loading") is True:
+            problems.append(f"tools: the tool search tool {t.get('name')!r} cannot be deferred")
+    if tools and len(deferred) == len(tools):
+        problems.append("tools: every tool is deferred; at least one must be loaded")
+    referenced: set[str] = set()
+    for i, msg in enumerate(body.get("messages") or []):
+        blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
+        server_uses: set[str] = set()
+        for j, block in enumerate(blocks):
+            kind = block.get("type")
+            if kind == "server_tool_use":
+                server_uses.add(block.get("id"))
+            elif kind == "tool_search_tool_result":
+                if block.get("tool_use_id") not in server_uses:
+                    problems.append(
+                        f"messages[{i}].content[{j}]: tool_search_tool_result for {block.get('tool_use_id')!r} "
+                        "answers no server_tool_use before it in the message"
+                    )
+                content = block.get("content") or {}
+                for ref in content.get("tool_references") or []:
+                    referenced.add(ref.get("tool_name"))
+            elif kind == "tool_use" and msg.get("role") == "assistant" and block.get("name") in deferred:
+                if block.get("name") not in referenced:
+                    problems.append(
+                        f"messages[{i}].content[{j}]: tool_use of the deferred tool {block.get('name')!r}, "
+                        "which no earlier tool_search_tool_result references (a deferred tool is loaded "
+                        "only when a tool_reference names it)"
+                    )
     return problems
 
 
@@ -1020,12 +1083,12 @@ def responses_rules(body: dict, produced: dict[str, dict]) -> list[str]:
 
 STEP_KEYS = {"provider", "expect", "respond", "delay_ms", "chunk_delay_ms", "comment"}
 EXPECT_KEYS = {"tools", "no_tools", "tool_choice", "stream", "tool_results", "last_user_contains",
-               "output_schema", "previous_response_id"}
+               "output_schema", "previous_response_id", "deferred"}
 RESULT_KEYS = {"id", "contains", "is_error", "image", "document"}
 OUTPUT_SCHEMA_KEYS = {"name", "properties", "strict"}
 PROVIDERS = ("openai", "anthropic", "openai_responses")
 CALL_KEYS = {"id", "name", "arguments"}
-NORMAL_KEYS = {"text", "tool_calls", "stop_reason", "usage", "headers"}
+NORMAL_KEYS = {"text", "tool_calls", "stop_reason", "usage", "headers", "server_blocks"}
 ERROR_KEYS = {"status", "headers", "message", "type", "code"}
 RAW_KEYS = {"status", "raw", "content_type", "headers"}
 TRUNCATE_KEYS = {"truncate_stream", "text", "tool_calls", "headers"}
@@ -1085,6 +1148,10 @@ def check_script(script: Any) -> list[dict]:
                 raise ScriptError(f"{where}.expect.output_schema.properties: must be a list of names")
             if "strict" in spec and not isinstance(spec["strict"], bool):
                 raise ScriptError(f"{where}.expect.output_schema.strict: must be true or false")
+        if "deferred" in expect and not (isinstance(expect["deferred"], list) and all(isinstance(t, str) for t in expect["deferred"])):
+            raise ScriptError(f"{where}.expect.deferred: must be a list of names")
+        if "server_blocks" in step.get("respond", {}) and step.get("provider") != "anthropic":
+            raise ScriptError(f"{where}.respond.server_blocks: Anthropic only (\"provider\": \"anthropic\")")
         if "previous_response_id" in expect and not isinstance(expect["previous_response_id"], str):
             raise ScriptError(f"{where}.expect.previous_response_id: \"absent\", \"previous\" or a response id")
         if "respond" not in step:
@@ -1277,6 +1344,11 @@ def expectation_problems(provider: str, step: dict, body: dict, last_response_id
         problems.append(f"expected the tools {sorted(expect['tools'])}, the request offers {sorted(names)}")
     if expect.get("no_tools") and body.get("tools"):
         problems.append(f"expected no tools, the request offers {sorted(names)}")
+    if "deferred" in expect:
+        deferred = sorted(t.get("name") for t in body.get("tools") or [] if t.get("defer_loading") is True)
+        if deferred != sorted(expect["deferred"]):
+            shown = deferred if len(deferred) <= 12 else f"{len(deferred)} tools: {deferred[:12]} ..."
+            problems.append(f"expected the deferred tools {sorted(expect['deferred'])}, the request defers {shown}")
     if "tool_choice" in expect:
         want = expect["tool_choice"]
         if want == "absent":
@@ -1546,6 +1618,7 @@ def anthropic_message(respond: dict, model: str, step_no: int, rid: str) -> dict
     text = respond.get("text") or ""
     tin, tout = _usage(respond)
     content: list[dict] = [{"type": "text", "text": text}] if text else []
+    content += respond.get("server_blocks") or []
     content += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": _anthropic_input(c)} for c in calls]
     return sdk_json(AnthropicMessage, {
         "id": rid, "type": "message", "role": "assistant", "model": model, "content": content,
@@ -2123,6 +2196,8 @@ class Handler(BaseHTTPRequestHandler):
                 if not truncate:
                     self.state.remember_response(rid, responses_output(respond, step_no)[0])
             else:
+                if respond.get("server_blocks"):
+                    raise ScriptError("respond.server_blocks: JSON answers only (a request without stream: true)")
                 events = anthropic_events(respond, model, step_no, rid, truncate)
             record["status"] = 200
             self._stream(events, headers, step.get("chunk_delay_ms", 0), close=truncate)

@@ -24,6 +24,60 @@ const ENDPOINT: Endpoint = Endpoint {
     official_host: "api.anthropic.com",
 };
 const VERSION: &str = "2023-06-01";
+/// The tool search tool's type, as the Messages API names it
+/// (`ToolSearchToolBm25_20251119Param` in the official SDKs).
+pub const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
+/// The tool search tool's name (its type's fixed name).
+pub const TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
+/// How many answers with tool search blocks are kept to send back (a run's
+/// turns; the oldest go first).
+const KEPT_ANSWERS: usize = 256;
+
+/// Anthropic's own tool search: which tools stay loaded, and the answers
+/// whose search blocks go back with their turn.
+#[derive(Debug, Default)]
+struct NativeSearch {
+    pinned: Vec<String>,
+    /// An answer's whole `content`, by the id of its first `tool_use`.
+    kept: std::sync::Mutex<std::collections::VecDeque<(String, Vec<Value>)>>,
+}
+
+impl NativeSearch {
+    /// The content of the answer whose first call is `calls[0]`, when it
+    /// held search blocks.
+    fn content_of(&self, calls: &[ToolCall]) -> Option<Vec<Value>> {
+        let first = &calls.first()?.id;
+        let kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.iter()
+            .find(|(id, _)| id == first)
+            .map(|(_, c)| c.clone())
+    }
+
+    /// Keeps `answer`'s content when it holds server tool blocks and calls.
+    fn keep(&self, answer: &Value) {
+        let Some(content) = answer.get("content").and_then(Value::as_array) else {
+            return;
+        };
+        let server_side = content.iter().any(|b| b["type"] == "server_tool_use");
+        let first_call = content
+            .iter()
+            .find(|b| b["type"] == "tool_use")
+            .and_then(|b| b["id"].as_str());
+        if let (true, Some(id)) = (server_side, first_call) {
+            let mut kept = self
+                .kept
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if kept.len() == KEPT_ANSWERS {
+                kept.pop_front();
+            }
+            kept.push_back((id.to_owned(), content.clone()));
+        }
+    }
+}
 
 /// The Messages `tools` array: `{name, description, input_schema}`.
 pub fn tools(tools: &[ToolDef]) -> Vec<Value> {
@@ -63,6 +117,7 @@ pub struct Anthropic {
     http: HttpOptions,
     streaming: bool,
     max_tokens: u32,
+    native_search: Option<std::sync::Arc<NativeSearch>>,
 }
 
 impl fmt::Debug for Anthropic {
@@ -73,6 +128,10 @@ impl fmt::Debug for Anthropic {
             .field("http", &self.http)
             .field("streaming", &self.streaming)
             .field("max_tokens", &self.max_tokens)
+            .field(
+                "native_search",
+                &self.native_search.as_ref().map(|n| &n.pinned),
+            )
             .finish()
     }
 }
@@ -88,6 +147,7 @@ impl Anthropic {
             http: HttpOptions::new(DEFAULT_BASE_URL.to_owned()),
             streaming: true,
             max_tokens: 4096,
+            native_search: None,
         }
     }
 
@@ -109,6 +169,47 @@ impl Anthropic {
 
     http_builder_methods!();
 
+    /// Uses Anthropic's own tool search: requests offer the tool search
+    /// tool ([`TOOL_SEARCH_TYPE`], BM25 over the tools' names, descriptions
+    /// and parameters) and mark every tool but the `pinned` ones
+    /// `defer_loading: true`, so the model reads a deferred tool's
+    /// definition only once a search returned it. The search runs on
+    /// Anthropic's side; its blocks (`server_tool_use`,
+    /// `tool_search_tool_result`) are sent back with their turn, as the API
+    /// loads a deferred tool only when the conversation references it.
+    ///
+    /// Requests then read JSON answers, even with
+    /// [`streaming`](Self::streaming): the search blocks are taken from the
+    /// whole answer. For the models that support it (see Anthropic's tool
+    /// search documentation); for the others, use the tool set's own search
+    /// (`ToolSetBuilder::tool_search`), which works with every provider.
+    pub fn native_tool_search<I, S>(mut self, pinned: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.native_search = Some(std::sync::Arc::new(NativeSearch {
+            pinned: pinned.into_iter().map(Into::into).collect(),
+            kept: std::sync::Mutex::default(),
+        }));
+        self
+    }
+
+    /// The `tools` array: as [`tools`] makes it, or under native tool
+    /// search with the deferred tools marked and the search tool added.
+    fn tools_of(&self, defs: &[ToolDef]) -> Vec<Value> {
+        let mut tools = tools(defs);
+        if let Some(native) = &self.native_search {
+            for tool in &mut tools {
+                if !native.pinned.iter().any(|p| tool["name"] == p.as_str()) {
+                    tool["defer_loading"] = true.into();
+                }
+            }
+            tools.push(json!({"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH_NAME}));
+        }
+        tools
+    }
+
     /// The request body for `request`.
     fn request_body(&self, request: &ChatRequest, stream: bool) -> Value {
         let mut body = Map::new();
@@ -126,9 +227,10 @@ impl Anthropic {
         if !system.is_empty() {
             body.insert("system".into(), system.join("\n\n").into());
         }
-        body.insert("messages".into(), messages(&request.messages).into());
+        let kept = |calls: &[ToolCall]| self.native_search.as_ref()?.content_of(calls);
+        body.insert("messages".into(), messages(&request.messages, kept).into());
         if !request.tools.is_empty() {
-            body.insert("tools".into(), tools(&request.tools).into());
+            body.insert("tools".into(), self.tools_of(&request.tools).into());
             body.insert("tool_choice".into(), tool_choice(&request.tool_choice));
         }
         if let Some(output) = &request.output {
@@ -171,14 +273,22 @@ fn tool_result_content(result: &crate::chat::ToolResult) -> Value {
 
 /// The `messages` array: one message per turn, consecutive messages of the
 /// same role merged (the API wants the roles to alternate), `tool_result`
-/// blocks first in their user message.
-fn messages(messages: &[ChatMessage]) -> Vec<Value> {
+/// blocks first in their user message. An answer `kept` has (its server
+/// tool blocks) is sent back whole.
+fn messages(
+    messages: &[ChatMessage],
+    kept: impl Fn(&[ToolCall]) -> Option<Vec<Value>>,
+) -> Vec<Value> {
     let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
     for message in messages {
         let (role, blocks) = match message {
             ChatMessage::System { .. } => continue,
             ChatMessage::User { text } => ("user", text_block(text)),
             ChatMessage::Assistant { text, tool_calls } => {
+                if let Some(content) = kept(tool_calls) {
+                    turns.push(("assistant", content));
+                    continue;
+                }
                 let mut blocks = text_block(text);
                 blocks.extend(tool_calls.iter().map(|call| {
                     let input = serde_json::from_str::<Value>(&call.arguments)
@@ -311,7 +421,7 @@ impl Wire for Anthropic {
     }
 
     fn streaming(&self) -> bool {
-        self.streaming
+        self.streaming && self.native_search.is_none()
     }
 
     fn url(&self) -> String {
@@ -341,6 +451,12 @@ impl Wire for Anthropic {
 
     fn parse(value: &Value) -> Result<ChatResponse, ModelError> {
         parse(value)
+    }
+
+    fn keep(&self, answer: &Value) {
+        if let Some(native) = &self.native_search {
+            native.keep(answer);
+        }
     }
 }
 

@@ -33,6 +33,10 @@ pub(crate) trait Wire: Send + Sync {
     fn body(&self, request: &ChatRequest, stream: bool) -> Value;
     /// Reads a JSON answer.
     fn parse(value: &Value) -> Result<ChatResponse, ModelError>;
+    /// Sees each JSON answer read whole, for a provider that must send
+    /// parts of it back that a [`ChatResponse`] does not carry (Anthropic's
+    /// server-side tool search blocks).
+    fn keep(&self, _answer: &Value) {}
 }
 
 /// Reads one provider's event stream into deltas and the whole answer.
@@ -114,7 +118,9 @@ async fn send<W: Wire>(wire: &W, request: &ChatRequest) -> Result<Answer<W::Deco
     if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
         return Err(super::http::error_object(W::PROVIDER, error));
     }
-    W::parse(&value).map(Answer::Json)
+    let response = W::parse(&value)?;
+    wire.keep(&value);
+    Ok(Answer::Json(response))
 }
 
 /// Sends a request and waits for the whole answer (reading the event stream

@@ -138,6 +138,7 @@ enum Turn {
 async fn step(run: &Run<'_>, state: &mut State, turn: usize, emit: &Emit) -> Result<Turn, Stop> {
     let agent = run.agent;
     let view = view_for(run, turn, emit).await?;
+    let view = agent.tools.offered(view, &state.outcome.transcript);
     let request = ChatRequest {
         messages: state.outcome.transcript.clone(),
         tools: view.definitions(),

@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use mcp_client::Client;
+use mcp_server::tool::search::ToolSearch;
 use mcp_server::{ToolBox, ToolEntry};
 use mcp_wire::sync::lock;
 
@@ -16,6 +17,7 @@ use crate::catalog::ToolSetError;
 #[derive(Debug, Default)]
 pub struct ToolSetBuilder {
     sources: Vec<Source>,
+    search: Option<ToolSearch>,
 }
 
 impl ToolSetBuilder {
@@ -42,6 +44,41 @@ impl ToolSetBuilder {
     /// Adds a source configured with a prefix, allow or block lists.
     pub fn attach(mut self, source: Source) -> Self {
         self.sources.push(source);
+        self
+    }
+
+    /// Tool search, for sets with more tools than a model should read each
+    /// turn: a run offers the model the tools `search` pins and one search
+    /// tool (BM25 over names, descriptions and parameters, as a server's
+    /// search mode ranks), and from the next turn on also every tool a
+    /// search found. Calls reach the offered tools as usual.
+    /// [`build`](Self::build) refuses a search tool named as a tool of the
+    /// set, a pinned tool the set does not have, and limits out of range.
+    ///
+    /// ```
+    /// use mcp_agent::ToolSet;
+    /// use mcp_server::tool::search::ToolSearch;
+    /// use mcp_server::tool;
+    ///
+    /// pub struct Clock;
+    ///
+    /// #[tool(description = "Time keeping")]
+    /// impl Clock {
+    ///     #[describe("The current Unix time in seconds")]
+    ///     pub fn now(&self) -> u64 {
+    ///         1_700_000_000
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let set = ToolSet::builder().toolbox(Clock).tool_search(ToolSearch::new().pin(["nope"]));
+    /// let error = set.build().await.unwrap_err().to_string();
+    /// assert_eq!(error, "tool search: the pinned tool `nope` does not exist");
+    /// # }
+    /// ```
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.search = Some(search);
         self
     }
 
@@ -86,12 +123,18 @@ impl ToolSetBuilder {
             listings.push(list_source(state).await?);
         }
         let tools = assemble(&states, &listings)?;
+        if let Some(search) = &self.search {
+            if let Some(message) = search.problem(tools.by_name.keys().map(String::as_str)) {
+                return Err(ToolSetError::Search { message });
+            }
+        }
         for (state, listing) in states.iter().zip(listings) {
             *lock(&state.listing) = listing;
         }
         Ok(ToolSet {
             inner: Arc::new(Inner {
                 sources: states,
+                search: self.search,
                 tools: Mutex::new(Arc::new(tools)),
                 refresh: tokio::sync::Mutex::new(()),
             }),

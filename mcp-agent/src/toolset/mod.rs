@@ -9,6 +9,7 @@
 mod assemble;
 mod builder;
 mod caller;
+mod search;
 mod source;
 
 use std::fmt;
@@ -66,6 +67,8 @@ pub struct ToolSet {
 
 struct Inner {
     sources: Vec<SourceState>,
+    /// Tool search: a turn offers the pinned tools, those found, and the search tool.
+    search: Option<mcp_server::tool::search::ToolSearch>,
     tools: Mutex<Arc<Tools>>,
     /// Serializes refreshes so two runs do not list the same servers twice.
     refresh: tokio::sync::Mutex<()>,
@@ -90,6 +93,7 @@ impl ToolSet {
         ToolSet {
             inner: Arc::new(Inner {
                 sources: Vec::new(),
+                search: None,
                 tools: Mutex::new(Arc::new(Tools::default())),
                 refresh: tokio::sync::Mutex::new(()),
             }),
@@ -152,6 +156,20 @@ impl ToolSet {
         }
         *lock(&self.inner.tools) = Arc::new(tools);
         Ok(true)
+    }
+
+    /// The tools a turn offers: with [tool search](ToolSetBuilder::tool_search),
+    /// the pinned ones, those the run's searches found (read from
+    /// `transcript`) and the search tool; else all of `view`.
+    pub(crate) fn offered(
+        &self,
+        view: ToolView,
+        transcript: &[crate::chat::ChatMessage],
+    ) -> ToolView {
+        match &self.inner.search {
+            Some(search) => search::offered(search, view, transcript),
+            None => view,
+        }
     }
 
     pub(crate) fn current(&self) -> Arc<Tools> {

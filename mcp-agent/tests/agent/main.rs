@@ -20,3 +20,4 @@ pub mod rich;
 pub mod scripted;
 pub mod strict;
 pub mod support_smoke;
+pub mod tool_search;

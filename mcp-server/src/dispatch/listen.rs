@@ -153,6 +153,7 @@ impl Listen {
             identity: None,
             max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
             keeper: None,
+            caller: None,
         });
         if let Err(e) = register_listen(session, &id, &ctx) {
             return failed(id, e);

@@ -172,6 +172,8 @@ pub(crate) struct ToolPolicy {
     pub(crate) limiters: Option<Arc<crate::policy::rate::Limiters>>,
     /// Where tools marked `cache` keep their results.
     pub(crate) cache: Option<crate::policy::ResultCache>,
+    /// Tool search: `tools/list` offers only the pinned tools and the search tool.
+    pub(crate) search: Option<Arc<crate::tool::search::ToolSearch>>,
 }
 
 /// What a transport knows about one request beyond its body.

@@ -233,6 +233,7 @@ impl ServerCore {
             identity: req.info.identity.clone(),
             max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
             keeper: None,
+            caller: None,
         });
         Ok((p, era, ctx))
     }

@@ -8,7 +8,9 @@
 //! results), `args` (decoding a call's arguments), `schema` (the JSON
 //! Schemas of arguments and results), `dynamic` (tools made at run time), `rules` (the `#[param]` rules: what
 //! a parameter accepts, checked before the call, and the words a refusal uses),
-//! `bounds` (what a bound may apply to, checked when the code compiles).
+//! `bounds` (what a bound may apply to, checked when the code compiles);
+//! [`search`] (tool search: the pinned tools and a search tool listed, the
+//! rest found by a ranked search).
 
 pub(crate) mod args;
 pub(crate) mod bounds;
@@ -17,6 +19,7 @@ pub(crate) mod dynamic;
 pub(crate) mod entry;
 pub(crate) mod rules;
 pub(crate) mod schema;
+pub mod search;
 pub(crate) mod service;
 
 pub(crate) use args::*;

@@ -16,6 +16,7 @@ pub mod limits;
 pub mod offers_http;
 pub mod policy;
 pub mod requires_client;
+pub mod tool_search;
 
 #[cfg(feature = "stdio")]
 pub mod asking;

@@ -165,7 +165,10 @@ impl Tools {
         // A tool that keeps whole results keeps them for whom the call
         // speaks for (none when nothing tells callers apart).
         let keeper = entry.keep_full.and_then(|ttl| {
-            let owner = ServerCore::caller(session, &era, info).owner(None)?;
+            let owner = match &caller {
+                Some(caller) => caller.owner(None),
+                None => ServerCore::caller(session, &era, info).owner(None),
+            }?;
             Some(crate::kept::Keeper {
                 results: Arc::clone(&core.kept),
                 owner,
@@ -185,6 +188,7 @@ impl Tools {
                 identity: info.identity.clone(),
                 max_result_chars: entry.max_result_chars(),
                 keeper: keeper.clone(),
+                caller: caller.clone().map(|c| c as _),
             })
         };
         if plain && entry.is_sync() && self.limits.has_room() {

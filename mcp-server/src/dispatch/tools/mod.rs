@@ -49,6 +49,8 @@ pub(crate) struct Tools {
     /// requests).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     rate_limits: Option<Arc<crate::policy::rate::Limiters>>,
+    /// Tool search: only the pinned tools and the search tool are listed.
+    search: Option<Arc<crate::tool::search::ToolSearch>>,
 }
 
 /// The tool list as the result cache sees it: what retires its entries.
@@ -95,6 +97,7 @@ impl Tools {
             call_timeout: policy.call_timeout,
             limits: policy.limits,
             rate_limits: policy.limiters,
+            search: policy.search,
         }
     }
 
@@ -185,10 +188,11 @@ impl Tools {
         // A client that did not declare Apps sees no tool only the app
         // calls, and no tool's `_meta.ui`.
         let hide_apps = core.hides_apps(&era);
-        let page = if per_caller || hide_apps {
+        let page = if per_caller || hide_apps || self.search.is_some() {
             let caller = per_caller.then(|| ServerCore::caller(session, &era, info));
             registry.page_filtered(p.cursor.as_deref(), core.page_size, |t| {
-                caller.as_ref().is_none_or(|c| self.tool_visible(c, t))
+                self.search.as_ref().is_none_or(|s| s.is_listed(t.name()))
+                    && caller.as_ref().is_none_or(|c| self.tool_visible(c, t))
                     && !(hide_apps && crate::apps::tool_ui(t.tool()).is_some_and(|u| u.app_only()))
             })
         } else {
