@@ -33,15 +33,29 @@ impl Authenticator {
         let found = found_in(flow)?;
         let (client_id, secret) = self.known_identity(flow)?;
         let auth = self.token_auth(found, &client_id, secret.as_deref())?;
-        let form = vec![
+        let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
             ("refresh_token", refresh),
-            ("resource", found.resource.clone()),
         ];
+        form.extend(self.resource_parameter(found).map(|r| ("resource", r)));
         let token = self
             .token_request(found, form, auth, key.as_deref())
             .await?;
         self.keep(flow, token).await
+    }
+
+    /// The `resource` parameter of authorization and token requests: the
+    /// resource the server's metadata names, unless [`OAuth::resource`]
+    /// gives another or [`OAuth::without_resource`] none.
+    ///
+    /// [`OAuth::resource`]: super::OAuth::resource
+    /// [`OAuth::without_resource`]: super::OAuth::without_resource
+    fn resource_parameter(&self, found: &Found) -> Option<String> {
+        match &self.oauth.resource {
+            super::ResourceParameter::Discovered => Some(found.resource.clone()),
+            super::ResourceParameter::Given(resource) => Some(resource.clone()),
+            super::ResourceParameter::Omitted => None,
+        }
     }
 
     /// The pre-registered id and secret, if any, once the issuer found is
@@ -250,6 +264,7 @@ impl Authenticator {
             .then_some(())
             .ok_or_else(|| AuthError::Insecure(idp.token_endpoint.clone()))?;
         let id_token = (idp.id_token)();
+        let resource = self.resource_parameter(found);
         let mut form = vec![
             (
                 "grant_type",
@@ -262,8 +277,10 @@ impl Authenticator {
             ),
             ("requested_token_type", ID_JAG),
             ("audience", found.meta.issuer.as_str()),
-            ("resource", found.resource.as_str()),
         ];
+        if let Some(resource) = &resource {
+            form.push(("resource", resource.as_str()));
+        }
         if let Some(id) = &idp.client_id {
             form.push(("client_id", id.as_str()));
         }
@@ -294,7 +311,11 @@ impl Authenticator {
         let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
         let (client_id, secret) = self.known_identity(flow)?;
-        let mut form = vec![("resource", found.resource.clone())];
+        let mut form: Vec<(&'static str, String)> = self
+            .resource_parameter(found)
+            .map(|r| ("resource", r))
+            .into_iter()
+            .collect();
         let jwt_bearer = || ("grant_type", JWT_BEARER.to_owned());
         let auth = match &self.oauth.credentials {
             Some(Credentials::Workload(assertion)) => {
@@ -339,13 +360,13 @@ impl Authenticator {
         let found = found_in(flow)?;
         let code = code_from(&found.meta, &params, &request.state)?;
         let auth = self.token_auth(found, &request.client_id, request.secret.as_deref())?;
-        let form = vec![
+        let mut form = vec![
             ("grant_type", "authorization_code".to_owned()),
             ("code", code),
             ("redirect_uri", redirect_uri.clone()),
             ("code_verifier", request.verifier),
-            ("resource", found.resource.clone()),
         ];
+        form.extend(self.resource_parameter(found).map(|r| ("resource", r)));
         self.token_request(found, form, auth, key.as_deref()).await
     }
 
@@ -365,6 +386,7 @@ impl Authenticator {
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(Sha256::digest(verifier.as_bytes()));
         let state = random_b64(16)?;
+        let resource = self.resource_parameter(found);
         let mut query = vec![
             ("response_type", "code"),
             ("client_id", client_id.as_str()),
@@ -372,8 +394,10 @@ impl Authenticator {
             ("state", state.as_str()),
             ("code_challenge", challenge.as_str()),
             ("code_challenge_method", "S256"),
-            ("resource", found.resource.as_str()),
         ];
+        if let Some(resource) = &resource {
+            query.push(("resource", resource.as_str()));
+        }
         if let Some(scope) = scope {
             query.push(("scope", scope));
         }
