@@ -381,7 +381,7 @@ impl Authenticator {
     ) -> Result<AuthorizationRequest, AuthError> {
         let (client_id, secret) = self.identity(flow, redirect_uri).await?;
         let found = found_in(flow)?;
-        let endpoint = authorization_endpoint(found)?;
+        let endpoint = authorization_endpoint(found, self.oauth.assumed_pkce.as_ref())?;
         let verifier = random_b64(32)?;
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(Sha256::digest(verifier.as_bytes()));
@@ -448,16 +448,24 @@ struct AuthorizationRequest {
     secret: Option<String>,
 }
 
-/// The authorization endpoint, once the issuer is known to do PKCE with S256.
-fn authorization_endpoint(found: &Found) -> Result<String, AuthError> {
+/// The authorization endpoint, once the issuer is known to do PKCE with
+/// S256: its metadata says so, or (metadata silent) the application said
+/// so of this very issuer (`assumed`).
+fn authorization_endpoint(
+    found: &Found,
+    assumed: Option<&super::Issuer>,
+) -> Result<String, AuthError> {
     let meta = &found.meta;
     match &meta.code_challenge_methods_supported {
         Some(methods) if methods.iter().any(|m| m == "S256") => {}
         // The 2025-03-26 default endpoints come without metadata to say.
         None if !found.discovered => {}
+        None if assumed.is_some_and(|issuer| issuer.admits(&meta.issuer)) => {}
         _ => {
             return Err(AuthError::Unsupported(format!(
-                "the issuer `{}` does not advertise PKCE with S256",
+                "the issuer `{}` does not advertise PKCE with S256 (an issuer documented to do it \
+                 without saying so in its metadata, such as Entra ID, can be named with \
+                 OAuth::assume_pkce_s256)",
                 meta.issuer
             )))
         }

@@ -270,6 +270,8 @@ pub struct OAuth {
     pub(crate) resource: ResourceParameter,
     /// What the scopes asked for become before they are sent.
     pub(crate) shape_scopes: Option<ScopeShaper>,
+    /// An issuer known to do PKCE with S256 though its metadata is silent.
+    pub(crate) assumed_pkce: Option<Issuer>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -309,6 +311,7 @@ impl OAuth {
             dpop: None,
             resource: ResourceParameter::Discovered,
             shape_scopes: None,
+            assumed_pkce: None,
         }
     }
 
@@ -529,6 +532,19 @@ impl OAuth {
         shape: impl Fn(Vec<String>) -> Vec<String> + Send + Sync + 'static,
     ) -> Self {
         self.shape_scopes = Some(Arc::new(shape));
+        self
+    }
+
+    /// Takes the authorization server `issuer` to do PKCE with S256 although
+    /// its metadata has no `code_challenge_methods_supported`. The spec has
+    /// clients refuse such a server, and the client does, except for the
+    /// issuer named here (spelled as its metadata spells `issuer`): Entra
+    /// ID documents PKCE with S256 for its authorization code flow but does
+    /// not advertise it. A server whose metadata lists methods without
+    /// S256 is still refused.
+    #[must_use]
+    pub fn assume_pkce_s256(mut self, issuer: impl Into<Issuer>) -> Self {
+        self.assumed_pkce = Some(issuer.into());
         self
     }
 

@@ -127,6 +127,52 @@ async fn entra_style_no_resource_default_scopes_and_the_client_id_in_aud() {
 }
 
 #[tokio::test]
+async fn an_issuer_silent_about_pkce_is_used_only_when_the_application_names_it() {
+    // Entra ID's metadata has no `code_challenge_methods_supported`.
+    let silent = || Script {
+        meta: json!({"code_challenge_methods_supported": null}),
+        ..Script::default()
+    };
+    let (url, a) = protected_notes(silent()).await;
+    let client = connect(signing_in().assume_pkce_s256(a.url.as_str()), &url).await;
+    assert_eq!(read_note(&client).await, "hello");
+    client.close().await;
+    let method = get(
+        &a.seen.lock().unwrap().authorizations[0],
+        "code_challenge_method",
+    )
+    .map(str::to_owned);
+    assert_eq!(method.as_deref(), Some("S256"));
+
+    // Named for another issuer: refused as the spec asks, the user never sent.
+    let (url, a) = protected_notes(silent()).await;
+    let message = refusal(
+        signing_in().assume_pkce_s256("https://login.example.com"),
+        &url,
+    )
+    .await;
+    assert!(
+        message.contains("does not advertise PKCE with S256")
+            && message.contains("OAuth::assume_pkce_s256"),
+        "{message}"
+    );
+    assert!(a.seen.lock().unwrap().authorizations.is_empty());
+
+    // Methods listed without S256: refused even when named.
+    let (url, a) = protected_notes(Script {
+        meta: json!({"code_challenge_methods_supported": ["plain"]}),
+        ..Script::default()
+    })
+    .await;
+    let message = refusal(signing_in().assume_pkce_s256(a.url.as_str()), &url).await;
+    assert!(
+        message.contains("does not advertise PKCE with S256"),
+        "{message}"
+    );
+    assert!(a.seen.lock().unwrap().authorizations.is_empty());
+}
+
+#[tokio::test]
 async fn the_same_client_with_the_resource_parameter_is_refused_by_an_entra_style_issuer() {
     let (url, a) = protected_notes(Script {
         resource: ResourceRule::Absent,
