@@ -31,7 +31,7 @@ impl Authenticator {
         };
         let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
-        let (client_id, secret) = self.known_identity(flow)?;
+        let (client_id, secret) = self.registered_identity(flow)?;
         let auth = self.token_auth(found, &client_id, secret.as_deref())?;
         let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
@@ -73,19 +73,33 @@ impl Authenticator {
         Ok(Some((client.id.clone(), client.secret.clone())))
     }
 
-    /// The client's id and secret when already known (pre-registered with
-    /// this issuer, or registered with it before: the store keeps
-    /// registrations per issuer).
-    fn known_identity(&self, flow: &Flow) -> Result<(String, Option<String>), AuthError> {
-        if let Some(identity) = self.pre_registered(found_in(flow)?)? {
-            return Ok(identity);
+    /// The client's id and secret when already known, in the spec's order:
+    /// pre-registered with this issuer, a metadata document URL where the
+    /// issuer supports them, or a registration made with it before (the
+    /// store keeps registrations per issuer). The code flow, refreshing and
+    /// the client-credentials grant all use this one answer.
+    fn known_identity(&self, flow: &Flow) -> Result<Option<(String, Option<String>)>, AuthError> {
+        let found = found_in(flow)?;
+        if let Some(identity) = self.pre_registered(found)? {
+            return Ok(Some(identity));
         }
-        if let Some(id) = &flow.stored.client_id {
-            return Ok((id.clone(), flow.stored.client_secret.clone()));
+        if let (Some(url), Some(true)) = (
+            &self.oauth.metadata_url,
+            found.meta.client_id_metadata_document_supported,
+        ) {
+            return Ok(Some((url.clone(), None)));
         }
-        Err(AuthError::Registration(
-            "the client is not registered".into(),
-        ))
+        Ok(flow
+            .stored
+            .client_id
+            .clone()
+            .map(|id| (id, flow.stored.client_secret.clone())))
+    }
+
+    /// [`known_identity`](Self::known_identity), which must be known.
+    fn registered_identity(&self, flow: &Flow) -> Result<(String, Option<String>), AuthError> {
+        self.known_identity(flow)?
+            .ok_or_else(|| AuthError::Registration("the client is not registered".into()))
     }
 
     /// The client's identity for the authorization code flow, in the spec's
@@ -97,19 +111,10 @@ impl Authenticator {
         flow: &mut Flow,
         redirect_uri: &str,
     ) -> Result<(String, Option<String>), AuthError> {
-        let found = found_in(flow)?;
-        if let Some(identity) = self.pre_registered(found)? {
+        if let Some(identity) = self.known_identity(flow)? {
             return Ok(identity);
         }
-        if let (Some(url), Some(true)) = (
-            &self.oauth.metadata_url,
-            found.meta.client_id_metadata_document_supported,
-        ) {
-            return Ok((url.clone(), None));
-        }
-        if let Some(id) = &flow.stored.client_id {
-            return Ok((id.clone(), flow.stored.client_secret.clone()));
-        }
+        let found = found_in(flow)?;
         let Some(endpoint) = found.meta.registration_endpoint.clone() else {
             return Err(AuthError::Registration(format!(
                 "the issuer `{}` offers no dynamic registration{}: pre-register a client and give its id",
@@ -310,7 +315,7 @@ impl Authenticator {
     ) -> Result<TokenResponse, AuthError> {
         let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
-        let (client_id, secret) = self.known_identity(flow)?;
+        let (client_id, secret) = self.registered_identity(flow)?;
         let mut form: Vec<(&'static str, String)> = self
             .resource_parameter(found)
             .map(|r| ("resource", r))

@@ -53,6 +53,24 @@ async fn a_metadata_document_comes_before_registration_where_the_issuer_supports
 }
 
 #[tokio::test]
+async fn a_client_known_by_its_metadata_document_refreshes_without_a_second_sign_in() {
+    // Tokens live 10 s, under the 30 s margin: each request refreshes first,
+    // authenticating with the same URL as client id.
+    let (url, a) = protected_notes(Script {
+        expires_in: 10,
+        ..offering_everything()
+    })
+    .await;
+    let client = connect(signing_in().client_metadata_url(CIMD_URL), &url).await;
+    assert_eq!(read_note(&client).await, "hello");
+    assert_eq!(read_note(&client).await, "hello");
+    client.close().await;
+    let seen = a.seen.lock().unwrap();
+    assert_eq!(seen.authorizations.len(), 1, "no second sign-in");
+    assert!(seen.refresh_grants >= 1, "short-lived tokens are refreshed");
+}
+
+#[tokio::test]
 async fn without_the_issuer_saying_so_a_metadata_document_is_not_used_and_dcr_is() {
     let (url, a) = protected_notes(Script::default()).await;
     let client = connect(signing_in().client_metadata_url(CIMD_URL), &url).await;
