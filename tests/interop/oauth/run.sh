@@ -35,6 +35,8 @@
 # The Python mcp 2.3.0 client cannot leave out `resource` (it sends it
 # whenever the server has resource metadata), so Entra's own shape is ours
 # only; this script says so in its output.
+# Before all that, `calculator --audience` with a malformed value or without
+# --issuer is refused at start.
 # (The hostile tables, tokens the calculator must refuse, are
 # mcp-server/tests/protocol/auth.rs and auth_audiences.rs.)
 #
@@ -118,6 +120,13 @@ refused_sign_in() {
         failed=1
     fi
 }
+
+# A malformed audience is refused at start, naming the option, with the
+# usage line (which names --audience).
+refused_at_start "calculator --audience 'a b'" "--audience: \`audiences\`: \`a b\` is not an audience" \
+    "$BIN/calculator" --http 127.0.0.1:1 --issuer http://127.0.0.1:2 --audience "a b"
+refused_at_start "calculator --audience without --issuer" "[--issuer URL [--audience AUDIENCE]..." \
+    "$BIN/calculator" --http 127.0.0.1:1 --audience calculator-app
 
 # ---- provider 1: registration open; audience = the resource, or the client id.
 AS1_PORT="$(free_port)"
