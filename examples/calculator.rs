@@ -12,12 +12,18 @@
 //! come from that authorization server: JWT access tokens, checked against
 //! the keys its metadata names; `store` needs the scope `calculator:write`
 //! (which implies `calculator:read`), the other tools `calculator:read`.
+//! Tokens must name the calculator's resource URI in `aud`, unless
+//! `--audience` (repeatable) names what the identity provider puts there
+//! instead (Entra ID: the API's client id or `api://...` URI; Auth0: the
+//! API identifier): `--audience` replaces the default, so name the resource
+//! URI too to keep accepting it.
 //!
 //! With `OTEL_EXPORTER_OTLP_ENDPOINT` set it exports traces and metrics
 //! (see the README's "Observability"); with `OTEL_METRICS_EXPORTER=prometheus`
 //! `--http` also serves them at `/metrics`.
 
-use clap::Parser;
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
 use mcp_server::http::HttpConfig;
 use mcp_server::Server;
@@ -35,10 +41,12 @@ use mcp_examples::several;
 #[command(
     name = "calculator",
     version,
+    override_usage = "calculator [--http ADDR [--issuer URL [--audience AUDIENCE]... | --redis URL]]",
     after_help = "Examples:\n  \
         calculator                                  # MCP over stdio\n  \
         calculator --http 127.0.0.1:3000\n  \
         calculator --http 127.0.0.1:3000 --issuer https://auth.example.com\n  \
+        calculator --http 127.0.0.1:3000 --issuer https://login.example.com/t/v2.0 --audience api://calculator\n  \
         calculator --http 127.0.0.1:3000 --redis redis://127.0.0.1:6379/0"
 )]
 struct Args {
@@ -55,6 +63,12 @@ struct Args {
         conflicts_with = "redis"
     )]
     issuer: Option<String>,
+    /// With --issuer: accept tokens whose `aud` names this value (repeat
+    /// for several) instead of the calculator's resource URI
+    /// `http://ADDR/mcp` (name it too to keep it): the API's client id or
+    /// `api://` URI for Entra ID, the API identifier for Auth0.
+    #[arg(long, value_name = "AUDIENCE", requires = "issuer")]
+    audience: Vec<String>,
     /// With --http: run as one of several instances of one service, sharing
     /// sessions, replay and notifications through this Redis.
     #[arg(long, value_name = "URL", requires = "http")]
@@ -102,18 +116,27 @@ async fn run(args: &Args) -> Result<(), mcp_server::Error> {
     }
     let server = builder.build();
     let config = match &args.issuer {
-        Some(issuer) => http_config().authorization(protected(addr, issuer)),
+        Some(issuer) => http_config().authorization(protected(addr, issuer, &args.audience)),
         None => http_config(),
     };
     server.serve_http(addr.as_str(), config).await
 }
 
 /// The calculator as a protected resource at `http://ADDR/mcp`, trusting
-/// the access tokens `issuer` signs for it: bearer tokens, and DPoP-bound
-/// ones (a client binds its tokens when the issuer offers DPoP).
-fn protected(addr: &str, issuer: &str) -> Authorization {
+/// the access tokens `issuer` signs for it (for its resource URI, or for
+/// `audiences` when given): bearer tokens, and DPoP-bound ones (a client
+/// binds its tokens when the issuer offers DPoP).
+fn protected(addr: &str, issuer: &str, audiences: &[String]) -> Authorization {
     let resource = format!("http://{addr}/mcp");
-    let verifier = JwtVerifier::new(issuer, &resource);
+    let mut verifier = JwtVerifier::new(issuer, &resource);
+    if !audiences.is_empty() {
+        verifier = match verifier.audiences(audiences) {
+            Ok(verifier) => verifier,
+            Err(e) => command_line::refuse::<Args>(
+                Args::command().error(ErrorKind::InvalidValue, format!("--audience: {e}")),
+            ),
+        };
+    }
     match Authorization::new(&resource, verifier) {
         Ok(auth) => auth
             .authorization_server(issuer)

@@ -10,7 +10,14 @@
 //!
 //! Over HTTP it signs in when the server asks (a calculator started with
 //! `--issuer`): it shows the authorization URL on stderr and waits for the
-//! browser's redirect on 127.0.0.1.
+//! browser's redirect on 127.0.0.1. It registers itself (Dynamic Client
+//! Registration) unless given a client registered beforehand
+//! (`--client-id ID --client-issuer ISSUER`) or the URL of its Client ID
+//! Metadata Document (`--client-metadata-url URL`, used where the
+//! authorization server supports them); `--resource URI` or `--no-resource`
+//! change the `resource` parameter it sends, and `--scope` (repeatable) the
+//! scopes it asks for, as some identity providers want (see
+//! `docs/authorization.md`).
 //!
 //! `--legacy` speaks the initialize handshake (2025-11-25) instead of
 //! probing for 2026-07-28. With `OTEL_EXPORTER_OTLP_ENDPOINT` set it exports
@@ -216,10 +223,11 @@ fn calculator_path(arg: Option<PathBuf>) -> Result<PathBuf, String> {
 }
 
 /// How the client signs in when the server asks (a protected calculator):
-/// it registers itself, shows the authorization URL on stderr (and opens a
-/// browser where `MCP_OPEN_BROWSER` names a command), and waits for the
-/// redirect on 127.0.0.1. Tokens are kept in `$MCP_TOKEN_FILE` when set.
-fn sign_in() -> OAuth {
+/// it registers itself unless `args` say who it is, shows the authorization
+/// URL on stderr (and opens a browser where `MCP_OPEN_BROWSER` names a
+/// command), and waits for the redirect on 127.0.0.1. Tokens are kept in
+/// `$MCP_TOKEN_FILE` when set.
+fn sign_in(args: &Args) -> OAuth {
     let mut authorizer = LoopbackAuthorizer::new();
     if let Ok(command) = std::env::var("MCP_OPEN_BROWSER") {
         authorizer = authorizer.on_url(move |url| {
@@ -230,9 +238,25 @@ fn sign_in() -> OAuth {
     }
     // `store` needs calculator:write: ask for it at once rather than at
     // the first `store` (the typed client checks every tool on connect).
-    let oauth = OAuth::new("calculator_client")
+    let mut oauth = OAuth::new("calculator_client")
         .authorizer(authorizer)
         .scopes(["calculator:write"]);
+    if let (Some(id), Some(issuer)) = (&args.client_id, &args.client_issuer) {
+        oauth = oauth.client(issuer, id, None);
+    }
+    if let Some(url) = &args.client_metadata_url {
+        oauth = oauth.client_metadata_url(url);
+    }
+    if let Some(resource) = &args.resource {
+        oauth = oauth.resource(resource);
+    }
+    if args.no_resource {
+        oauth = oauth.without_resource();
+    }
+    if !args.scope.is_empty() {
+        let scopes = args.scope.clone();
+        oauth = oauth.shape_scopes(move |_| scopes.clone());
+    }
     match std::env::var_os("MCP_TOKEN_FILE") {
         Some(path) => oauth.token_store(FileTokenStore::new(path)),
         None => oauth,
@@ -251,6 +275,8 @@ use mcp_examples::stderr_logs;
         calculator_client                           # runs target/debug/calculator\n  \
         calculator_client path/to/calculator\n  \
         calculator_client --url http://127.0.0.1:3000/mcp\n  \
+        calculator_client --url https://mcp.example.com/mcp --client-id ID --client-issuer https://login.example.com/t/v2.0 \\\n      \
+            --no-resource --scope api://calculator/.default\n  \
         calculator_client --legacy path/to/calculator"
 )]
 struct Args {
@@ -262,6 +288,31 @@ struct Args {
     /// server asks) instead of starting the calculator.
     #[arg(long, value_name = "URL", conflicts_with = "calculator")]
     url: Option<String>,
+    /// With --url: sign in as this client, registered beforehand with the
+    /// authorization server --client-issuer (no registration).
+    #[arg(long, value_name = "ID", requires_all = ["url", "client_issuer"])]
+    client_id: Option<String>,
+    /// The issuer --client-id is registered with (as its metadata spells
+    /// `issuer`): the client id goes there only.
+    #[arg(long, value_name = "ISSUER", requires = "client_id")]
+    client_issuer: Option<String>,
+    /// With --url: the https URL of this client's metadata document, its
+    /// client id where the authorization server supports Client ID
+    /// Metadata Documents.
+    #[arg(long, value_name = "URL", requires = "url")]
+    client_metadata_url: Option<String>,
+    /// With --url: send this `resource` parameter (RFC 8707) instead of the
+    /// server's resource URI.
+    #[arg(long, value_name = "URI", requires = "url")]
+    resource: Option<String>,
+    /// With --url: send no `resource` parameter (Entra ID refuses it beside
+    /// `.default` scopes).
+    #[arg(long, requires = "url", conflicts_with = "resource")]
+    no_resource: bool,
+    /// With --url: ask for exactly these scopes (repeatable) instead of
+    /// those the server names and `calculator:write`.
+    #[arg(long, value_name = "SCOPE", requires = "url")]
+    scope: Vec<String>,
     /// The calculator binary to start over stdio (by default `calculator`
     /// next to this program).
     #[arg(value_name = "CALCULATOR_BINARY")]
@@ -278,9 +329,9 @@ async fn main() -> ExitCode {
     if args.legacy {
         builder = builder.protocol(mcp_client::Era::Legacy);
     }
-    let connected = match args.url {
-        Some(url) => builder.oauth(sign_in()).connect_http(&url).await,
-        None => match calculator_path(args.calculator) {
+    let connected = match &args.url {
+        Some(url) => builder.oauth(sign_in(&args)).connect_http(url).await,
+        None => match calculator_path(args.calculator.clone()) {
             Ok(path) => {
                 builder
                     .connect_stdio(tokio::process::Command::new(path))

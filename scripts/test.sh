@@ -95,7 +95,7 @@ step "our client: conformance 0.1.16 client scenarios (core and authorization), 
 tests/conformance/run_client.sh target/debug/conformance_client
 tests/interop/run_client.sh target/debug
 
-step "authorization with a real authorization server (oidc-provider): calculator --issuer as a protected resource; calculator_client and the Python mcp client sign in (code flow, PKCE, registration, step-up) and call it"
+step "authorization with a real authorization server (oidc-provider) configured as the identity providers behave (audience the resource; audience the client id, Entra's no-resource .default shape; no registration endpoint; metadata documents only): calculator --issuer [--audience] as a protected resource; calculator_client and the Python mcp client sign in (code flow, PKCE, registration, step-up) and call it"
 tests/interop/oauth/run.sh target/debug
 
 step "agent tool sets: a local toolbox, the calculator over stdio, the Python reference server and TS server-everything in one set; strict schemas of every tool of the calculator, the conformance fixture and server-everything"

@@ -29,6 +29,8 @@ pub mod client {
     #[cfg(feature = "auth")]
     pub mod auth;
     #[cfg(feature = "auth")]
+    pub mod auth_providers;
+    #[cfg(feature = "auth")]
     pub mod dpop;
 
     #[cfg(feature = "tls")]

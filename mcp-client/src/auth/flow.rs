@@ -444,7 +444,16 @@ impl Authenticator {
     /// Gets a new token: the client-credentials grant for a machine client,
     /// else the authorization code flow.
     async fn obtain(&self, flow: &mut Flow, scope: Option<String>) -> Result<(), AuthError> {
-        let scope = union(scope.as_deref(), &self.oauth.extra_scopes);
+        let mut scope = union(scope.as_deref(), &self.oauth.extra_scopes);
+        if let Some(shape) = &self.oauth.shape_scopes {
+            let asked = scope
+                .as_deref()
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            scope = union(None, &shape(asked));
+        }
         let token = if self.oauth.credentials.is_some() {
             self.client_credentials(flow, scope.as_deref()).await?
         } else {

@@ -31,17 +31,31 @@ impl Authenticator {
         };
         let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
-        let (client_id, secret) = self.known_identity(flow)?;
+        let (client_id, secret) = self.registered_identity(flow)?;
         let auth = self.token_auth(found, &client_id, secret.as_deref())?;
-        let form = vec![
+        let mut form = vec![
             ("grant_type", "refresh_token".to_owned()),
             ("refresh_token", refresh),
-            ("resource", found.resource.clone()),
         ];
+        form.extend(self.resource_parameter(found).map(|r| ("resource", r)));
         let token = self
             .token_request(found, form, auth, key.as_deref())
             .await?;
         self.keep(flow, token).await
+    }
+
+    /// The `resource` parameter of authorization and token requests: the
+    /// resource the server's metadata names, unless [`OAuth::resource`]
+    /// gives another or [`OAuth::without_resource`] none.
+    ///
+    /// [`OAuth::resource`]: super::OAuth::resource
+    /// [`OAuth::without_resource`]: super::OAuth::without_resource
+    fn resource_parameter(&self, found: &Found) -> Option<String> {
+        match &self.oauth.resource {
+            super::ResourceParameter::Discovered => Some(found.resource.clone()),
+            super::ResourceParameter::Given(resource) => Some(resource.clone()),
+            super::ResourceParameter::Omitted => None,
+        }
     }
 
     /// The pre-registered id and secret, if any, once the issuer found is
@@ -59,19 +73,33 @@ impl Authenticator {
         Ok(Some((client.id.clone(), client.secret.clone())))
     }
 
-    /// The client's id and secret when already known (pre-registered with
-    /// this issuer, or registered with it before: the store keeps
-    /// registrations per issuer).
-    fn known_identity(&self, flow: &Flow) -> Result<(String, Option<String>), AuthError> {
-        if let Some(identity) = self.pre_registered(found_in(flow)?)? {
-            return Ok(identity);
+    /// The client's id and secret when already known, in the spec's order:
+    /// pre-registered with this issuer, a metadata document URL where the
+    /// issuer supports them, or a registration made with it before (the
+    /// store keeps registrations per issuer). The code flow, refreshing and
+    /// the client-credentials grant all use this one answer.
+    fn known_identity(&self, flow: &Flow) -> Result<Option<(String, Option<String>)>, AuthError> {
+        let found = found_in(flow)?;
+        if let Some(identity) = self.pre_registered(found)? {
+            return Ok(Some(identity));
         }
-        if let Some(id) = &flow.stored.client_id {
-            return Ok((id.clone(), flow.stored.client_secret.clone()));
+        if let (Some(url), Some(true)) = (
+            &self.oauth.metadata_url,
+            found.meta.client_id_metadata_document_supported,
+        ) {
+            return Ok(Some((url.clone(), None)));
         }
-        Err(AuthError::Registration(
-            "the client is not registered".into(),
-        ))
+        Ok(flow
+            .stored
+            .client_id
+            .clone()
+            .map(|id| (id, flow.stored.client_secret.clone())))
+    }
+
+    /// [`known_identity`](Self::known_identity), which must be known.
+    fn registered_identity(&self, flow: &Flow) -> Result<(String, Option<String>), AuthError> {
+        self.known_identity(flow)?
+            .ok_or_else(|| AuthError::Registration("the client is not registered".into()))
     }
 
     /// The client's identity for the authorization code flow, in the spec's
@@ -83,19 +111,10 @@ impl Authenticator {
         flow: &mut Flow,
         redirect_uri: &str,
     ) -> Result<(String, Option<String>), AuthError> {
-        let found = found_in(flow)?;
-        if let Some(identity) = self.pre_registered(found)? {
+        if let Some(identity) = self.known_identity(flow)? {
             return Ok(identity);
         }
-        if let (Some(url), Some(true)) = (
-            &self.oauth.metadata_url,
-            found.meta.client_id_metadata_document_supported,
-        ) {
-            return Ok((url.clone(), None));
-        }
-        if let Some(id) = &flow.stored.client_id {
-            return Ok((id.clone(), flow.stored.client_secret.clone()));
-        }
+        let found = found_in(flow)?;
         let Some(endpoint) = found.meta.registration_endpoint.clone() else {
             return Err(AuthError::Registration(format!(
                 "the issuer `{}` offers no dynamic registration{}: pre-register a client and give its id",
@@ -250,6 +269,7 @@ impl Authenticator {
             .then_some(())
             .ok_or_else(|| AuthError::Insecure(idp.token_endpoint.clone()))?;
         let id_token = (idp.id_token)();
+        let resource = self.resource_parameter(found);
         let mut form = vec![
             (
                 "grant_type",
@@ -262,8 +282,10 @@ impl Authenticator {
             ),
             ("requested_token_type", ID_JAG),
             ("audience", found.meta.issuer.as_str()),
-            ("resource", found.resource.as_str()),
         ];
+        if let Some(resource) = &resource {
+            form.push(("resource", resource.as_str()));
+        }
         if let Some(id) = &idp.client_id {
             form.push(("client_id", id.as_str()));
         }
@@ -293,8 +315,12 @@ impl Authenticator {
     ) -> Result<TokenResponse, AuthError> {
         let key = self.dpop_for(flow)?;
         let found = found_in(flow)?;
-        let (client_id, secret) = self.known_identity(flow)?;
-        let mut form = vec![("resource", found.resource.clone())];
+        let (client_id, secret) = self.registered_identity(flow)?;
+        let mut form: Vec<(&'static str, String)> = self
+            .resource_parameter(found)
+            .map(|r| ("resource", r))
+            .into_iter()
+            .collect();
         let jwt_bearer = || ("grant_type", JWT_BEARER.to_owned());
         let auth = match &self.oauth.credentials {
             Some(Credentials::Workload(assertion)) => {
@@ -339,13 +365,13 @@ impl Authenticator {
         let found = found_in(flow)?;
         let code = code_from(&found.meta, &params, &request.state)?;
         let auth = self.token_auth(found, &request.client_id, request.secret.as_deref())?;
-        let form = vec![
+        let mut form = vec![
             ("grant_type", "authorization_code".to_owned()),
             ("code", code),
             ("redirect_uri", redirect_uri.clone()),
             ("code_verifier", request.verifier),
-            ("resource", found.resource.clone()),
         ];
+        form.extend(self.resource_parameter(found).map(|r| ("resource", r)));
         self.token_request(found, form, auth, key.as_deref()).await
     }
 
@@ -360,11 +386,12 @@ impl Authenticator {
     ) -> Result<AuthorizationRequest, AuthError> {
         let (client_id, secret) = self.identity(flow, redirect_uri).await?;
         let found = found_in(flow)?;
-        let endpoint = authorization_endpoint(found)?;
+        let endpoint = authorization_endpoint(found, self.oauth.assumed_pkce.as_ref())?;
         let verifier = random_b64(32)?;
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(Sha256::digest(verifier.as_bytes()));
         let state = random_b64(16)?;
+        let resource = self.resource_parameter(found);
         let mut query = vec![
             ("response_type", "code"),
             ("client_id", client_id.as_str()),
@@ -372,8 +399,10 @@ impl Authenticator {
             ("state", state.as_str()),
             ("code_challenge", challenge.as_str()),
             ("code_challenge_method", "S256"),
-            ("resource", found.resource.as_str()),
         ];
+        if let Some(resource) = &resource {
+            query.push(("resource", resource.as_str()));
+        }
         if let Some(scope) = scope {
             query.push(("scope", scope));
         }
@@ -424,16 +453,24 @@ struct AuthorizationRequest {
     secret: Option<String>,
 }
 
-/// The authorization endpoint, once the issuer is known to do PKCE with S256.
-fn authorization_endpoint(found: &Found) -> Result<String, AuthError> {
+/// The authorization endpoint, once the issuer is known to do PKCE with
+/// S256: its metadata says so, or (metadata silent) the application said
+/// so of this very issuer (`assumed`).
+fn authorization_endpoint(
+    found: &Found,
+    assumed: Option<&super::Issuer>,
+) -> Result<String, AuthError> {
     let meta = &found.meta;
     match &meta.code_challenge_methods_supported {
         Some(methods) if methods.iter().any(|m| m == "S256") => {}
         // The 2025-03-26 default endpoints come without metadata to say.
         None if !found.discovered => {}
+        None if assumed.is_some_and(|issuer| issuer.admits(&meta.issuer)) => {}
         _ => {
             return Err(AuthError::Unsupported(format!(
-                "the issuer `{}` does not advertise PKCE with S256",
+                "the issuer `{}` does not advertise PKCE with S256 (an issuer documented to do it \
+                 without saying so in its metadata, such as Entra ID, can be named with \
+                 OAuth::assume_pkce_s256)",
                 meta.issuer
             )))
         }

@@ -8,9 +8,10 @@
 //! URLs), then the authorization server's metadata (OAuth, then OpenID, with
 //! the spec's path-insertion order, `issuer` checked), registers (a
 //! pre-registered client, a Client ID Metadata Document URL when the server
-//! supports them, else Dynamic Client Registration), and runs the
-//! authorization code flow with PKCE (S256), `state`, the `resource`
-//! parameter and the RFC 9207 `iss` check, or the client-credentials grant
+//! supports them, else Dynamic Client Registration, in that order), and
+//! runs the authorization code flow with PKCE (S256), `state`, the
+//! `resource` parameter (the server's, unless [`OAuth::resource`] or
+//! [`OAuth::without_resource`] say otherwise) and the RFC 9207 `iss` check, or the client-credentials grant
 //! for machine clients. Tokens are kept in a [`TokenStore`] and refreshed
 //! before they expire or on a 401; a 403 `insufficient_scope` asks for the
 //! union of the scopes held and those challenged, a bounded number of times.
@@ -231,6 +232,21 @@ pub(crate) struct EnterpriseIdp {
     pub(crate) id_token: Box<dyn Fn() -> String + Send + Sync>,
 }
 
+/// The `resource` parameter (RFC 8707) of authorization and token requests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ResourceParameter {
+    /// The resource the server's metadata names (the spec's default).
+    #[default]
+    Discovered,
+    /// This value instead.
+    Given(String),
+    /// None at all.
+    Omitted,
+}
+
+/// Shapes the scopes asked for (see [`OAuth::shape_scopes`]).
+pub(crate) type ScopeShaper = Arc<dyn Fn(Vec<String>) -> Vec<String> + Send + Sync>;
+
 /// How the client signs in: its identity, how the user is sent to the
 /// authorization server, where tokens are kept.
 ///
@@ -250,6 +266,12 @@ pub struct OAuth {
     pub(crate) extra_scopes: Vec<String>,
     /// DPoP-bound tokens: `None` when the issuer advertises them.
     pub(crate) dpop: Option<bool>,
+    /// The `resource` parameter sent.
+    pub(crate) resource: ResourceParameter,
+    /// What the scopes asked for become before they are sent.
+    pub(crate) shape_scopes: Option<ScopeShaper>,
+    /// An issuer known to do PKCE with S256 though its metadata is silent.
+    pub(crate) assumed_pkce: Option<Issuer>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -266,6 +288,7 @@ impl std::fmt::Debug for OAuth {
                 &store::redacted(self.pre_registered.as_ref().and_then(|p| p.secret.as_ref())),
             )
             .field("metadata_url", &self.metadata_url)
+            .field("resource", &self.resource)
             .finish_non_exhaustive()
     }
 }
@@ -286,6 +309,9 @@ impl OAuth {
             http: None,
             extra_scopes: Vec::new(),
             dpop: None,
+            resource: ResourceParameter::Discovered,
+            shape_scopes: None,
+            assumed_pkce: None,
         }
     }
 
@@ -457,6 +483,68 @@ impl OAuth {
     #[must_use]
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.extra_scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sends `resource` as the `resource` parameter (RFC 8707) of the
+    /// authorization and token requests, instead of the resource the
+    /// server's metadata names: for an authorization server that knows the
+    /// API by another identifier (an Auth0 API identifier, say). The server
+    /// must then accept what the authorization server writes in `aud` for
+    /// it (`JwtVerifier::audiences` on ours).
+    #[must_use]
+    pub fn resource(mut self, resource: impl Into<String>) -> Self {
+        self.resource = ResourceParameter::Given(resource.into());
+        self
+    }
+
+    /// Sends no `resource` parameter at all: for an authorization server
+    /// that refuses it, as Entra ID does beside `.default` scopes (the
+    /// scope names the API there: see [`shape_scopes`](Self::shape_scopes)). The token's audience is then
+    /// whatever the authorization server decides.
+    #[must_use]
+    pub fn without_resource(mut self) -> Self {
+        self.resource = ResourceParameter::Omitted;
+        self
+    }
+
+    /// Rewrites the scopes asked for, after those the server named (its
+    /// challenge, else its metadata's `scopes_supported`), those granted
+    /// before (a step-up) and [`scopes`](Self::scopes) are put together,
+    /// and before they are sent: for an identity provider whose scopes are
+    /// not the server's names, such as Entra ID's
+    /// `api://<application id>/.default` (every permission granted to the
+    /// client for that API). An empty list sends no `scope`.
+    ///
+    /// ```
+    /// use mcp_client::auth::OAuth;
+    ///
+    /// // Entra ID: the API's scopes by their application ID URI, no `resource`.
+    /// let oauth = OAuth::new("my-cli")
+    ///     .client("https://login.microsoftonline.com/TENANT/v2.0", "CLIENT-ID", None)
+    ///     .without_resource()
+    ///     .shape_scopes(|_| vec!["api://calculator/.default".into(), "offline_access".into()]);
+    /// # let _ = oauth;
+    /// ```
+    #[must_use]
+    pub fn shape_scopes(
+        mut self,
+        shape: impl Fn(Vec<String>) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.shape_scopes = Some(Arc::new(shape));
+        self
+    }
+
+    /// Takes the authorization server `issuer` to do PKCE with S256 although
+    /// its metadata has no `code_challenge_methods_supported`. The spec has
+    /// clients refuse such a server, and the client does, except for the
+    /// issuer named here (spelled as its metadata spells `issuer`): Entra
+    /// ID documents PKCE with S256 for its authorization code flow but does
+    /// not advertise it. A server whose metadata lists methods without
+    /// S256 is still refused.
+    #[must_use]
+    pub fn assume_pkce_s256(mut self, issuer: impl Into<Issuer>) -> Self {
+        self.assumed_pkce = Some(issuer.into());
         self
     }
 

@@ -125,6 +125,27 @@ pub struct Script {
     pub dpop: Option<IssuerDpop>,
     /// DPoP on the protected server.
     pub server_dpop: Option<mcp_server::auth::Dpop>,
+    /// The `resource` the token endpoint wants (else `invalid_target`).
+    pub resource: ResourceRule,
+    /// The `aud` of the tokens issued (`None`: the protected server's resource).
+    pub aud: Option<String>,
+    /// The audiences the protected server accepts (empty: its resource URI).
+    pub server_audiences: Vec<String>,
+    /// The scope every token grants, whatever was asked (Entra ID's
+    /// `.default`: all the permissions the client was granted); `None`: the
+    /// scope asked for.
+    pub grants: Option<String>,
+}
+
+/// What the scratch authorization server wants in `resource`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceRule {
+    /// The protected server's resource URI (RFC 8707, as the spec asks).
+    TheServers,
+    /// Exactly this value.
+    Exactly(String),
+    /// None at all (Entra ID beside `.default` scopes).
+    Absent,
 }
 
 impl Default for Script {
@@ -138,6 +159,10 @@ impl Default for Script {
             introspect: false,
             dpop: None,
             server_dpop: None,
+            resource: ResourceRule::TheServers,
+            aud: None,
+            server_audiences: Vec::new(),
+            grants: None,
         }
     }
 }
@@ -334,7 +359,12 @@ impl As {
                 return json_reply(401, &json!({"error": "invalid_client"}));
             }
         }
-        if get(f, "resource") != Some(self.resource.as_str()) {
+        let wanted = match &self.script.resource {
+            ResourceRule::TheServers => Some(self.resource.as_str()),
+            ResourceRule::Exactly(r) => Some(r.as_str()),
+            ResourceRule::Absent => None,
+        };
+        if get(f, "resource") != wanted {
             return json_reply(400, &json!({"error": "invalid_target"}));
         }
         let proof = headers.get("dpop").and_then(|v| v.to_str().ok());
@@ -406,7 +436,9 @@ impl As {
             }
             _ => return json_reply(400, &json!({"error": "unsupported_grant_type"})),
         };
-        let mut claims = json!({"iss": self.url, "aud": self.resource, "sub": "alice",
+        let scope = self.script.grants.clone().unwrap_or(scope);
+        let aud = self.script.aud.as_deref().unwrap_or(&self.resource);
+        let mut claims = json!({"iss": self.url, "aud": aud, "sub": "alice",
             "exp": now() + self.script.expires_in.min(3600), "iat": now()});
         let mut header = Header::new(Algorithm::ES256);
         header.kid = Some("k1".into());
@@ -452,13 +484,18 @@ pub async fn protected_notes(script: Script) -> (String, Arc<As>) {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let introspect = script.introspect;
     let server_dpop = script.server_dpop.clone();
+    let audiences = script.server_audiences.clone();
     let a = As::start(script, &url).await;
     let auth = if introspect {
         let verifier = mcp_server::auth::Introspection::new(format!("{}/introspect", a.url), &url)
             .cache_for(std::time::Duration::ZERO);
         Authorization::new(&url, verifier)
     } else {
-        Authorization::new(&url, JwtVerifier::new(a.url.clone(), &url))
+        let mut verifier = JwtVerifier::new(a.url.clone(), &url);
+        if !audiences.is_empty() {
+            verifier = verifier.audiences(audiences).unwrap();
+        }
+        Authorization::new(&url, verifier)
     };
     let mut auth = auth.unwrap();
     if let Some(dpop) = server_dpop {

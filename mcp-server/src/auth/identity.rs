@@ -7,7 +7,7 @@ use mcp_types::JsonObject;
 use serde_json::Value;
 
 /// Who a verified access token speaks for: its subject, the client it was
-/// issued to, its scopes and all its claims. Tools read it with
+/// issued to, its scopes, the audience it was accepted for and all its claims. Tools read it with
 /// [`Context::identity`](crate::Context::identity); hooks and middleware with
 /// [`Caller::identity`](crate::policy::Caller::identity).
 ///
@@ -25,6 +25,8 @@ pub struct Identity {
     subject: Option<String>,
     client_id: Option<String>,
     issuer: Option<String>,
+    /// The audience (of those the verifier accepts) the token names.
+    audience: Option<String>,
     scopes: Vec<String>,
     /// The scopes granted and those they imply.
     effective: BTreeSet<String>,
@@ -58,6 +60,7 @@ impl Identity {
             subject: text("sub"),
             client_id: text("client_id").or_else(|| text("azp")),
             issuer: text("iss"),
+            audience: None,
             effective: scopes.iter().cloned().collect(),
             scopes,
             expires_at: claims.get("exp").and_then(Value::as_u64),
@@ -76,6 +79,14 @@ impl Identity {
     #[must_use]
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
         self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets the audience the token was accepted for (a verifier that checks
+    /// `aud` against several says which matched).
+    #[must_use]
+    pub fn with_audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
         self
     }
 
@@ -107,6 +118,16 @@ impl Identity {
     /// The issuer (`iss`).
     pub fn issuer(&self) -> Option<&str> {
         self.issuer.as_deref()
+    }
+
+    /// The audience the token was accepted for: the one of the verifier's
+    /// audiences its `aud` names (the resource URI by default; an API's
+    /// client id or `api://` URI for some identity providers: see
+    /// `JwtVerifier::audiences` with the `auth` feature).
+    /// `None` from a verifier that does not say. The whole claim is in
+    /// [`claims`](Self::claims).
+    pub fn audience(&self) -> Option<&str> {
+        self.audience.as_deref()
     }
 
     /// The scopes the token grants, as written in it.

@@ -37,6 +37,6 @@ pub(crate) use identity::Principal;
 pub(crate) use identity::Scopes;
 #[cfg(feature = "auth")]
 pub use oauth::{
-    AuthLayer, AuthService, Authorization, Denied, Dpop, Introspection, InvalidResource,
-    JwtVerifier, TokenError, TokenVerifier, VerifyFuture,
+    AuthLayer, AuthService, Authorization, Denied, Dpop, Introspection, InvalidAudience,
+    InvalidResource, JwtVerifier, TokenError, TokenVerifier, VerifyFuture,
 };

@@ -160,7 +160,8 @@ fn challenge(r: &Fetched) -> Challenge {
     c
 }
 
-fn text_of(r: &Fetched) -> String {
+/// The text of a `tools/call` answer (also for `auth_audiences`).
+pub fn text_of(r: &Fetched) -> String {
     let v: Value = serde_json::from_slice(&r.body).unwrap();
     v["result"]["content"][0]["text"]
         .as_str()

@@ -41,6 +41,8 @@ pub mod shared_state;
 #[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "auth")]
+pub mod auth_audiences;
+#[cfg(feature = "auth")]
 pub mod auth_review;
 #[cfg(feature = "auth")]
 pub mod dpop;

@@ -11,7 +11,7 @@ use mcp_wire::oauth::{is_secure_or_loopback, percent_encode};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::jwt::audience_names;
+use super::audience::{self, InvalidAudience};
 use super::{Identity, TokenError, TokenVerifier, VerifyFuture};
 
 /// The most answers kept; past it, the cache is emptied.
@@ -22,7 +22,8 @@ const MAX_CACHED: usize = 10_000;
 /// endpoint must be `https` (plain `http` only on a loopback address).
 ///
 /// A token is accepted when the answer says `active`, its `exp` (if given)
-/// is in the future, its `aud` names this server's resource URI, and (when
+/// is in the future, its `aud` names this server's resource URI (or another
+/// audience set with [`audiences`](Self::audiences)), and (when
 /// set) its `iss` is the expected issuer. Answers are cached for a short
 /// time (default 30 s, never past `exp`), keyed by the token's SHA-256.
 ///
@@ -39,7 +40,8 @@ const MAX_CACHED: usize = 10_000;
 /// ```
 pub struct Introspection {
     endpoint: String,
-    audience: String,
+    /// The `aud` values accepted (by default the resource URI alone).
+    audiences: Vec<String>,
     issuer: Option<String>,
     credentials: Option<(String, String)>,
     ttl: Duration,
@@ -52,7 +54,7 @@ impl std::fmt::Debug for Introspection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Introspection")
             .field("endpoint", &self.endpoint)
-            .field("audience", &self.audience)
+            .field("audiences", &self.audiences)
             .finish_non_exhaustive()
     }
 }
@@ -62,7 +64,7 @@ impl Introspection {
     pub fn new(endpoint: impl Into<String>, audience: impl Into<String>) -> Self {
         Introspection {
             endpoint: endpoint.into(),
-            audience: audience.into(),
+            audiences: vec![audience.into()],
             issuer: None,
             credentials: None,
             ttl: Duration::from_secs(30),
@@ -70,6 +72,18 @@ impl Introspection {
             client: mcp_wire::http_client::http_client(Duration::from_secs(5), None),
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Accepts tokens whose `aud` names any of `audiences`, instead of the
+    /// one given to [`new`](Self::new), as
+    /// [`JwtVerifier::audiences`](super::JwtVerifier::audiences) does (the
+    /// same comparison, the same refusals).
+    pub fn audiences<S: Into<String>>(
+        mut self,
+        audiences: impl IntoIterator<Item = S>,
+    ) -> Result<Self, InvalidAudience> {
+        self.audiences = audience::checked(audiences)?;
+        Ok(self)
     }
 
     /// Authenticates to the endpoint with HTTP Basic (RFC 6749 §2.3.1).
@@ -181,11 +195,12 @@ impl Introspection {
         {
             return Err(TokenError::invalid("the token has expired"));
         }
-        if !audience_names(answer.get("aud"), &self.audience) {
+        let Some(accepted) = audience::accepted(answer.get("aud"), &self.audiences) else {
             return Err(TokenError::invalid(
                 "the token was issued for another resource",
             ));
-        }
+        };
+        let accepted = accepted.to_owned();
         if let Some(issuer) = &self.issuer {
             if answer.get("iss").and_then(Value::as_str) != Some(issuer.as_str()) {
                 return Err(TokenError::invalid(
@@ -193,7 +208,7 @@ impl Introspection {
                 ));
             }
         }
-        Ok(Identity::from_claims(answer))
+        Ok(Identity::from_claims(answer).with_audience(accepted))
     }
 }
 

@@ -16,6 +16,7 @@ use mcp_wire::oauth::{
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::audience::{self, InvalidAudience};
 use super::{Identity, TokenError, TokenVerifier, VerifyFuture};
 
 /// The algorithms a JWT access token may be signed with: asymmetric only, so
@@ -57,7 +58,8 @@ pub(super) const ACCEPTED: &[Algorithm] = &[
 /// A token is accepted when its signature checks with an asymmetric
 /// algorithm the key allows, `iss` is the issuer, `aud` names this server's
 /// resource URI (RFC 8707; scheme and host compared without case, a trailing
-/// `/` ignored), `exp` and `nbf` hold within the leeway (default 30 s), and
+/// `/` ignored) or another audience set with [`audiences`](Self::audiences),
+/// `exp` and `nbf` hold within the leeway (default 30 s), and
 /// (when [`require_access_token_type`](Self::require_access_token_type) is
 /// set) its `typ` header is `at+jwt`. A verified token is remembered (by its
 /// SHA-256) until it expires, so its signature is checked once, not on
@@ -78,16 +80,17 @@ impl std::fmt::Debug for JwtVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtVerifier")
             .field("issuer", &self.inner.issuer)
-            .field("audience", &self.inner.audience)
+            .field("audiences", &self.inner.audiences)
             .finish_non_exhaustive()
     }
 }
 
-/// What every clone of a [`JwtVerifier`] shares: the issuer, the audience,
+/// What every clone of a [`JwtVerifier`] shares: the issuer, the audiences,
 /// the leeway and the key set cache.
 struct VerifierState {
     issuer: String,
-    audience: String,
+    /// The `aud` values accepted (by default the resource URI alone).
+    audiences: Vec<String>,
     leeway: u64,
     min_refresh: Duration,
     max_age: Duration,
@@ -227,31 +230,6 @@ impl Key {
     }
 }
 
-/// RFC 8707 resource URIs compared as the spec asks: scheme and host
-/// without case, without a trailing slash.
-fn same_resource(a: &str, b: &str) -> bool {
-    fn norm(uri: &str) -> String {
-        let uri = uri.trim_end_matches('/');
-        match mcp_wire::oauth::split_url(uri) {
-            Some((origin, _)) => format!("{}{}", origin.to_ascii_lowercase(), &uri[origin.len()..]),
-            None => uri.to_owned(),
-        }
-    }
-    norm(a) == norm(b)
-}
-
-/// Whether the `aud` claim (a string or a list) names `resource`.
-pub(super) fn audience_names(aud: Option<&Value>, resource: &str) -> bool {
-    match aud {
-        Some(Value::String(s)) => same_resource(s, resource),
-        Some(Value::Array(list)) => list
-            .iter()
-            .filter_map(Value::as_str)
-            .any(|s| same_resource(s, resource)),
-        _ => false,
-    }
-}
-
 impl JwtVerifier {
     /// Verifies tokens from `issuer` for the resource `audience` (this
     /// server's canonical URI, the `resource` of its metadata).
@@ -263,7 +241,7 @@ impl JwtVerifier {
         JwtVerifier {
             inner: Arc::new(VerifierState {
                 issuer,
-                audience: audience.into(),
+                audiences: vec![audience.into()],
                 leeway: 30,
                 min_refresh: Duration::from_secs(60),
                 max_age: Duration::from_secs(600),
@@ -281,6 +259,35 @@ impl JwtVerifier {
 
     fn inner_mut(&mut self) -> &mut VerifierState {
         Arc::get_mut(&mut self.inner).expect("configured before it is shared")
+    }
+
+    /// Accepts tokens whose `aud` names any of `audiences`, instead of the
+    /// one given to [`new`](Self::new) (include it to keep it): for an
+    /// identity provider that writes the API's client id or an `api://`
+    /// URI there rather than the resource URI (Entra ID, Auth0, Okta: see
+    /// `docs/authorization.md`). The identity says which one a token was
+    /// accepted for ([`Identity::audience`]). URIs compare as resource URIs
+    /// (scheme and host without case, a trailing `/` ignored), other names
+    /// exactly.
+    ///
+    /// An empty set, or a value that is no audience (empty, with spaces, or
+    /// with a `:` but not a URI), is refused: [`InvalidAudience`].
+    ///
+    /// ```
+    /// use mcp_server::auth::JwtVerifier;
+    ///
+    /// let resource = "https://mcp.example.com/mcp";
+    /// let verifier = JwtVerifier::new("https://login.example.com/tenant/v2.0", resource)
+    ///     .audiences([resource, "api://calculator", "6b2f0c3e-8d4a-4f7e-9a51-3c2d1e0f9b8a"])
+    ///     .expect("well-formed audiences");
+    /// # let _ = verifier;
+    /// ```
+    pub fn audiences<S: Into<String>>(
+        mut self,
+        audiences: impl IntoIterator<Item = S>,
+    ) -> Result<Self, InvalidAudience> {
+        self.inner_mut().audiences = audience::checked(audiences)?;
+        Ok(self)
     }
 
     /// Uses this JWKS URL instead of the one in the issuer's metadata.
@@ -410,12 +417,17 @@ impl JwtVerifier {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = jsonwebtoken::decode::<JsonObject>(token, &key, &validation)
             .map_err(|e| TokenError::invalid(describe(&e)))?;
-        if !audience_names(data.claims.get("aud"), &self.inner.audience) {
+        let Some(accepted) = audience::accepted(data.claims.get("aud"), &self.inner.audiences)
+        else {
             return Err(TokenError::invalid(
                 "the token was issued for another resource",
             ));
-        }
-        Ok((Identity::from_claims(data.claims), fingerprint))
+        };
+        let accepted = accepted.to_owned();
+        Ok((
+            Identity::from_claims(data.claims).with_audience(accepted),
+            fingerprint,
+        ))
     }
 }
 
@@ -667,25 +679,6 @@ impl TokenVerifier for JwtVerifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resources_compare_as_rfc_8707_says() {
-        assert!(same_resource(
-            "HTTP://Example.COM/mcp/",
-            "http://example.com/mcp"
-        ));
-        assert!(!same_resource(
-            "http://example.com/MCP",
-            "http://example.com/mcp"
-        ));
-        assert!(!same_resource(
-            "http://example.com/mcp2",
-            "http://example.com/mcp"
-        ));
-        let list = serde_json::json!(["x", "http://h/mcp"]);
-        assert!(audience_names(Some(&list), "http://h/mcp"));
-        assert!(!audience_names(None, "http://h/mcp"));
-    }
 
     #[test]
     fn cache_control_gives_the_key_set_its_age() {

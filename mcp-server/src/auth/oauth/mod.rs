@@ -4,6 +4,7 @@
 //! DPoP-bound tokens ([`Dpop`]), and the tower layer that checks a request
 //! before MCP sees it ([`AuthLayer`]).
 
+mod audience;
 mod dpop;
 mod introspect;
 mod jwt;
@@ -13,6 +14,7 @@ mod verify;
 
 use super::{Identity, Verified};
 
+pub use audience::InvalidAudience;
 pub use dpop::Dpop;
 pub use introspect::Introspection;
 pub use jwt::JwtVerifier;
