@@ -74,6 +74,13 @@ pub enum ToolSetError {
         /// The hook's error.
         message: String,
     },
+    /// The result caps do not fit the set
+    /// ([`ToolSetBuilder::max_result_chars`](crate::ToolSetBuilder::max_result_chars)).
+    #[error("result cap: {message}")]
+    ResultCap {
+        /// What is wrong, naming the setting.
+        message: String,
+    },
     /// The tool search's settings do not fit the set
     /// ([`ToolSetBuilder::tool_search`](crate::ToolSetBuilder::tool_search)).
     #[error("tool search: {message}")]

@@ -162,14 +162,24 @@ pub(super) fn refused(
     answered(turn, tool, call, None, reply, true)
 }
 
+/// What of `result`, a result of `tool`, the model reads: its text cut to
+/// the tool's cap in the set, with the marker a server puts on a cut result.
+fn model_text(tools: &crate::ToolSet, tool: &str, result: &CallToolResult) -> String {
+    match mcp_server::tool::fit_to_cap(result, tools.result_cap(tool)) {
+        Some(cut) => result_text(&cut),
+        None => result_text(result),
+    }
+}
+
 /// The record of a call the caller executed, with the result it gave.
 pub(super) fn caller_record(
+    tools: &crate::ToolSet,
     turn: usize,
     tool: &str,
     call: &ToolCall,
     result: CallToolResult,
 ) -> CallRecord {
-    let (reply, is_error) = (result_text(&result), result.is_error());
+    let (reply, is_error) = (model_text(tools, tool, &result), result.is_error());
     answered(turn, tool, call, Some(result), reply, is_error)
 }
 
@@ -292,13 +302,13 @@ async fn attempt(
             .await
         {
             Ok(result) if !result.is_error() => {
-                record.reply = result_text(&result);
+                record.reply = model_text(&agent.tools, tool.name(), &result);
                 record.result = Some(result);
                 record.is_error = false;
                 return Ok(());
             }
             Ok(result) => {
-                let text = result_text(&result);
+                let text = model_text(&agent.tools, tool.name(), &result);
                 record.result = Some(result);
                 text
             }

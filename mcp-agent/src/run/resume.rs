@@ -128,7 +128,9 @@ pub(super) async fn finish_paused(
         let tool = resolved.clone().unwrap_or_else(|| call.name.clone());
         slots.push(match fate {
             Fate::Answered(result) => Slot::Answered(result),
-            Fate::Result(result) => Slot::Done(caller_record(turn, &tool, call, result)),
+            Fate::Result(result) => {
+                Slot::Done(caller_record(&run.agent.tools, turn, &tool, call, result))
+            }
             Fate::Refused(reason) => Slot::Done(refused(turn, &tool, call, &reason, &emit)),
             // The model's name must still lead to the tool that was approved
             // (a tool gone since is the unknown tool `execute` reports).

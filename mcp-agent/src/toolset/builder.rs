@@ -18,6 +18,53 @@ use crate::catalog::ToolSetError;
 pub struct ToolSetBuilder {
     sources: Vec<Source>,
     search: Option<ToolSearch>,
+    caps: ResultCaps,
+}
+
+/// How much of a tool result enters the model's context.
+#[derive(Debug, Clone)]
+pub(crate) struct ResultCaps {
+    /// For every tool without its own.
+    pub(crate) all: usize,
+    /// Per tool (its name in the set).
+    pub(crate) tools: Vec<(String, usize)>,
+}
+
+impl Default for ResultCaps {
+    fn default() -> Self {
+        ResultCaps {
+            all: mcp_server::tool::DEFAULT_MAX_RESULT_CHARS,
+            tools: Vec::new(),
+        }
+    }
+}
+
+impl ResultCaps {
+    /// The cap of `tool`.
+    pub(crate) fn of(&self, tool: &str) -> usize {
+        self.tools
+            .iter()
+            .find(|(name, _)| name == tool)
+            .map_or(self.all, |(_, cap)| *cap)
+    }
+
+    /// What is wrong with the caps for a set of these tools, if anything.
+    fn problem(&self, has: impl Fn(&str) -> bool) -> Option<String> {
+        if self.all == 0 {
+            return Some("max_result_chars is zero: the model would see nothing of any result; give at least 1".to_owned());
+        }
+        for (tool, cap) in &self.tools {
+            if *cap == 0 {
+                return Some(format!(
+                    "the cap of tool `{tool}` is zero: the model would see nothing of its results; give at least 1"
+                ));
+            }
+            if !has(tool) {
+                return Some(format!("the capped tool `{tool}` is not in the set"));
+            }
+        }
+        None
+    }
 }
 
 impl ToolSetBuilder {
@@ -82,6 +129,25 @@ impl ToolSetBuilder {
         self
     }
 
+    /// Caps what one tool result puts in the model's context, in characters
+    /// of text and of structured content (default
+    /// [`DEFAULT_MAX_RESULT_CHARS`](mcp_server::tool::DEFAULT_MAX_RESULT_CHARS),
+    /// as a server caps what it sends). A result over it is cut as a server
+    /// cuts one, with the same marker; the run's records keep it whole.
+    /// [`build`](Self::build) refuses zero.
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.caps.all = chars;
+        self
+    }
+
+    /// The cap of one tool's results (its name in the set), over
+    /// [`max_result_chars`](Self::max_result_chars). [`build`](Self::build)
+    /// refuses zero, and a name the set does not have.
+    pub fn tool_max_result_chars(mut self, tool: impl Into<String>, chars: usize) -> Self {
+        self.caps.tools.push((tool.into(), chars));
+        self
+    }
+
     /// Lists every server's tools and checks that names are unique.
     ///
     /// # Errors
@@ -128,6 +194,9 @@ impl ToolSetBuilder {
                 return Err(ToolSetError::Search { message });
             }
         }
+        if let Some(message) = self.caps.problem(|name| tools.by_name.contains_key(name)) {
+            return Err(ToolSetError::ResultCap { message });
+        }
         for (state, listing) in states.iter().zip(listings) {
             *lock(&state.listing) = listing;
         }
@@ -135,6 +204,7 @@ impl ToolSetBuilder {
             inner: Arc::new(Inner {
                 sources: states,
                 search: self.search,
+                caps: self.caps,
                 tools: Mutex::new(Arc::new(tools)),
                 refresh: tokio::sync::Mutex::new(()),
             }),

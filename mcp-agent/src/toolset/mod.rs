@@ -69,6 +69,8 @@ struct Inner {
     sources: Vec<SourceState>,
     /// Tool search: a turn offers the pinned tools, those found, and the search tool.
     search: Option<mcp_server::tool::search::ToolSearch>,
+    /// How much of a result enters the model's context.
+    caps: builder::ResultCaps,
     tools: Mutex<Arc<Tools>>,
     /// Serializes refreshes so two runs do not list the same servers twice.
     refresh: tokio::sync::Mutex<()>,
@@ -83,6 +85,11 @@ impl fmt::Debug for ToolSet {
 }
 
 impl ToolSet {
+    /// How many characters of one result of `tool` the model reads.
+    pub(crate) fn result_cap(&self, tool: &str) -> usize {
+        self.inner.caps.of(tool)
+    }
+
     /// Starts a set.
     pub fn builder() -> ToolSetBuilder {
         ToolSetBuilder::default()
@@ -94,6 +101,7 @@ impl ToolSet {
             inner: Arc::new(Inner {
                 sources: Vec::new(),
                 search: None,
+                caps: builder::ResultCaps::default(),
                 tools: Mutex::new(Arc::new(Tools::default())),
                 refresh: tokio::sync::Mutex::new(()),
             }),

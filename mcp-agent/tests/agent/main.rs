@@ -16,6 +16,7 @@ pub mod errors;
 pub mod models;
 pub mod pause;
 pub mod responses;
+pub mod result_caps;
 pub mod rich;
 pub mod scripted;
 pub mod strict;

@@ -67,6 +67,19 @@ pub(crate) fn cap_result(
     }
 }
 
+/// `result` cut to `cap` characters as a server cuts it, with the same
+/// marker; `None` when it fits. For what a client passes on (an agent's
+/// model context): the structured content is dropped rather than the
+/// result made an error when it cannot shrink.
+pub fn fit_to_cap(result: &CallToolResult, cap: usize) -> Option<CallToolResult> {
+    if !(text_over(result, cap) || structured_over(result, cap)) {
+        return None;
+    }
+    let mut cut = result.clone();
+    cap_result(&mut cut, cap, false, None);
+    Some(cut)
+}
+
 /// The text blocks' characters, when they exceed `cap` (bytes first: a
 /// character is at least one).
 fn text_chars_over(result: &CallToolResult, cap: usize) -> Option<usize> {

@@ -26,7 +26,7 @@ pub(crate) use args::*;
 pub(crate) use entry::*;
 pub(crate) use schema::*;
 
-pub use cap::{ANTHROPIC_MAX_RESULT_SIZE, DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS};
+pub use cap::{fit_to_cap, ANTHROPIC_MAX_RESULT_SIZE, DEFAULT_MAX_RESULT_CHARS, MAX_RESULT_CHARS};
 pub use entry::Items;
 pub use service::{ToolRequest, ToolService};
 
