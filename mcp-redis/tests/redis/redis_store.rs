@@ -166,6 +166,20 @@ async fn a_claim_is_first_once_until_it_expires() {
 }
 
 #[tokio::test]
+async fn a_cached_result_is_shared_and_expires() {
+    let redis = RedisServer::start();
+    let s = redis.store().await;
+    let other = redis.store().await;
+    let ttl = Duration::from_millis(300);
+    let result = Bytes::from_static(br#"{"content":[{"type":"text","text":"42"}]}"#);
+    s.put_cached("k1", result.clone(), ttl).await.unwrap();
+    assert_eq!(other.get_cached("k1").await.unwrap(), Some(result));
+    assert_eq!(other.get_cached("k2").await.unwrap(), None);
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    assert_eq!(s.get_cached("k1").await.unwrap(), None, "expired");
+}
+
+#[tokio::test]
 async fn logs_are_bounded_end_and_replay_after() {
     let redis = RedisServer::start();
     let s = redis.store().await;
@@ -386,8 +400,11 @@ async fn every_key_expires_and_stream_lists_stay_small() {
             assert!(s.remove_session(&session).await.unwrap());
         }
     }
-    // A claimed requestState.
+    // A claimed requestState, a cached tool result.
     assert!(s.claim("request-state:x", ttl).await.unwrap());
+    s.put_cached("result", Bytes::from_static(b"{}"), ttl)
+        .await
+        .unwrap();
     // Logs of sessions that have no record, and a stream that only ended.
     s.append_events(
         vec![
@@ -408,7 +425,7 @@ async fn every_key_expires_and_stream_lists_stay_small() {
         .query_async(&mut conn)
         .await
         .unwrap();
-    for kind in ["mcp:s:", "mcp:e:", "mcp:x:", "mcp:k:"] {
+    for kind in ["mcp:s:", "mcp:e:", "mcp:x:", "mcp:k:", "mcp:r:"] {
         assert!(
             keys.iter().any(|k| k.starts_with(kind)),
             "no {kind} key in {keys:?}"
@@ -617,6 +634,11 @@ async fn every_operation(s: &RedisStore) -> Vec<(&'static str, bool, Duration)> 
         s.append_events(vec![append("x", 1, vec![ev(1)], false)], 10, MINUTE)
     );
     op!("read_events", s.read_events("x", 1, 0));
+    op!(
+        "put_cached",
+        s.put_cached("x", Bytes::from_static(b"{}"), MINUTE)
+    );
+    op!("get_cached", s.get_cached("x"));
     op!("publish", s.publish(Bytes::from_static(b"m")));
     op!("remove_session", s.remove_session("x"));
     op!("subscribe", s.subscribe());
