@@ -222,12 +222,24 @@ fn http_failure(url: &str, e: &mcp_client::Error) -> String {
     } else if matches!(e, mcp_client::Error::Transport(_)) {
         format!("{url} is not an MCP server ({why}): give the server's MCP endpoint (often ending in /mcp)")
     } else {
-        format!("{url} failed the MCP handshake ({why}): check the URL, or try --era legacy")
+        refused(url, &why)
     }
 }
 
 /// Why a server started as a command could not be used (its stderr is in `e`).
 fn stdio_failure(program: &str, e: &mcp_client::Error) -> String {
     let why = one_line(e);
-    format!("the server `{program}` did not start as an MCP server ({why}): run it by hand to see why, or check the command after `--`")
+    if matches!(e, mcp_client::Error::Protocol(_)) {
+        refused(&format!("the server `{program}`"), &why)
+    } else {
+        format!("the server `{program}` did not start as an MCP server ({why}): run it by hand to see why, or check the command after `--`")
+    }
+}
+
+/// A server that answered the handshake with an error: most often an era
+/// it does not speak.
+fn refused(who: &str, why: &str) -> String {
+    format!(
+        "{who} refused the MCP handshake ({why}): try another --era (legacy, 2026-07-28 or auto)"
+    )
 }

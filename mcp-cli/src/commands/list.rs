@@ -59,7 +59,12 @@ pub(crate) async fn run(args: Args) -> Result<(), String> {
         return Output::json(&listing);
     }
     let listing = listing.as_object().cloned().unwrap_or_default();
-    for (kind, items) in &listing {
+    // People read the tools first; JSON keeps the map's own order.
+    let kinds = ["tools", "prompts", "resources", "resourceTemplates"];
+    for (kind, items) in kinds
+        .iter()
+        .filter_map(|k| listing.get(*k).map(|items| (*k, items)))
+    {
         if listing.len() > 1 {
             let label = if kind == "resourceTemplates" {
                 "resource templates"
