@@ -38,10 +38,7 @@ export XDG_CONFIG_HOME="$WORK/config"
 ok() {
     local label="$1" expr="$2"; shift 2
     if timeout 60 "$MCP" "$@" >"$WORK/out.json" 2>"$WORK/err.txt" \
-        && "$MCP_PYTHON" -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$WORK/out.json" "$expr"; then
+        && json_holds "$WORK/out.json" "$expr"; then
         echo "PASS $label"
     else
         echo "FAIL $label (wanted: $expr)"
@@ -66,14 +63,10 @@ refused() {
     fi
 }
 
-# serve <name> <port> <program> <args...>: a server in a process group of its own.
+# serve <name> <port> <program> <args...>: a server, its log $WORK/<name>.log.
 serve() {
-    local name="$1" port="$2"; shift 2
-    set -m
-    "$@" >"$WORK/$name.log" 2>&1 &
-    PIDS+=($!)
-    set +m
-    wait_port "$port" "${PIDS[-1]}" "$WORK/$name.log"
+    local name="$1"; shift
+    serve_on "$WORK/$name.log" "$@"
 }
 
 # calculator_checks <label> <server...>: the calculator's tools in both eras.
