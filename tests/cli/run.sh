@@ -16,7 +16,12 @@
 # parsed with Python's json module and checked; the bad inputs (an unknown
 # tool, a wrong key or type, a server that does not start, a URL that is not
 # MCP, an unreachable one) must exit 1 with one line on stderr naming the fix
-# and nothing on stdout. Exits 1 if any check fails. Needs
+# and nothing on stdout. Last, OAuth: `calculator --http --issuer` with
+# oidc-provider (tests/interop/oauth/provider.mjs); `mcp call` registers,
+# opens the browser (browser.py through MCP_OPEN_BROWSER), takes the
+# loopback redirect, keeps the tokens in $XDG_CONFIG_HOME/mcp/tokens.json
+# (mode 0600), and the next commands, in both eras, sign in no more.
+# Exits 1 if any check fails. Needs
 # scripts/install-tools.sh to have run.
 set -euo pipefail
 
@@ -195,5 +200,37 @@ if timeout 60 "$MCP" call trigger-long-running-operation duration=1 steps=2 --pr
 else
     echo "FAIL server-everything: progress"; cat "$WORK/out.txt" "$WORK/err.txt" | sed 's/^/    /'; failed=1
 fi
+
+# ---- OAuth: a protected calculator, signed in to with oidc-provider
+[ -d "${MCP_OIDC_PROVIDER_MODULES:-}/oidc-provider" ] || { echo "FAIL oidc-provider is not installed; rerun scripts/install-tools.sh"; exit 1; }
+AS_PORT="$(free_port)"
+SAFE_PORT="$(free_port)"
+SAFE_URL="http://127.0.0.1:$SAFE_PORT/mcp"
+serve provider "$AS_PORT" node "$ROOT/tests/interop/oauth/provider.mjs" "$AS_PORT" "$SAFE_URL"
+serve protected "$SAFE_PORT" "$BIN/calculator" --http "127.0.0.1:$SAFE_PORT" --issuer "http://127.0.0.1:$AS_PORT"
+# The user's browser: the scripted one of the OAuth interop tests.
+printf '#!/bin/sh\nexec "%s" "%s" "$1"\n' "$MCP_PYTHON" "$ROOT/tests/interop/oauth/browser.py" >"$WORK/browser"
+chmod +x "$WORK/browser"
+TOKENS="$XDG_CONFIG_HOME/mcp/tokens.json"
+if MCP_OPEN_BROWSER="$WORK/browser" timeout 120 "$MCP" call add a=2 b=3 --json "$SAFE_URL" \
+        >"$WORK/out.json" 2>"$WORK/err.txt" \
+    && json_holds "$WORK/out.json" 'r["content"][0]["text"] == "5"' \
+    && grep -q "To authorize this client" "$WORK/err.txt" \
+    && [ "$(stat -c %a "$TOKENS")" = 600 ]; then
+    echo "PASS OAuth: mcp call signs in (registration, browser, loopback redirect), tokens kept in the config directory with mode 0600"
+else
+    echo "FAIL OAuth: sign-in"; cat "$WORK/out.json" "$WORK/err.txt" | sed 's/^/    /'
+    ls -l "$TOKENS" 2>&1 | sed 's/^/    /'; failed=1
+fi
+for era in legacy 2026-07-28; do
+    if MCP_OPEN_BROWSER=/bin/false timeout 60 "$MCP" list --json --era "$era" "$SAFE_URL" \
+            >"$WORK/out.json" 2>"$WORK/err.txt" \
+        && json_holds "$WORK/out.json" 'any(t["name"] == "add" for t in r["tools"])' \
+        && ! grep -q "To authorize" "$WORK/err.txt"; then
+        echo "PASS OAuth ($era): a second command uses the stored tokens (no browser)"
+    else
+        echo "FAIL OAuth ($era): stored tokens"; cat "$WORK/out.json" "$WORK/err.txt" | sed 's/^/    /'; failed=1
+    fi
+done
 
 exit $failed
