@@ -11,7 +11,7 @@ use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
 use mcp_client::{is_unreachable, Client, Era};
 
 /// How to reach the server, shared by `list`, `call`, `read` and `prompt`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Target {
     /// The protocol era: `legacy` (the initialize handshake, 2025-11-25),
     /// `2026-07-28` (stateless), or `auto` (probe, then fall back).
@@ -30,6 +30,38 @@ pub(crate) struct Target {
     /// The server to start, with its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+}
+
+/// The server of a command whose last positional argument is the
+/// server's URL (`mcp list URL`), or `-- COMMAND ARGS` after it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Server {
+    /// The server's MCP endpoint (or give `-- COMMAND ARGS`).
+    #[arg(value_name = "URL")]
+    url: Option<String>,
+    #[command(flatten)]
+    target: Target,
+}
+
+impl Server {
+    /// [`Target::session`] with this server.
+    pub(crate) async fn session<T: serde::Serialize>(
+        self,
+        work: impl AsyncFnOnce(&Client) -> Result<T, String>,
+    ) -> Result<serde_json::Value, String> {
+        self.target.session(self.url, work).await
+    }
+
+    /// The same server, in era `era` (`mcp check` tries both).
+    pub(crate) fn with_era(&self, era: Era) -> Self {
+        Server {
+            url: self.url.clone(),
+            target: Target {
+                era,
+                ..self.target.clone()
+            },
+        }
+    }
 }
 
 fn parse_era(s: &str) -> Result<Era, String> {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mcp list`, `call`, `read` and `prompt` (the mcp-cli binary) against real
+# `mcp list`, `call`, `read`, `prompt` and `check` (the mcp-cli binary) against real
 # servers, started as users start them:
 #
 #   tests/cli/run.sh <directory with the mcp, calculator and notes binaries>
@@ -21,6 +21,8 @@
 # opens the browser (browser.py through MCP_OPEN_BROWSER), takes the
 # loopback redirect, keeps the tokens in $XDG_CONFIG_HOME/mcp/tokens.json
 # (mode 0600), and the next commands, in both eras, sign in no more.
+# `mcp check` on our servers and the reference (clean) and on
+# tests/cli/bad_server.py (each finding reported, exit status 1).
 # Exits 1 if any check fails. Needs
 # scripts/install-tools.sh to have run.
 set -euo pipefail
@@ -199,6 +201,27 @@ if timeout 60 "$MCP" call trigger-long-running-operation duration=1 steps=2 --pr
     echo "PASS server-everything: progress of trigger-long-running-operation on stderr"
 else
     echo "FAIL server-everything: progress"; cat "$WORK/out.txt" "$WORK/err.txt" | sed 's/^/    /'; failed=1
+fi
+
+# ---- mcp check: our servers and the reference are clean; a bad server's every finding reported
+for server in "$BIN/calculator" "$BIN/notes" "$MCP_PYTHON $ROOT/tests/interop/reference_calculator.py"; do
+    read -r -a command <<<"$server"
+    ok "check: $(basename "${command[-1]}") is clean in both eras" 'r["errors"] == 0 and r["findings"] == []' \
+        check --json -- "${command[@]}"
+done
+ok "check: server-everything has warnings only (legacy era only; a parameter without a description)" \
+    'r["errors"] == 0 and any("2026-07-28" in f["message"] for f in r["findings"]) and all(f["level"] == "warning" for f in r["findings"])' \
+    check --json -- "${EVERYTHING[@]}"
+rc=0
+timeout 60 "$MCP" check --json -- "$MCP_PYTHON" "$HERE/bad_server.py" >"$WORK/out.json" 2>"$WORK/err.txt" || rc=$?
+if [ "$rc" = 1 ] && json_holds "$WORK/out.json" '(
+r["errors"] == 1
+and any(f["level"] == "error" and f["item"] == "tool `undocumented`" and "no description" in f["message"] for f in r["findings"])
+and any(f["level"] == "warning" and f["item"] == "tool `labels`" and "strict mode" in f["message"] for f in r["findings"])
+and any(f["level"] == "warning" and "the tool listing is about" in f["message"] and 55000 < int(f["message"].split("about ")[1].split()[0]) < 70000 for f in r["findings"]))'; then
+    echo "PASS check: the bad server's missing description (error), strict-mode refusal and 60 k-token listing (warnings) reported, exit 1"
+else
+    echo "FAIL check: the bad server (exit $rc)"; head -c 3000 "$WORK/out.json" "$WORK/err.txt" | sed 's/^/    /'; failed=1
 fi
 
 # ---- OAuth: a protected calculator, signed in to with oidc-provider

@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::output::{items, line, Format, Output};
-use crate::target::Target;
+use crate::target::Server;
 
 /// List a server's tools (and with --prompts/--resources, its prompts,
 /// resources and resource templates).
@@ -17,9 +17,6 @@ use crate::target::Target;
     mcp list --json http://127.0.0.1:3000/mcp\n  \
     mcp list --era legacy --header 'Authorization: Bearer TOKEN' https://mcp.example.com/mcp")]
 pub(crate) struct Args {
-    /// The server's MCP endpoint (or give `-- COMMAND ARGS`).
-    #[arg(value_name = "URL")]
-    url: Option<String>,
     /// Also list the prompts.
     #[arg(long)]
     prompts: bool,
@@ -32,7 +29,7 @@ pub(crate) struct Args {
     #[command(flatten)]
     format: Format,
     #[command(flatten)]
-    target: Target,
+    server: Server,
 }
 
 impl Args {
@@ -50,10 +47,8 @@ pub(crate) async fn run(args: Args) -> Result<(), String> {
     let output = Output::new(&args.format);
     let (tools, prompts, resources) = (!args.no_tools, args.prompts, args.resources);
     let listing = args
-        .target
-        .session(args.url, async |client| {
-            listing(client, tools, prompts, resources).await
-        })
+        .server
+        .session(async |client| listing(client, tools, prompts, resources).await)
         .await?;
     if output.json {
         return Output::json(&listing);

@@ -1,6 +1,7 @@
 //! The commands, one module each.
 
 mod call;
+mod check;
 mod list;
 mod prompt;
 mod read;
@@ -16,6 +17,8 @@ pub(crate) enum Command {
     Read(read::Args),
     /// Get a prompt.
     Prompt(prompt::Args),
+    /// Check a server for what breaks hosts and models.
+    Check(check::Args),
 }
 
 /// Runs `command`; the error is the one line the user reads.
@@ -25,5 +28,6 @@ pub(crate) async fn run(command: Command) -> Result<(), String> {
         Command::Call(args) => call::run(args).await,
         Command::Read(args) => read::run(args).await,
         Command::Prompt(args) => prompt::run(args).await,
+        Command::Check(args) => check::run(args).await,
     }
 }

@@ -1,7 +1,7 @@
 //! `mcp read URI`: reads one resource and prints its contents.
 
 use crate::output::{items, line, resource_text, Format, Output};
-use crate::target::{one_line, Target};
+use crate::target::{one_line, Server};
 
 /// Read a resource by its URI.
 #[derive(Debug, clap::Args)]
@@ -11,22 +11,17 @@ use crate::target::{one_line, Target};
 pub(crate) struct Args {
     /// The resource's URI (`mcp list --resources` shows them).
     uri: String,
-    /// The server's MCP endpoint (or give `-- COMMAND ARGS`).
-    #[arg(value_name = "URL")]
-    url: Option<String>,
     #[command(flatten)]
     format: Format,
     #[command(flatten)]
-    target: Target,
+    server: Server,
 }
 
 /// Runs `mcp read`.
 pub(crate) async fn run(args: Args) -> Result<(), String> {
     let output = Output::new(&args.format);
     let uri = args.uri;
-    let result = args
-        .target
-        .session(args.url, async |client| {
+    let result = args.server.session(async |client| {
             client.read_resource(&uri).await.map_err(|e| {
                 format!(
                     "reading `{uri}` failed: {} (`mcp list --resources` shows what the server offers)",

@@ -4,7 +4,7 @@ use crate::{mcp, stderr, stdout};
 
 #[tokio::test]
 async fn every_command_shows_examples_of_itself() {
-    for command in ["list", "call", "read", "prompt"] {
+    for command in ["list", "call", "read", "prompt", "check"] {
         let out = mcp(&[command, "--help"]).await;
         let text = stdout(&out);
         assert!(out.status.success(), "{command}: {}", stderr(&out));
@@ -18,7 +18,7 @@ async fn every_command_shows_examples_of_itself() {
         );
     }
     let top = stdout(&mcp(&["--help"]).await);
-    for command in ["list", "call", "read", "prompt"] {
+    for command in ["list", "call", "read", "prompt", "check"] {
         assert!(top.contains(command), "{top}");
     }
 }
