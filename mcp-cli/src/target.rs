@@ -132,7 +132,10 @@ impl Target {
             .client_info("mcp", env!("CARGO_PKG_VERSION"))
             .protocol(self.era)
             .timeout(self.timeout)
-            .connect_timeout(self.timeout);
+            .connect_timeout(self.timeout)
+            // The era probe waits no longer than the user allowed in all
+            // (its own default is 10 s).
+            .probe_timeout(self.timeout.min(Duration::from_secs(10)));
         for (name, value) in &self.headers {
             builder = builder.http_header(name, value);
         }

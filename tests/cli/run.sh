@@ -6,7 +6,8 @@
 #
 #   our calculator and notes examples        stdio, and Streamable HTTP (--http)
 #   the Python mcp 2.3 reference calculator  stdio (reference_calculator.py), and
-#                                            Streamable HTTP (reference_http_dual.py)
+#                                            Streamable HTTP (reference_http_dual.py),
+#                                            also its HTTP+SSE endpoint (the fallback)
 #   TypeScript server-everything             stdio and Streamable HTTP
 #                                            (tests/interop/ensure_everything.sh)
 #
@@ -110,6 +111,22 @@ if timeout 60 "$MCP" call count_to n=3 -- "$BIN/calculator" >/dev/null 2>"$WORK/
 else
     echo "FAIL calculator: progress without --progress"; sed 's/^/    /' "$WORK/err.txt"; failed=1
 fi
+# On a terminal (script(1) gives it one): colour, unless NO_COLOR; progress
+# without --progress.
+ESC="$(printf '\033')"
+if script -qec "$MCP list -- $BIN/calculator" /dev/null >"$WORK/tty.txt" 2>&1 && grep -q "${ESC}\[1madd${ESC}\[0m" "$WORK/tty.txt" \
+    && NO_COLOR=1 script -qec "$MCP list -- $BIN/calculator" /dev/null >"$WORK/tty-plain.txt" 2>&1 \
+    && grep -q '^add  Add two numbers' "$WORK/tty-plain.txt" && ! grep -q "$ESC" "$WORK/tty-plain.txt"; then
+    echo "PASS calculator over stdio: colour on a terminal, none with NO_COLOR"
+else
+    echo "FAIL colour"; cat -v "$WORK/tty.txt" "$WORK/tty-plain.txt" | head -10 | sed 's/^/    /'; failed=1
+fi
+if script -qec "$MCP call count_to n=2 -- $BIN/calculator" /dev/null >"$WORK/tty.txt" 2>&1 \
+    && [ "$(grep -c '^progress [12]/2' "$WORK/tty.txt")" = 2 ]; then
+    echo "PASS calculator over stdio: progress shown on a terminal without --progress"
+else
+    echo "FAIL progress on a terminal"; cat -v "$WORK/tty.txt" | sed 's/^/    /'; failed=1
+fi
 CALC_PORT="$(free_port)"
 serve calculator "$CALC_PORT" "$BIN/calculator" --http "127.0.0.1:$CALC_PORT"
 calculator_checks "calculator over Streamable HTTP" "http://127.0.0.1:$CALC_PORT/mcp"
@@ -135,6 +152,8 @@ refused "a URL that is not MCP, with what it answered" "is not an MCP server (th
     list "http://127.0.0.1:$WEB_PORT/"
 DEAD_PORT="$(free_port)"
 refused "an unreachable URL" "cannot reach http://127.0.0.1:$DEAD_PORT/mcp" list "http://127.0.0.1:$DEAD_PORT/mcp"
+refused "a server that never answers, within --timeout" "did not start as an MCP server (no answer within 1s)" \
+    list --timeout 1 -- sleep 30
 refused "no server given" "no server given: add the server's URL, or \`-- COMMAND ARGS\` to start one" list
 
 # ---- our notes server: prompts and resources
@@ -163,6 +182,10 @@ calculator_checks "Python reference over stdio" -- "$MCP_PYTHON" "$ROOT/tests/in
 PY_PORT="$(free_port)"
 serve python "$PY_PORT" "$MCP_PYTHON" "$ROOT/tests/interop/reference_http_dual.py" --http "127.0.0.1:$PY_PORT"
 calculator_checks "Python reference over Streamable HTTP" "http://127.0.0.1:$PY_PORT/mcp"
+ok "Python reference over HTTP+SSE (/sse: Streamable HTTP refused, the fallback taken)" \
+    'any(t["name"] == "add" for t in r["tools"])' list --json --era legacy "http://127.0.0.1:$PY_PORT/sse"
+ok "calculator over HTTP+SSE (/sse)" \
+    'any(t["name"] == "add" for t in r["tools"])' list --json --era legacy "http://127.0.0.1:$CALC_PORT/sse"
 
 # ---- TypeScript server-everything (legacy era only)
 if ! everything="$("$ROOT/tests/interop/ensure_everything.sh" stdio 2>"$WORK/ensure.log")" \
