@@ -74,12 +74,21 @@ fn parse_era(s: &str) -> Result<Era, String> {
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {
-    match s.split_once(':') {
-        Some((name, value)) if !name.trim().is_empty() => {
-            Ok((name.trim().to_owned(), value.trim().to_owned()))
-        }
-        _ => Err("expected `Name: value`".into()),
+    let Some((name, value)) = s.split_once(':') else {
+        return Err("expected `Name: value`".into());
+    };
+    let (name, value) = (name.trim(), value.trim());
+    // RFC 9110's token characters for the name; no control characters in the value.
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || !name.bytes().all(token) {
+        return Err(format!(
+            "`{name}` is not an HTTP header name: expected `Name: value`, the name without spaces"
+        ));
     }
+    if value.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+        return Err(format!("the value of `{name}` holds a control character"));
+    }
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -154,7 +163,7 @@ impl Target {
                     ));
                 }
                 builder
-                    .oauth(sign_in()?)
+                    .oauth(sign_in())
                     .connect_http(url)
                     .await
                     .map_err(|e| http_failure(url, &e))
@@ -183,7 +192,7 @@ impl Target {
 /// the redirect on 127.0.0.1, and keeps the tokens in the user's config
 /// directory (`FileTokenStore` writes mode 0600), so the next command signs
 /// in no more.
-fn sign_in() -> Result<OAuth, String> {
+fn sign_in() -> OAuth {
     let mut authorizer = LoopbackAuthorizer::new();
     let opener = std::env::var("MCP_OPEN_BROWSER").ok().or_else(|| {
         std::io::stderr()
@@ -202,9 +211,12 @@ fn sign_in() -> Result<OAuth, String> {
             }
         });
     }
-    Ok(OAuth::new("mcp")
-        .authorizer(authorizer)
-        .token_store(FileTokenStore::new(token_file()?)))
+    let oauth = OAuth::new("mcp").authorizer(authorizer);
+    match token_file() {
+        Some(path) => oauth.token_store(FileTokenStore::new(path)),
+        // No config directory (no HOME): tokens last this command only.
+        None => oauth,
+    }
 }
 
 /// The program that opens a URL in the user's browser, where there is one.
@@ -224,12 +236,8 @@ fn system_opener() -> Option<String> {
 
 /// Where tokens are kept: `<config dir>/mcp/tokens.json` (on Linux
 /// `$XDG_CONFIG_HOME/mcp`, else `~/.config/mcp`).
-pub(crate) fn token_file() -> Result<std::path::PathBuf, String> {
-    dirs::config_dir()
-        .map(|dir| dir.join("mcp").join("tokens.json"))
-        .ok_or_else(|| {
-            "no configuration directory for the tokens: set HOME (or XDG_CONFIG_HOME)".into()
-        })
+fn token_file() -> Option<std::path::PathBuf> {
+    dirs::config_dir().map(|dir| dir.join("mcp").join("tokens.json"))
 }
 
 /// One line from an error and its causes.

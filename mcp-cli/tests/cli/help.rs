@@ -38,4 +38,7 @@ async fn a_command_line_refused_exits_2() {
     .await;
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("expected `Name: value`"));
+    let out = mcp(&["list", "-H", "Bad Name: x", "http://127.0.0.1:1/mcp"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("`Bad Name` is not an HTTP header name"));
 }
