@@ -1,8 +1,9 @@
 //! Reaching a server: a child process over stdio (`-- COMMAND ARGS`) or a
 //! URL (Streamable HTTP, falling back to HTTP+SSE), in the era asked for,
 //! signing in with OAuth when an HTTP server asks. Every command that talks
-//! to a server flattens [`Target`] into its arguments, so they all take the
-//! same options and fail with the same words.
+//! to a server flattens [`Target`] (or [`Server`], where the URL is the last
+//! positional argument) into its arguments, so they all take the same
+//! options and fail with the same words.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use std::time::Duration;
 use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
 use mcp_client::{is_unreachable, Client, Era};
 
-/// How to reach the server, shared by `list`, `call`, `read` and `prompt`.
+/// How to reach the server, shared by `list`, `call`, `read`, `prompt` and `check`.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Target {
     /// The protocol era: `legacy` (the initialize handshake, 2025-11-25),
