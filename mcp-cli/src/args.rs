@@ -57,6 +57,14 @@ pub(crate) fn tool_arguments(
         };
         arguments.insert(key.clone(), value);
     }
+    if !open {
+        if let Some(key) = arguments
+            .keys()
+            .find(|k| properties.is_none_or(|p| !p.contains_key(*k)))
+        {
+            return Err(unknown_key(tool, key, properties));
+        }
+    }
     if let Some(required) = schema.get("required").and_then(Value::as_array) {
         for name in required.iter().filter_map(Value::as_str) {
             if !arguments.contains_key(name) {
@@ -72,7 +80,38 @@ pub(crate) fn tool_arguments(
             }
         }
     }
+    fits(tool, schema, &arguments)?;
     Ok(arguments)
+}
+
+/// Refuses `arguments` that the whole schema rejects (what `--args` gives,
+/// nested values, constraints such as `minimum`), in the validator's words
+/// and at the path of the value at fault. A schema that does not compile
+/// is the server's to judge: the arguments go as they are.
+fn fits(
+    tool: &str,
+    schema: &Map<String, Value>,
+    arguments: &Map<String, Value>,
+) -> Result<(), String> {
+    let schema = Value::Object(schema.clone());
+    let Ok(validator) = jsonschema::validator_for(&schema) else {
+        return Ok(());
+    };
+    let instance = Value::Object(arguments.clone());
+    match validator.validate(&instance) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() {
+                String::new()
+            } else {
+                format!(" at `{path}`")
+            };
+            Err(format!(
+                "the arguments of tool `{tool}` do not fit its input schema{at}: {e}"
+            ))
+        }
+    }
 }
 
 fn unknown_key(tool: &str, key: &str, properties: Option<&Map<String, Value>>) -> String {
@@ -331,6 +370,22 @@ mod tests {
         let open = json!({"type": "object"}).as_object().unwrap().clone();
         let args = tool_arguments("t", &open, None, &pairs(&["x=1", "y=hi"])).unwrap();
         assert_eq!(Value::Object(args), json!({"x": 1, "y": "hi"}));
+    }
+
+    #[test]
+    fn args_json_is_checked_against_the_whole_schema() {
+        let e = tool_arguments("t", &schema(), Some(r#"{"a": 1, "c": 2}"#), &[]).unwrap_err();
+        assert!(e.starts_with("tool `t` has no parameter `c`"), "{e}");
+        let e = tool_arguments("t", &schema(), Some(r#"{"a": "x"}"#), &[]).unwrap_err();
+        assert!(e.contains("do not fit its input schema at `/a`"), "{e}");
+        let e = tool_arguments(
+            "t",
+            &schema(),
+            Some(r#"{"a": 1, "values": [1, "two"]}"#),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.contains("at `/values/1`"), "{e}");
     }
 
     #[test]

@@ -140,6 +140,8 @@ refused "an unknown key, naming the parameters" "tool \`add\` has no parameter \
     call add a=1 b=2 c=3 -- "$BIN/calculator"
 refused "a value of the wrong type, in the schema's words" "argument \`a\` of tool \`add\` (The first number) must be a number, not \`two\`" \
     call add a=two b=2 -- "$BIN/calculator"
+refused "--args checked against the whole schema, at the value's path" "the arguments of tool \`stats\` do not fit its input schema at \`/values/1\`: \"x\" is not of type \"number\"" \
+    call stats --args '{"values": [1, "x"]}' -- "$BIN/calculator"
 refused "a missing required argument" "tool \`add\` needs \`b\` (The second number): add b=VALUE" \
     call add a=1 -- "$BIN/calculator"
 refused "a server that does not start, its stderr shown" "its last stderr lines: no such database" \
