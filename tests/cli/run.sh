@@ -22,7 +22,7 @@
 # opens the browser (browser.py through MCP_OPEN_BROWSER), takes the
 # loopback redirect, keeps the tokens in $XDG_CONFIG_HOME/mcp/tokens.json
 # (mode 0600), and the next commands, in both eras, sign in no more.
-# `mcp check` on our servers and the reference (clean) and on
+# `mcp check --call` on our servers and the reference (clean) and on
 # tests/cli/bad_server.py (each finding reported, exit status 1).
 # Exits 1 if any check fails. Needs
 # scripts/install-tools.sh to have run.
@@ -231,20 +231,21 @@ fi
 # ---- mcp check: our servers and the reference are clean; a bad server's every finding reported
 for server in "$BIN/calculator" "$BIN/notes" "$MCP_PYTHON $ROOT/tests/interop/reference_calculator.py"; do
     read -r -a command <<<"$server"
-    ok "check: $(basename "${command[-1]}") is clean in both eras" 'r["errors"] == 0 and r["findings"] == []' \
-        check --json -- "${command[@]}"
+    ok "check --call: $(basename "${command[-1]}") is clean in both eras (read-only tools called where it marks them)" 'r["errors"] == 0 and r["findings"] == []' \
+        check --call --json -- "${command[@]}"
 done
 ok "check: server-everything has warnings only (legacy era only; a parameter without a description)" \
     'r["errors"] == 0 and any("2026-07-28" in f["message"] for f in r["findings"]) and all(f["level"] == "warning" for f in r["findings"])' \
     check --json -- "${EVERYTHING[@]}"
 rc=0
-timeout 60 "$MCP" check --json -- "$MCP_PYTHON" "$HERE/bad_server.py" >"$WORK/out.json" 2>"$WORK/err.txt" || rc=$?
+timeout 60 "$MCP" check --call --json -- "$MCP_PYTHON" "$HERE/bad_server.py" >"$WORK/out.json" 2>"$WORK/err.txt" || rc=$?
 if [ "$rc" = 1 ] && json_holds "$WORK/out.json" '(
 r["errors"] == 1
 and any(f["level"] == "error" and f["item"] == "tool `undocumented`" and "no description" in f["message"] for f in r["findings"])
 and any(f["level"] == "warning" and f["item"] == "tool `labels`" and "strict mode" in f["message"] for f in r["findings"])
-and any(f["level"] == "warning" and "the tool listing is about" in f["message"] and 55000 < int(f["message"].split("about ")[1].split()[0]) < 70000 for f in r["findings"]))'; then
-    echo "PASS check: the bad server's missing description (error), strict-mode refusal and 60 k-token listing (warnings) reported, exit 1"
+and any(f["level"] == "warning" and "the tool listing is about" in f["message"] and 55000 < int(f["message"].split("about ")[1].split()[0]) < 70000 for f in r["findings"])
+and any(f["level"] == "warning" and f["item"] == "tool `dump`" and "over the 25000 hosts take from one call" in f["message"] for f in r["findings"]))'; then
+    echo "PASS check --call: the bad server's missing description (error), strict-mode refusal, 60 k-token listing and 30 k-token result (warnings) reported, exit 1"
 else
     echo "FAIL check: the bad server (exit $rc)"; head -c 3000 "$WORK/out.json" "$WORK/err.txt" | sed 's/^/    /'; failed=1
 fi

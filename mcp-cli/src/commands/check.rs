@@ -22,10 +22,15 @@ const LISTING_BUDGET_TOKENS: usize = 12_800;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     mcp check -- ./target/debug/calculator\n  \
-    mcp check --json http://127.0.0.1:3000/mcp\n\n\
+    mcp check --json http://127.0.0.1:3000/mcp\n  \
+    mcp check --call -- python3 server.py\n\n\
     It connects in both eras (legacy, 2026-07-28) whatever --era says.\n\
     Exit status: 1 when any error is found, 0 with warnings only.")]
 pub(crate) struct Args {
+    /// Also call the read-only tools (`readOnlyHint`), with arguments built
+    /// from their schemas, and report results too large for hosts.
+    #[arg(long)]
+    call: bool,
     #[command(flatten)]
     format: Format,
     #[command(flatten)]
@@ -33,7 +38,7 @@ pub(crate) struct Args {
 }
 
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Level {
     /// Hosts or models refuse or misuse it.
@@ -43,7 +48,7 @@ enum Level {
 }
 
 /// One thing found, about one item.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Finding {
     level: Level,
     /// `tool add`, `prompt summarise`, `server`.
@@ -57,14 +62,28 @@ pub(crate) async fn run(args: Args) -> Result<(), String> {
     let mut findings = Vec::new();
     let mut listing = None;
     for (era, name) in [(Era::Legacy, "legacy"), (Era::Modern, "2026-07-28")] {
+        // The read-only tools are called once, in the first era that works.
+        let calling = args.call && listing.is_none();
         let got = args
             .server
             .with_era(era)
-            .session(async |client| listing_of(client).await)
+            .session(async |client| {
+                let listing = listing_of(client).await?;
+                let calls = if calling {
+                    call_read_only(client, &listing).await
+                } else {
+                    Vec::new()
+                };
+                Ok(json!({"listing": listing, "calls": calls}))
+            })
             .await;
         match got {
-            Ok(value) => {
-                listing.get_or_insert(value);
+            Ok(mut value) => {
+                listing.get_or_insert(value["listing"].take());
+                findings.extend(
+                    serde_json::from_value::<Vec<Finding>>(value["calls"].take())
+                        .unwrap_or_default(),
+                );
             }
             Err(e) => findings.push(Finding {
                 level: Level::Warning,
@@ -128,6 +147,109 @@ async fn listing_of(client: &Client) -> Result<Value, String> {
         None => Vec::new(),
     };
     Ok(json!({"tools": tools, "prompts": prompts, "resources": resources}))
+}
+
+/// How many tokens of one tool result hosts take: Claude Code's default
+/// `MAX_MCP_OUTPUT_TOKENS`.
+const RESULT_BUDGET_TOKENS: usize = 25_000;
+
+/// Calls every read-only tool (`readOnlyHint: true`) once, with arguments
+/// built from its schema, and reports what hosts would make of the result.
+async fn call_read_only(client: &Client, listing: &Value) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for tool in crate::output::items(listing, "tools") {
+        if tool["annotations"]["readOnlyHint"] != json!(true) {
+            continue;
+        }
+        let name = tool["name"].as_str().unwrap_or_default();
+        let arguments = example(&tool["inputSchema"]);
+        let mut found = |level, message: String| {
+            findings.push(Finding {
+                level,
+                item: format!("tool `{name}`"),
+                message,
+            });
+        };
+        match client.call_tool_raw(name, arguments.clone()).await {
+            Ok(result) => {
+                // What the model reads: the content blocks.
+                let tokens = serde_json::to_string(&result.content).map_or(0, |s| s.len() / 4);
+                if result.is_error() {
+                    found(
+                        Level::Warning,
+                        format!(
+                            "called with {arguments} (built from its schema), it reported an error"
+                        ),
+                    );
+                }
+                if tokens > RESULT_BUDGET_TOKENS {
+                    found(Level::Warning, format!(
+                        "called with {arguments}, its result is about {tokens} tokens, over the {RESULT_BUDGET_TOKENS} hosts take from one call (Claude Code's MAX_MCP_OUTPUT_TOKENS): page or cut it"
+                    ));
+                }
+            }
+            Err(e) => found(
+                Level::Error,
+                format!(
+                    "called with {arguments} (built from its schema), it failed: {}",
+                    one_line(&e)
+                ),
+            ),
+        }
+    }
+    findings
+}
+
+/// A value `schema` accepts, as plain as it gets: its default, first enum
+/// value or const, else the least value of its type (an object with its
+/// required properties only).
+fn example(schema: &Value) -> Value {
+    for key in ["default", "const"] {
+        if let Some(v) = schema.get(key) {
+            return v.clone();
+        }
+    }
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    if let Some(first) = ["anyOf", "oneOf"]
+        .iter()
+        .find_map(|k| schema.get(*k).and_then(|b| b.get(0)))
+    {
+        return example(first);
+    }
+    let ty = match &schema["type"] {
+        Value::Array(types) => types.first().and_then(Value::as_str).unwrap_or("null"),
+        other => other.as_str().unwrap_or("object"),
+    };
+    match ty {
+        "string" => json!("example"),
+        "integer" | "number" => schema.get("minimum").cloned().unwrap_or(json!(1)),
+        "boolean" => json!(false),
+        // One item at least: an empty list is rarely what a tool is for.
+        "array" => {
+            let n = schema
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .unwrap_or(1)
+                .max(1);
+            Value::Array(vec![
+                example(&schema["items"]);
+                usize::try_from(n).unwrap_or(1)
+            ])
+        }
+        "null" => Value::Null,
+        _ => {
+            let required: Vec<&str> = crate::output::items(schema, "required")
+                .filter_map(Value::as_str)
+                .collect();
+            let object = required
+                .into_iter()
+                .map(|name| (name.to_owned(), example(&schema["properties"][name])))
+                .collect();
+            Value::Object(object)
+        }
+    }
 }
 
 /// The findings of one listing.
@@ -304,6 +426,21 @@ mod tests {
             has(Level::Warning, "parameter `n` has no description"),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn examples_fit_their_schemas() {
+        let schema = json!({"type": "object", "properties": {
+            "s": {"type": "string"}, "n": {"type": "integer", "minimum": 3},
+            "e": {"enum": ["b", "a"]}, "v": {"type": "array", "items": {"type": "number"}, "minItems": 2},
+            "o": {"type": ["number", "null"]}, "skip": {"type": "string"}},
+            "required": ["s", "n", "e", "v", "o"]});
+        let value = example(&schema);
+        assert_eq!(
+            value,
+            json!({"s": "example", "n": 3, "e": "b", "v": [1, 1], "o": 1})
+        );
+        assert!(jsonschema::is_valid(&schema, &value));
     }
 
     #[test]
