@@ -95,6 +95,9 @@ step "our client: conformance 0.1.16 client scenarios (core and authorization), 
 tests/conformance/run_client.sh target/debug/conformance_client
 tests/interop/run_client.sh target/debug
 
+step "the mcp command line: list, call, read, prompt, check against our calculator and notes, the Python reference server and TypeScript server-everything (stdio, Streamable HTTP, both eras; --json parsed; bad input refused in one line; OAuth sign-in with oidc-provider, tokens kept 0600; check clean on ours, findings on a bad Python server)"
+tests/cli/run.sh target/debug
+
 step "authorization with a real authorization server (oidc-provider) configured as the identity providers behave (audience the resource; audience the client id, Entra's no-resource .default shape; no registration endpoint; metadata documents only): calculator --issuer [--audience] as a protected resource; calculator_client and the Python mcp client sign in (code flow, PKCE, registration, step-up) and call it"
 tests/interop/oauth/run.sh target/debug
 

@@ -29,6 +29,29 @@ wait_port() {
     echo "$(basename "$0"): nothing listens on port $1:"; cat "$3"; exit 1
 }
 
+# json_holds <file> <python expression over r> [key]: whether the JSON
+# document in <file> (its member <key>, when given) makes the expression true.
+json_holds() {
+    "$MCP_PYTHON" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+if len(sys.argv) > 3:
+    r = r[sys.argv[3]]
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$@"
+}
+
+# serve_on <log> <port> <program> <args...>: starts the program in a process
+# group of its own (added to PIDS, killed at exit by `scratch`), its output
+# in <log>, and returns once <port> listens.
+serve_on() {
+    local log="$1" port="$2"; shift 2
+    set -m
+    "$@" >"$log" 2>&1 &
+    PIDS+=($!)
+    set +m
+    wait_port "$port" "${PIDS[-1]}" "$log"
+}
+
 # inspector_check <label> <python expression over r (the result)> <inspector args...>:
 # runs the MCP Inspector CLI and checks its JSON result; prints PASS or FAIL
 # (with the output), and sets failed=1 on a failure.
@@ -36,10 +59,7 @@ inspector_check() {
     local label="$1" expr="$2"; shift 2
     mkdir -p "$WORK/home"
     if HOME="$WORK/home" timeout 60 "$MCP_INSPECTOR" --cli --format json "$@" >"$WORK/out.json" 2>"$WORK/err.log" \
-        && "$MCP_PYTHON" -c '
-import json, sys
-r = json.load(open(sys.argv[1]))["result"]
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$WORK/out.json" "$expr"; then
+        && json_holds "$WORK/out.json" "$expr" result; then
         echo "PASS inspector: $label"
     else
         echo "FAIL inspector: $label"

@@ -3,7 +3,10 @@
 //! the one asked for, mapping its outcome to the exit status (0 done, 1 a
 //! failure the command explains on stderr, 2 a command line refused).
 
+mod args;
 mod commands;
+mod output;
+mod target;
 
 use clap::Parser;
 

@@ -63,17 +63,6 @@ cleanup() {
 trap cleanup EXIT
 failed=0
 
-# start <log> <port> <program> <args...>: a process group of its own, up
-# once its port listens.
-start() {
-    local log="$1" port="$2"; shift 2
-    set -m
-    "$@" >"$log" 2>&1 &
-    PIDS+=($!)
-    set +m
-    wait_port "$port" "${PIDS[-1]}" "$log"
-}
-
 # The user's browser, for calculator_client's loopback sign-in.
 printf '#!/bin/sh\nexec "%s" "%s" "$1"\n' "$MCP_PYTHON" "$HERE/browser.py" >"$WORK/browser"
 chmod +x "$WORK/browser"
@@ -135,11 +124,11 @@ APP_PORT="$(free_port)"
 ISSUER1="http://127.0.0.1:$AS1_PORT"
 URL="http://127.0.0.1:$RES_PORT/mcp"
 APP_URL="http://127.0.0.1:$APP_PORT/mcp"
-start "$WORK/provider1.log" "$AS1_PORT" \
+serve_on "$WORK/provider1.log" "$AS1_PORT" \
     node "$HERE/provider.mjs" "$AS1_PORT" "$URL,$APP_URL" --client-audience calculator-app
-start "$WORK/calculator.log" "$RES_PORT" \
+serve_on "$WORK/calculator.log" "$RES_PORT" \
     "$BIN/calculator" --http "127.0.0.1:$RES_PORT" --issuer "$ISSUER1"
-start "$WORK/calculator-app.log" "$APP_PORT" \
+serve_on "$WORK/calculator-app.log" "$APP_PORT" \
     "$BIN/calculator" --http "127.0.0.1:$APP_PORT" --issuer "$ISSUER1" --audience calculator-app
 
 # (b) audience = the resource, Dynamic Client Registration.
@@ -180,10 +169,10 @@ ISSUER2="http://127.0.0.1:$AS2_PORT"
 PRE_URL="http://127.0.0.1:$PRE_PORT/mcp"
 DOCS="https://127.0.0.1:$DOC_PORT/clients"
 "$MCP_PYTHON" "$HERE/cert.py" "$WORK"
-NODE_EXTRA_CA_CERTS="$WORK/cert.pem" start "$WORK/provider2.log" "$AS2_PORT" \
+NODE_EXTRA_CA_CERTS="$WORK/cert.pem" serve_on "$WORK/provider2.log" "$AS2_PORT" \
     node "$HERE/provider.mjs" "$AS2_PORT" "$PRE_URL" --no-registration --client calculator-pre \
     --metadata-documents "$DOC_PORT" "$WORK/cert.pem" "$WORK/key.pem"
-start "$WORK/calculator-pre.log" "$PRE_PORT" \
+serve_on "$WORK/calculator-pre.log" "$PRE_PORT" \
     "$BIN/calculator" --http "127.0.0.1:$PRE_PORT" --issuer "$ISSUER2"
 
 # (c) no registration endpoint: pre-registered clients, nothing registered.
