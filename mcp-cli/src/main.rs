@@ -4,6 +4,7 @@
 //! failure the command explains on stderr, 2 a command line refused).
 
 mod commands;
+mod hosts;
 
 use clap::Parser;
 
