@@ -3,6 +3,7 @@
 //! parsed back and checked against the shape its documentation gives (cited
 //! in `src/hosts/*.rs`). The real Claude Code and Gemini CLI reading what
 //! was written is `tests/install/run.sh`.
+#![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -230,6 +231,8 @@ fn json_keeps_other_entries_order_and_indentation_and_backs_up_once() {
     let place = Place::new();
     let file = place.home().join(".claude.json");
     std::fs::write(&file, CLAUDE_JSON).unwrap();
+    // Claude Code keeps tokens in it: private it stays.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let command = place.executable("calc");
     ok(&place.mcp(&["install", "claude-code", "calc", "--", "./calc"]));
     let expected = format!(
@@ -249,6 +252,8 @@ fn json_keeps_other_entries_order_and_indentation_and_backs_up_once() {
 "#
     );
     assert_eq!(read(&file), expected);
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
     let backup = place.home().join(".claude.json.bak");
     assert_eq!(read(&backup), CLAUDE_JSON);
 
@@ -495,4 +500,28 @@ fn help_shows_an_example_for_every_host() {
     }
     let help = ok(&place.mcp(&["uninstall", "--help"]));
     assert!(help.contains("mcp uninstall claude-code calc"), "{help}");
+}
+
+#[test]
+fn a_config_file_that_is_a_symbolic_link_stays_one() {
+    let place = Place::new();
+    let real = place.dir.path().join("dotfiles/cursor-mcp.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "{}\n").unwrap();
+    let link = place.home().join(".cursor/mcp.json");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    ok(&place.mcp(&["install", "cursor", "u", "http://127.0.0.1:1/mcp"]));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        parsed(&real)["mcpServers"]["u"],
+        json!({"url": "http://127.0.0.1:1/mcp"})
+    );
+    assert_eq!(
+        read(&place.dir.path().join("dotfiles/cursor-mcp.json.bak")),
+        "{}\n"
+    );
 }

@@ -95,6 +95,9 @@ pub(crate) fn install(args: &Install) -> Result<(), String> {
         Change::Unchanged => println!("`{name}` is already in {file} as given: nothing changed"),
         Change::Removed | Change::Absent => unreachable!("an install adds or keeps"),
     }
+    if let Some(note) = host.first_start_note(args.scope) {
+        eprintln!("note: {note}");
+    }
     Ok(())
 }
 

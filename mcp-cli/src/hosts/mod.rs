@@ -87,6 +87,18 @@ impl Host {
         })
     }
 
+    /// What the host asks of the user before it starts a server from this
+    /// scope's file, when it asks anything.
+    pub(crate) fn first_start_note(self, scope: Scope) -> Option<&'static str> {
+        match (self, scope) {
+            (Host::ClaudeCode, Scope::Project) => Some("Claude Code asks you to approve a server from .mcp.json when it first starts in this project (or list it in `enabledMcpjsonServers` in its settings)"),
+            (Host::GeminiCli, _) => Some("Gemini CLI starts MCP servers only in a folder you trusted (its trust dialog, ~/.gemini/trustedFolders.json)"),
+            (Host::Codex, Scope::Project) => Some("Codex reads .codex/config.toml only in a project you trusted"),
+            (Host::ClaudeDesktop, _) => Some("restart Claude Desktop to start the server"),
+            _ => None,
+        }
+    }
+
     /// The key of the object that holds the servers, for the JSON hosts.
     fn servers_key(self) -> &'static str {
         match self {
