@@ -437,6 +437,17 @@ fn an_unknown_host_is_refused_with_the_known_ones() {
 }
 
 #[test]
+fn a_name_the_hosts_refuse_is_refused() {
+    let place = Place::new();
+    for name in ["", "my server", "calc.v2", "a/b"] {
+        let err = refused(&place.mcp(&["install", "cursor", name, "http://127.0.0.1:1/mcp"]));
+        assert!(err.contains("letters, digits"), "{err}");
+    }
+    assert!(!place.home().join(".cursor/mcp.json").exists());
+    ok(&place.mcp(&["install", "cursor", "Calc_2-x", "http://127.0.0.1:1/mcp"]));
+}
+
+#[test]
 fn a_relative_command_is_made_absolute_or_refused() {
     let place = Place::new();
     let bin = place.dir.path().join("bin");

@@ -170,6 +170,8 @@ pub(crate) enum HostError {
         key: String,
         expected: &'static str,
     },
+    #[error("`{0}` is not a server name the hosts accept: use letters, digits, `-` and `_`")]
+    BadName(String),
     #[error("a different server named `{name}` is already in {file}: pass --force to replace it, or choose another name")]
     Taken { name: String, file: String },
     #[error("cannot {action} {file}: {error}")]
@@ -194,6 +196,13 @@ pub(crate) fn install(
     server: &Server,
     force: bool,
 ) -> Result<Change, HostError> {
+    // Claude Code refuses any other name ("Names can only contain letters,
+    // numbers, hyphens, and underscores"), and the hosts make tool names
+    // such as `mcp__NAME__TOOL` from it.
+    let valid = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if name.is_empty() || !name.chars().all(valid) {
+        return Err(HostError::BadName(name.to_owned()));
+    }
     let text = read(file)?;
     let label = file.display().to_string();
     let (new_text, change) = match host.json_entry(server) {
