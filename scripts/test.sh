@@ -15,7 +15,7 @@ step() { printf '\n==== [%ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 export CARGO_INCREMENTAL=0
 echo "disk at start: $(df -h . | awk 'NR==2 {print $4}') free"
 
-step "install test tools (Node 22, MCP Inspector, conformance suites, Python mcp, Redis, HAProxy, Chromium)"
+step "install test tools (Node 22, MCP Inspector, conformance suites, Claude Code, Gemini CLI, Python mcp, Redis, HAProxy, Chromium)"
 scripts/install-tools.sh
 
 step "the scripted model server against the official openai and anthropic SDK clients (tests/agent/selftest.py)"
@@ -109,6 +109,9 @@ tests/otel/run.sh target/debug
 
 step "built-in toolboxes: the hostile tables of files and fetch run against the reference filesystem and fetch servers and ours, side by side (fetch inside a network namespace of its own); the Python mcp client and the MCP Inspector CLI drive files as they drive the reference server"
 tests/toolbox/run.sh target/debug
+
+step "mcp install read by the real hosts: Claude Code and Gemini CLI list our calculator connected (user and project scope), a broken server failing, and nothing after mcp uninstall"
+tests/install/run.sh target/debug
 
 step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 

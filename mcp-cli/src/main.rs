@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod hosts;
 mod output;
 mod target;
 

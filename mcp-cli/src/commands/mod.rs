@@ -2,6 +2,7 @@
 
 mod call;
 mod check;
+mod install;
 mod list;
 mod prompt;
 mod read;
@@ -19,6 +20,11 @@ pub(crate) enum Command {
     Prompt(prompt::Args),
     /// Check a server for what breaks hosts and models.
     Check(check::Args),
+    /// Add a server to a host's config file (Claude Code, Claude Desktop,
+    /// Cursor, VS Code, Gemini CLI, Codex).
+    Install(install::Install),
+    /// Remove a server from a host's config file.
+    Uninstall(install::Uninstall),
 }
 
 /// Runs `command`; the error is the one line the user reads.
@@ -29,5 +35,16 @@ pub(crate) async fn run(command: Command) -> Result<(), String> {
         Command::Read(args) => read::run(args).await,
         Command::Prompt(args) => prompt::run(args).await,
         Command::Check(args) => check::run(args).await,
+        // File edits and a release build: blocking work, off the runtime.
+        Command::Install(args) => blocking(move || install::install(&args)).await,
+        Command::Uninstall(args) => blocking(move || install::uninstall(&args)).await,
     }
+}
+
+/// Runs a command that blocks (files, child processes waited for) on
+/// tokio's blocking pool.
+async fn blocking(f: impl FnOnce() -> Result<(), String> + Send + 'static) -> Result<(), String> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| format!("the command stopped unexpectedly: {e}"))?
 }

@@ -1,9 +1,13 @@
-//! The `mcp` binary run as users run it, against servers of the tests' own
-//! on real 127.0.0.1 sockets. (The real servers of others, over stdio and
-//! HTTP in both eras, are tests/cli/run.sh at the workspace's root.)
+//! The `mcp` binary run as users run it: against servers of the tests' own
+//! on real 127.0.0.1 sockets (the real servers of others, over stdio and
+//! HTTP in both eras, are tests/cli/run.sh at the workspace's root), and
+//! installing servers into the hosts' files in a temporary home (the real
+//! Claude Code and Gemini CLI reading them are tests/install/run.sh).
 
 mod help;
 mod http;
+#[cfg(unix)]
+mod install;
 
 use std::process::Output;
 
