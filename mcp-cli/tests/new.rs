@@ -221,3 +221,17 @@ fn two_kinds_at_once_are_a_refused_command_line() {
     assert!(!dir.join("x").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn dev_outside_a_project_without_a_command_says_what_to_do() {
+    let dir = scratch("dev");
+    let (code, err) = refused(&dir, &["dev"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("mcp: "), "{err}");
+    assert!(
+        err.contains("has no Cargo.toml: run mcp dev in a project"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
