@@ -42,6 +42,8 @@
 //!
 //! The guide's chapter "Testing your server" (`docs/testing.md`) has more.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod client;
 mod error;
 mod results;

@@ -135,6 +135,9 @@ async fn helpers_panic_naming_the_tool_and_what_came_instead() {
     );
 }
 
+// `connect_as` needs the `auth` feature (on in the workspace's builds:
+// mcp-examples turns it on).
+#[cfg(feature = "auth")]
 #[tokio::test]
 async fn an_injected_identity_reaches_tools_and_its_scopes_are_enforced() {
     let alice = Identity::new()
