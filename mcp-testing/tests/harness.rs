@@ -220,3 +220,29 @@ async fn a_changed_description_fails_the_snapshot_with_the_difference() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn both_eras_through_the_same_helpers() {
+    use mcp_client::types::ProtocolVersion;
+    use mcp_client::{Client, Era};
+    for (era, version) in [
+        (Era::Legacy, ProtocolVersion::LATEST_LEGACY),
+        (Era::Modern, ProtocolVersion::V2026_07_28),
+    ] {
+        let client = TestClient::connect_with(server(), Client::builder().protocol(era))
+            .await
+            .unwrap();
+        assert_eq!(client.protocol_version(), version);
+        assert_eq!(
+            client
+                .call_text("repeat", json!({"word": "x", "times": 2}))
+                .await,
+            "xx"
+        );
+        assert_eq!(
+            client.call_error("check", json!({"name": ""})).await,
+            "the name is empty"
+        );
+        client.close().await;
+    }
+}
