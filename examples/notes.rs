@@ -382,6 +382,16 @@ fn changed(ctx: &Context, uri: &str) {
     }
 }
 
+impl Notes {
+    /// The notebook kept in memory, with the first notes: what the program
+    /// serves without `--redis`, and what tests serve in-process.
+    pub fn in_memory() -> Notes {
+        Notes {
+            book: Notebook::memory(),
+        }
+    }
+}
+
 fn no_note(id: u32) -> ToolError {
     ToolError::new(format!("there is no note {id}"))
 }
@@ -609,9 +619,7 @@ async fn run(args: &Args) -> Result<(), mcp_server::Error> {
     stderr_logs::init("warn");
     let builder = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .instructions("A notebook. Read notes as resources (notes://index, notes://{id}); change them with the tools.");
-    let memory = || Notes {
-        book: Notebook::memory(),
-    };
+    let memory = Notes::in_memory;
     let Some(addr) = &args.http else {
         return builder.toolbox(memory()).build().serve_stdio().await;
     };

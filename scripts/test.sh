@@ -46,6 +46,9 @@ cargo test --workspace
 # integration tests start them); a separate `cargo build` would compile the
 # whole dependency tree again without the dev-dependencies' features.
 
+step "mcp new: each template (stdio, --http, --prompts, --agent) made into a temporary directory, then cargo test in it (the harness, the tool snapshot, the agent with a scripted model), built into target/"
+tests/new/run.sh target
+
 step "slim builds: the stdio-only server and client (--no-default-features --features stdio) have no hyper, rustls or jsonschema in their tree, pass clippy and their stdio tests"
 # In target/ itself: the crates whose features match the full build's are
 # reused (the build's own hashes keep the two feature sets apart).

@@ -348,3 +348,9 @@ fn mcp_compose_root() {
         &["Mount", "MountError", "Mounted", "config", "mount"],
     );
 }
+
+#[test]
+fn mcp_testing_root() {
+    // The harness, why it could not connect, and the snapshot variable.
+    check("mcp-testing", &["Error", "SNAPSHOTS_ENV", "TestClient"]);
+}

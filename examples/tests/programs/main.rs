@@ -10,6 +10,7 @@ pub mod agent_example;
 pub mod examples_run;
 pub mod fetch;
 pub mod files;
+pub mod in_process;
 pub mod readme;
 pub mod several_notes;
 pub mod shell;

@@ -2,8 +2,10 @@
 
 mod call;
 mod check;
+mod dev;
 mod install;
 mod list;
+mod new;
 mod prompt;
 mod read;
 
@@ -25,6 +27,11 @@ pub(crate) enum Command {
     Install(install::Install),
     /// Remove a server from a host's config file.
     Uninstall(install::Uninstall),
+    /// Create a project: a server (stdio or HTTP, with prompts and
+    /// resources) or an agent, that builds and whose test passes.
+    New(new::New),
+    /// Build and run a server, rebuilding and restarting it on change.
+    Dev(dev::Dev),
 }
 
 /// Runs `command`; the error is the one line the user reads.
@@ -38,6 +45,8 @@ pub(crate) async fn run(command: Command) -> Result<(), String> {
         // File edits and a release build: blocking work, off the runtime.
         Command::Install(args) => blocking(move || install::install(&args)).await,
         Command::Uninstall(args) => blocking(move || install::uninstall(&args)).await,
+        Command::New(args) => blocking(move || new::run(&args).map_err(|e| e.to_string())).await,
+        Command::Dev(args) => dev::run(args).await,
     }
 }
 

@@ -2,12 +2,14 @@
 //! on real 127.0.0.1 sockets (the real servers of others, over stdio and
 //! HTTP in both eras, are tests/cli/run.sh at the workspace's root), and
 //! installing servers into the hosts' files in a temporary home (the real
-//! Claude Code and Gemini CLI reading them are tests/install/run.sh).
+//! Claude Code and Gemini CLI reading them are tests/install/run.sh), and
+//! the projects `mcp new` writes (built and tested by tests/new/run.sh).
 
 mod help;
 mod http;
 #[cfg(unix)]
 mod install;
+mod new;
 
 use std::process::Output;
 
