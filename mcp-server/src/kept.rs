@@ -16,15 +16,17 @@ pub(crate) const SCHEME: &str = "mcp-result:";
 /// The memory kept results may take: 64 MiB.
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The whole results kept on this server.
+/// The whole results kept on this server. The cache is made at the first
+/// result kept: a server whose tools keep none pays nothing for it.
+#[derive(Default)]
 pub(crate) struct KeptResults {
-    cache: moka::sync::Cache<String, Arc<Kept>>,
+    cache: std::sync::OnceLock<moka::sync::Cache<String, Arc<Kept>>>,
 }
 
 impl std::fmt::Debug for KeptResults {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeptResults")
-            .field("entries", &self.cache.entry_count())
+            .field("entries", &self.cache.get().map(moka::sync::Cache::entry_count))
             .finish()
     }
 }
@@ -47,19 +49,17 @@ impl moka::Expiry<String, Arc<Kept>> for PerEntry {
     }
 }
 
-impl Default for KeptResults {
-    fn default() -> Self {
-        KeptResults {
-            cache: moka::sync::Cache::builder()
+impl KeptResults {
+    fn cache(&self) -> &moka::sync::Cache<String, Arc<Kept>> {
+        self.cache.get_or_init(|| {
+            moka::sync::Cache::builder()
                 .max_capacity(MAX_BYTES)
                 .weigher(|_, kept: &Arc<Kept>| kept.bytes)
                 .expire_after(PerEntry)
-                .build(),
-        }
+                .build()
+        })
     }
-}
 
-impl KeptResults {
     /// Keeps `full` for `owner` for `ttl`: its URI, or `None` when no
     /// random id could be drawn.
     fn keep(&self, owner: &str, ttl: Duration, full: &CallToolResult) -> Option<String> {
@@ -74,7 +74,7 @@ impl KeptResults {
             size += json.len();
             contents.push(ResourceContents::text(&uri, "application/json", json));
         }
-        self.cache.insert(
+        self.cache().insert(
             uri.clone(),
             Arc::new(Kept {
                 owner: owner.to_owned(),
@@ -89,7 +89,7 @@ impl KeptResults {
     /// The contents kept at `uri` for `owner`; `None` when there are none,
     /// they expired, or they are someone else's.
     pub(crate) fn read(&self, uri: &str, owner: Option<&str>) -> Option<Vec<ResourceContents>> {
-        let kept = self.cache.get(uri)?;
+        let kept = self.cache.get()?.get(uri)?;
         (Some(kept.owner.as_str()) == owner).then(|| kept.contents.clone())
     }
 }
