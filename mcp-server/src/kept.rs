@@ -26,7 +26,10 @@ pub(crate) struct KeptResults {
 impl std::fmt::Debug for KeptResults {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeptResults")
-            .field("entries", &self.cache.get().map(moka::sync::Cache::entry_count))
+            .field(
+                "entries",
+                &self.cache.get().map(moka::sync::Cache::entry_count),
+            )
             .finish()
     }
 }
