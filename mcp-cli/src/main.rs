@@ -14,7 +14,7 @@ use clap::Parser;
 /// Work with MCP servers: create, run, call, check and install them.
 #[derive(Debug, Parser)]
 #[command(name = "mcp", version, propagate_version = true)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: commands::Command,
 }

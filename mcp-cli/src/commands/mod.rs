@@ -2,6 +2,7 @@
 
 mod call;
 mod check;
+mod completions;
 mod dev;
 mod install;
 mod list;
@@ -32,6 +33,9 @@ pub(crate) enum Command {
     New(new::New),
     /// Build and run a server, rebuilding and restarting it on change.
     Dev(dev::Dev),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish,
+    /// PowerShell).
+    Completions(completions::Completions),
 }
 
 /// Runs `command`; the error is the one line the user reads.
@@ -47,6 +51,10 @@ pub(crate) async fn run(command: Command) -> Result<(), String> {
         Command::Uninstall(args) => blocking(move || install::uninstall(&args)).await,
         Command::New(args) => blocking(move || new::run(&args).map_err(|e| e.to_string())).await,
         Command::Dev(args) => dev::run(args).await,
+        Command::Completions(args) => {
+            completions::run(&args);
+            Ok(())
+        }
     }
 }
 

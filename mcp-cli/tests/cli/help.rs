@@ -4,7 +4,19 @@ use crate::{mcp, stderr, stdout};
 
 #[tokio::test]
 async fn every_command_shows_examples_of_itself() {
-    for command in ["list", "call", "read", "prompt", "check"] {
+    const ALL: [&str; 10] = [
+        "list",
+        "call",
+        "read",
+        "prompt",
+        "check",
+        "install",
+        "uninstall",
+        "new",
+        "dev",
+        "completions",
+    ];
+    for command in ALL {
         let out = mcp(&[command, "--help"]).await;
         let text = stdout(&out);
         assert!(out.status.success(), "{command}: {}", stderr(&out));
@@ -18,9 +30,24 @@ async fn every_command_shows_examples_of_itself() {
         );
     }
     let top = stdout(&mcp(&["--help"]).await);
-    for command in ["list", "call", "read", "prompt", "check"] {
+    for command in ALL {
         assert!(top.contains(command), "{top}");
     }
+}
+
+#[tokio::test]
+async fn completion_scripts_name_every_command_and_an_unknown_shell_is_refused() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = mcp(&["completions", shell]).await;
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        for command in ["list", "call", "install", "uninstall", "new", "dev"] {
+            assert!(script.contains(command), "{shell} script lacks {command}");
+        }
+    }
+    let out = mcp(&["completions", "nosh"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("possible values: bash"));
 }
 
 #[tokio::test]
