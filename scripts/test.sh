@@ -45,6 +45,11 @@ cargo test --workspace
 # That built every example binary the interop steps below run (mcp-examples'
 # integration tests start them); a separate `cargo build` would compile the
 # whole dependency tree again without the dev-dependencies' features.
+# The test executables have run; the steps below run the example binaries
+# (target/debug/NAME, hard links to deps/NAME-HASH, so not deleted here)
+# and the `mcp` binary. Deleting the rest (about 2.3 GB) keeps the run
+# within CI's disk budget; `--test load` below relinks the one it needs.
+find target/debug/deps -maxdepth 1 -type f -perm -u+x -links 1 ! -name '*.so' -delete
 
 step "mcp new: each template (stdio, --http, --prompts, --agent) made into a temporary directory, then cargo test in it (the harness, the tool snapshot, the agent with a scripted model), built into target/"
 tests/new/run.sh target
@@ -56,9 +61,9 @@ scripts/slim.sh
 
 step "load at full size: 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 64 in flight, tools changing"
 # The test binary `cargo test --workspace` built and ran at a scaled-down
-# size, run again at full size: no build (the same packages and features),
-# where an optimized build of its own took 134 s on a clean clone for 6 s of
-# load. The debug build is the stricter one (overflow checks, debug
+# size, run again at full size: no compiling (the same packages and
+# features; the executable deleted above is only linked again), where an
+# optimized build of its own took 134 s on a clean clone for 6 s of load. The debug build is the stricter one (overflow checks, debug
 # assertions). The Nagle test ran in that run; it measures time, and does
 # not share two cores with a million calls.
 MCP_LOAD_FULL=1 cargo test --workspace --test load -- --nocapture \
