@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Count the input tokens of one model request with and without tool search.
 
-    TOOL_SEARCH_BODIES=/tmp/ts cargo test -p mcp-agent --test agent \
+    TOOL_SEARCH_BODIES=/tmp/ts cargo test -p oxmcp-agent --test agent \
         tool_search::without_search_the_first_turn_offers_all_300_tools_and_is_far_larger
     python bench/tool_search_tokens.py /tmp/ts
 

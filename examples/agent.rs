@@ -40,14 +40,14 @@ use clap::error::ErrorKind;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 use mcp_examples::command_line;
 
-use mcp_agent::chat::ModelError;
-use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
-use mcp_agent::{
+use oxmcp_agent::chat::ModelError;
+use oxmcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
+use oxmcp_agent::{
     approval::{Approval, ApprovalPolicy, ApprovalRequest},
     chat::ChatModel,
     Agent, Event, Finish, RunError, ToolSet,
 };
-use mcp_client::{types::error::Chain, Client};
+use oxmcp_client::{types::error::Chain, Client};
 
 use calculator_tools::Calculator;
 use mcp_examples::calculator_tools;
@@ -314,7 +314,7 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
         tools = tools.toolbox(Calculator::default());
     }
     if !options.local.files.is_empty() {
-        let files = mcp_toolbox::files::Files::builder()
+        let files = oxmcp_toolbox::files::Files::builder()
             .roots(&options.local.files)
             .read_only(!options.local.writable)
             .build()
@@ -322,7 +322,7 @@ async fn run(options: Options) -> Result<(), (u8, String)> {
         tools = tools.toolbox(files);
     }
     if options.local.fetch {
-        tools = tools.toolbox(mcp_toolbox::http::Http::builder().build());
+        tools = tools.toolbox(oxmcp_toolbox::http::Http::builder().build());
     }
     for client in &clients {
         tools = tools.server(client.clone());

@@ -28,13 +28,13 @@ use std::time::Duration;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use mcp_agent::strict::to_strict;
-use mcp_agent::{
+use oxmcp_agent::strict::to_strict;
+use oxmcp_agent::{
     chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError,
     chat::ToolCall, Agent, Finish, Source, ToolCallError, ToolSet, ToolSetError, ToolView,
 };
-use mcp_client::{types::error::Chain, Client};
-use mcp_server::{ToolBox, ToolEntry};
+use oxmcp_client::{types::error::Chain, Client};
+use oxmcp_server::{ToolBox, ToolEntry};
 use serde_json::{json, Value};
 
 use calculator_tools::Calculator;
@@ -158,7 +158,7 @@ impl Servers {
     }
 }
 
-fn client_builder() -> mcp_client::ClientBuilder {
+fn client_builder() -> oxmcp_client::ClientBuilder {
     Client::builder().client_info("agent_interop", env!("CARGO_PKG_VERSION"))
 }
 
@@ -373,7 +373,7 @@ async fn check_set_names(set: &ToolSet, servers: &Servers, checks: &mut Checks) 
 }
 
 fn text_of(
-    result: &Result<mcp_client::types::CallToolResult, ToolCallError>,
+    result: &Result<oxmcp_client::types::CallToolResult, ToolCallError>,
 ) -> Result<String, String> {
     match result {
         Ok(r) if r.is_error == Some(true) => Err(format!("isError: {r:?}")),
@@ -431,7 +431,9 @@ async fn check_calls(set: &ToolSet, servers: &Servers, checks: &mut Checks) {
     checks.check(
         "`echo` without its argument: the server says isError, the set refuses it first",
         match (direct, through_set) {
-            (Err(mcp_client::Error::Tool(_)), Err(ToolCallError::InvalidArguments(why))) => Ok(why),
+            (Err(oxmcp_client::Error::Tool(_)), Err(ToolCallError::InvalidArguments(why))) => {
+                Ok(why)
+            }
             (direct, through_set) => Err(format!(
                 "direct call {direct:?}, through the set {through_set:?}"
             )),
@@ -593,7 +595,7 @@ fn edge_names() -> Vec<String> {
         ]
         .map(str::to_owned),
     );
-    names.push(mcp_agent::names::provider_name("a.b")); // what `a.b` derives to, taken
+    names.push(oxmcp_agent::names::provider_name("a.b")); // what `a.b` derives to, taken
     names.push("x".repeat(64));
     names.push("x".repeat(65));
     names.push("y".repeat(128));
@@ -676,7 +678,7 @@ async fn check_edge_calls(edges: &ToolSet, checks: &mut Checks) {
     let targets: Vec<String> = [
         "a.b".to_owned(),
         "a_b".to_owned(),
-        mcp_agent::names::provider_name("a.b"),
+        oxmcp_agent::names::provider_name("a.b"),
         ".".to_owned(),
         "_".to_owned(),
         format!("{}.", "v".repeat(127)),

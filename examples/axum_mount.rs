@@ -9,8 +9,8 @@ use axum::routing::get;
 use axum::Router;
 use clap::Parser;
 use mcp_examples::command_line;
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Server};
 
 /// A toolbox for the example.
 #[derive(Debug)]

@@ -24,9 +24,9 @@
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
+use oxmcp_server::auth::{Authorization, Dpop, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
 
 use calculator_tools::Calculator;
 use mcp_examples::calculator_tools;
@@ -82,18 +82,21 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("calculator", result)
 }
 
-async fn run(args: &Args) -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
     // Kept to the end: dropping it flushes the last spans and metrics.
     let telemetry = stderr_logs::init_traced("calculator", "warn");
     // With OTEL_METRICS_EXPORTER=prometheus, `--http` also serves /metrics.
     let http_config = || {
         let config = HttpConfig::default();
-        match telemetry.as_ref().and_then(mcp_otel::Telemetry::prometheus) {
-            Some(metrics) => {
-                config.page("/metrics", mcp_otel::Prometheus::CONTENT_TYPE, move || {
-                    metrics.encode()
-                })
-            }
+        match telemetry
+            .as_ref()
+            .and_then(oxmcp_otel::Telemetry::prometheus)
+        {
+            Some(metrics) => config.page(
+                "/metrics",
+                oxmcp_otel::Prometheus::CONTENT_TYPE,
+                move || metrics.encode(),
+            ),
             None => config,
         }
     };

@@ -27,7 +27,7 @@
 //! executable (`target/debug/calculator`), so that binary must be built.
 //!
 //! The calculator is another program, so its tools are declared here with
-//! `#[mcp_client::tool]` on a trait; `CalculatorClient::connect` lists the
+//! `#[oxmcp_client::tool]` on a trait; `CalculatorClient::connect` lists the
 //! server's tools and checks them against the declaration before any call.
 //! Every step prints `PASS <check>` or `FAIL <check>: <why>`; the exit code is
 //! non-zero if any failed.
@@ -40,8 +40,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use clap::Parser;
-use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
-use mcp_client::{types::error::Chain, CallOptions, Client, Error, Json};
+use oxmcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
+use oxmcp_client::{types::error::Chain, CallOptions, Client, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -61,7 +61,7 @@ pub struct Stats {
 }
 
 /// The calculator's tools, as seen from outside.
-#[mcp_client::tool(description = "Arithmetic on two numbers, with one memory register")]
+#[oxmcp_client::tool(description = "Arithmetic on two numbers, with one memory register")]
 pub trait Calculator {
     #[describe("Add two numbers")]
     async fn add(
@@ -327,7 +327,7 @@ async fn main() -> ExitCode {
     let mut builder = Client::builder().client_info("calculator_client", env!("CARGO_PKG_VERSION"));
     // `--legacy`: the initialize handshake (2025-11-25) rather than the probe.
     if args.legacy {
-        builder = builder.protocol(mcp_client::Era::Legacy);
+        builder = builder.protocol(oxmcp_client::Era::Legacy);
     }
     let connected = match &args.url {
         Some(url) => builder.oauth(sign_in(&args)).connect_http(url).await,

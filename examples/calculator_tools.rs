@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_server::{tool, Context, Json, ToolError};
+use oxmcp_server::{tool, Context, Json, ToolError};
 use schemars::JsonSchema;
 use serde::Serialize;
 

@@ -21,9 +21,9 @@ use std::time::Duration;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use mcp_client::auth::{Algorithm, HeadlessAuthorizer, Issuer, OAuth};
-use mcp_client::types::{ErrorObject, JsonObject};
-use mcp_client::{types::error::Chain, Client, Era};
+use oxmcp_client::auth::{Algorithm, HeadlessAuthorizer, Issuer, OAuth};
+use oxmcp_client::types::{ErrorObject, JsonObject};
+use oxmcp_client::{types::error::Chain, Client, Era};
 
 use serde_json::{json, Value};
 

@@ -8,12 +8,12 @@
 use std::time::Duration;
 
 use clap::Parser;
-use mcp_server::http::HttpConfig;
-use mcp_server::policy::MiddlewareLayer;
-use mcp_server::types::elicitation::ElicitParams;
-use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::types::{ContentBlock, ResourceContents};
-use mcp_server::{
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::policy::MiddlewareLayer;
+use oxmcp_server::types::elicitation::ElicitParams;
+use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use oxmcp_server::types::{ContentBlock, ResourceContents};
+use oxmcp_server::{
     ask::Elicited, prompt::PromptEntry, tool, types::LoggingLevel, types::PromptMessage, Context,
     RequestError, Server, ServerHandle, ToolBox, ToolEntry, ToolError,
 };
@@ -586,7 +586,7 @@ mod peers {
     use std::sync::OnceLock;
 
     use futures_util::StreamExt as _;
-    use mcp_server::ServerHandle;
+    use oxmcp_server::ServerHandle;
 
     const CHANNEL: &str = "conformance-fixture:changes";
 
@@ -613,7 +613,7 @@ mod peers {
     }
 
     /// Applies what the other instances tell, for as long as the server runs.
-    pub(super) async fn listen(url: &str, store: &mcp_redis::RedisStore, server: ServerHandle) {
+    pub(super) async fn listen(url: &str, store: &oxmcp_redis::RedisStore, server: ServerHandle) {
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default()
@@ -757,7 +757,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("conformance_server", result)
 }
 
-async fn run(port: u16, redis: Option<&str>) -> Result<(), mcp_server::Error> {
+async fn run(port: u16, redis: Option<&str>) -> Result<(), oxmcp_server::Error> {
     stderr_logs::init("warn");
     let mut builder = Server::builder("mcp-rs-conformance-fixture", env!("CARGO_PKG_VERSION"))
         .toolbox(Fixture)

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use mcp_server::policy::{CallOutcome, Middleware, Next};
-use mcp_server::tool::ToolRequest;
-use mcp_server::types::ErrorObject;
-use mcp_server::{ask::Elicited, policy::BoxFuture, tool, Context, ToolError};
+use oxmcp_server::policy::{CallOutcome, Middleware, Next};
+use oxmcp_server::tool::ToolRequest;
+use oxmcp_server::types::ErrorObject;
+use oxmcp_server::{ask::Elicited, policy::BoxFuture, tool, Context, ToolError};
 
 /// What the user types: a name, or a yes/no.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]

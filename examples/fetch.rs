@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use mcp_server::Server;
-use mcp_toolbox::http::{Http, HttpBuilder};
+use oxmcp_server::Server;
+use oxmcp_toolbox::http::{Http, HttpBuilder};
 
 use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
@@ -53,7 +53,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("fetch", result)
 }
 
-async fn run(args: &Args) -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
     stderr_logs::init("warn");
     let http = match configure(Http::builder(), args) {
         Ok(builder) => builder.build(),

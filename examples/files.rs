@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use mcp_server::Server;
-use mcp_toolbox::files::Files;
+use oxmcp_server::Server;
+use oxmcp_toolbox::files::Files;
 
 use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
@@ -42,7 +42,7 @@ async fn main() {
     let files = match Files::builder().roots(roots).read_only(read_only).build() {
         Ok(files) => files,
         Err(e) => {
-            eprintln!("files: {}", mcp_server::types::error::Chain(&e));
+            eprintln!("files: {}", oxmcp_server::types::error::Chain(&e));
             std::process::exit(2);
         }
     };

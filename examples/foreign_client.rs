@@ -33,7 +33,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use clap::{Parser, ValueEnum};
-use mcp_client::{types::error::Chain, CallOptions, Client, Era, Error, Json};
+use oxmcp_client::{types::error::Chain, CallOptions, Client, Era, Error, Json};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -53,7 +53,7 @@ pub struct Stats {
 }
 
 /// The Python reference calculator, declared from its documentation.
-#[mcp_client::tool(description = "The Python reference calculator")]
+#[oxmcp_client::tool(description = "The Python reference calculator")]
 pub trait ReferenceCalculator {
     #[describe("Add two numbers")]
     async fn add(
@@ -77,7 +77,7 @@ pub trait ReferenceCalculator {
 }
 
 /// A declaration that does not match the reference server, in several ways.
-#[mcp_client::tool(description = "A calculator that is not the one running")]
+#[oxmcp_client::tool(description = "A calculator that is not the one running")]
 pub trait MistakenCalculator {
     #[describe("Add, with a string and without b")]
     async fn add(&self, #[param("The first number")] a: String) -> f64;
@@ -107,7 +107,7 @@ pub struct Weather {
 
 /// Part of the TypeScript SDK's reference server,
 /// `@modelcontextprotocol/server-everything` (`--everything`).
-#[mcp_client::tool(description = "The TypeScript reference server")]
+#[oxmcp_client::tool(description = "The TypeScript reference server")]
 pub trait Everything {
     #[describe("Echoes back the input string")]
     async fn echo(&self, #[param("Message to echo")] message: String) -> String;

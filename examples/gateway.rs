@@ -18,11 +18,11 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_compose::{mount, Mount};
 use mcp_examples::stderr_logs;
-use mcp_server::auth::{Authorization, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
+use oxmcp_compose::{mount, Mount};
+use oxmcp_server::auth::{Authorization, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
 
 /// One MCP server in front of many.
 #[derive(Debug, Parser)]
@@ -126,7 +126,7 @@ fn mounts(args: &Args) -> Result<Vec<Mount>, String> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("--config {}: {e}", path.display()))?;
-            mcp_compose::config::mounts(&text)
+            oxmcp_compose::config::mounts(&text)
                 .map_err(|e| format!("--config {}: {e}", path.display()))?
         }
         None => Vec::new(),

@@ -32,7 +32,7 @@ pub mod middleware;
 pub mod tower_layers;
 
 /// The `notes` program, also a module here: its toolbox is tested
-/// in-process with mcp-testing (`examples/tests/programs/in_process.rs`).
+/// in-process with oxmcp-testing (`examples/tests/programs/in_process.rs`).
 #[doc(hidden)]
 #[allow(dead_code)] // its `main` runs only as the program
 pub mod notes;

@@ -4,15 +4,15 @@
 //! (`ServerBuilder::layer` takes any tower layer over tool calls); inside
 //! them, a per-caller rate limit (`ServerBuilder::rate_limit`).
 //!
-//! Run with: `RUST_LOG=mcp_server::audit=info cargo run -p mcp-examples --bin middleware`
+//! Run with: `RUST_LOG=oxmcp_server::audit=info cargo run -p mcp-examples --bin middleware`
 //! (speaks MCP on stdio).
 
 use std::time::Duration;
 
-use mcp_server::policy::{from_fn, AuditLog, CallOutcome, Next, Rate, RateLimit};
-use mcp_server::tool::ToolRequest;
-use mcp_server::types::CallToolResult;
-use mcp_server::{tool, Server};
+use oxmcp_server::policy::{from_fn, AuditLog, CallOutcome, Next, Rate, RateLimit};
+use oxmcp_server::tool::ToolRequest;
+use oxmcp_server::types::CallToolResult;
+use oxmcp_server::{tool, Server};
 use tower::limit::ConcurrencyLimitLayer;
 use tower::timeout::TimeoutLayer;
 
@@ -52,8 +52,8 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("middleware", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
-    stderr_logs::init("mcp_server::audit=info");
+async fn run() -> Result<(), oxmcp_server::Error> {
+    stderr_logs::init("oxmcp_server::audit=info");
     Server::builder("middleware", env!("CARGO_PKG_VERSION"))
         .layer(AuditLog) // outermost: sees every call, refused or not
         .layer(from_fn(no_secrets))

@@ -23,10 +23,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::Parser;
-use mcp_server::http::HttpConfig;
-use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::types::ResourceContents;
-use mcp_server::{
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use oxmcp_server::types::ResourceContents;
+use oxmcp_server::{
     ask::Elicited, tool, types::ContentBlock, types::PromptMessage, Context, RequestError, Server,
     ToolError,
 };
@@ -615,7 +615,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("notes", result)
 }
 
-async fn run(args: &Args) -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
     stderr_logs::init("warn");
     let builder = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .instructions("A notebook. Read notes as resources (notes://index, notes://{id}); change them with the tools.");

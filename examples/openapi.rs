@@ -16,10 +16,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use mcp_examples::stderr_logs;
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
-use mcp_toolbox::http::{Http, HttpBuilder};
-use mcp_toolbox::openapi::{OpenApi, OpenApiBuilder};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
+use oxmcp_toolbox::http::{Http, HttpBuilder};
+use oxmcp_toolbox::openapi::{OpenApi, OpenApiBuilder};
 
 /// An HTTP API as MCP tools, from its OpenAPI document.
 #[derive(Debug, Parser)]
@@ -107,7 +107,7 @@ fn http(args: &Args) -> Result<HttpBuilder, String> {
     Ok(http)
 }
 
-async fn tools(args: &Args) -> Result<mcp_toolbox::openapi::OpenApiTools, String> {
+async fn tools(args: &Args) -> Result<oxmcp_toolbox::openapi::OpenApiTools, String> {
     let http = http(args)?;
     let builder = if args.spec.starts_with("http://") || args.spec.starts_with("https://") {
         OpenApi::fetch(&args.spec, http.clone()).await

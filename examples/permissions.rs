@@ -6,8 +6,8 @@
 //! list tools with and without `Authorization: Bearer let-me-in`.
 
 use clap::Parser;
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Server};
 
 /// Tools anyone may use.
 #[derive(Debug)]
@@ -58,7 +58,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("permissions", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run() -> Result<(), oxmcp_server::Error> {
     let port = command_line::parse::<Args>().port;
     let server = Server::builder("permissions", env!("CARGO_PKG_VERSION"))
         .toolbox(Public)

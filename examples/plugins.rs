@@ -6,7 +6,7 @@
 //! Call `install_greeter` with `{"name": "greet_fr", "greeting": "Bonjour"}`,
 //! then `greet_fr` with `{"who": "Ada"}`, then `uninstall` with `{"name": "greet_fr"}`.
 
-use mcp_server::{tool, Context, Server, ToolEntry, ToolError};
+use oxmcp_server::{tool, Context, Server, ToolEntry, ToolError};
 use serde_json::json;
 
 /// Installs and removes greeter tools.
@@ -70,7 +70,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("plugins", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run() -> Result<(), oxmcp_server::Error> {
     Server::builder("plugins", env!("CARGO_PKG_VERSION"))
         .toolbox(Plugins)
         .build()

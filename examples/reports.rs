@@ -17,10 +17,10 @@ use std::sync::Arc;
 
 use clap::Parser;
 use mcp_examples::{command_line, serve, stderr_logs};
-use mcp_server::http::HttpConfig;
-use mcp_server::policy::{Rate, RateLimit};
-use mcp_server::types::ContentBlock;
-use mcp_server::{tool, Json, Server};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::policy::{Rate, RateLimit};
+use oxmcp_server::types::ContentBlock;
+use oxmcp_server::{tool, Json, Server};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -172,7 +172,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("reports", result)
 }
 
-async fn run(args: &Args) -> Result<(), mcp_server::Error> {
+async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
     stderr_logs::init("warn");
     let server = Server::builder("reports", env!("CARGO_PKG_VERSION"))
         .toolbox(Reports::default())

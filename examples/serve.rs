@@ -1,8 +1,8 @@
 //! Serving a program over Streamable HTTP until Ctrl-C, saying where on
 //! stderr (port 0 picks a free port; the line names it).
 
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
 
 /// Serves `server` on `addr` with `config` until Ctrl-C; the address it
 /// listens on goes to stderr first.
@@ -10,7 +10,7 @@ pub async fn http_until_ctrl_c(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,
     config: HttpConfig,
-) -> Result<(), mcp_server::Error> {
+) -> Result<(), oxmcp_server::Error> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     let ctrl_c = async {

@@ -3,7 +3,7 @@
 //! and the keys that sign 2026-07-28 `requestState`, the same on every
 //! instance.
 
-use mcp_server::state::SigningKeys;
+use oxmcp_server::state::SigningKeys;
 
 /// The environment variable naming the `requestState` keys: `id:hex`
 /// pairs separated by commas, the first one signing, the others only
@@ -13,7 +13,7 @@ pub const KEYS_VAR: &str = "MCP_REQUEST_STATE_KEYS";
 
 /// The store at `url` (`redis://host:port/db`) and the keys from
 /// [`KEYS_VAR`]; exits with a message naming what is wrong.
-pub async fn connect(program: &str, url: &str) -> (mcp_redis::RedisStore, SigningKeys) {
+pub async fn connect(program: &str, url: &str) -> (oxmcp_redis::RedisStore, SigningKeys) {
     let keys = match keys_from_env() {
         Ok(keys) => keys,
         Err(why) => {
@@ -21,7 +21,7 @@ pub async fn connect(program: &str, url: &str) -> (mcp_redis::RedisStore, Signin
             std::process::exit(2);
         }
     };
-    match mcp_redis::RedisStore::connect(url).await {
+    match oxmcp_redis::RedisStore::connect(url).await {
         Ok(store) => (store, keys),
         Err(e) => {
             eprintln!("{program}: cannot connect to Redis at {url}: {e}");

@@ -8,12 +8,12 @@
 //! the model writes, so allow none that runs other programs: not `git`
 //! (`git -c 'alias.x=!cmd' x`, hooks), a shell, an interpreter (`python`,
 //! `node`, `awk`), `env`, `xargs` or `find` (`-exec`); the server warns on
-//! stderr when one is allowed. See `mcp_toolbox::commands`.
+//! stderr when one is allowed. See `oxmcp_toolbox::commands`.
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use mcp_server::Server;
-use mcp_toolbox::commands::Commands;
+use oxmcp_server::Server;
+use oxmcp_toolbox::commands::Commands;
 
 use mcp_examples::command_line;
 use mcp_examples::stderr_logs;
@@ -41,7 +41,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("shell", result)
 }
 
-async fn run(allow: Option<&str>) -> Result<(), mcp_server::Error> {
+async fn run(allow: Option<&str>) -> Result<(), oxmcp_server::Error> {
     stderr_logs::init("warn");
     let programs: Vec<&str> = allow
         .map(|list| list.split(',').collect())
@@ -53,7 +53,7 @@ async fn run(allow: Option<&str>) -> Result<(), mcp_server::Error> {
         })
         .build()
         .unwrap_or_else(|e| {
-            let e = mcp_server::types::error::Chain(&e);
+            let e = oxmcp_server::types::error::Chain(&e);
             Args::command()
                 .error(ErrorKind::ValueValidation, format!("--allow: {e}"))
                 .exit()

@@ -18,7 +18,7 @@ pub fn init(default: &str) {
 /// `OTEL_*` variables describe, `program` naming the service unless
 /// `OTEL_SERVICE_NAME` does. Keep what it returns until the program ends:
 /// dropping it flushes the last spans and metrics.
-pub fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Telemetry> {
+pub fn init_traced(program: &str, default: &str) -> Option<oxmcp_otel::Telemetry> {
     use tracing_subscriber::prelude::*;
     let wanted = [
         "OTEL_EXPORTER_OTLP_ENDPOINT",
@@ -32,11 +32,11 @@ pub fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Telemetry> 
         init(default);
         return None;
     }
-    let telemetry = match mcp_otel::Telemetry::from_env(program) {
+    let telemetry = match oxmcp_otel::Telemetry::from_env(program) {
         Ok(telemetry) => telemetry,
         Err(e) => {
             // Each level of the error prints itself only: the chain says why.
-            let why = mcp_server::types::error::Chain(&e);
+            let why = oxmcp_server::types::error::Chain(&e);
             eprintln!("{program}: OpenTelemetry: {why}");
             std::process::exit(2);
         }
@@ -56,11 +56,11 @@ pub fn init_traced(program: &str, default: &str) -> Option<mcp_otel::Telemetry> 
 
 /// What `main` returns: the program's error, if any, printed with its
 /// causes (`program: what failed: why`), and exit code 1.
-pub fn report(program: &str, result: Result<(), mcp_server::Error>) -> std::process::ExitCode {
+pub fn report(program: &str, result: Result<(), oxmcp_server::Error>) -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{program}: {}", mcp_server::types::error::Chain(&e));
+            eprintln!("{program}: {}", oxmcp_server::types::error::Chain(&e));
             std::process::ExitCode::FAILURE
         }
     }

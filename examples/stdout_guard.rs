@@ -4,7 +4,7 @@
 //!
 //! Run with: `cargo run -p mcp-examples --bin stdout_guard` (speaks MCP on stdio).
 
-use mcp_server::{tool, Server};
+use oxmcp_server::{tool, Server};
 
 /// A careless toolbox.
 #[derive(Debug)]
@@ -26,7 +26,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("stdout_guard", result)
 }
 
-async fn run() -> Result<(), mcp_server::Error> {
+async fn run() -> Result<(), oxmcp_server::Error> {
     // Printing before `serve_stdio` starts is not guarded: the protocol has
     // not claimed stdout yet. Log to stderr instead.
     eprintln!("careless server starting");

@@ -13,9 +13,9 @@
 
 use clap::Parser;
 use mcp_examples::{command_line, stderr_logs};
-use mcp_server::tool::search::{ToolSearch, DEFAULT_MAX_LIMIT};
-use mcp_server::Server;
 use mcp_test_support::tool_catalog::catalog;
+use oxmcp_server::tool::search::{ToolSearch, DEFAULT_MAX_LIMIT};
+use oxmcp_server::Server;
 
 /// The command line.
 #[derive(Debug, Parser)]
@@ -28,7 +28,7 @@ struct Args {
     #[arg(long = "pin", value_name = "NAME")]
     pins: Vec<String>,
     /// How many matches a search returns when its call gives no limit.
-    #[arg(long, default_value_t = mcp_server::tool::search::DEFAULT_LIMIT)]
+    #[arg(long, default_value_t = oxmcp_server::tool::search::DEFAULT_LIMIT)]
     limit: usize,
 }
 
@@ -47,7 +47,7 @@ async fn main() -> std::process::ExitCode {
     stderr_logs::report("tool_search", server.serve_stdio().await)
 }
 
-fn server(args: Args) -> Result<Server, mcp_server::Error> {
+fn server(args: Args) -> Result<Server, oxmcp_server::Error> {
     let mut builder = Server::builder("tool_search", env!("CARGO_PKG_VERSION"));
     for domain in ["github", "calendar", "billing"] {
         builder = builder.tools(catalog(domain, 100));

@@ -26,9 +26,9 @@ use clap::Parser;
 use http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderName, HeaderValue, Request, Response, StatusCode};
 use mcp_examples::command_line;
-use mcp_server::http::{HttpConfig, McpBody};
-use mcp_server::policy::BoxFuture;
-use mcp_server::{tool, Server};
+use oxmcp_server::http::{HttpConfig, McpBody};
+use oxmcp_server::policy::BoxFuture;
+use oxmcp_server::{tool, Server};
 use std::time::Duration;
 
 use tower::limit::ConcurrencyLimitLayer;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validate the mcp-types golden cases against the official MCP JSON schemas.
+"""Validate the oxmcp-types golden cases against the official MCP JSON schemas.
 
 DEVELOPER TOOL ONLY. It is not part of `cargo test`: the test suite never
 reads anything outside the repository, while this script reads the official
@@ -33,7 +33,7 @@ What it proves, for every case in mcp-types/tests/golden/<revision>/*.json:
    the `_meta` objects, whose reserved keys are still type-checked.)
 4. Cases marked `"extraFields": true` carry deliberately unknown members:
    their `message` must pass the normal pass and FAIL the strict one (so the
-   extra member really is unknown), and their `output` (what mcp-types
+   extra member really is unknown), and their `output` (what oxmcp-types
    re-serializes, without the unknown members) must pass the strict pass.
 5. Cases marked `"schemaDeviation": "<why>"` document a deliberate deviation
    from the schema (the only one: `"id": null` on an error response whose
@@ -58,7 +58,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-GOLDEN = REPO / "mcp-types" / "tests" / "golden"
+GOLDEN = REPO / "oxmcp-types" / "tests" / "golden"
 DEFAULT_SPEC = REPO.parent / "shared" / "mcp" / "spec"
 PARTS = ("message", "params", "result", "error")
 # Keys whose values are data, not subschemas.

@@ -146,7 +146,7 @@ unshare -rn sh -c 'ip link set lo up && ip addr add 10.9.9.9/32 dev lo' \
 log "ok: network namespaces (unshare, ip)"
 
 # ---------------------------------------------------------------- Redis, HAProxy
-# Several instances of one service (tests/several/, mcp-redis' tests): a
+# Several instances of one service (tests/several/, oxmcp-redis' tests): a
 # real Redis for the shared state and a real HAProxy and nginx in front, from
 # Debian's packages, started by the tests on free loopback ports.
 if ! command -v redis-server >/dev/null || ! command -v haproxy >/dev/null || ! command -v nginx >/dev/null; then

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 slim=(--no-default-features --features stdio)
-for crate in mcp-server mcp-client; do
+for crate in oxmcp-server oxmcp-client; do
   tree=$(cargo tree -q -p "$crate" "${slim[@]}" -e normal --prefix none | sort -u)
   heavy=$(grep -E '^(hyper|hyper-util|hyper-rustls|rustls|tokio-rustls|jsonschema) v' <<<"$tree" || true)
   if [[ -n "$heavy" ]]; then
@@ -19,11 +19,11 @@ done
 
 # One package per command: a dev-dependency (the client's tests start our
 # server) would otherwise turn the other crate's default features back on.
-cargo clippy -q -p mcp-server "${slim[@]}" --all-targets -- -D warnings
-cargo clippy -q -p mcp-client "${slim[@]}" --lib -- -D warnings
+cargo clippy -q -p oxmcp-server "${slim[@]}" --all-targets -- -D warnings
+cargo clippy -q -p oxmcp-client "${slim[@]}" --lib -- -D warnings
 # The stdio tests are modules of the crates' main test binaries: run those
 # modules (a filter would also apply to --lib, hence two commands each).
-cargo test -q -p mcp-server "${slim[@]}" --lib
-cargo test -q -p mcp-server "${slim[@]}" --test protocol -- stdio:: policy::
-cargo test -q -p mcp-client "${slim[@]}" --lib --test stdio
-cargo test -q -p mcp-client "${slim[@]}" --test client -- client::in_process:: client::fake::
+cargo test -q -p oxmcp-server "${slim[@]}" --lib
+cargo test -q -p oxmcp-server "${slim[@]}" --test protocol -- stdio:: policy::
+cargo test -q -p oxmcp-client "${slim[@]}" --lib --test stdio
+cargo test -q -p oxmcp-client "${slim[@]}" --test client -- client::in_process:: client::fake::

@@ -34,7 +34,7 @@ step "cargo doc as docs.rs builds it (every feature, --cfg docsrs; warnings are 
 # toolchain's rustdoc take the same `doc_cfg` feature.
 RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-D warnings --cfg docsrs" CARGO_TARGET_DIR=target/check \
     cargo doc --workspace --no-deps --all-features --quiet
-for page in mcp_server/struct.Server.html mcp_client/struct.ClientBuilder.html mcp_toolbox/index.html; do
+for page in oxmcp_server/struct.Server.html oxmcp_client/struct.ClientBuilder.html oxmcp_toolbox/index.html; do
     grep -Eq "Available on (<strong>)?crate feature" "target/check/doc/$page" \
         || { echo "target/check/doc/$page names no feature: doc(cfg) is not applied" >&2; exit 1; }
 done

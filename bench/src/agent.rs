@@ -1,4 +1,4 @@
-//! `mcp-bench agent`: what the agent layer (`mcp-agent`) adds to a tool call.
+//! `mcp-bench agent`: what the agent layer (`oxmcp-agent`) adds to a tool call.
 //! The same `add` tool is called bare (the floor), through a `ToolSet`, and
 //! by an `Agent` whose model is a scripted in-process stand-in, both on a
 //! server over stdio (`bench-ours-stdio`) and on a local toolbox. See
@@ -10,12 +10,12 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use futures_util::future::{try_join_all, BoxFuture};
-use mcp_agent::{
+use oxmcp_agent::{
     chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError,
     chat::ToolCall, Agent, ToolSet,
 };
-use mcp_server::types::JsonObject;
-use mcp_server::{tool, types::CallToolResult, Context, ToolBox as _, ToolEntry};
+use oxmcp_server::types::JsonObject;
+use oxmcp_server::{tool, types::CallToolResult, Context, ToolBox as _, ToolEntry};
 use serde_json::Value;
 
 use crate::cli;
@@ -25,7 +25,7 @@ use crate::{fmt, median_of, median_ratio, procfs, table, Results};
 const USAGE: &str = "\
 usage: mcp-bench agent [options]
 
-Measures what mcp-agent adds to a tool call: `add` called bare (the floor),
+Measures what oxmcp-agent adds to a tool call: `add` called bare (the floor),
 through a ToolSet, and by an Agent whose model is a scripted in-process
 stand-in (K tool calls in one turn, then a final text), on our server over
 stdio (bench-ours-stdio) and on a local #[tool] toolbox. Time per tool call,
@@ -206,7 +206,7 @@ struct Stack {
 }
 
 enum Floor {
-    Remote(mcp_client::Client),
+    Remote(oxmcp_client::Client),
     Local(ToolEntry),
 }
 
@@ -418,15 +418,15 @@ async fn one_round(
 
 /// Starts the server (stderr to `/dev/null`) with our client, which probes
 /// `server/discover` unless told to speak the legacy era.
-async fn connect(server: &Path, legacy: bool) -> Result<mcp_client::Client, String> {
+async fn connect(server: &Path, legacy: bool) -> Result<oxmcp_client::Client, String> {
     let mut command = tokio::process::Command::new(server);
     command.stderr(std::process::Stdio::null());
     let era = if legacy {
-        mcp_client::Era::Legacy
+        oxmcp_client::Era::Legacy
     } else {
-        mcp_client::Era::Auto
+        oxmcp_client::Era::Auto
     };
-    mcp_client::Client::builder()
+    oxmcp_client::Client::builder()
         .protocol(era)
         .connect_stdio(command)
         .await

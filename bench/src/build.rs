@@ -20,15 +20,15 @@ const USAGE: &str = "\
 usage: mcp-bench build [options]
 
 Builds a stdio calculator server (add, subtract, multiply, divide) written
-with mcp-server and with rmcp 3.9, as standalone projects, each framework
+with oxmcp-server and with rmcp 3.9, as standalone projects, each framework
 with the features of a few server set-ups (the same main.rs): clean release
 build, release and dev rebuild after an edit of one tool description, binary
 size. See bench/README.md.
 
 projects:
-  ours-stdio    mcp-server, features stdio
-  ours-http     mcp-server, features stdio, http
-  ours-all      mcp-server, features stdio, http, auth, validation, skills
+  ours-stdio    oxmcp-server, features stdio
+  ours-http     oxmcp-server, features stdio, http
+  ours-all      oxmcp-server, features stdio, http, auth, validation, skills
   rmcp-stdio    rmcp, features server, macros, transport-io
   rmcp-http     rmcp, features server, macros, transport-io,
                 transport-streamable-http-server
@@ -66,15 +66,15 @@ incremental = false
 [workspace]
 "#;
 
-const OURS_DEPS: &str = "mcp-server = { path = '{ROOT}/mcp-server', default-features = false, features = [{FEATURES}] }\n";
+const OURS_DEPS: &str = "oxmcp-server = { path = '{ROOT}/mcp-server', default-features = false, features = [{FEATURES}] }\n";
 
 const RMCP_DEPS: &str = r#"rmcp = { version = "3.9", default-features = false, features = [{FEATURES}] }
 serde = { version = "1", features = ["derive"] }
 "#;
 
-const OURS_MAIN: &str = r#"//! A calculator MCP server over stdio, written with mcp-server.
+const OURS_MAIN: &str = r#"//! A calculator MCP server over stdio, written with oxmcp-server.
 
-use mcp_server::{tool, Server, ToolError};
+use oxmcp_server::{tool, Server, ToolError};
 
 /// Four arithmetic tools.
 #[derive(Debug)]
@@ -109,7 +109,7 @@ impl Calculator {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> Result<(), oxmcp_server::Error> {
     Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .toolbox(Calculator)
         .build()
@@ -200,7 +200,7 @@ impl Framework {
 }
 
 /// A project the driver can build: a framework and the features its crate
-/// (`mcp-server` or `rmcp`, without default features) is built with.
+/// (`oxmcp-server` or `rmcp`, without default features) is built with.
 #[derive(Debug)]
 struct Spec {
     name: &'static str,

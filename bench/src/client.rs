@@ -1,4 +1,4 @@
-//! `mcp-bench client`: the client side. Our `mcp-client` and rmcp 3.9's
+//! `mcp-bench client`: the client side. Our `oxmcp-client` and rmcp 3.9's
 //! client each drive our server and rmcp's best server over stdio, and the
 //! driver measures round trips and its own CPU per call. See `bench/README.md`.
 
@@ -22,7 +22,7 @@ use crate::{fmt, median_of, median_ratio, procfs, table, Results};
 const USAGE: &str = "\
 usage: mcp-bench client [options]
 
-Measures MCP clients over stdio: our mcp-client and rmcp 3.9's client, each
+Measures MCP clients over stdio: our oxmcp-client and rmcp 3.9's client, each
 driving our server (bench-ours-stdio) and rmcp's best server
 (bench-rmcp-best-stdio). The CPU column is the driver's own CPU (the client).
 
@@ -82,7 +82,7 @@ struct Options {
     rounds: usize,
     in_flight: u64,
     warmup: u64,
-    era: mcp_client::Era,
+    era: oxmcp_client::Era,
     current_thread: bool,
     build: bool,
 }
@@ -99,16 +99,20 @@ struct RunResult {
 /// A connected client of either kind.
 #[derive(Clone)]
 enum Client {
-    Ours(mcp_client::Client),
+    Ours(oxmcp_client::Client),
     Rmcp(Arc<RunningService<RoleClient, ()>>),
 }
 
 impl Client {
-    async fn connect(kind: ClientKind, path: &Path, era: mcp_client::Era) -> Result<Self, String> {
+    async fn connect(
+        kind: ClientKind,
+        path: &Path,
+        era: oxmcp_client::Era,
+    ) -> Result<Self, String> {
         let mut command = tokio::process::Command::new(path);
         command.stderr(std::process::Stdio::null());
         match kind {
-            ClientKind::Ours => mcp_client::Client::builder()
+            ClientKind::Ours => oxmcp_client::Client::builder()
                 .protocol(era)
                 .connect_stdio(command)
                 .await
@@ -143,7 +147,7 @@ impl Client {
                     .await
                     .map_err(|e| format!("call: {e}"))?;
                 match result.content.as_slice() {
-                    [mcp_client::types::ContentBlock::Text(text)] if text.text == "3" => Ok(()),
+                    [oxmcp_client::types::ContentBlock::Text(text)] if text.text == "3" => Ok(()),
                     _ => Err(format!("expected one text content \"3\": {result:?}")),
                 }
             }
@@ -192,7 +196,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         rounds: 3,
         in_flight: 64,
         warmup: 2_000,
-        era: mcp_client::Era::Auto,
+        era: oxmcp_client::Era::Auto,
         current_thread: false,
         build: true,
     };
@@ -206,9 +210,9 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--rounds" => options.rounds = flag.size()?,
             "--era" => {
                 options.era = match flag.text()? {
-                    "auto" => mcp_client::Era::Auto,
-                    "legacy" => mcp_client::Era::Legacy,
-                    "modern" => mcp_client::Era::Modern,
+                    "auto" => oxmcp_client::Era::Auto,
+                    "legacy" => oxmcp_client::Era::Legacy,
+                    "modern" => oxmcp_client::Era::Modern,
                     other => {
                         return Err(format!("--era needs auto, legacy or modern, not {other:?}"))
                     }

@@ -50,7 +50,7 @@ built-in targets (binaries next to this executable, run with --port N):
   rmcp         bench-rmcp-http           rmcp 3.9 StreamableHttpService, default
                                          config: stateful sessions, SSE replies
   rmcp-json    bench-rmcp-http --json    the same, stateless with JSON replies
-  ours         bench-ours-http           this project's mcp-server
+  ours         bench-ours-http           this project's oxmcp-server
   ours-redis   bench-ours-http --redis URL
                                          the same with its state on the Redis
                                          the driver starts (run by default only

@@ -53,7 +53,7 @@ built-in targets (binaries next to this executable):
   rmcp-best-mt  bench-rmcp-best-stdio --multi-thread
                                         the same on the multi-threaded runtime
                                         (not run by default)
-  ours          bench-ours-stdio        this project's mcp-server
+  ours          bench-ours-stdio        this project's oxmcp-server
   ours-ct       bench-ours-stdio --current-thread   the same on a current-thread runtime
   ours-otel-export  bench-ours-stdio --otel-export
                                         spans and metrics exported as OTEL_* says

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_types::jsonrpc::{code, split_batch, Message, RawMessage};
+use oxmcp_types::jsonrpc::{code, split_batch, Message, RawMessage};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -36,7 +36,7 @@ fn check(text: &str) {
     }
 }
 
-fn refused(e: &mcp_types::jsonrpc::DecodeError) {
+fn refused(e: &oxmcp_types::jsonrpc::DecodeError) {
     let response = e.to_response();
     assert!(
         response.error.code == code::PARSE_ERROR || response.error.code == code::INVALID_REQUEST,

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_server::{tool, Context, Server, ToolEntry};
+use oxmcp_server::{tool, Context, Server, ToolEntry};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

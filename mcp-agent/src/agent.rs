@@ -5,8 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::ToolEntry;
-use mcp_types::CallToolResult;
+use oxmcp_server::ToolEntry;
+use oxmcp_types::CallToolResult;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{Approval, ApprovalHandler, ApprovalPolicy, ApprovalRequest};
@@ -32,8 +32,8 @@ pub enum ErrorPolicy {
 /// A model with a tool set: runs conversations in which the model calls tools.
 ///
 /// ```
-/// use mcp_agent::{Agent, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError, chat::ToolCall, Finish, ToolSet};
-/// use mcp_server::tool;
+/// use oxmcp_agent::{Agent, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::ModelError, chat::ToolCall, Finish, ToolSet};
+/// use oxmcp_server::tool;
 ///
 /// pub struct Maths;
 ///
@@ -58,7 +58,7 @@ pub enum ErrorPolicy {
 ///     ) -> futures_util::future::BoxFuture<'_, Result<ChatResponse, ModelError>> {
 ///         Box::pin(async move {
 ///             Ok(match request.messages.last() {
-///                 Some(mcp_agent::chat::ChatMessage::ToolResults { results }) => ChatResponse {
+///                 Some(oxmcp_agent::chat::ChatMessage::ToolResults { results }) => ChatResponse {
 ///                     text: format!("The sum is {}.", results[0].content),
 ///                     ..ChatResponse::default()
 ///                 },
@@ -207,9 +207,9 @@ impl Agent {
     /// it is given; record [`PausedRun::pause_id`] to resume each once.
     ///
     /// ```no_run
-    /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
-    /// use mcp_agent::pause::{PausedRun, PendingKind};
-    /// use mcp_agent::Finish;
+    /// # async fn example(agent: &oxmcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
+    /// use oxmcp_agent::pause::{PausedRun, PendingKind};
+    /// use oxmcp_agent::Finish;
     ///
     /// let Finish::Paused(paused) = agent.run("Where am I, and what is the weather there?").await?
     /// else {
@@ -239,7 +239,7 @@ impl Agent {
     }
 
     /// Whether a call of `tool` (its name in the set) needs an approval.
-    pub(crate) fn approval_for(&self, tool: &mcp_types::Tool) -> ApprovalPolicy {
+    pub(crate) fn approval_for(&self, tool: &oxmcp_types::Tool) -> ApprovalPolicy {
         self.config
             .approvals
             .get(&tool.name)

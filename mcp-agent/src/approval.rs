@@ -14,7 +14,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use mcp_types::{JsonObject, Tool, ToolAnnotations};
+use oxmcp_types::{JsonObject, Tool, ToolAnnotations};
 
 /// Which calls need an approval before they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use mcp_server::Context;
-use mcp_types::{CallToolResult, JsonObject};
+use oxmcp_server::Context;
+use oxmcp_types::{CallToolResult, JsonObject};
 use serde_json::Value;
 
 use crate::catalog::{SetTool, Target};
@@ -16,7 +16,7 @@ use crate::view::ToolView;
 ///
 /// `Display` says what failed at this level only; [`ToolCallError::Failed`]
 /// returns the client's error from `source()`. Print the chain with
-/// [`mcp_client::types::error::Chain`].
+/// [`oxmcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ToolCallError {
     /// No tool of that name.
@@ -41,7 +41,7 @@ pub enum ToolCallError {
         tool: String,
         /// Why.
         #[source]
-        error: mcp_client::Error,
+        error: oxmcp_client::Error,
     },
 }
 
@@ -51,8 +51,8 @@ impl ToolSet {
     /// against the tool's input schema first.
     ///
     /// ```
-    /// use mcp_agent::ToolSet;
-    /// use mcp_server::tool;
+    /// use oxmcp_agent::ToolSet;
+    /// use oxmcp_server::tool;
     /// use serde_json::json;
     ///
     /// pub struct Maths;
@@ -125,7 +125,7 @@ impl SetTool {
         &self,
         arguments: JsonObject,
         timeout: Option<Duration>,
-    ) -> Result<CallToolResult, mcp_client::Error> {
+    ) -> Result<CallToolResult, oxmcp_client::Error> {
         let call = async {
             if let Some(lifecycle) = &self.lifecycle {
                 if let Err(e) = lifecycle.ensure_started().await {
@@ -153,7 +153,7 @@ impl SetTool {
             None => call.await,
             Some(limit) => tokio::time::timeout(limit, call)
                 .await
-                .unwrap_or(Err(mcp_client::Error::Timeout(limit))),
+                .unwrap_or(Err(oxmcp_client::Error::Timeout(limit))),
         }
     }
 
@@ -181,7 +181,7 @@ impl SetTool {
             return Err(format!(
                 "the arguments for `{}` must be a JSON object, not {}",
                 self.name(),
-                mcp_wire::json::kind(&value)
+                oxmcp_wire::json::kind(&value)
             ));
         }
         let value = crate::strict::from_strict(&self.schema, value);

@@ -9,10 +9,10 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use mcp_client::Client;
-use mcp_server::ToolEntry;
-use mcp_types::Tool;
-use mcp_wire::schema::Validator;
+use oxmcp_client::Client;
+use oxmcp_server::ToolEntry;
+use oxmcp_types::Tool;
+use oxmcp_wire::schema::Validator;
 use serde_json::Value;
 
 /// Something a tool set noticed that does not stop it from working.
@@ -36,7 +36,7 @@ impl fmt::Display for Diagnostic {
 ///
 /// `Display` says what failed at this level only; [`ToolSetError::Server`]
 /// returns the client's error from `source()`. Print the chain with
-/// [`mcp_client::types::error::Chain`].
+/// [`oxmcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum ToolSetError {
     /// Two sources offer one name.
@@ -64,7 +64,7 @@ pub enum ToolSetError {
         origin: String,
         /// Why.
         #[source]
-        error: mcp_client::Error,
+        error: oxmcp_client::Error,
     },
     /// A source's [`on_start`](crate::Source::on_start) hook failed.
     #[error("{origin} could not start: {message}")]

@@ -2,9 +2,9 @@
 //! servers, the providers' tool formats, and the model ↔ tool loop.
 //!
 //! ```no_run
-//! use mcp_agent::model::OpenAiChat;
-//! use mcp_agent::{Agent, Event, Source, ToolSet};
-//! use mcp_server::tool;
+//! use oxmcp_agent::model::OpenAiChat;
+//! use oxmcp_agent::{Agent, Event, Source, ToolSet};
+//! use oxmcp_server::tool;
 //!
 //! pub struct Clock;
 //!
@@ -21,7 +21,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // A server over stdio: its tools join the set next to the local ones.
-//! let weather = mcp_client::Client::builder()
+//! let weather = oxmcp_client::Client::builder()
 //!     .connect_stdio(tokio::process::Command::new("./weather-server"))
 //!     .await?;
 //! let tools = ToolSet::builder()
@@ -50,9 +50,9 @@
 //! # Tool sets
 //!
 //! A [`ToolSet`] holds tools from [`Source`]s: local toolboxes (a `#[tool]`
-//! impl block or free function, or [`ToolEntry::dynamic`](mcp_server::ToolEntry::dynamic)
+//! impl block or free function, or [`ToolEntry::dynamic`](oxmcp_server::ToolEntry::dynamic)
 //! tools), called in-process, and connected MCP servers (any
-//! [`mcp_client::Client`]: stdio, Streamable HTTP, HTTP+SSE, either era).
+//! [`oxmcp_client::Client`]: stdio, Streamable HTTP, HTTP+SSE, either era).
 //! Every source takes the same options: a name [`prefix`](Source::prefix),
 //! an [`allow`](Source::allow) list and a [`block`](Source::block) list.
 //! Names are unique: two sources offering one name is
@@ -112,14 +112,14 @@
 //!
 //! With the `otel` feature, runs are traced by the OpenTelemetry [GenAI
 //! semantic conventions]. The spans are `tracing` spans of target
-//! `mcp_agent` at INFO, which the layer of
-//! [`mcp_otel::Telemetry`](https://docs.rs/mcp-otel) carries to
+//! `oxmcp_agent` at INFO, which the layer of
+//! [`oxmcp_otel::Telemetry`](https://docs.rs/oxmcp-otel) carries to
 //! OpenTelemetry; without the feature none of this is compiled.
 //!
 //! | span | kind | attributes |
 //! |---|---|---|
 //! | `invoke_agent {gen_ai.agent.name}` ([`AgentBuilder::name`]; `invoke_agent` without one): the run | INTERNAL | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.agent.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` (the run's totals) |
-//! | `turn`: one model request and the tool calls it makes | INTERNAL | `mcp_agent.turn` (1-based) |
+//! | `turn`: one model request and the tool calls it makes | INTERNAL | `oxmcp_agent.turn` (1-based) |
 //! | `chat {gen_ai.request.model}` ([`ChatModel::model`](chat::ChatModel::model); `chat` without one) | CLIENT | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` |
 //! | `execute_tool {gen_ai.tool.name}` | INTERNAL | `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id` |
 //!

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 
 type StartFn = Box<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
 type ShutdownFn = Box<dyn FnOnce() -> BoxFuture<'static, ()> + Send>;

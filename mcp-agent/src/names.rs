@@ -16,7 +16,7 @@
 //!   only on the set of names, never on the order they were given in.
 //!
 //! ```
-//! use mcp_agent::names::NameMap;
+//! use oxmcp_agent::names::NameMap;
 //!
 //! let map = NameMap::new(["search", "files.read", "files_read"]);
 //! assert_eq!(map.to_provider("search"), Some("search"));
@@ -53,7 +53,7 @@ pub fn is_provider_name(s: &str) -> bool {
 /// its set.
 ///
 /// ```
-/// use mcp_agent::names::{is_provider_name, provider_name};
+/// use oxmcp_agent::names::{is_provider_name, provider_name};
 ///
 /// assert_eq!(provider_name("get_weather"), "get_weather");
 /// let derived = provider_name("weather.get");
@@ -196,7 +196,7 @@ fn base36(mut n: u64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_types::tool::is_valid_tool_name;
+    use oxmcp_types::tool::is_valid_tool_name;
 
     /// The MCP tool-name alphabet.
     const MCP_ALPHABET: &[u8] =

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use mcp_types::CallToolResult;
+use oxmcp_types::CallToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -46,8 +46,8 @@ pub struct Outcome {
 /// `match` serves both:
 ///
 /// ```no_run
-/// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp_agent::Finish;
+/// # async fn example(agent: &oxmcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
+/// use oxmcp_agent::Finish;
 ///
 /// match agent.run("Where am I?").await? {
 ///     Finish::Done { output, outcome } => {
@@ -261,7 +261,7 @@ pub enum Event {
 /// `Display` says what failed at this level only: [`RunError::Model`] and
 /// [`RunError::ToolSet`] return their cause from `source()`, and
 /// [`RunError::ToolFailed`] shows the tool's failure (already rendered with
-/// its causes) in its message. Print the chain with [`mcp_client::types::error::Chain`].
+/// its causes) in its message. Print the chain with [`oxmcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The model still wanted tools after `max_turns` model requests.

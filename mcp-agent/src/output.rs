@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use mcp_wire::schema::Validator;
+use oxmcp_wire::schema::Validator;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 

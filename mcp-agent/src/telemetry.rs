@@ -6,17 +6,17 @@
 //!
 //! What the model sends (a tool's name, a call's id, its own name and the
 //! answer's id, why it stopped) is recorded at most 256 bytes long
-//! ([`mcp_otel::instrumentation::cap`]), span names too: a model can be led to write
+//! ([`oxmcp_otel::instrumentation::cap`]), span names too: a model can be led to write
 //! anything, at any length, and spans reach every backend.
 
 use std::borrow::Cow;
 use std::future::Future;
 
-use mcp_otel::conventions as cv;
-use mcp_otel::instrumentation::{cap, span_name};
-use mcp_otel::reexport::opentelemetry::{Array, StringValue, Value};
-use mcp_otel::reexport::tracing_opentelemetry::OpenTelemetrySpanExt as _;
-use mcp_types::error::Chain;
+use oxmcp_otel::conventions as cv;
+use oxmcp_otel::instrumentation::{cap, span_name};
+use oxmcp_otel::reexport::opentelemetry::{Array, StringValue, Value};
+use oxmcp_otel::reexport::tracing_opentelemetry::OpenTelemetrySpanExt as _;
+use oxmcp_types::error::Chain;
 use tracing::field::Empty;
 use tracing::instrument::Instrumented;
 use tracing::{Instrument as _, Span};
@@ -27,7 +27,7 @@ use crate::chat::{ChatResponse, ModelError, ToolCall, Usage};
 use crate::outcome::{CallRecord, Outcome, RunError, Stop};
 use crate::view::ToolView;
 
-/// Not yet in `mcp_otel::conventions`: input tokens read from the
+/// Not yet in `oxmcp_otel::conventions`: input tokens read from the
 /// provider's prompt cache.
 const GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
 
@@ -38,7 +38,7 @@ pub(crate) async fn run(
 ) -> Result<Outcome, RunError> {
     let name = agent.name();
     let span = tracing::info_span!(
-        target: "mcp_agent",
+        target: "oxmcp_agent",
         "invoke_agent",
         otel.name = span_name("invoke_agent", name).as_str(),
         otel.kind = "internal",
@@ -82,9 +82,9 @@ pub(crate) async fn run(
 /// Runs one turn in its `turn` span.
 pub(crate) fn turn<F: Future>(turn: usize, step: F) -> Instrumented<F> {
     step.instrument(tracing::info_span!(
-        target: "mcp_agent",
+        target: "oxmcp_agent",
         "turn",
-        mcp_agent.turn = int(turn),
+        oxmcp_agent.turn = int(turn),
     ))
 }
 
@@ -96,7 +96,7 @@ pub(crate) async fn chat(
 ) -> Result<ChatResponse, ModelError> {
     let model = agent.model.model();
     let span = tracing::info_span!(
-        target: "mcp_agent",
+        target: "oxmcp_agent",
         "chat",
         otel.name = span_name("chat", model).as_str(),
         otel.kind = "client",
@@ -148,7 +148,7 @@ pub(crate) async fn tool(
         .resolve(&call.name)
         .map_or(call.name.as_str(), SetTool::name));
     let span = tracing::info_span!(
-        target: "mcp_agent",
+        target: "oxmcp_agent",
         "execute_tool",
         otel.name = span_name("execute_tool", Some(name)).as_str(),
         otel.kind = "internal",

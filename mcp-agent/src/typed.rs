@@ -46,14 +46,14 @@ impl<'a> Run<'a> {
     /// `.output::<T>()` again.
     ///
     /// ```no_run
-    /// # async fn example(agent: &mcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn example(agent: &oxmcp_agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Forecast {
     ///     city: String,
     ///     celsius: f64,
     /// }
     ///
-    /// use mcp_agent::Finish;
+    /// use oxmcp_agent::Finish;
     ///
     /// match agent.run("Tomorrow in Lyon?").output::<Forecast>().await? {
     ///     Finish::Done { output: forecast, .. } => {

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
-use mcp_server::ToolEntry;
+use oxmcp_server::ToolEntry;
 use serde_json::Value;
 
 use crate::catalog::{Diagnostic, SetTool, Target, ToolSetError, Tools};
@@ -18,8 +18,8 @@ use crate::names::NameMap;
 /// provider-safe names ([`crate::names`]).
 ///
 /// ```
-/// use mcp_agent::ToolSet;
-/// use mcp_server::{tool, ToolEntry};
+/// use oxmcp_agent::ToolSet;
+/// use oxmcp_server::{tool, ToolEntry};
 /// use serde_json::json;
 ///
 /// pub struct Maths;
@@ -37,7 +37,7 @@ use crate::names::NameMap;
 /// }
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), mcp_agent::ToolSetError> {
+/// # async fn main() -> Result<(), oxmcp_agent::ToolSetError> {
 /// let set = ToolSet::builder().toolbox(Maths).build().await?;
 /// let view = set.view().allowed_tools(["add"])?;
 /// let openai = view.openai_chat_tools(true);

@@ -15,15 +15,15 @@ use futures_util::future::BoxFuture;
 use http::{HeaderMap, Request, Response};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use mcp_agent::chat::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall, Usage};
-use mcp_agent::model::OpenAiChat;
-use mcp_agent::{Agent, RunError, ToolSet};
 use mcp_test_support::calculator::Calculator;
 use opentelemetry::trace::{SpanId, SpanKind, Status};
 use opentelemetry::{Array, StringValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SpanData;
 use otel_capture::*;
+use oxmcp_agent::chat::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall, Usage};
+use oxmcp_agent::model::OpenAiChat;
+use oxmcp_agent::{Agent, RunError, ToolSet};
 
 /// A model that answers with the next answer of its script, named `model`.
 struct Scripted {
@@ -156,7 +156,7 @@ async fn a_run_is_invoke_agent_over_turns_over_chat_and_execute_tool() {
     for (n, turn) in (1..).zip(&turns) {
         assert_eq!(turn.span_kind, SpanKind::Internal);
         assert!(is_child(turn, run), "turn {n} is the run's child");
-        assert_eq!(int(turn, "mcp_agent.turn"), Some(n));
+        assert_eq!(int(turn, "oxmcp_agent.turn"), Some(n));
     }
     assert_chats(&spans, &turns);
     assert_tool_calls(&spans, turns[0]);

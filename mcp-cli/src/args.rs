@@ -238,7 +238,7 @@ fn a_type(types: &[&str]) -> String {
 /// `declared`: strings, by name, each one declared, the required ones there.
 pub(crate) fn prompt_arguments(
     prompt: &str,
-    declared: &[mcp_client::types::prompt::PromptArgument],
+    declared: &[oxmcp_client::types::prompt::PromptArgument],
     pairs: Vec<(String, String)>,
 ) -> Result<Vec<(String, String)>, String> {
     for (key, _) in &pairs {

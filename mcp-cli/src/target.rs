@@ -8,8 +8,8 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
-use mcp_client::{is_unreachable, Client, Era};
+use oxmcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
+use oxmcp_client::{is_unreachable, Client, Era};
 
 /// How to reach the server, shared by `list`, `call`, `read`, `prompt` and `check`.
 #[derive(Debug, Clone, clap::Args)]
@@ -242,12 +242,12 @@ fn token_file() -> Option<std::path::PathBuf> {
 }
 
 /// One line from an error and its causes.
-pub(crate) fn one_line(e: &mcp_client::Error) -> String {
-    use mcp_client::types::error::Chain;
+pub(crate) fn one_line(e: &oxmcp_client::Error) -> String {
+    use oxmcp_client::types::error::Chain;
     // A transport failure's own level says only "transport failed"; its
     // cause says what happened.
     let text = match e {
-        mcp_client::Error::Transport(inner) => Chain(inner.as_ref()).to_string(),
+        oxmcp_client::Error::Transport(inner) => Chain(inner.as_ref()).to_string(),
         other => Chain(other).to_string(),
     };
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -259,11 +259,11 @@ pub(crate) fn one_line(e: &mcp_client::Error) -> String {
 }
 
 /// Why an HTTP server could not be used, with what to do about it.
-fn http_failure(url: &str, e: &mcp_client::Error) -> String {
+fn http_failure(url: &str, e: &oxmcp_client::Error) -> String {
     let why = one_line(e);
     if is_unreachable(e) {
         format!("cannot reach {url} ({why}): check that the server is running and the URL is right")
-    } else if matches!(e, mcp_client::Error::Transport(_)) {
+    } else if matches!(e, oxmcp_client::Error::Transport(_)) {
         format!("{url} is not an MCP server ({why}): give the server's MCP endpoint (often ending in /mcp)")
     } else {
         refused(url, &why)
@@ -271,9 +271,9 @@ fn http_failure(url: &str, e: &mcp_client::Error) -> String {
 }
 
 /// Why a server started as a command could not be used (its stderr is in `e`).
-fn stdio_failure(program: &str, e: &mcp_client::Error) -> String {
+fn stdio_failure(program: &str, e: &oxmcp_client::Error) -> String {
     let why = one_line(e);
-    if matches!(e, mcp_client::Error::Protocol(_)) {
+    if matches!(e, oxmcp_client::Error::Protocol(_)) {
         refused(&format!("the server `{program}`"), &why)
     } else {
         format!("the server `{program}` did not start as an MCP server ({why}): run it by hand to see why, or check the command after `--`")

@@ -2,7 +2,7 @@
 //! tools of a server written elsewhere). Not public API: no stability promise.
 //!
 //! The generated `<Trait>Client<C>` encodes arguments and decodes results with
-//! the helpers of `mcp_types::call`, and its `connect` checks the server's
+//! the helpers of `oxmcp_types::call`, and its `connect` checks the server's
 //! tools against the declaration with [`check_compatible`].
 
 use std::collections::BTreeSet;
@@ -12,10 +12,10 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::Value;
 
-pub use mcp_types::call::{
+pub use oxmcp_types::call::{
     BoxFuture, CallArguments, CallError, EncodeFor, PromptArgFor, ToolCaller, ToolOutput, Wrapping,
 };
-pub use mcp_types::{CallToolResult, ContentBlock, GetPromptResult, JsonObject, Prompt, Tool};
+pub use oxmcp_types::{CallToolResult, ContentBlock, GetPromptResult, JsonObject, Prompt, Tool};
 
 /// One declared prompt: its wire name and its arguments (name, optional).
 #[derive(Debug)]

@@ -6,9 +6,9 @@
 //! checked as the server checks them, the permissions). Rendering it, and passing messages between the page and
 //! the server, is the host's part.
 
-pub use mcp_types::apps::{ResourceUi, ToolUi, Visibility, MIME_TYPE};
-use mcp_types::call::CallError;
-use mcp_types::{ErrorObject, ResourceContents, Tool};
+pub use oxmcp_types::apps::{ResourceUi, ToolUi, Visibility, MIME_TYPE};
+use oxmcp_types::call::CallError;
+use oxmcp_types::{ErrorObject, ResourceContents, Tool};
 
 use crate::client::Client;
 
@@ -43,7 +43,7 @@ impl Client {
         let Some(uri) = ToolUi::of(tool).and_then(|ui| ui.resource_uri) else {
             return Ok(None);
         };
-        if !uri.starts_with(mcp_types::apps::SCHEME) {
+        if !uri.starts_with(oxmcp_types::apps::SCHEME) {
             return Err(refused(&uri, "an app's page is a `ui://` resource"));
         }
         let read = self.read_resource(&uri).await?;
@@ -61,7 +61,7 @@ impl Client {
         let from_content = text
             .meta
             .as_ref()
-            .and_then(|m| m.get(mcp_types::apps::META_KEY))
+            .and_then(|m| m.get(oxmcp_types::apps::META_KEY))
             .cloned();
         let ui = match from_content {
             Some(ui) => Some(ui),
@@ -87,12 +87,12 @@ impl Client {
             .await?
             .into_iter()
             .find(|r| r.uri == uri)
-            .and_then(|r| r.meta?.remove(mcp_types::apps::META_KEY)))
+            .and_then(|r| r.meta?.remove(oxmcp_types::apps::META_KEY)))
     }
 }
 
 /// Refuses a page whose CSP names an origin a server of ours would refuse
-/// to serve ([`Csp::bad_origin`](mcp_types::apps::Csp::bad_origin)): a host
+/// to serve ([`Csp::bad_origin`](oxmcp_types::apps::Csp::bad_origin)): a host
 /// writes these origins into the page's Content-Security-Policy, where a
 /// `;` or a space adds directives, `https://*` lets the page reach anyone,
 /// and plain `http` beyond loopback lets anyone on the way answer. The

@@ -4,11 +4,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_types::call::{BoxFuture, CallError, ToolCaller};
-use mcp_types::jsonrpc::code;
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::notification::SetLevelParams;
-use mcp_types::{
+use oxmcp_types::call::{BoxFuture, CallError, ToolCaller};
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::notification::SetLevelParams;
+use oxmcp_types::{
     method, CallToolResult, ErrorObject, Implementation, JsonObject, ListToolsResult, LoggingLevel,
     ProtocolVersion, ServerCapabilities, Tool,
 };
@@ -21,7 +21,7 @@ use crate::connection::{Conn, Req};
 use crate::error::transport;
 use crate::notifications::{Notifications, Subscription};
 use crate::options::{CallOptions, IntoArguments};
-use mcp_wire::param_headers as headers;
+use oxmcp_wire::param_headers as headers;
 
 /// Guards against a server whose cursors never end.
 pub(crate) const MAX_PAGES: usize = 100_000;
@@ -95,7 +95,7 @@ impl Client {
 
     /// The last lines the server process wrote to stderr (stdio connections;
     /// empty otherwise). Every line is also logged with `tracing` at debug
-    /// level, target `mcp_client::stderr`.
+    /// level, target `oxmcp_client::stderr`.
     pub fn stderr_tail(&self) -> Vec<String> {
         self.inner.conn.transport.stderr_tail()
     }
@@ -314,7 +314,7 @@ impl Client {
             None => {
                 refreshed = true;
                 if let Err(e) = self.tools().await {
-                    tracing::warn!(tool = name, error = %mcp_types::error::Chain(&e), "cannot list tools: the result's structured content is not checked");
+                    tracing::warn!(tool = name, error = %oxmcp_types::error::Chain(&e), "cannot list tools: the result's structured content is not checked");
                     return Ok(());
                 }
                 match cache.tool(name) {
@@ -379,7 +379,7 @@ impl Client {
             }
         };
         #[cfg(feature = "http")]
-        let name = mcp_wire::route::NameParam::of(method_name)
+        let name = oxmcp_wire::route::NameParam::of(method_name)
             .and_then(|p| params.get(p.key()))
             .and_then(Value::as_str)
             .map(str::to_owned);
@@ -534,11 +534,11 @@ impl ToolCaller for Client {
         &'a self,
         name: &'a str,
         arguments: std::collections::BTreeMap<String, String>,
-    ) -> BoxFuture<'a, Result<mcp_types::GetPromptResult, CallError>> {
+    ) -> BoxFuture<'a, Result<oxmcp_types::GetPromptResult, CallError>> {
         Box::pin(Client::get_prompt(self, name, arguments))
     }
 
-    fn list_all_prompts(&self) -> BoxFuture<'_, Result<Vec<mcp_types::Prompt>, CallError>> {
+    fn list_all_prompts(&self) -> BoxFuture<'_, Result<Vec<oxmcp_types::Prompt>, CallError>> {
         Box::pin(self.list_prompts())
     }
 }

@@ -1,5 +1,5 @@
 //! Building [`CallError`]s: the one error type of the client, shared with
-//! typed clients through `mcp-types`.
+//! typed clients through `oxmcp-types`.
 //!
 //! The types here are the causes under [`CallError::Transport`] (which
 //! displays `transport failed` and returns them from `source()`). Each is a
@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use mcp_types::call::CallError;
+use oxmcp_types::call::CallError;
 
 /// A transport failure described in words (a dead process, a closed stream).
 #[derive(Debug)]
@@ -80,7 +80,7 @@ impl std::error::Error for Unreachable {}
 /// JSON-RPC error, a process that exited.
 ///
 /// ```
-/// use mcp_client::{is_unreachable, Client};
+/// use oxmcp_client::{is_unreachable, Client};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
@@ -124,12 +124,12 @@ pub(crate) fn http_status(e: &CallError) -> Option<&HttpStatusError> {
     }
 }
 
-pub(crate) use mcp_wire::route::is_modern_error_code as is_modern_code;
+pub(crate) use oxmcp_wire::route::is_modern_error_code as is_modern_code;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_types::error::assert_each_level_once;
+    use oxmcp_types::error::assert_each_level_once;
 
     #[test]
     fn transport_error_prints_each_level_once() {

@@ -6,8 +6,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::call::BoxFuture;
-use mcp_types::{method, ClientCapabilities, ErrorObject, JsonObject};
+use oxmcp_types::call::BoxFuture;
+use oxmcp_types::{method, ClientCapabilities, ErrorObject, JsonObject};
 use serde_json::Value;
 
 /// Answers one kind of server request (`sampling/createMessage`,
@@ -18,7 +18,7 @@ use serde_json::Value;
 /// so an async closure is a handler:
 ///
 /// ```
-/// use mcp_client::Client;
+/// use oxmcp_client::Client;
 /// use serde_json::json;
 ///
 /// let builder = Client::builder().roots_handler(|_params| async {

@@ -3,11 +3,11 @@
 //! list its tools and call them.
 //!
 //! ```no_run
-//! use mcp_client::Client;
+//! use oxmcp_client::Client;
 //! use serde_json::json;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), mcp_client::Error> {
+//! # async fn main() -> Result<(), oxmcp_client::Error> {
 //! let client = Client::builder()
 //!     .client_info("my-agent", "1.0.0")
 //!     .connect_stdio(tokio::process::Command::new("./calculator"))
@@ -33,7 +33,7 @@
 //! when it returns.
 //!
 //! - **stdio**: [`ClientBuilder::connect_stdio`] spawns the server. Its
-//!   stderr goes to `tracing` (target `mcp_client::stderr`) and its last lines
+//!   stderr goes to `tracing` (target `oxmcp_client::stderr`) and its last lines
 //!   are kept ([`Client::stderr_tail`]). [`Client::close`] follows the spec:
 //!   close stdin, wait, SIGTERM, wait, SIGKILL. A server that dies fails every
 //!   pending call at once with its exit status.
@@ -50,11 +50,11 @@
 //! ## In-process
 //!
 //! A server in the same program (a test, an embedding) is one
-//! `tokio::io::duplex` away. With an `mcp_server::Server` (this crate does
+//! `tokio::io::duplex` away. With an `oxmcp_server::Server` (this crate does
 //! not depend on the server crate; your program does):
 //!
 //! ```
-//! use mcp_server::{tool, Server};
+//! use oxmcp_server::{tool, Server};
 //!
 //! pub struct Hello;
 //!
@@ -67,14 +67,14 @@
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), mcp_client::Error> {
+//! # async fn main() -> Result<(), oxmcp_client::Error> {
 //! let server = Server::builder("hello", "1.0.0").toolbox(Hello).build();
 //! let (client_end, server_end) = tokio::io::duplex(64 * 1024);
 //! let (server_read, server_write) = tokio::io::split(server_end);
 //! tokio::spawn(server.serve_io(server_read, server_write));
 //!
 //! let (client_read, client_write) = tokio::io::split(client_end);
-//! let client = mcp_client::Client::builder()
+//! let client = oxmcp_client::Client::builder()
 //!     .connect_io(client_read, client_write)
 //!     .await?;
 //! let result = client
@@ -132,7 +132,7 @@
 //!
 //! # Errors
 //!
-//! Every fallible method returns [`Error`] (`mcp_types::call::CallError`):
+//! Every fallible method returns [`Error`] (`oxmcp_types::call::CallError`):
 //!
 //! | case | meaning |
 //! |---|---|
@@ -162,13 +162,13 @@
 //!
 //! # Re-exports
 //!
-//! - [`types`] is `mcp-types`, the wire model this crate speaks, so a
+//! - [`types`] is `oxmcp-types`, the wire model this crate speaks, so a
 //!   program names results and capabilities without its own dependency.
 //! - [`rustls`] (feature `tls`), so that a configuration given to
 //!   [`ClientBuilder::tls_config`] is built with the very version this crate
 //!   uses.
-//! - [`tool`] is the macro from `mcp-macros`; [`Json`] and [`Error`] come
-//!   from `mcp-types`, shared with the server crate.
+//! - [`tool`] is the macro from `oxmcp-macros`; [`Json`] and [`Error`] come
+//!   from `oxmcp-types`, shared with the server crate.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
@@ -199,9 +199,9 @@ pub use options::{CallOptions, Era, IntoArguments, Progress};
 
 /// The client's one error type: transport, protocol, tool, timeout,
 /// cancellation and schema-mismatch failures (see the [crate docs](crate#errors)).
-pub use mcp_types::call::CallError as Error;
+pub use oxmcp_types::call::CallError as Error;
 
-pub use mcp_types as types;
+pub use oxmcp_types as types;
 
 /// The TLS library behind `https://` endpoints, for
 /// [`ClientBuilder::tls_config`]: re-exported so that the configuration a
@@ -211,12 +211,12 @@ pub use rustls;
 
 /// `#[tool]` on a trait declares the tools of a server written elsewhere and
 /// generates a typed client for it.
-pub use mcp_macros::tool;
+pub use oxmcp_macros::tool;
 
 /// A structured result, in a declared tool's return type: `-> Json<Stats>`
 /// makes the client's method return `Stats`, decoded from `structuredContent`
-/// (the server's `mcp_server::Json`, the same type).
-pub use mcp_types::call::Json;
+/// (the server's `oxmcp_server::Json`, the same type).
+pub use oxmcp_types::call::Json;
 
 #[doc(hidden)]
 pub mod __private;

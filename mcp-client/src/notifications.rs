@@ -5,9 +5,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use futures_util::stream::{self, BoxStream, StreamExt};
-use mcp_types::jsonrpc::Notification;
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::RequestId;
+use oxmcp_types::jsonrpc::Notification;
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::RequestId;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::AbortHandle;
 

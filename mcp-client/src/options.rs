@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::JsonObject;
+use oxmcp_types::JsonObject;
 use serde_json::Value;
 
 /// Which protocol era to speak.
@@ -37,7 +37,7 @@ pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_client::CallOptions;
+/// use oxmcp_client::CallOptions;
 ///
 /// let options = CallOptions::new()
 ///     .timeout(Duration::from_secs(5))
@@ -127,7 +127,7 @@ impl IntoArguments for Value {
             Value::Null => Ok(None),
             other => Err(format!(
                 "tool arguments must be a JSON object, not {}",
-                mcp_wire::json::kind(&other)
+                oxmcp_wire::json::kind(&other)
             )),
         }
     }

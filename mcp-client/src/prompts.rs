@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_types::call::CallError;
-use mcp_types::completion::{Completion, CompletionRef};
-use mcp_types::{
+use oxmcp_types::call::CallError;
+use oxmcp_types::completion::{Completion, CompletionRef};
+use oxmcp_types::{
     method, CompleteResult, ErrorObject, GetPromptResult, Prompt, ReadResourceResult, Resource,
     ResourceTemplate,
 };
@@ -74,7 +74,7 @@ impl Client {
     /// Renders prompt `name` with `arguments` (strings, by name).
     ///
     /// ```no_run
-    /// # async fn _demo(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
+    /// # async fn _demo(client: oxmcp_client::Client) -> Result<(), oxmcp_client::Error> {
     /// let prompt = client.get_prompt("summarise", [("id", "7")]).await?;
     /// for message in &prompt.messages {
     ///     println!("{:?}: {:?}", message.role, message.content.as_text());
@@ -140,8 +140,8 @@ impl Client {
     /// what was typed (`value`) and the other arguments already filled in.
     ///
     /// ```no_run
-    /// # async fn _demo(client: mcp_client::Client) -> Result<(), mcp_client::Error> {
-    /// use mcp_client::types::completion::CompletionRef;
+    /// # async fn _demo(client: oxmcp_client::Client) -> Result<(), oxmcp_client::Error> {
+    /// use oxmcp_client::types::completion::CompletionRef;
     ///
     /// let prompt = CompletionRef::Prompt { name: "summarise".into(), title: None };
     /// let styles = client.complete(prompt, "style", "sh", [("id", "7")]).await?;

@@ -3,8 +3,8 @@
 //! before, each checked against the index before it is used: its size, its
 //! SHA-256 digest, and for `SKILL.md` its front matter, field by field.
 
-use mcp_types::call::CallError;
-use mcp_types::{ErrorObject, JsonObject, ResourceContents};
+use oxmcp_types::call::CallError;
+use oxmcp_types::{ErrorObject, JsonObject, ResourceContents};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -91,7 +91,7 @@ impl Client {
         let bytes = self.skill_file(entry, &entry.uri).await?;
         let manifest = String::from_utf8(bytes)
             .map_err(|_| refused(&entry.uri, "its SKILL.md is not UTF-8"))?;
-        let read = mcp_wire::skills::frontmatter(&manifest)
+        let read = oxmcp_wire::skills::frontmatter(&manifest)
             .map_err(|e| refused(&entry.uri, &format!("its SKILL.md: {e}")))?;
         if read != entry.frontmatter {
             return Err(refused(
@@ -112,7 +112,7 @@ impl Client {
         let read = self.read_resource(uri).await?;
         let bytes = match read.contents.into_iter().next() {
             Some(ResourceContents::Text(t)) => t.text.into_bytes(),
-            Some(ResourceContents::Blob(b)) => mcp_wire::header::base64::decode(&b.blob)
+            Some(ResourceContents::Blob(b)) => oxmcp_wire::header::base64::decode(&b.blob)
                 .ok_or_else(|| malformed("a blob that is not base64"))?,
             _ => return Err(malformed("no contents")),
         };
@@ -130,7 +130,7 @@ impl Client {
                 ),
             ));
         }
-        if mcp_wire::skills::digest(&bytes) != listed.digest {
+        if oxmcp_wire::skills::digest(&bytes) != listed.digest {
             return Err(refused(
                 uri,
                 "its content does not match the index's digest",

@@ -9,10 +9,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::call::CallError;
-use mcp_types::jsonrpc::Request;
-use mcp_types::modern::InputRequest;
-use mcp_types::{method, ErrorObject, JsonObject};
+use oxmcp_types::call::CallError;
+use oxmcp_types::jsonrpc::Request;
+use oxmcp_types::modern::InputRequest;
+use oxmcp_types::{method, ErrorObject, JsonObject};
 use serde_json::Value;
 
 use crate::connection::{Conn, Req};
@@ -51,7 +51,7 @@ impl Drop for Cancel {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 if let Err(e) = transport.request(request).await {
-                    tracing::debug!(error = %mcp_types::error::Chain(&e), "could not cancel a task");
+                    tracing::debug!(error = %oxmcp_types::error::Chain(&e), "could not cancel a task");
                 }
             });
         }

@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_types::{CallToolResult, Tool};
+use oxmcp_types::{CallToolResult, Tool};
 use serde_json::Value;
 
 #[cfg(feature = "http")]
-use mcp_wire::param_headers::{self as headers, Annotated};
-use mcp_wire::sync::lock;
+use oxmcp_wire::param_headers::{self as headers, Annotated};
+use oxmcp_wire::sync::lock;
 
 #[derive(Debug, Clone, Copy)]
 enum Freshness {
@@ -59,7 +59,7 @@ impl std::ops::Deref for ToolRef {
 #[cfg(feature = "validation")]
 struct Compiled {
     schema: Value,
-    validator: Result<mcp_wire::schema::Validator, String>,
+    validator: Result<oxmcp_wire::schema::Validator, String>,
 }
 
 /// The client's view of the server's tools.
@@ -162,7 +162,7 @@ impl ToolCache {
     pub(crate) fn param_headers(
         &self,
         name: &str,
-        arguments: Option<&mcp_types::JsonObject>,
+        arguments: Option<&oxmcp_types::JsonObject>,
     ) -> Vec<(String, String)> {
         let annotated = lock(&self.state).headers.get(name).cloned();
         match (annotated, arguments) {
@@ -218,7 +218,7 @@ impl ToolCache {
                 return Arc::clone(c);
             }
         }
-        let validator = mcp_wire::schema::Validator::new(schema);
+        let validator = oxmcp_wire::schema::Validator::new(schema);
         let compiled = Arc::new(Compiled {
             schema: schema.clone(),
             validator,

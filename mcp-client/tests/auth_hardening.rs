@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_client::auth::{AuthError, Authorizer, LoopbackAuthorizer, OAuth, Stored, TokenStore};
+use oxmcp_client::auth::{AuthError, Authorizer, LoopbackAuthorizer, OAuth, Stored, TokenStore};
 use serde_json::json;
 use support::oauth_server::{
     connect, get, json_reply, protected_notes, read_note, refusal, signing_in, As, Script,
@@ -61,7 +61,7 @@ async fn the_token_file_is_a_fresh_0600_file_whatever_was_planted_at_the_old_tem
         std::fs::Permissions::from_mode(0o644),
     )
     .unwrap();
-    let store = mcp_client::auth::FileTokenStore::new(&path);
+    let store = oxmcp_client::auth::FileTokenStore::new(&path);
     store.save("issuer resource", tokens("access-1")).await;
     let meta = std::fs::symlink_metadata(&path).unwrap();
     assert!(meta.file_type().is_file());
@@ -78,7 +78,7 @@ async fn the_token_file_is_a_fresh_0600_file_whatever_was_planted_at_the_old_tem
     let victim = dir2.join("victim.txt");
     std::fs::write(&victim, "the victim's content").unwrap();
     std::os::unix::fs::symlink(&victim, dir2.join("tokens.tmp")).unwrap();
-    let store = mcp_client::auth::FileTokenStore::new(&path2);
+    let store = oxmcp_client::auth::FileTokenStore::new(&path2);
     store.save("issuer resource", tokens("access-2")).await;
     let meta = std::fs::symlink_metadata(&path2).unwrap();
     assert!(meta.file_type().is_file(), "tokens.json is not a link");
@@ -224,18 +224,19 @@ async fn exchange(port: u16, request: &str) -> String {
 struct Shared(Arc<LoopbackAuthorizer>);
 
 impl Authorizer for Shared {
-    fn redirect_uri(&self) -> mcp_client::auth::BoxFuture<'_, Result<String, AuthError>> {
+    fn redirect_uri(&self) -> oxmcp_client::auth::BoxFuture<'_, Result<String, AuthError>> {
         self.0.redirect_uri()
     }
 
     fn authorize<'a>(
         &'a self,
         url: &'a str,
-    ) -> mcp_client::auth::BoxFuture<'a, Result<mcp_client::auth::RedirectParams, AuthError>> {
+    ) -> oxmcp_client::auth::BoxFuture<'a, Result<oxmcp_client::auth::RedirectParams, AuthError>>
+    {
         self.0.authorize(url)
     }
 
-    fn release(&self) -> mcp_client::auth::BoxFuture<'_, ()> {
+    fn release(&self) -> oxmcp_client::auth::BoxFuture<'_, ()> {
         self.0.release()
     }
 }
@@ -279,7 +280,7 @@ async fn the_loopback_listener_ignores_stray_and_stalled_callbacks_and_closes_wh
         .unwrap();
     let url = format!(
         "http://127.0.0.1:1/authorize?response_type=code&client_id=c1&state=the-state&redirect_uri={}",
-        mcp_wire::oauth::percent_encode(&redirect_uri)
+        oxmcp_wire::oauth::percent_encode(&redirect_uri)
     );
     let waiting = tokio::spawn({
         let authorizer = Arc::clone(&authorizer);
@@ -393,7 +394,7 @@ async fn pre_registered_credentials_are_never_sent_to_an_issuer_other_than_their
                 &honest.url,
                 "machine-id",
                 pem.as_bytes(),
-                mcp_client::auth::Algorithm::ES256,
+                oxmcp_client::auth::Algorithm::ES256,
             )
             .unwrap(),
         signing_in().client(&honest.url, "app-id", Some("the-secret".into())),
@@ -423,8 +424,8 @@ async fn pre_registered_credentials_are_never_sent_to_an_issuer_other_than_their
 async fn a_machine_client_signs_in_with_its_own_issuer_or_one_it_lets_the_server_name() {
     let (url, a) = protected_notes(confidential(600)).await;
     for issuer in [
-        mcp_client::auth::Issuer::new(&a.url),
-        mcp_client::auth::Issuer::danger_named_by_server(),
+        oxmcp_client::auth::Issuer::new(&a.url),
+        oxmcp_client::auth::Issuer::danger_named_by_server(),
     ] {
         let oauth = OAuth::new("machine").client_credentials(issuer, "machine-id", "the-secret");
         let client = connect(oauth, &url).await;

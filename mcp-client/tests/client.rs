@@ -1,4 +1,4 @@
-//! mcp-client against servers in the same process, on real 127.0.0.1
+//! oxmcp-client against servers in the same process, on real 127.0.0.1
 //! sockets and scripted: one test binary, a module per topic in
 //! `tests/client/` (the inline `client` module below, so that this root
 //! and the binaries of their own share `tests/support/`). No module here

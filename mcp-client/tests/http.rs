@@ -6,11 +6,11 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_client::types::{method, ProtocolVersion};
-use mcp_client::{types::error::Chain, CallOptions, Client, Era, Error};
-use mcp_server::http::HttpConfig;
-use mcp_server::types::LoggingLevel;
-use mcp_server::Server;
+use oxmcp_client::types::{method, ProtocolVersion};
+use oxmcp_client::{types::error::Chain, CallOptions, Client, Era, Error};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::types::LoggingLevel;
+use oxmcp_server::Server;
 use serde_json::json;
 use support::{server, HttpServer, ManyTools};
 
@@ -329,7 +329,7 @@ async fn connection_failures_are_transport_errors() {
 #[tokio::test]
 async fn a_forgotten_session_is_initialized_again() {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter("mcp_client=info")
+        .with_env_filter("oxmcp_client=info")
         .with_test_writer()
         .try_init();
     let (server, _) = server();

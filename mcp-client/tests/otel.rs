@@ -11,11 +11,11 @@ mod support;
 
 use std::sync::{Arc, Mutex};
 
-use mcp_client::{Client, Era, Error};
-use mcp_server::http::HttpConfig;
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry_sdk::trace::SpanData;
 use otel_capture::*;
+use oxmcp_client::{Client, Era, Error};
+use oxmcp_server::http::HttpConfig;
 use serde_json::{json, Value as Json};
 use support::{in_process, server, Fake};
 use tracing::Instrument as _;

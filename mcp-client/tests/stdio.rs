@@ -12,8 +12,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use mcp_client::types::ProtocolVersion;
-use mcp_client::{types::error::Chain, Client, Era, Error};
+use oxmcp_client::types::ProtocolVersion;
+use oxmcp_client::{types::error::Chain, Client, Era, Error};
 use serde_json::json;
 use tokio::process::Command;
 
@@ -273,7 +273,7 @@ fn serve() {
     runtime.block_on(async {
         let (tools, _events) = support::tools();
         eprintln!("stdio test server ready");
-        let served = mcp_server::Server::builder("stdio-test-server", "1.0.0")
+        let served = oxmcp_server::Server::builder("stdio-test-server", "1.0.0")
             .toolbox(tools)
             .build()
             .serve_stdio()

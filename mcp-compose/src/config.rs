@@ -64,7 +64,7 @@ struct Entry {
 /// prefixed) by its key, in the order of their names.
 ///
 /// ```
-/// let mounts = mcp_compose::config::mounts(
+/// let mounts = oxmcp_compose::config::mounts(
 ///     r#"{ "mcpServers": { "calc": { "command": "sh", "args": ["-c", "exec calculator"] } } }"#,
 /// )
 /// .unwrap();
@@ -147,7 +147,7 @@ fn url_mount(name: &str, kind: Option<&str>, url: String) -> Result<Mount, Strin
 )]
 fn url_mount(_: &str, _: Option<&str>, url: String) -> Result<Mount, String> {
     Err(format!(
-        "{url} is reached over HTTP: build mcp-compose with its `http` feature"
+        "{url} is reached over HTTP: build oxmcp-compose with its `http` feature"
     ))
 }
 

@@ -2,14 +2,14 @@
 //! prefixes, or proxy one server as it is.
 //!
 //! A mount is a server of this program ([`Mount::server`], [`Mount::toolbox`])
-//! or a remote one reached with `mcp-client`: a child process over stdio
+//! or a remote one reached with `oxmcp-client`: a child process over stdio
 //! ([`Mount::stdio`]), Streamable HTTP ([`Mount::http`]) or HTTP+SSE
 //! ([`Mount::sse`]), in either protocol era. [`mount`] connects each to the
 //! front server, whose clients then see the mounted items as its own:
 //!
 //! ```no_run
-//! use mcp_compose::{mount, Mount};
-//! use mcp_server::Server;
+//! use oxmcp_compose::{mount, Mount};
+//! use oxmcp_server::Server;
 //!
 //! # #[tokio::main]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -87,7 +87,7 @@
 
 use std::sync::Arc;
 
-use mcp_server::ServerHandle;
+use oxmcp_server::ServerHandle;
 use tokio::task::AbortHandle;
 
 pub mod config;
@@ -150,7 +150,7 @@ impl Mounted {
     }
 
     /// Stops keeping the mounts in step and closes their connections
-    /// (child processes are stopped as `mcp-client` stops them). Their items
+    /// (child processes are stopped as `oxmcp-client` stops them). Their items
     /// stay offered; a call then reports the mount closed.
     pub async fn close(self) {
         for task in &self.tasks {
@@ -236,12 +236,12 @@ async fn supervise(link: Arc<Link>) {
 }
 
 /// Follows the notifications of one connection until it ends.
-async fn follow(link: &Arc<Link>, client: &Arc<mcp_client::Client>) {
-    use mcp_types::method;
+async fn follow(link: &Arc<Link>, client: &Arc<oxmcp_client::Client>) {
+    use oxmcp_types::method;
     let mut notifications = client.notifications();
     // A 2026-07-28 server tells of changes on a subscription stream only.
     let _subscription = if client.is_modern() {
-        let filter = mcp_types::modern::SubscriptionFilter {
+        let filter = oxmcp_types::modern::SubscriptionFilter {
             tools_list_changed: Some(true),
             prompts_list_changed: Some(true),
             resources_list_changed: Some(true),

@@ -8,16 +8,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{CallOptions, Client, ClientBuilder};
-use mcp_server::types::{CallToolResult, ErrorObject, LoggingLevel};
-use mcp_server::{Context, ServerHandle};
-use mcp_types::call::CallError;
+use oxmcp_client::{CallOptions, Client, ClientBuilder};
+use oxmcp_server::types::{CallToolResult, ErrorObject, LoggingLevel};
+use oxmcp_server::{Context, ServerHandle};
+use oxmcp_types::call::CallError;
 use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::mount::{Customize, Filters, Source};
 use crate::names::Names;
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 
 /// The first wait before connecting again after a failure; it doubles with
 /// each failure in a row, up to [`MAX_BACKOFF`].
@@ -74,7 +74,7 @@ pub(crate) struct Link {
     /// reconnection.
     followed: Mutex<std::collections::BTreeSet<String>>,
     /// The 2026-07-28 streams that report them, held open.
-    streams: Mutex<Vec<mcp_client::Subscription>>,
+    streams: Mutex<Vec<oxmcp_client::Subscription>>,
 }
 
 /// A forwarded call, registered while it runs.
@@ -161,8 +161,8 @@ impl Link {
                 Ok(client)
             }
             Err(e) => {
-                let answered = !mcp_client::is_unreachable(&e);
-                let error = mcp_types::error::Chain(&e).to_string();
+                let answered = !oxmcp_client::is_unreachable(&e);
+                let error = oxmcp_types::error::Chain(&e).to_string();
                 let failures = failures + 1;
                 let backoff = FIRST_BACKOFF
                     .saturating_mul(1 << (failures - 1).min(16))
@@ -244,7 +244,7 @@ impl Link {
         // Every log message of the mounted server: the front server's client
         // of the call chose its own level, which `Context::log_as` applies.
         let mut builder = Client::builder()
-            .client_info("mcp-compose", env!("CARGO_PKG_VERSION"))
+            .client_info("oxmcp-compose", env!("CARGO_PKG_VERSION"))
             .log_level(LoggingLevel::Debug);
         if let Some(customize) = &self.customize {
             builder = customize(builder);
@@ -366,7 +366,7 @@ impl Link {
     /// (legacy), a `subscriptions/listen` stream naming it (2026-07-28).
     async fn subscribe(&self, client: &Client, uri: &str) {
         let outcome = if client.is_modern() {
-            let filter = mcp_types::modern::SubscriptionFilter {
+            let filter = oxmcp_types::modern::SubscriptionFilter {
                 resource_subscriptions: Some(vec![uri.to_owned()]),
                 ..Default::default()
             };
@@ -385,7 +385,7 @@ impl Link {
             return;
         };
         if let Err(e) = outcome {
-            tracing::warn!(mount = %self.name, %uri, error = %mcp_types::error::Chain(&e), "cannot follow a mounted resource");
+            tracing::warn!(mount = %self.name, %uri, error = %oxmcp_types::error::Chain(&e), "cannot follow a mounted resource");
         }
     }
 
@@ -393,7 +393,7 @@ impl Link {
     pub(crate) async fn call_tool(
         self: Arc<Self>,
         tool: String,
-        arguments: mcp_types::JsonObject,
+        arguments: oxmcp_types::JsonObject,
         ctx: Context,
     ) -> CallToolResult {
         let client = match self.client().await {
@@ -431,7 +431,7 @@ impl Link {
     async fn failed(&self, client: &Arc<Client>, e: CallError) -> CallToolResult {
         let why = match &e {
             CallError::Transport(_) => {
-                let why = format!("is unavailable: {}", mcp_types::error::Chain(&e));
+                let why = format!("is unavailable: {}", oxmcp_types::error::Chain(&e));
                 if client.is_closed() {
                     self.lost(client, why.clone()).await;
                 }
@@ -443,7 +443,7 @@ impl Link {
             CallError::Protocol(error) => {
                 format!("refused the call: {} ({})", error.message, error.code)
             }
-            other => format!("failed: {}", mcp_types::error::Chain(other)),
+            other => format!("failed: {}", oxmcp_types::error::Chain(other)),
         };
         CallToolResult::error(format!("the mounted server `{}` {why}", self.name))
     }
@@ -457,13 +457,13 @@ impl Link {
     }
 
     /// A request error for a prompt, read or completion that did not reach an answer.
-    pub(crate) fn request_error(&self, e: CallError) -> mcp_server::RequestError {
+    pub(crate) fn request_error(&self, e: CallError) -> oxmcp_server::RequestError {
         match e {
-            CallError::Protocol(error) => mcp_server::RequestError::object(error),
-            other => mcp_server::RequestError::internal(format!(
+            CallError::Protocol(error) => oxmcp_server::RequestError::object(error),
+            other => oxmcp_server::RequestError::internal(format!(
                 "the mounted server `{}` is unavailable: {}",
                 self.name,
-                mcp_types::error::Chain(&other)
+                oxmcp_types::error::Chain(&other)
             )),
         }
     }
@@ -499,7 +499,7 @@ impl Ask {
         match answer {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(ErrorObject::internal(e.to_string())),
-            Err(mcp_server::ask::AskError::Refused(e)) => Err(e),
+            Err(oxmcp_server::ask::AskError::Refused(e)) => Err(e),
             Err(e) => Err(ErrorObject::internal(e.to_string())),
         }
     }

@@ -6,8 +6,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use globset::{GlobSet, GlobSetBuilder};
-use mcp_client::ClientBuilder;
-use mcp_server::Server;
+use oxmcp_client::ClientBuilder;
+use oxmcp_server::Server;
 
 use crate::names::check_prefix;
 use crate::MountError;
@@ -118,7 +118,7 @@ pub(crate) type Customize = Box<dyn Fn(ClientBuilder) -> ClientBuilder + Send + 
 /// prompts and resources to offer.
 ///
 /// ```
-/// use mcp_compose::Mount;
+/// use oxmcp_compose::Mount;
 ///
 /// let calc = Mount::stdio("calc", "calculator", ["--precise"])
 ///     .allow_tools(["add", "sub*"])
@@ -214,7 +214,7 @@ impl Mount {
 
     /// A toolbox (a type with `#[tool]`, `#[prompt]` or `#[resource]`
     /// methods), as [`Mount::server`] of a server holding only it.
-    pub fn toolbox<T: mcp_server::ToolBox>(name: impl Into<String>, toolbox: T) -> Mount {
+    pub fn toolbox<T: oxmcp_server::ToolBox>(name: impl Into<String>, toolbox: T) -> Mount {
         let name = name.into();
         let server = Server::builder(name.clone(), env!("CARGO_PKG_VERSION"))
             .toolbox(toolbox)

@@ -76,7 +76,7 @@ mod tests {
     fn prefixes_are_valid_in_tool_names_and_uri_schemes() {
         for ok in ["calc", "a", "notes-2", "x.y", "A9"] {
             assert!(check_prefix(ok).is_ok(), "{ok}");
-            assert!(mcp_types::tool::is_valid_tool_name(
+            assert!(oxmcp_types::tool::is_valid_tool_name(
                 &Names::new(Some(ok.into())).name("t")
             ));
         }

@@ -4,18 +4,18 @@
 
 use std::sync::Arc;
 
-use mcp_client::Client;
-use mcp_server::complete::{CompleteHandler, Completing};
-use mcp_server::prompt::PromptEntry;
-use mcp_server::resource::{Reading, ResourceEntry, TemplateEntry};
-use mcp_server::tool::Items;
-use mcp_server::types::completion::CompletionRef;
-use mcp_server::types::{Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool};
-use mcp_server::{Context, RequestError, ToolEntry};
-use mcp_types::call::CallError;
+use oxmcp_client::Client;
+use oxmcp_server::complete::{CompleteHandler, Completing};
+use oxmcp_server::prompt::PromptEntry;
+use oxmcp_server::resource::{Reading, ResourceEntry, TemplateEntry};
+use oxmcp_server::tool::Items;
+use oxmcp_server::types::completion::CompletionRef;
+use oxmcp_server::types::{Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool};
+use oxmcp_server::{Context, RequestError, ToolEntry};
+use oxmcp_types::call::CallError;
 
 use crate::link::Link;
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 
 /// The mounted server's lists, as it gave them (before renaming).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -66,7 +66,7 @@ impl Listing {
 pub(crate) async fn refresh(link: &Arc<Link>, client: &Client) -> Result<(), String> {
     let listing = Listing::of(link, client)
         .await
-        .map_err(|e| format!("cannot list its items: {}", mcp_types::error::Chain(&e)))?;
+        .map_err(|e| format!("cannot list its items: {}", oxmcp_types::error::Chain(&e)))?;
     let mut offered = lock(&link.offered);
     if offered.as_ref() == Some(&listing) {
         return Ok(());
@@ -80,7 +80,7 @@ pub(crate) async fn refresh(link: &Arc<Link>, client: &Client) -> Result<(), Str
 }
 
 /// The front server's items for `listing`, each forwarding to the mount.
-fn items(link: &Arc<Link>, listing: &Listing) -> Result<Items, mcp_server::Error> {
+fn items(link: &Arc<Link>, listing: &Listing) -> Result<Items, oxmcp_server::Error> {
     let mut items = Items::default();
     for tool in &listing.tools {
         items.tools.push(tool_entry(link, tool)?);
@@ -101,7 +101,7 @@ fn items(link: &Arc<Link>, listing: &Listing) -> Result<Items, mcp_server::Error
     Ok(items)
 }
 
-fn tool_entry(link: &Arc<Link>, tool: &Tool) -> Result<ToolEntry, mcp_server::Error> {
+fn tool_entry(link: &Arc<Link>, tool: &Tool) -> Result<ToolEntry, oxmcp_server::Error> {
     let mut def = tool.clone();
     def.name = link.names.name(&tool.name);
     let upstream = tool.name.clone();
@@ -111,7 +111,7 @@ fn tool_entry(link: &Arc<Link>, tool: &Tool) -> Result<ToolEntry, mcp_server::Er
     let announced = def
         .meta
         .as_ref()
-        .and_then(|m| m.get(mcp_server::tool::ANTHROPIC_MAX_RESULT_SIZE))
+        .and_then(|m| m.get(oxmcp_server::tool::ANTHROPIC_MAX_RESULT_SIZE))
         .and_then(serde_json::Value::as_u64)
         .and_then(|n| usize::try_from(n).ok())
         .filter(|&n| n > 0);
@@ -119,7 +119,7 @@ fn tool_entry(link: &Arc<Link>, tool: &Tool) -> Result<ToolEntry, mcp_server::Er
         Arc::clone(&link).call_tool(upstream.clone(), arguments, ctx)
     })?;
     Ok(match announced {
-        Some(cap) => entry.with_max_result_chars(cap.min(mcp_server::tool::MAX_RESULT_CHARS)),
+        Some(cap) => entry.with_max_result_chars(cap.min(oxmcp_server::tool::MAX_RESULT_CHARS)),
         None => entry,
     })
 }
@@ -128,13 +128,13 @@ fn prompt_entry(
     link: &Arc<Link>,
     prompt: &Prompt,
     completes: bool,
-) -> Result<PromptEntry, mcp_server::Error> {
+) -> Result<PromptEntry, oxmcp_server::Error> {
     let mut def = prompt.clone();
     def.name = link.names.name(&prompt.name);
     let upstream = prompt.name.clone();
     let forward = Arc::clone(link);
     let mut entry =
-        PromptEntry::from_prompt(def, move |args: mcp_server::prompt::StringArgs, _ctx| {
+        PromptEntry::from_prompt(def, move |args: oxmcp_server::prompt::StringArgs, _ctx| {
             let link = Arc::clone(&forward);
             let upstream = upstream.clone();
             async move {
@@ -163,7 +163,7 @@ fn prompt_entry(
 fn resource_entry(
     link: &Arc<Link>,
     resource: &Resource,
-) -> Result<ResourceEntry, mcp_server::Error> {
+) -> Result<ResourceEntry, oxmcp_server::Error> {
     let mut def = resource.clone();
     def.uri = link.names.uri(&resource.uri);
     let upstream = resource.uri.clone();
@@ -189,7 +189,7 @@ fn template_entry(
     link: &Arc<Link>,
     template: &ResourceTemplate,
     completes: bool,
-) -> Result<TemplateEntry, mcp_server::Error> {
+) -> Result<TemplateEntry, oxmcp_server::Error> {
     let mut def = template.clone();
     def.uri_template = link.names.uri(&template.uri_template);
     let forward = Arc::clone(link);
@@ -206,7 +206,7 @@ fn template_entry(
     })?
     .on_subscribe(following(link));
     if completes {
-        if let Ok(parsed) = mcp_uri_template::UriTemplate::parse(&template.uri_template) {
+        if let Ok(parsed) = oxmcp_uri_template::UriTemplate::parse(&template.uri_template) {
             for variable in parsed.variables() {
                 let reference = CompletionRef::Resource {
                     uri: template.uri_template.clone(),

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{CallOptions, Client};
-use mcp_compose::{mount, Mount, MountError};
-use mcp_server::ask::Elicited;
-use mcp_server::types::completion::CompletionRef;
-use mcp_server::{tool, Context, RequestError, Server, ToolEntry, ToolError};
+use oxmcp_client::{CallOptions, Client};
+use oxmcp_compose::{mount, Mount, MountError};
+use oxmcp_server::ask::Elicited;
+use oxmcp_server::types::completion::CompletionRef;
+use oxmcp_server::{tool, Context, RequestError, Server, ToolEntry, ToolError};
 use serde_json::json;
 
 /// The mounted server's toolbox: a tool of each kind, a prompt with a
@@ -156,11 +156,11 @@ fn front() -> Server {
 /// A client of `server`, in this process, answering elicitations with
 /// `answer` and keeping every log message it hears.
 async fn client_of(server: &Server) -> Client {
-    client_in(server, mcp_client::Era::Auto).await
+    client_in(server, oxmcp_client::Era::Auto).await
 }
 
 /// A client of `server` as [`client_of`], speaking the era `era`.
-async fn client_in(server: &Server, era: mcp_client::Era) -> Client {
+async fn client_in(server: &Server, era: oxmcp_client::Era) -> Client {
     let (client_end, server_end) = tokio::io::duplex(256 * 1024);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(server.clone().serve_io(read, write));
@@ -181,13 +181,13 @@ async fn client_in(server: &Server, era: mcp_client::Era) -> Client {
 
 /// Two desks mounted on `front`: `desk` spoken to in the era the client
 /// picks (2026-07-28), `old` in the legacy era.
-async fn desk_in_both_eras(front: &Server) -> mcp_compose::Mounted {
+async fn desk_in_both_eras(front: &Server) -> oxmcp_compose::Mounted {
     mount(
         &front.handle(),
         [
             Mount::server("desk", desk_server(Desk::default())),
             Mount::server("old", desk_server(Desk::default()))
-                .client(|b| b.protocol(mcp_client::Era::Legacy)),
+                .client(|b| b.protocol(oxmcp_client::Era::Legacy)),
         ],
     )
     .await
@@ -209,7 +209,7 @@ where
     panic!("never happened: {what}");
 }
 
-fn names(tools: &[mcp_server::types::Tool]) -> Vec<&str> {
+fn names(tools: &[oxmcp_server::types::Tool]) -> Vec<&str> {
     tools.iter().map(|t| t.name.as_str()).collect()
 }
 
@@ -281,7 +281,7 @@ async fn a_mounted_server_is_offered_under_its_prefix() {
     let missing = client
         .get_prompt("desk_greet", Vec::<(String, String)>::new())
         .await;
-    assert!(matches!(missing, Err(mcp_client::Error::Protocol(e)) if e.code == -32602));
+    assert!(matches!(missing, Err(oxmcp_client::Error::Protocol(e)) if e.code == -32602));
     let completed = client
         .complete(
             CompletionRef::Prompt {
@@ -311,7 +311,7 @@ async fn a_mounted_server_is_offered_under_its_prefix() {
     assert_eq!(note.contents[0].uri(), "desk+desk://notes/3");
     let missing = client.read_resource("desk+desk://notes/12").await;
     match missing {
-        Err(mcp_client::Error::Protocol(e)) => {
+        Err(oxmcp_client::Error::Protocol(e)) => {
             assert_eq!(e.code, -32602);
             assert_eq!(e.data.unwrap()["uri"], "desk+desk://notes/12");
         }
@@ -366,7 +366,7 @@ async fn progress_cancellation_and_elicitation_pass_through() {
         )
         .await;
     assert!(
-        matches!(gave_up, Err(mcp_client::Error::Timeout(_))),
+        matches!(gave_up, Err(oxmcp_client::Error::Timeout(_))),
         "{gave_up:?}"
     );
     eventually("the mounted call cancelled", || {
@@ -379,9 +379,9 @@ async fn progress_cancellation_and_elicitation_pass_through() {
 
 /// The next notification `method` that `notifications` hears, within 10 s.
 async fn next_notification(
-    notifications: &mut mcp_client::Notifications,
+    notifications: &mut oxmcp_client::Notifications,
     method: &str,
-) -> mcp_types::jsonrpc::Notification {
+) -> oxmcp_types::jsonrpc::Notification {
     let heard = tokio::time::timeout(Duration::from_secs(10), async {
         while let Some(n) = notifications.recv().await {
             if n.method == method {
@@ -403,7 +403,7 @@ async fn updates_come_back(client: &Client, tool: &str, uri: &str) {
     let mut notifications = client.notifications();
     // Held open: a 2026-07-28 client follows the URI on this stream.
     let _stream = if client.is_modern() {
-        let filter = mcp_types::modern::SubscriptionFilter {
+        let filter = oxmcp_types::modern::SubscriptionFilter {
             resource_subscriptions: Some(vec![uri.to_owned()]),
             ..Default::default()
         };
@@ -437,7 +437,7 @@ async fn updates_come_back(client: &Client, tool: &str, uri: &str) {
 async fn a_subscription_reaches_the_mounted_server_and_its_updates_come_back() {
     let front = front();
     let mounts = desk_in_both_eras(&front).await;
-    for era in [mcp_client::Era::Modern, mcp_client::Era::Legacy] {
+    for era in [oxmcp_client::Era::Modern, oxmcp_client::Era::Legacy] {
         let client = client_in(&front, era).await;
         updates_come_back(&client, "desk_touch", "desk+desk://motd").await;
         updates_come_back(&client, "old_touch", "old+desk://motd").await;
@@ -544,7 +544,7 @@ async fn a_proxy_keeps_the_names() {
 #[tokio::test]
 async fn configurations_that_cannot_work_are_refused_before_anything_starts() {
     let front = front();
-    let refused = |r: Result<mcp_compose::Mounted, MountError>| match r {
+    let refused = |r: Result<oxmcp_compose::Mounted, MountError>| match r {
         Err(e) => e.to_string(),
         Ok(m) => panic!("mounted: {m:?}"),
     };
@@ -606,7 +606,7 @@ async fn configurations_that_cannot_work_are_refused_before_anything_starts() {
 /// the level that client chose, naming the mount as their logger.
 #[tokio::test]
 async fn log_messages_reach_the_front_client_at_its_level() {
-    use mcp_server::types::LoggingLevel;
+    use oxmcp_server::types::LoggingLevel;
     let front = front();
     let mounts = desk_in_both_eras(&front).await;
     let (client_end, server_end) = tokio::io::duplex(256 * 1024);
@@ -614,7 +614,7 @@ async fn log_messages_reach_the_front_client_at_its_level() {
     tokio::spawn(front.clone().serve_io(read, write));
     let (read, write) = tokio::io::split(client_end);
     let client = Client::builder()
-        .protocol(mcp_client::Era::Legacy)
+        .protocol(oxmcp_client::Era::Legacy)
         .log_level(LoggingLevel::Info)
         .connect_io(read, write)
         .await
@@ -813,7 +813,7 @@ async fn a_mount_down_at_start_is_offered_once_it_comes_up() {
     let late = desk_server(Desk::default());
     tokio::spawn(late.serve_http_on(
         listener,
-        mcp_server::http::HttpConfig::default(),
+        oxmcp_server::http::HttpConfig::default(),
         std::future::pending(),
     ));
     eventually("the late mount's tools offered", || {
@@ -837,14 +837,14 @@ async fn a_mount_down_at_start_is_offered_once_it_comes_up() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn the_front_servers_token_never_reaches_a_mounted_server() {
-    use mcp_server::auth::{Authorization, JwtVerifier};
     use mcp_test_support::server::issuer::Issuer;
+    use oxmcp_server::auth::{Authorization, JwtVerifier};
 
     // The mounted server, recording the headers it receives.
     let seen: Arc<Mutex<Vec<http::HeaderMap>>> = Arc::default();
     let record = Arc::clone(&seen);
     let upstream =
-        desk_server(Desk::default()).http_service(mcp_server::http::HttpConfig::default());
+        desk_server(Desk::default()).http_service(oxmcp_server::http::HttpConfig::default());
     let app = axum::Router::new()
         .route_service("/mcp", upstream)
         .layer(axum::middleware::from_fn(
@@ -873,7 +873,7 @@ async fn the_front_servers_token_never_reaches_a_mounted_server() {
     .unwrap();
     tokio::spawn(front.clone().serve_http_on(
         listener,
-        mcp_server::http::HttpConfig::default().authorization(auth),
+        oxmcp_server::http::HttpConfig::default().authorization(auth),
         std::future::pending(),
     ));
     let token = issuer.sign(&issuer.claims(&resource, "mcp"), "k1");
@@ -917,21 +917,23 @@ async fn the_front_servers_token_never_reaches_a_mounted_server() {
 /// its own: here it refuses one of them.
 #[tokio::test]
 async fn the_front_servers_middleware_applies_to_mounted_tools() {
-    use mcp_server::policy::from_fn;
+    use oxmcp_server::policy::from_fn;
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&calls);
     let front = Server::builder("front", "1.0")
-        .layer(from_fn(move |call: mcp_server::tool::ToolRequest, next| {
-            counted.fetch_add(1, Ordering::SeqCst);
-            async move {
-                if call.name == "desk_fail" {
-                    return Ok(mcp_server::types::CallToolResult::error(
-                        "refused by the front server",
-                    ));
+        .layer(from_fn(
+            move |call: oxmcp_server::tool::ToolRequest, next| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    if call.name == "desk_fail" {
+                        return Ok(oxmcp_server::types::CallToolResult::error(
+                            "refused by the front server",
+                        ));
+                    }
+                    next.run(call).await
                 }
-                next.run(call).await
-            }
-        }))
+            },
+        ))
         .build();
     let mounts = mount(
         &front.handle(),
@@ -962,7 +964,7 @@ async fn an_http_sse_server_is_mounted() {
     let sse_url = format!("http://{}/sse", listener.local_addr().unwrap());
     tokio::spawn(desk_server(Desk::default()).serve_http_on(
         listener,
-        mcp_server::http::HttpConfig::default(),
+        oxmcp_server::http::HttpConfig::default(),
         std::future::pending(),
     ));
     let front = front();
@@ -1011,11 +1013,11 @@ async fn a_legacy_mounted_server_asks_the_front_client() {
     let mounts = mount(
         &front.handle(),
         [Mount::server("desk", desk_server(Desk::default()))
-            .client(|b| b.protocol(mcp_client::Era::Legacy))],
+            .client(|b| b.protocol(oxmcp_client::Era::Legacy))],
     )
     .await
     .unwrap();
-    for era in [mcp_client::Era::Legacy, mcp_client::Era::Modern] {
+    for era in [oxmcp_client::Era::Legacy, oxmcp_client::Era::Modern] {
         let client = client_in(&front, era).await;
         let confirmed = client.call_tool("desk_confirm", json!({})).await.unwrap();
         assert_eq!(

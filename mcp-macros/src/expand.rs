@@ -134,12 +134,12 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
             #(#cfgs)*
             #[automatically_derived]
             #allow
-            impl #impl_generics ::mcp_server::__private::ToolBox for #self_ty #where_clause {
+            impl #impl_generics ::oxmcp_server::__private::ToolBox for #self_ty #where_clause {
                 const NAME: &'static str = #name;
                 const DESCRIPTION: &'static str = #description;
 
-                fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
-                    let __mcp_shared = ::mcp_server::__private::#wrap(self);
+                fn into_tools(self) -> ::std::vec::Vec<::oxmcp_server::__private::ToolEntry> {
+                    let __mcp_shared = ::oxmcp_server::__private::#wrap(self);
                     let mut __mcp_tools = ::std::vec::Vec::new();
                     #(#tools)*
                     __mcp_tools
@@ -152,19 +152,19 @@ fn impl_toolbox(model: &ToolImpl) -> TokenStream {
         #(#cfgs)*
         #[automatically_derived]
         #allow
-        impl #impl_generics ::mcp_server::__private::ToolBox for #self_ty #where_clause {
+        impl #impl_generics ::oxmcp_server::__private::ToolBox for #self_ty #where_clause {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
 
-            fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
-                ::mcp_server::__private::ToolBox::into_items(self).tools
+            fn into_tools(self) -> ::std::vec::Vec<::oxmcp_server::__private::ToolEntry> {
+                ::oxmcp_server::__private::ToolBox::into_items(self).tools
             }
 
-            fn into_items(self) -> ::mcp_server::__private::Items {
-                let __mcp_shared = ::mcp_server::__private::#wrap(self);
+            fn into_items(self) -> ::oxmcp_server::__private::Items {
+                let __mcp_shared = ::oxmcp_server::__private::#wrap(self);
                 let mut __mcp_tools = ::std::vec::Vec::new();
                 #(#tools)*
-                let mut __mcp_items = ::mcp_server::__private::Items::default();
+                let mut __mcp_items = ::oxmcp_server::__private::Items::default();
                 #items
                 __mcp_items.tools = __mcp_tools;
                 __mcp_items
@@ -190,11 +190,11 @@ fn fn_toolbox(model: &ToolFn) -> TokenStream {
         #(#cfgs)*
         #[automatically_derived]
         #allow
-        impl ::mcp_server::__private::ToolBox for #ident {
+        impl ::oxmcp_server::__private::ToolBox for #ident {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
 
-            fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+            fn into_tools(self) -> ::std::vec::Vec<::oxmcp_server::__private::ToolEntry> {
                 let mut __mcp_tools = ::std::vec::Vec::new();
                 #entry
                 __mcp_tools
@@ -223,7 +223,7 @@ fn spec(tool: &Tool) -> TokenStream {
         Some(ids) => {
             let checks = ids.iter().map(|id| {
                 quote::quote_spanned! {id.span()=>
-                    const _: () = ::mcp_server::__private::extension_id(#id);
+                    const _: () = ::oxmcp_server::__private::extension_id(#id);
                 }
             });
             (
@@ -239,7 +239,7 @@ fn spec(tool: &Tool) -> TokenStream {
         } else {
             quote!(Optional)
         };
-        quote!(task: ::mcp_server::__private::TaskSupport::#variant,)
+        quote!(task: ::oxmcp_server::__private::TaskSupport::#variant,)
     });
     let scopes = scopes_field(tool);
     let timeout = tool
@@ -266,16 +266,16 @@ fn spec(tool: &Tool) -> TokenStream {
     let visibility = tool.options.visibility.as_ref().map(|who| {
         let variants = who.iter().map(|w| {
             if w == "app" {
-                quote!(::mcp_server::__private::Visibility::App)
+                quote!(::oxmcp_server::__private::Visibility::App)
             } else {
-                quote!(::mcp_server::__private::Visibility::Model)
+                quote!(::oxmcp_server::__private::Visibility::Model)
             }
         });
         quote!(visibility: &[#(#variants),*],)
     });
     quote! {{
         #id_checks
-        ::mcp_server::__private::ToolSpec {
+        ::oxmcp_server::__private::ToolSpec {
             name: #name,
             title: #title,
             description: #description,
@@ -350,7 +350,7 @@ impl ArgsCode {
             // Spanned on the default: a type without `Serialize` is reported there.
             let default_at = format_ident!("__mcp_default_{}", i, span = default_span);
             self.schema.push(quote_spanned! {default_span=>
-                ::mcp_server::__private::param_with_default(
+                ::oxmcp_server::__private::param_with_default(
                     &mut __mcp_schema, #wire, #description, &#default_at(),
                 );
             });
@@ -447,8 +447,9 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
     let output = erase_lifetimes(&tool.output);
     let output_span = tool.output_span;
     let output_schema =
-        quote_spanned!(output_span=> ::mcp_server::__private::output_schema::<#output>());
-    let into_result = quote_spanned!(output_span=> ::mcp_server::__private::into_result::<#output>);
+        quote_spanned!(output_span=> ::oxmcp_server::__private::output_schema::<#output>());
+    let into_result =
+        quote_spanned!(output_span=> ::oxmcp_server::__private::into_result::<#output>);
     let cfgs = if with_cfgs { &tool.cfgs[..] } else { &[] };
     if !tool.is_async && !locked {
         let this = capture
@@ -463,18 +464,18 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
         return quote! {
             #(#cfgs)*
             __mcp_tools.push({
-                #schema_binding = ::mcp_server::__private::InputSchemaBuilder::new();
+                #schema_binding = ::oxmcp_server::__private::InputSchemaBuilder::new();
                 #(#schema)*
                 let (__mcp_input, __mcp_params) = __mcp_schema.finish();
                 #capture
-                ::mcp_server::__private::tool_entry(
+                ::oxmcp_server::__private::tool_entry(
                     &#spec,
                     __mcp_input,
                     #output_schema,
-                    ::mcp_server::__private::ToolHandler::at_once(
-                        move |#args_binding: ::mcp_server::__private::Args<'_>,
-                              __mcp_lazy: ::mcp_server::__private::LazyContext<'_>|
-                              -> ::mcp_server::__private::CallToolResult {
+                    ::oxmcp_server::__private::ToolHandler::at_once(
+                        move |#args_binding: ::oxmcp_server::__private::Args<'_>,
+                              __mcp_lazy: ::oxmcp_server::__private::LazyContext<'_>|
+                              -> ::oxmcp_server::__private::CallToolResult {
                             #(#decode)*
                             #unknown
                             #bind
@@ -500,18 +501,18 @@ fn tool_entry(tool: &Tool, with_cfgs: bool, locked: bool) -> TokenStream {
     quote! {
         #(#cfgs)*
         __mcp_tools.push({
-            #schema_binding = ::mcp_server::__private::InputSchemaBuilder::new();
+            #schema_binding = ::oxmcp_server::__private::InputSchemaBuilder::new();
             #(#schema)*
             let (__mcp_input, __mcp_params) = __mcp_schema.finish();
             #capture
-            ::mcp_server::__private::tool_entry(
+            ::oxmcp_server::__private::tool_entry(
                 &#spec,
                 __mcp_input,
                 #output_schema,
-                ::mcp_server::__private::ToolHandler::future(
-                    move |#args_binding: ::mcp_server::__private::Args<'static>,
-                          __mcp_ctx: ::mcp_server::__private::Context|
-                          -> ::mcp_server::__private::BoxFuture<'static, ::mcp_server::__private::CallToolResult> {
+                ::oxmcp_server::__private::ToolHandler::future(
+                    move |#args_binding: ::oxmcp_server::__private::Args<'static>,
+                          __mcp_ctx: ::oxmcp_server::__private::Context|
+                          -> ::oxmcp_server::__private::BoxFuture<'static, ::oxmcp_server::__private::CallToolResult> {
                         #capture
                         #(#decode)*
                         #unknown

@@ -24,7 +24,7 @@ fn injections(tool: &Tool) -> TokenStream {
     let cfgs = &tool.cfgs;
     quote! {
         #(#cfgs)*
-        let _ = |__mcp_ctx: ::mcp_server::__private::Context| {
+        let _ = |__mcp_ctx: ::oxmcp_server::__private::Context| {
             let _ = (#(#injected,)*);
         };
     }
@@ -54,10 +54,10 @@ pub(crate) fn impl_stub(model: &ToolImpl) -> TokenStream {
     quote! {
         #(#cfgs)*
         #[automatically_derived]
-        impl #impl_generics ::mcp_server::__private::ToolBox for #self_ty #where_clause {
+        impl #impl_generics ::oxmcp_server::__private::ToolBox for #self_ty #where_clause {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
-            fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+            fn into_tools(self) -> ::std::vec::Vec<::oxmcp_server::__private::ToolEntry> {
                 #(#injections)*
                 ::core::unreachable!()
             }
@@ -79,10 +79,10 @@ pub(crate) fn fn_stub(model: &ToolFn) -> TokenStream {
 
         #(#cfgs)*
         #[automatically_derived]
-        impl ::mcp_server::__private::ToolBox for #ident {
+        impl ::oxmcp_server::__private::ToolBox for #ident {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
-            fn into_tools(self) -> ::std::vec::Vec<::mcp_server::__private::ToolEntry> {
+            fn into_tools(self) -> ::std::vec::Vec<::oxmcp_server::__private::ToolEntry> {
                 #injections
                 ::core::unreachable!()
             }

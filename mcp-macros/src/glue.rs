@@ -53,7 +53,7 @@ pub(crate) fn unit_struct(model: &ToolFn, tool: &Tool) -> TokenStream {
 /// type that is not the context lacks (reported on the argument's type).
 pub(crate) fn inject(ty: &Type) -> TokenStream {
     let ty = erase_lifetimes(ty);
-    quote_spanned!(ty.span()=> <#ty as ::mcp_server::__private::Inject<'_>>::inject(&__mcp_ctx))
+    quote_spanned!(ty.span()=> <#ty as ::oxmcp_server::__private::Inject<'_>>::inject(&__mcp_ctx))
 }
 
 /// Replaces every named lifetime but `'static` with `'_`, so a type written in a

@@ -78,27 +78,27 @@ fn string_params(item: &Tool) -> StringParams {
         if let Some(default) = &info.default {
             let default = default_value(default, &ty);
             description = quote_spanned! {span=>
-                ::mcp_server::__private::with_default_text(#description, {
+                ::oxmcp_server::__private::with_default_text(#description, {
                     #[allow(unused_imports)]
-                    use ::mcp_server::__private::{
+                    use ::oxmcp_server::__private::{
                         DefaultTextDisplay as _, DefaultTextNone as _, DefaultTextOption as _,
                     };
                     let __mcp_default: #ty = #default;
-                    (&&&::mcp_server::__private::DefaultText(&__mcp_default)).text()
+                    (&&&::oxmcp_server::__private::DefaultText(&__mcp_default)).text()
                 })
             };
         }
         // The kind (required, optional) is the compiler's answer for the type.
         let kind = quote_spanned! {span=>
-            (&&::mcp_server::__private::Probe::<#ty>::new()).kind()
+            (&&::oxmcp_server::__private::Probe::<#ty>::new()).kind()
         };
         let required = if info.default.is_some() {
             quote!(false)
         } else {
-            quote_spanned!(span=> ::mcp_server::__private::ArgKind::required(&#kind))
+            quote_spanned!(span=> ::oxmcp_server::__private::ArgKind::required(&#kind))
         };
         p.listed.push(quote! {
-            ::mcp_server::types::PromptArgument {
+            ::oxmcp_server::types::PromptArgument {
                 name: ::std::string::String::from(#wire),
                 title: ::core::option::Option::None,
                 description: #description,
@@ -127,7 +127,7 @@ fn string_params(item: &Tool) -> StringParams {
 fn probe_traits() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
-        use ::mcp_server::__private::{ProbeOptional as _, ProbeRequired as _};
+        use ::oxmcp_server::__private::{ProbeOptional as _, ProbeRequired as _};
     }
 }
 
@@ -149,7 +149,7 @@ fn prompt_entry(item: &Tool, model: &ToolImpl) -> TokenStream {
     } = Call::new(item, &call_args);
     let output = erase_lifetimes(&item.output);
     let into =
-        quote_spanned!(item.output_span=> ::mcp_server::__private::into_prompt_result::<#output>);
+        quote_spanned!(item.output_span=> ::oxmcp_server::__private::into_prompt_result::<#output>);
     let probes = probe_traits();
     let completions = completions_of(item, model);
     let scopes = scopes_field(item);
@@ -157,8 +157,8 @@ fn prompt_entry(item: &Tool, model: &ToolImpl) -> TokenStream {
         #probes
         let mut __mcp_entry = {
         #capture
-        ::mcp_server::__private::PromptEntry::new(
-            &::mcp_server::__private::PromptSpec {
+        ::oxmcp_server::__private::PromptEntry::new(
+            &::oxmcp_server::__private::PromptSpec {
                 name: #name,
                 title: #title,
                 description: #description,
@@ -166,9 +166,9 @@ fn prompt_entry(item: &Tool, model: &ToolImpl) -> TokenStream {
                 ..::core::default::Default::default()
             },
             ::std::vec![#(#listed),*],
-            move |mut __mcp_args: ::mcp_server::__private::StringArgs,
-                  __mcp_ctx: ::mcp_server::__private::Context|
-                  -> ::mcp_server::__private::BoxFuture<'static, ::core::result::Result<::mcp_server::__private::GetPromptResult, ::mcp_server::__private::RequestError>> {
+            move |mut __mcp_args: ::oxmcp_server::__private::StringArgs,
+                  __mcp_ctx: ::oxmcp_server::__private::Context|
+                  -> ::oxmcp_server::__private::BoxFuture<'static, ::core::result::Result<::oxmcp_server::__private::GetPromptResult, ::oxmcp_server::__private::RequestError>> {
                 #probes
                 #capture
                 #(#decode)*
@@ -217,7 +217,7 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
     } = Call::new(item, &call_args);
     let output = erase_lifetimes(&item.output);
     let into =
-        quote_spanned!(item.output_span=> ::mcp_server::__private::into_read_result::<#output>);
+        quote_spanned!(item.output_span=> ::oxmcp_server::__private::into_read_result::<#output>);
     let probes = probe_traits();
     let (ctor, completions) = if template {
         (quote!(TemplateEntry), completions_of(item, model))
@@ -230,8 +230,8 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
         #origin_checks
         let mut __mcp_entry = {
         #capture
-        ::mcp_server::__private::#ctor::new(
-            &::mcp_server::__private::ResourceSpec {
+        ::oxmcp_server::__private::#ctor::new(
+            &::oxmcp_server::__private::ResourceSpec {
                 uri: #address,
                 name: #name,
                 title: #title,
@@ -241,9 +241,9 @@ fn resource_entry(item: &Tool, model: &ToolImpl, template: bool) -> TokenStream 
                 #scopes
                 ..::core::default::Default::default()
             },
-            move |__mcp_reading: ::mcp_server::__private::Reading,
-                  __mcp_ctx: ::mcp_server::__private::Context|
-                  -> ::mcp_server::__private::BoxFuture<'static, ::core::result::Result<::mcp_server::__private::ReadResourceResult, ::mcp_server::__private::RequestError>> {
+            move |__mcp_reading: ::oxmcp_server::__private::Reading,
+                  __mcp_ctx: ::oxmcp_server::__private::Context|
+                  -> ::oxmcp_server::__private::BoxFuture<'static, ::core::result::Result<::oxmcp_server::__private::ReadResourceResult, ::oxmcp_server::__private::RequestError>> {
                 #probes
                 #capture
                 let mut __mcp_args = __mcp_reading.variables;
@@ -276,7 +276,7 @@ fn page_spec(r: &crate::ast::ResourceAttr) -> (Option<TokenStream>, TokenStream)
     let lists = app.domains.iter().map(|(key, origins)| {
         checks.extend(origins.iter().map(|o| {
             quote_spanned! {o.span()=>
-                const _: () = ::mcp_server::__private::app_origin(#o);
+                const _: () = ::oxmcp_server::__private::app_origin(#o);
             }
         }));
         quote!(#key: &[#(#origins),*],)
@@ -287,7 +287,7 @@ fn page_spec(r: &crate::ast::ResourceAttr) -> (Option<TokenStream>, TokenStream)
     let prefers_border = option(app.prefers_border.as_ref().map(|b| b.value));
     (
         Some(quote! {
-            app: ::core::option::Option::Some(::mcp_server::__private::PageSpec {
+            app: ::core::option::Option::Some(::oxmcp_server::__private::PageSpec {
                 #(#lists)*
                 permissions: &[#(#permissions),*],
                 domain: #domain,
@@ -336,7 +336,7 @@ fn completion_handler(f: &Tool) -> TokenStream {
         .map(|arg| {
             let ty = erase_lifetimes(&arg.ty);
             quote_spanned! {arg.ty.span()=>
-                <#ty as ::mcp_server::__private::FromCompleting<'_>>::from_completing(&__mcp_request, &__mcp_ctx)
+                <#ty as ::oxmcp_server::__private::FromCompleting<'_>>::from_completing(&__mcp_request, &__mcp_ctx)
             }
         })
         .collect();
@@ -346,13 +346,14 @@ fn completion_handler(f: &Tool) -> TokenStream {
         expr,
     } = Call::new(f, &call_args);
     let output = erase_lifetimes(&f.output);
-    let into = quote_spanned!(f.output_span=> ::mcp_server::__private::into_completion::<#output>);
+    let into =
+        quote_spanned!(f.output_span=> ::oxmcp_server::__private::into_completion::<#output>);
     quote! {{
         #capture
         ::std::sync::Arc::new(
-            move |__mcp_request: ::mcp_server::__private::Completing,
-                  __mcp_ctx: ::mcp_server::__private::Context|
-                  -> ::mcp_server::__private::BoxFuture<'static, ::core::result::Result<::mcp_server::__private::Completion, ::mcp_server::__private::RequestError>> {
+            move |__mcp_request: ::oxmcp_server::__private::Completing,
+                  __mcp_ctx: ::oxmcp_server::__private::Context|
+                  -> ::oxmcp_server::__private::BoxFuture<'static, ::core::result::Result<::oxmcp_server::__private::Completion, ::oxmcp_server::__private::RequestError>> {
                 #capture
                 ::std::boxed::Box::pin(async move {
                     #lock

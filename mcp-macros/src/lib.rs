@@ -1,8 +1,8 @@
 //! Procedural macros of the MCP framework: [`macro@tool`], [`macro@describe`]
 //! and [`macro@param`].
 //!
-//! Use them through `mcp_server`, which re-exports them and provides the
-//! runtime the generated code calls (`mcp_server::__private`).
+//! Use them through `oxmcp_server`, which re-exports them and provides the
+//! runtime the generated code calls (`oxmcp_server::__private`).
 //!
 //! The pipeline: `ast` parses the item into a model and strips the helper
 //! attributes, `check` validates the model, then `expand` emits the item with
@@ -36,7 +36,7 @@ use proc_macro::TokenStream;
 /// # On an impl block: a toolbox
 ///
 /// ```
-/// use mcp_server::{tool, Context, Json, ToolError};
+/// use oxmcp_server::{tool, Context, Json, ToolError};
 ///
 /// #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 /// pub struct Hit {
@@ -114,8 +114,8 @@ use proc_macro::TokenStream;
 ///   The typed client is unchanged: its method is a plain call.
 ///
 ///   ```
-///   use mcp_server::{tool, Context, ToolError};
-///   use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+///   use oxmcp_server::{tool, Context, ToolError};
+///   use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 ///
 ///   pub struct Writer;
 ///
@@ -132,7 +132,7 @@ use proc_macro::TokenStream;
 ///   ```
 /// - `#[tool(scopes("notes:write"))]`: the OAuth scopes a caller's token
 ///   needs, each a string once (on an HTTP server with authorization,
-///   `mcp_server::auth`). A caller whose token lacks one does not see the
+///   `oxmcp_server::auth`). A caller whose token lacks one does not see the
 ///   tool in `tools/list`, and calling it is answered with the step-up
 ///   challenge (HTTP 403, `error="insufficient_scope"`, the scopes named)
 ///   before the tool runs. `scopes(...)` in the impl block's `#[tool(...)]`
@@ -184,7 +184,7 @@ use proc_macro::TokenStream;
 ///   string (characters: `minLength`/`maxLength`) or a `Vec` (items:
 ///   `minItems`/`maxItems`); `pattern = "^[a-z]+$"` on a string (a Rust
 ///   `regex`, matched anywhere; needs the `validation` feature of
-///   mcp-server); `one_of("short", "long")` (`enum`) on any type that
+///   oxmcp-server); `one_of("short", "long")` (`enum`) on any type that
 ///   serializes, the values written as values of the parameter (of `T`, for
 ///   an `Option<T>`). Integers also carry their natural bounds (`u8` is 0 to
 ///   255).
@@ -203,7 +203,7 @@ use proc_macro::TokenStream;
 /// # On a function: one tool
 ///
 /// ```
-/// use mcp_server::{tool, ToolBox};
+/// use oxmcp_server::{tool, ToolBox};
 ///
 /// #[tool(read_only, idempotent)] // optional: name, title, annotations
 /// #[describe("Add two numbers")]
@@ -224,12 +224,12 @@ use proc_macro::TokenStream;
 ///
 /// Beside `impl ToolBox for T`, an impl block gets a client, `TClient<C>`:
 /// one `async` method per tool, with the tool's arguments and a typed
-/// result, over any `C: ToolCaller` (`mcp_server::types::call::ToolCaller`:
+/// result, over any `C: ToolCaller` (`oxmcp_server::types::call::ToolCaller`:
 /// a connected network client, or a server in the same process).
 ///
 /// ```
-/// use mcp_server::types::call::{CallError, ToolCaller};
-/// use mcp_server::{tool, Json, ToolError};
+/// use oxmcp_server::types::call::{CallError, ToolCaller};
+/// use oxmcp_server::{tool, Json, ToolError};
 ///
 /// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 /// pub struct Stats {
@@ -278,7 +278,7 @@ use proc_macro::TokenStream;
 ///   An `Option<T>` stays `Option<T>`; a defaulted `T` becomes `Option<T>`.
 ///   `None` leaves the argument out, so the server applies its default.
 /// - Results, by the tool's return type, through the trait
-///   `mcp_types::call::ToolOutput` (so an alias such as `type Res<T> =
+///   `oxmcp_types::call::ToolOutput` (so an alias such as `type Res<T> =
 ///   Result<T, MyError>` or a renamed `Json` works): `String`/`&str`/`Cow<str>`
 ///   → `String` (the text); numbers, `bool`, `char` → parsed from the text;
 ///   `()` → `()`; `Json<T>` → `T`, decoded from `structuredContent`
@@ -334,7 +334,7 @@ use proc_macro::TokenStream;
 ///   function takes no `scopes`: it needs those of what it completes.
 ///
 /// ```
-/// use mcp_server::{tool, RequestError};
+/// use oxmcp_server::{tool, RequestError};
 ///
 /// pub struct Books;
 ///
@@ -363,7 +363,7 @@ use proc_macro::TokenStream;
 ///     }
 /// }
 ///
-/// let server = mcp_server::Server::builder("books", "1.0").toolbox(Books).build();
+/// let server = oxmcp_server::Server::builder("books", "1.0").toolbox(Books).build();
 /// assert_eq!(server.handle().prompt_names(), ["recommend"]);
 /// ```
 ///
@@ -371,11 +371,11 @@ use proc_macro::TokenStream;
 ///
 /// A trait with the same vocabulary declares a foreign server's tools; the
 /// macro generates `TraitClient<C>` with the same methods, plus `connect`,
-/// which checks the server first. Use it through `mcp_client::tool`.
+/// which checks the server first. Use it through `oxmcp_client::tool`.
 ///
 /// ```
-/// use mcp_client::{tool, Json};
-/// use mcp_client::types::call::{CallError, ToolCaller};
+/// use oxmcp_client::{tool, Json};
+/// use oxmcp_client::types::call::{CallError, ToolCaller};
 ///
 /// #[derive(Debug, serde::Deserialize)]
 /// pub struct Day {

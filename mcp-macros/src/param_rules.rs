@@ -45,11 +45,11 @@ impl Num {
         match self {
             Num::Int(i) => {
                 let lit = Literal::i128_unsuffixed(i);
-                quote!(::mcp_server::__private::Bound::Int(#lit))
+                quote!(::oxmcp_server::__private::Bound::Int(#lit))
             }
             Num::Float(f) => {
                 let lit = Literal::f64_unsuffixed(f);
-                quote!(::mcp_server::__private::Bound::Float(#lit))
+                quote!(::oxmcp_server::__private::Bound::Float(#lit))
             }
         }
     }
@@ -338,8 +338,8 @@ impl ParamRules {
                 } else {
                     quote_spanned! {v.span()=> {
                         #[allow(unused_imports)]
-                        use ::mcp_server::__private::{AllowedOption as _, AllowedPlain as _};
-                        (&&::mcp_server::__private::Allowed::<#ty>::new()).value(#v)
+                        use ::oxmcp_server::__private::{AllowedOption as _, AllowedPlain as _};
+                        (&&::oxmcp_server::__private::Allowed::<#ty>::new()).value(#v)
                     }}
                 }
             });

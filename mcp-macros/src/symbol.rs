@@ -114,7 +114,7 @@ impl PartialEq<Symbol> for &Ident {
 }
 
 impl PartialEq<Symbol> for Path {
-    /// A path names a helper when its last segment does: `describe` or `mcp_server::describe`.
+    /// A path names a helper when its last segment does: `describe` or `oxmcp_server::describe`.
     fn eq(&self, word: &Symbol) -> bool {
         self.segments.last().is_some_and(|s| s.ident == word.0)
     }

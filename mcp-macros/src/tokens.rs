@@ -26,9 +26,9 @@ pub(crate) fn default_value(default: &Expr, ty: &Type) -> TokenStream {
     if is_str_lit(default) {
         quote_spanned! {default.span()=> {
             #[allow(unused_imports)]
-            use ::mcp_server::__private::{StrLiteralOption as _, StrLiteralPlain as _};
-            ::mcp_server::__private::str_value(
-                (&&::mcp_server::__private::StrLiteral::<#ty>::new()).kind(),
+            use ::oxmcp_server::__private::{StrLiteralOption as _, StrLiteralPlain as _};
+            ::oxmcp_server::__private::str_value(
+                (&&::oxmcp_server::__private::StrLiteral::<#ty>::new()).kind(),
                 #default,
             )
         }}

@@ -30,8 +30,8 @@
 //! | `prometheus` | [`Telemetry`], metrics for `/metrics` (`OTEL_METRICS_EXPORTER=prometheus`) |
 //! | `export` | [`Telemetry`] with no exporter (each feature above turns it on) |
 //!
-//! A library enables only its `otel` feature (mcp-server's, mcp-client's,
-//! mcp-agent's), which depends on this crate with no feature: it emits spans
+//! A library enables only its `otel` feature (oxmcp-server's, oxmcp-client's,
+//! oxmcp-agent's), which depends on this crate with no feature: it emits spans
 //! and metrics, and the program that runs it picks where they go, as a
 //! library instrumented with tower-http's `TraceLayer` leaves the
 //! subscriber to the binary. The program depends on this crate with the
@@ -39,8 +39,8 @@
 //!
 //! ```toml
 //! [dependencies]
-//! mcp-server = { version = "0.1", features = ["otel"] }
-//! mcp-otel = { version = "0.1", features = ["otlp-http", "prometheus"] }
+//! oxmcp-server = { version = "0.1", features = ["otel"] }
+//! oxmcp-otel = { version = "0.1", features = ["otlp-http", "prometheus"] }
 //! ```
 //!
 //! [`Telemetry::from_env`] sets up the export the standard `OTEL_*`
@@ -50,10 +50,10 @@
 //!
 //! ```no_run
 //! # #[cfg(feature = "export")]
-//! # async fn run() -> Result<(), mcp_otel::TelemetryError> {
+//! # async fn run() -> Result<(), oxmcp_otel::TelemetryError> {
 //! use tracing_subscriber::prelude::*;
 //!
-//! let telemetry = mcp_otel::Telemetry::from_env("calculator")?;
+//! let telemetry = oxmcp_otel::Telemetry::from_env("calculator")?;
 //! tracing_subscriber::registry()
 //!     .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
 //!     .with(telemetry.layer())
@@ -65,7 +65,7 @@
 //!
 //! The spans are [`tracing`] spans carried to OpenTelemetry by
 //! `tracing-opentelemetry`. Nothing is recorded, and nearly nothing is
-//! paid, while no subscriber takes them (target `mcp_otel`, level INFO):
+//! paid, while no subscriber takes them (target `oxmcp_otel`, level INFO):
 //! the instrumentation checks that first. A program with its own
 //! OpenTelemetry setup skips [`Telemetry`] (and every feature): its
 //! `tracing_opentelemetry` layer, global meter provider and propagator

@@ -2,7 +2,7 @@
 //! up export to the HTTP server that serves `/metrics`.
 //!
 //! The handle is part of the instrumentation, not of the `prometheus`
-//! feature, so that a library (mcp-server's `HttpConfig::prometheus`) can
+//! feature, so that a library (oxmcp-server's `HttpConfig::prometheus`) can
 //! take one without pulling the exporter: only the program that turns the
 //! feature on can make one ([`Telemetry::prometheus`](crate::Telemetry::prometheus)).
 

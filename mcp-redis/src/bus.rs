@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use mcp_server::state::BusEvent;
+use oxmcp_server::state::BusEvent;
 use redis::aio::{PubSubSink, PubSubStream};
 use redis::{Client, RedisError, RedisResult};
 use tokio::sync::mpsc;

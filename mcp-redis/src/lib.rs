@@ -1,4 +1,4 @@
-//! Shared state on Redis for MCP servers built with `mcp-server`: legacy
+//! Shared state on Redis for MCP servers built with `oxmcp-server`: legacy
 //! sessions, `Last-Event-ID` replay and the bus between instances, so that
 //! several instances serve one service behind any load balancer.
 //!
@@ -9,7 +9,7 @@
 //! # async fn run() -> Result<(), redis::RedisError> {
 //! use std::time::Duration;
 //!
-//! let store = mcp_redis::RedisStore::builder("redis://127.0.0.1:6379/0")
+//! let store = oxmcp_redis::RedisStore::builder("redis://127.0.0.1:6379/0")
 //!     .prefix("myapp:")
 //!     .timeout(Duration::from_secs(1))
 //!     .connect()
@@ -36,8 +36,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcp_server::policy::BoxFuture;
-use mcp_server::state::{Append, BusEvent, Store, StoreError, StoreResult, StreamLog};
+use oxmcp_server::policy::BoxFuture;
+use oxmcp_server::state::{Append, BusEvent, Store, StoreError, StoreResult, StreamLog};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, IntoConnectionInfo, RedisError, RedisResult};
 use tokio::sync::mpsc;

@@ -17,9 +17,9 @@ pub use crate::tool::args::Args;
 pub use crate::tool::entry::{BoxFuture, IntoToolResult, Items, ToolBox, ToolEntry, ToolSpec};
 pub use crate::tool::schema::InputSchemaBuilder;
 pub use crate::tool::TaskSupport;
-pub use mcp_types::completion::Completion;
-pub use mcp_types::CallToolResult;
-pub use mcp_types::{GetPromptResult, ReadResourceResult};
+pub use oxmcp_types::completion::Completion;
+pub use oxmcp_types::CallToolResult;
+pub use oxmcp_types::{GetPromptResult, ReadResourceResult};
 pub use schemars::Schema;
 
 /// A toolbox shared by its tools: `&self` tools take the read lock and run
@@ -33,19 +33,19 @@ pub type Shared<T> = Arc<tokio::sync::RwLock<T>>;
 ///
 /// (At compile time, in a `const`) when the identifier breaks the rule.
 pub const fn extension_id(id: &str) {
-    if let Some(reason) = mcp_types::extension::id_problem(id) {
+    if let Some(reason) = oxmcp_types::extension::id_problem(id) {
         panic!("{}", reason);
     }
 }
 
 /// Checks an origin of a page's CSP (`#[resource(app(connect_domains(...)))]`)
-/// against [`mcp_types::apps::origin_problem`].
+/// against [`oxmcp_types::apps::origin_problem`].
 ///
 /// # Panics
 ///
 /// (At compile time, in a `const`) when the origin breaks the rule.
 pub const fn app_origin(origin: &str) {
-    if let Some(reason) = mcp_types::apps::origin_problem(origin) {
+    if let Some(reason) = oxmcp_types::apps::origin_problem(origin) {
         panic!("{}", reason);
     }
 }
@@ -81,7 +81,7 @@ pub fn unlocked<T>(value: T) -> Arc<Unlocked<T>> {
 /// A tool from its spec, its schemas and its handler.
 pub fn tool_entry(
     spec: &ToolSpec,
-    input_schema: mcp_types::JsonObject,
+    input_schema: oxmcp_types::JsonObject,
     output_schema: Option<Schema>,
     handler: ToolHandler,
 ) -> ToolEntry {
@@ -276,11 +276,11 @@ where
 
 // For the typed client `#[tool]` generates beside a toolbox (`<Type>Client<C>`).
 pub use crate::tool::entry::Json;
-pub use mcp_types::call::{
+pub use oxmcp_types::call::{
     is_wrapped_output, CallArguments, CallError, EncodeFor, PromptArgFor, ToolCaller, ToolOutput,
     Wrapping,
 };
-pub use mcp_types::{ContentBlock, JsonObject};
+pub use oxmcp_types::{ContentBlock, JsonObject};
 
 /// A string literal written as a parameter's value (its `default`, or one of
 /// its `one_of(...)`), as the parameter's type: `default = ", "` on a `String`.
@@ -400,9 +400,9 @@ pub use crate::tool::rules::{Bound, LengthOf, Params};
 /// a `pattern` is refused when the code compiles.
 #[cfg(not(feature = "validation"))]
 #[diagnostic::on_unimplemented(
-    message = "`pattern` needs the `validation` feature of mcp-server",
+    message = "`pattern` needs the `validation` feature of oxmcp-server",
     label = "checked with a regular expression engine, which this build leaves out",
-    note = "turn on the feature: mcp-server = {{ version = \"0.1\", features = [\"validation\"] }}"
+    note = "turn on the feature: oxmcp-server = {{ version = \"0.1\", features = [\"validation\"] }}"
 )]
 pub trait PatternEngine {}
 

@@ -18,10 +18,10 @@
 //! with a page must still return text that makes sense on its own.
 //! Visibility is not access control: use scopes for that.
 
-use mcp_types::{Meta, ReadResourceResult, Resource, ResourceContents, Tool};
+use oxmcp_types::{Meta, ReadResourceResult, Resource, ResourceContents, Tool};
 use serde::Deserialize;
 
-pub use mcp_types::apps::{Csp, Permissions, ResourceUi, ToolUi, Visibility, MIME_TYPE};
+pub use oxmcp_types::apps::{Csp, Permissions, ResourceUi, ToolUi, Visibility, MIME_TYPE};
 
 use crate::error::{Error, RequestError};
 
@@ -79,11 +79,11 @@ pub(crate) fn set_meta<T: serde::Serialize>(meta: &mut Option<Meta>, value: Opti
     match value.and_then(|v| serde_json::to_value(v).ok()) {
         Some(v) => {
             meta.get_or_insert_with(Meta::new)
-                .insert(mcp_types::apps::META_KEY.to_owned(), v);
+                .insert(oxmcp_types::apps::META_KEY.to_owned(), v);
         }
         None => {
             if let Some(m) = meta {
-                m.remove(mcp_types::apps::META_KEY);
+                m.remove(oxmcp_types::apps::META_KEY);
                 if m.is_empty() {
                     *meta = None;
                 }
@@ -121,7 +121,7 @@ pub(crate) fn mark_contents(result: &mut ReadResourceResult, ui: Option<&serde_j
         mime.get_or_insert_with(|| MIME_TYPE.to_owned());
         if let Some(ui) = ui {
             meta.get_or_insert_with(Meta::new)
-                .entry(mcp_types::apps::META_KEY)
+                .entry(oxmcp_types::apps::META_KEY)
                 .or_insert_with(|| ui.clone());
         }
     }
@@ -138,7 +138,7 @@ pub(crate) fn check_pages<'a>(
             continue;
         };
         let name = &tool.name;
-        if !uri.starts_with(mcp_types::apps::SCHEME) {
+        if !uri.starts_with(oxmcp_types::apps::SCHEME) {
             return Err(Error::Config(format!(
                 "tool `{name}` shows `{uri}`: an app's page is a `ui://` resource"
             )));
@@ -201,7 +201,7 @@ pub(crate) fn check_read(uri: &str, result: &ReadResourceResult) -> Result<(), R
 /// What is wrong with the `_meta.ui` in `meta`, if anything: not MCP Apps
 /// resource metadata, or a CSP origin [`Csp::bad_origin`] refuses.
 fn ui_problem(meta: Option<&Meta>) -> Option<String> {
-    let ui = meta?.get(mcp_types::apps::META_KEY)?;
+    let ui = meta?.get(oxmcp_types::apps::META_KEY)?;
     let Ok(ui) = ResourceUi::deserialize(ui) else {
         return Some("its `_meta.ui` is not MCP Apps resource metadata".to_owned());
     };

@@ -3,13 +3,13 @@
 //! message, random ids, and the default result cap (which a detached
 //! context reports). A leaf: it imports nothing else of the crate.
 
-use mcp_types::jsonrpc::ErrorResponse;
-use mcp_types::{ErrorObject, RequestId};
+use oxmcp_types::jsonrpc::ErrorResponse;
+use oxmcp_types::{ErrorObject, RequestId};
 use serde::Serialize;
 
 /// A boxed, `Send` future living for `'a` (`'static` for what the server
 /// keeps): the one shape every crate of this workspace uses.
-pub use mcp_types::call::BoxFuture;
+pub use oxmcp_types::call::BoxFuture;
 
 /// The cap on one tool result when neither the tool nor the server sets
 /// one: about what Claude Code shows before it replaces a result with a

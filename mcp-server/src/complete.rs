@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::completion::Completion;
+use oxmcp_types::completion::Completion;
 
 use crate::common::BoxFuture;
 use crate::context::Context;
@@ -32,7 +32,7 @@ pub type CompleteHandler = dyn Fn(Completing, Context) -> BoxFuture<'static, Res
 /// prompts and templates ([`PromptEntry::with_completion`](crate::prompt::PromptEntry::with_completion)).
 ///
 /// ```
-/// use mcp_server::{complete::completion, complete::Completing};
+/// use oxmcp_server::{complete::completion, complete::Completing};
 ///
 /// let colors = completion(|c: Completing, _ctx| async move {
 ///     ["red", "green", "blue"].into_iter().filter(|v| v.starts_with(&c.value)).collect::<Vec<_>>()
@@ -98,10 +98,10 @@ impl IntoCompletion for Vec<&str> {
 
 impl IntoCompletion for Completion {
     fn into_completion(mut self) -> Result<Completion, RequestError> {
-        if self.values.len() > mcp_types::completion::MAX_COMPLETION_VALUES {
+        if self.values.len() > oxmcp_types::completion::MAX_COMPLETION_VALUES {
             let all = self.values.len() as u64;
             self.values
-                .truncate(mcp_types::completion::MAX_COMPLETION_VALUES);
+                .truncate(oxmcp_types::completion::MAX_COMPLETION_VALUES);
             self.total = Some(self.total.unwrap_or(all).max(all));
             self.has_more = Some(true);
         }

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use mcp_types::jsonrpc::Notification;
-use mcp_types::notification::{LoggingMessageParams, ProgressParams, ProgressToken};
-use mcp_types::{method, ClientCapabilities, LoggingLevel, ProtocolVersion, RequestId};
+use oxmcp_types::jsonrpc::Notification;
+use oxmcp_types::notification::{LoggingMessageParams, ProgressParams, ProgressToken};
+use oxmcp_types::{method, ClientCapabilities, LoggingLevel, ProtocolVersion, RequestId};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,7 +20,7 @@ use crate::common::{Discard, Outbound};
 /// never appears in the tool's schema.
 ///
 /// ```
-/// use mcp_server::{tool, Context};
+/// use oxmcp_server::{tool, Context};
 ///
 /// pub struct Jobs;
 ///
@@ -191,7 +191,7 @@ impl Context {
     /// it declared it: at `initialize` in the legacy era, in this request's
     /// `_meta` in 2026-07-28. An extension the server offers is in use for
     /// this request only when this is `Some`.
-    pub fn client_extension(&self, id: &str) -> Option<&mcp_types::JsonObject> {
+    pub fn client_extension(&self, id: &str) -> Option<&oxmcp_types::JsonObject> {
         self.client_capabilities().extension(id)
     }
 
@@ -275,7 +275,7 @@ impl Context {
             return;
         }
         {
-            let mut last = mcp_wire::sync::lock(&self.inner.last_progress);
+            let mut last = oxmcp_wire::sync::lock(&self.inner.last_progress);
             if last.is_some_and(|l| progress <= l) {
                 tracing::debug!(progress, "progress must increase; notification dropped");
                 return;

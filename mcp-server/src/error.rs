@@ -3,14 +3,14 @@
 
 use std::fmt;
 
-use mcp_types::{CallToolResult, ContentBlock, ErrorObject};
+use oxmcp_types::{CallToolResult, ContentBlock, ErrorObject};
 
 /// A tool's failure, reported to the model as a result with `isError: true`.
 ///
 /// Any `std::error::Error` converts into it, so `?` works in tools:
 ///
 /// ```
-/// use mcp_server::ToolError;
+/// use oxmcp_server::ToolError;
 ///
 /// fn parse(text: &str) -> Result<i64, ToolError> {
 ///     let n: i64 = text.parse()?;               // ParseIntError → ToolError
@@ -72,10 +72,10 @@ impl fmt::Display for ToolError {
 }
 
 /// The message is the error with its causes, `": "`-joined
-/// ([`Chain`](mcp_types::error::Chain)): the model reads every level.
+/// ([`Chain`](oxmcp_types::error::Chain)): the model reads every level.
 impl<E: std::error::Error> From<E> for ToolError {
     fn from(err: E) -> Self {
-        ToolError::new(mcp_types::error::Chain(&err).to_string())
+        ToolError::new(oxmcp_types::error::Chain(&err).to_string())
     }
 }
 
@@ -86,7 +86,7 @@ impl<E: std::error::Error> From<E> for ToolError {
 /// message is the error's chain), so `?` works:
 ///
 /// ```
-/// use mcp_server::RequestError;
+/// use oxmcp_server::RequestError;
 ///
 /// fn read_note(id: u32) -> Result<String, RequestError> {
 ///     if id == 0 {
@@ -142,7 +142,7 @@ impl RequestError {
             // that does not parse, say) names the URI like a missing one.
             RequestErrorKind::Object(mut e) => {
                 if let (Some(uri), None) = (uri, &e.data) {
-                    if e.code == mcp_types::jsonrpc::code::INVALID_PARAMS {
+                    if e.code == oxmcp_types::jsonrpc::code::INVALID_PARAMS {
                         e.data = Some(serde_json::json!({ "uri": uri }));
                     }
                 }
@@ -181,7 +181,7 @@ impl fmt::Display for RequestError {
 /// The message is the error with its causes, `": "`-joined.
 impl<E: std::error::Error> From<E> for RequestError {
     fn from(err: E) -> Self {
-        RequestError::internal(mcp_types::error::Chain(&err).to_string())
+        RequestError::internal(oxmcp_types::error::Chain(&err).to_string())
     }
 }
 
@@ -189,7 +189,7 @@ impl<E: std::error::Error> From<E> for RequestError {
 ///
 /// `Display` says what failed at this level only: [`Error::Io`] returns the
 /// I/O error from `source()`; the other variants are leaves whose message
-/// says everything. Print the chain with [`Chain`](mcp_types::error::Chain).
+/// says everything. Print the chain with [`Chain`](oxmcp_types::error::Chain).
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -229,7 +229,7 @@ impl From<std::io::Error> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_types::error::assert_each_level_once;
+    use oxmcp_types::error::assert_each_level_once;
     use std::error::Error as _;
 
     #[test]

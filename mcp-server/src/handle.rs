@@ -22,7 +22,7 @@ use crate::tool::{ToolBox, ToolEntry};
 /// unknown-tool error.
 ///
 /// ```
-/// use mcp_server::{tool, Server};
+/// use oxmcp_server::{tool, Server};
 ///
 /// pub struct Admin;
 ///
@@ -90,7 +90,7 @@ impl ServerHandle {
     /// an item of another toolbox is an error, and then nothing changes.
     ///
     /// ```
-    /// use mcp_server::{tool::Items, Server, ToolEntry};
+    /// use oxmcp_server::{tool::Items, Server, ToolEntry};
     /// use serde_json::json;
     ///
     /// let tool = |name: &str| {

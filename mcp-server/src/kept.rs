@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
+use oxmcp_types::{CallToolResult, ContentBlock, ResourceContents};
 
 /// The scheme of a kept result's URI (`mcp-result:<32 hex digits>`).
 pub(crate) const SCHEME: &str = "mcp-result:";
@@ -118,7 +118,7 @@ impl Keeper {
     /// Keeps `full`; the link to it, for the cut result.
     pub(crate) fn keep(&self, full: &CallToolResult) -> Option<ContentBlock> {
         let uri = self.results.keep(&self.owner, self.ttl, full)?;
-        Some(ContentBlock::ResourceLink(mcp_types::ResourceLink {
+        Some(ContentBlock::ResourceLink(oxmcp_types::ResourceLink {
             uri,
             name: "full-result".to_owned(),
             title: Some("The whole result, before it was cut".to_owned()),

@@ -7,7 +7,7 @@
 //! 2025-11-25, and the stateless 2026-07-28).
 //!
 //! ```no_run
-//! use mcp_server::{tool, Server, ToolError};
+//! use oxmcp_server::{tool, Server, ToolError};
 //!
 //! #[derive(Default)]
 //! pub struct Calculator {
@@ -42,7 +42,7 @@
 //! }
 //!
 //! #[tokio::main]
-//! async fn main() -> Result<(), mcp_server::Error> {
+//! async fn main() -> Result<(), oxmcp_server::Error> {
 //!     Server::builder("calculator", "1.0.0")
 //!         .toolbox(Calculator::default())
 //!         .build()
@@ -68,7 +68,7 @@
 //!   made at run time ([`ToolEntry::dynamic`]).
 //! - [`RequestError`]: what prompts, resources and completions fail with;
 //!   [`Error`]: what building and serving fail with.
-//! - [`types`]: the wire types (`mcp-types`).
+//! - [`types`]: the wire types (`oxmcp-types`).
 //!
 //! Each family in its module:
 //!
@@ -102,9 +102,9 @@
 //!
 //! # Re-exports
 //!
-//! [`types`] is `mcp-types`, the wire model, so a tool names
+//! [`types`] is `oxmcp-types`, the wire model, so a tool names
 //! [`CallToolResult`](types::CallToolResult) or a capability without its own dependency; the
-//! macros come from `mcp-macros`. No third-party crate is re-exported: the
+//! macros come from `oxmcp-macros`. No third-party crate is re-exported: the
 //! `tower` and `hyper` types in the `http` module's signatures are those of
 //! the versions in your own `Cargo.toml` (tower-service 0.3, hyper 1).
 #![warn(missing_docs)]
@@ -115,7 +115,7 @@
 // for nothing.
 #[cfg(not(any(feature = "stdio", feature = "http")))]
 compile_error!(
-    "mcp-server serves over a transport: enable its feature \"stdio\" or \"http\" (both are default features)"
+    "oxmcp-server serves over a transport: enable its feature \"stdio\" or \"http\" (both are default features)"
 );
 
 pub mod apps;
@@ -155,7 +155,7 @@ pub mod http {
     pub use crate::transport::http::{HttpConfig, HttpService, McpBody};
 }
 
-pub use mcp_macros::{complete, describe, param, prompt, resource, tool};
+pub use oxmcp_macros::{complete, describe, param, prompt, resource, tool};
 
-/// The wire types (`mcp-types`), re-exported.
-pub use mcp_types as types;
+/// The wire types (`oxmcp-types`), re-exported.
+pub use oxmcp_types as types;

@@ -2,7 +2,7 @@
 //! resource templates): lookup by key and deterministic, paginated listing,
 //! and the live sets that run-time changes update.
 
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -63,12 +63,12 @@ macro_rules! entry {
     };
 }
 
-entry!(ToolEntry, mcp_types::Tool, "tool", name);
-entry!(PromptEntry, mcp_types::Prompt, "prompt", name);
-entry!(ResourceEntry, mcp_types::Resource, "resource", uri);
+entry!(ToolEntry, oxmcp_types::Tool, "tool", name);
+entry!(PromptEntry, oxmcp_types::Prompt, "prompt", name);
+entry!(ResourceEntry, oxmcp_types::Resource, "resource", uri);
 entry!(
     TemplateEntry,
-    mcp_types::ResourceTemplate,
+    oxmcp_types::ResourceTemplate,
     "resource template",
     uri_template
 );
@@ -278,7 +278,7 @@ impl<E: Entry> Live<E> {
 
     /// The enabled entries, as requests see them now.
     pub(crate) fn snapshot(&self) -> Arc<Registry<E>> {
-        Arc::clone(&mcp_wire::sync::read(&self.snapshot))
+        Arc::clone(&oxmcp_wire::sync::read(&self.snapshot))
     }
 
     /// How many times the visible list changed.
@@ -316,7 +316,7 @@ impl<E: Entry> Live<E> {
                 .zip(&visible.tools)
                 .all(|(a, b)| Arc::ptr_eq(a.def(), b.def()));
         if !same {
-            *mcp_wire::sync::write(&self.snapshot) = Arc::new(visible);
+            *oxmcp_wire::sync::write(&self.snapshot) = Arc::new(visible);
             self.changes.send_modify(|generation| *generation += 1);
         }
     }
@@ -459,7 +459,10 @@ pub(crate) struct Catalog {
 const UPDATE_BACKLOG: usize = 1024;
 
 /// The definition of the static resource at `uri` among `resources`.
-fn page_in(resources: &[crate::resource::ResourceEntry], uri: &str) -> Option<mcp_types::Resource> {
+fn page_in(
+    resources: &[crate::resource::ResourceEntry],
+    uri: &str,
+) -> Option<oxmcp_types::Resource> {
     resources
         .iter()
         .find(|r| r.uri() == uri)
@@ -633,10 +636,10 @@ mod tests {
                 description: "d",
                 ..ToolSpec::default()
             },
-            mcp_types::JsonObject::new(),
+            oxmcp_types::JsonObject::new(),
             None,
             crate::__private::ToolHandler::future(|_, _| {
-                Box::pin(async { mcp_types::CallToolResult::text("") })
+                Box::pin(async { oxmcp_types::CallToolResult::text("") })
             }),
         )
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::{Implementation, JsonObject};
+use oxmcp_types::{Implementation, JsonObject};
 
 use crate::dispatch::{CallLimits, CoreParts, Policy, ServerCore};
 use crate::error::Error;
@@ -24,7 +24,7 @@ pub(crate) const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 /// Configures a [`Server`]: identity, tools and limits.
 ///
 /// ```
-/// use mcp_server::{tool, Server};
+/// use oxmcp_server::{tool, Server};
 ///
 /// pub struct Hello;
 ///
@@ -80,7 +80,7 @@ impl ServerBuilder {
     /// `cacheScope: private`) and calling one is an unknown-tool error.
     ///
     /// ```
-    /// use mcp_server::Server;
+    /// use oxmcp_server::Server;
     ///
     /// let server = Server::builder("app", "1.0")
     ///     // Only callers presenting the admin token see the Admin toolbox.
@@ -105,8 +105,8 @@ impl ServerBuilder {
     /// did not exist.
     ///
     /// ```
-    /// use mcp_server::policy::Offer;
-    /// use mcp_server::Server;
+    /// use oxmcp_server::policy::Offer;
+    /// use oxmcp_server::Server;
     ///
     /// let server = Server::builder("app", "1.0")
     ///     // Internal resources only for callers on the internal network header.
@@ -146,7 +146,7 @@ impl ServerBuilder {
     /// use tower::limit::ConcurrencyLimitLayer;
     /// use tower::timeout::TimeoutLayer;
     ///
-    /// let server = mcp_server::Server::builder("app", "1.0")
+    /// let server = oxmcp_server::Server::builder("app", "1.0")
     ///     .layer(TimeoutLayer::new(Duration::from_secs(30)))
     ///     .layer(ConcurrencyLimitLayer::new(8))
     ///     .build();
@@ -155,7 +155,7 @@ impl ServerBuilder {
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: tower::Layer<crate::tool::ToolService> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::tool::ToolRequest, Response = mcp_types::CallToolResult>
+        L::Service: tower::Service<crate::tool::ToolRequest, Response = oxmcp_types::CallToolResult>
             + Clone
             + Send
             + Sync
@@ -180,8 +180,8 @@ impl ServerBuilder {
     /// [`ToolSearch::check`](crate::tool::search::ToolSearch::check)).
     ///
     /// ```
-    /// use mcp_server::tool::search::ToolSearch;
-    /// use mcp_server::Server;
+    /// use oxmcp_server::tool::search::ToolSearch;
+    /// use oxmcp_server::Server;
     ///
     /// let server = Server::builder("app", "1.0")
     ///     .tool_search(ToolSearch::new().limits(5, 20))
@@ -511,7 +511,7 @@ fn declared_extensions(
         .iter()
         .any(|t| t.task != crate::tool::TaskSupport::Never)
     {
-        automatic.push(mcp_types::extension::TASKS);
+        automatic.push(oxmcp_types::extension::TASKS);
     }
     if items
         .resources
@@ -522,14 +522,14 @@ fn declared_extensions(
             .iter()
             .any(|t| crate::apps::tool_ui(t.tool()).is_some())
     {
-        automatic.push(mcp_types::extension::UI);
+        automatic.push(oxmcp_types::extension::UI);
     }
     let mut extensions = JsonObject::new();
     for id in &automatic {
         extensions.insert((*id).to_owned(), JsonObject::new().into());
     }
     for (id, settings) in declared {
-        mcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
+        oxmcp_types::extension::check_id(&id).map_err(|e| Error::Config(e.to_string()))?;
         let replaces_automatic = match automatic.iter().position(|a| *a == id) {
             Some(i) => {
                 automatic.swap_remove(i);

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_types::{JsonObject, Resource};
+use oxmcp_types::{JsonObject, Resource};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -179,7 +179,7 @@ impl Skills {
                     .collect::<Vec<_>>()
                     .join("/");
                 files.push(SkillFile {
-                    digest: mcp_wire::skills::digest(&bytes),
+                    digest: oxmcp_wire::skills::digest(&bytes),
                     bytes: Arc::from(bytes),
                     path,
                 });
@@ -195,7 +195,7 @@ impl Skills {
             };
             let text = std::str::from_utf8(&manifest.bytes)
                 .map_err(|_| fail(format!("{name}/SKILL.md is not UTF-8")))?;
-            let frontmatter = mcp_wire::skills::frontmatter(text)
+            let frontmatter = oxmcp_wire::skills::frontmatter(text)
                 .map_err(|e| fail(format!("{name}/SKILL.md: {e}")))?;
             for field in ["name", "description"] {
                 if frontmatter
@@ -343,7 +343,7 @@ impl crate::resource::IntoReadResult for FileContent {
         self,
         uri: &str,
         mime_type: Option<&str>,
-    ) -> Result<mcp_types::ReadResourceResult, crate::RequestError> {
+    ) -> Result<oxmcp_types::ReadResourceResult, crate::RequestError> {
         match self {
             FileContent::Text(text) => text.into_read_result(uri, mime_type),
             FileContent::Binary(bytes) => bytes.into_read_result(uri, mime_type),

@@ -18,8 +18,8 @@ use mcp_test_support::server as support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::{policy::DEFAULT_MAX_RUNNING_CALLS, policy::DEFAULT_MAX_WAITING_CALLS, Server};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{policy::DEFAULT_MAX_RUNNING_CALLS, policy::DEFAULT_MAX_WAITING_CALLS, Server};
 use serde_json::{json, Value};
 use support::{
     alive_tasks, as_refs, eventually, http_request, legacy_headers, modern_call_headers,

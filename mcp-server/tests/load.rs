@@ -10,7 +10,7 @@
 //! `cargo test` runs a scaled-down load (32 × 300 HTTP calls, 20,000 stdio
 //! calls). The full size, which the README's test command runs in the same
 //! debug build, is
-//! `MCP_LOAD_FULL=1 cargo test -p mcp-server --test load -- --nocapture`
+//! `MCP_LOAD_FULL=1 cargo test -p oxmcp-server --test load -- --nocapture`
 //! (32 × 10,000 HTTP calls, 1,000,000 stdio calls); both print calls/s,
 //! which say nothing about speed in a debug build (the bench does).
 //! The HTTP test serves the `HttpService` itself (to count its sessions);
@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_server::http::HttpConfig;
-use mcp_server::ServerHandle;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::ServerHandle;
 use serde_json::{json, Value};
 use support::{as_refs, http_request, result_text, Client, HttpConn, HttpServer};
 use tokio::io::AsyncWriteExt as _;

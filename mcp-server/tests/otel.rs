@@ -16,10 +16,10 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::{tool, Context, Server};
 use opentelemetry::trace::{SpanId, SpanKind, Status, TraceId};
 use opentelemetry_sdk::trace::SpanData;
 use otel_capture::*;
+use oxmcp_server::{tool, Context, Server};
 use serde_json::{json, Value as Json};
 use sha2::Digest as _;
 use support::{cancel, modern_meta, result_text, Client, LATEST_LEGACY};
@@ -467,7 +467,7 @@ async fn a_notification_continues_the_trace_in_its_meta() {
 
 #[cfg(feature = "http")]
 mod over_http {
-    use mcp_server::http::HttpConfig;
+    use oxmcp_server::http::HttpConfig;
 
     use crate::support::{as_refs, legacy_headers, modern_call_headers, HttpServer};
 

@@ -3,7 +3,7 @@
 //! per request and notification, `mcp.server.session.duration` per legacy
 //! session, with the attributes of the MCP semantic conventions.
 //!
-//! One test in a file of its own: mcp-otel makes its instruments from the
+//! One test in a file of its own: oxmcp-otel makes its instruments from the
 //! global meter provider once per process, on first use, so the provider
 //! below must be in place before any request of the process.
 #![cfg(feature = "otel")]
@@ -12,8 +12,6 @@ use mcp_test_support::server as support;
 
 use std::collections::BTreeMap;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
 use mcp_test_support::calculator::Calculator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::metrics::data::{
@@ -21,6 +19,8 @@ use opentelemetry_sdk::metrics::data::{
 };
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
 use serde_json::{json, Value};
 use support::{
     as_refs, legacy_headers, modern_add, modern_call_headers, modern_meta, result_text, Client,
@@ -213,7 +213,11 @@ fn assert_operations(operations: &Points) {
         .sum();
     assert_eq!(initializes, 2, "one initialize on stdio, one over HTTP");
     for (keys, (_, bounds)) in operations {
-        assert_eq!(bounds, &mcp_otel::conventions::DURATION_BUCKETS, "{keys:?}");
+        assert_eq!(
+            bounds,
+            &oxmcp_otel::conventions::DURATION_BUCKETS,
+            "{keys:?}"
+        );
         for (key, _) in keys {
             assert!(
                 !["jsonrpc.request.id", "mcp.session.id"].contains(&key.as_str()),
@@ -242,7 +246,11 @@ fn assert_sessions(sessions: &Points) {
         "stateless requests open no session: {sessions:?}"
     );
     for (keys, (_, bounds)) in sessions {
-        assert_eq!(bounds, &mcp_otel::conventions::DURATION_BUCKETS, "{keys:?}");
+        assert_eq!(
+            bounds,
+            &oxmcp_otel::conventions::DURATION_BUCKETS,
+            "{keys:?}"
+        );
     }
 }
 

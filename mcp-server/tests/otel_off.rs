@@ -6,7 +6,7 @@
 
 use mcp_test_support::server as support;
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use serde_json::{json, Value};
 use support::{
     as_refs, modern_call_headers, modern_meta, server, Client, HttpServer, LATEST_LEGACY,
@@ -69,7 +69,7 @@ fn assert_unchanged(pairs: &[(Value, Value)]) {
 #[tokio::test]
 async fn without_a_subscriber_replies_are_unchanged() {
     assert!(
-        !mcp_otel::instrumentation::enabled(),
+        !oxmcp_otel::instrumentation::enabled(),
         "this process installs no subscriber"
     );
     assert_unchanged(&round_trip().await);
@@ -88,6 +88,6 @@ async fn a_subscriber_without_the_opentelemetry_layer_changes_nothing() {
         .with_writer(std::io::sink)
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
-    assert!(mcp_otel::instrumentation::enabled());
+    assert!(oxmcp_otel::instrumentation::enabled());
     assert_unchanged(&round_trip().await);
 }

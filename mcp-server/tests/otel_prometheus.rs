@@ -1,5 +1,5 @@
 //! `/metrics` (the `otel` feature, the Prometheus exporter set up by
-//! `mcp_otel::Telemetry::from_env`) stays the same size whatever a client
+//! `oxmcp_otel::Telemetry::from_env`) stays the same size whatever a client
 //! makes up: tool and prompt names the server does not serve, methods it
 //! does not speak and protocol versions it does not support are each one
 //! value, `_OTHER`, in the metrics, so that a client cannot grow the
@@ -7,13 +7,13 @@
 //! what Prometheus scrapes.
 //!
 //! One test in a file of its own: the exporter is the process's global
-//! meter provider, which mcp-otel's instruments are made from once, on
+//! meter provider, which oxmcp-otel's instruments are made from once, on
 //! first use.
 #![cfg(feature = "otel")]
 
 use mcp_test_support::server as support;
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use serde_json::{json, Value};
 use support::{as_refs, legacy_headers, result_text, server, HttpServer, LATEST_LEGACY};
 use tracing_subscriber::layer::SubscriberExt as _;
@@ -50,14 +50,15 @@ async fn made_up_names_do_not_grow_the_metrics() {
     std::env::remove_var("OTEL_SDK_DISABLED");
     std::env::set_var("OTEL_TRACES_EXPORTER", "none");
     std::env::set_var("OTEL_METRICS_EXPORTER", "prometheus");
-    let telemetry = mcp_otel::Telemetry::from_env("metered-server").unwrap();
+    let telemetry = oxmcp_otel::Telemetry::from_env("metered-server").unwrap();
     let _guard =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
     let prometheus = telemetry.prometheus().expect("the Prometheus exporter");
-    let config =
-        HttpConfig::default().page("/metrics", mcp_otel::Prometheus::CONTENT_TYPE, move || {
-            prometheus.encode()
-        });
+    let config = HttpConfig::default().page(
+        "/metrics",
+        oxmcp_otel::Prometheus::CONTENT_TYPE,
+        move || prometheus.encode(),
+    );
     let http = HttpServer::start(server(), config).await;
     let sid = http.session(LATEST_LEGACY).await;
     let r = http

@@ -1,7 +1,7 @@
 //! [`TestClient`]: a server and a client connected to it in one process.
 
-use mcp_client::{Client, ClientBuilder};
-use mcp_server::Server;
+use oxmcp_client::{Client, ClientBuilder};
+use oxmcp_server::Server;
 use tokio::task::JoinHandle;
 
 use crate::Error;
@@ -12,13 +12,13 @@ const PIPE_BYTES: usize = 256 * 1024;
 
 /// A client connected to a server running in the same process, for tests.
 ///
-/// It dereferences to the [`mcp_client::Client`], so everything a client can
+/// It dereferences to the [`oxmcp_client::Client`], so everything a client can
 /// do (list prompts, read resources, subscribe, call with progress) is there
 /// as in production; the one-line helpers (`call_text`, ...) are on top.
 #[derive(Debug)]
 pub struct TestClient {
     client: Client,
-    server: JoinHandle<Result<(), mcp_server::Error>>,
+    server: JoinHandle<Result<(), oxmcp_server::Error>>,
     /// Ends an HTTP server (`connect_as`); the in-memory one ends with its input.
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
@@ -54,7 +54,7 @@ impl TestClient {
 
     /// Connects as a caller with `identity`: its subject, client id, scopes
     /// and claims reach the server's tools
-    /// ([`Context::identity`](mcp_server::Context::identity)), and a tool,
+    /// ([`Context::identity`](oxmcp_server::Context::identity)), and a tool,
     /// prompt or resource needing a scope the identity lacks is hidden from
     /// its lists and refused as a real token would be (HTTP 403).
     ///
@@ -67,7 +67,7 @@ impl TestClient {
     #[cfg(feature = "auth")]
     pub async fn connect_as(
         server: Server,
-        identity: mcp_server::auth::Identity,
+        identity: oxmcp_server::auth::Identity,
     ) -> Result<TestClient, Error> {
         TestClient::connect_as_with(server, identity, Client::builder()).await
     }
@@ -76,7 +76,7 @@ impl TestClient {
     #[cfg(feature = "auth")]
     pub async fn connect_as_with(
         server: Server,
-        identity: mcp_server::auth::Identity,
+        identity: oxmcp_server::auth::Identity,
         builder: ClientBuilder,
     ) -> Result<TestClient, Error> {
         let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
@@ -90,9 +90,9 @@ impl TestClient {
             token: token.clone(),
             identity,
         };
-        let authorization = mcp_server::auth::Authorization::new(&resource, verifier)
+        let authorization = oxmcp_server::auth::Authorization::new(&resource, verifier)
             .map_err(|e| Error::Authorization(e.into()))?;
-        let config = mcp_server::http::HttpConfig::default().authorization(authorization);
+        let config = oxmcp_server::http::HttpConfig::default().authorization(authorization);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(server.serve_http_on(listener, config, async {
             let _ = stopped.await;
@@ -149,7 +149,7 @@ impl std::ops::Deref for TestClient {
 /// The verifier `connect_as` gives the server's gate.
 #[cfg(feature = "auth")]
 mod auth {
-    use mcp_server::auth::{Identity, TokenError, TokenVerifier, VerifyFuture};
+    use oxmcp_server::auth::{Identity, TokenError, TokenVerifier, VerifyFuture};
 
     /// Accepts `token`, and only it, as standing for `identity`.
     pub(super) struct OneToken {

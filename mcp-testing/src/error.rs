@@ -6,7 +6,7 @@
 pub enum Error {
     /// The client's handshake with the server failed.
     #[error("the test client could not connect to the server")]
-    Connect(#[source] mcp_client::Error),
+    Connect(#[source] oxmcp_client::Error),
     /// No loopback port could be bound for the server (`connect_as`).
     #[error("no loopback port for the server")]
     Listen(#[source] std::io::Error),

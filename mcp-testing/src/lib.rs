@@ -2,8 +2,8 @@
 //! `#[tokio::test]`: no child process, no socket, no authorization server.
 //!
 //! ```
-//! use mcp_server::{tool, Server};
-//! use mcp_testing::TestClient;
+//! use oxmcp_server::{tool, Server};
+//! use oxmcp_testing::TestClient;
 //! use serde_json::json;
 //!
 //! pub struct Hello;
@@ -17,7 +17,7 @@
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), mcp_testing::Error> {
+//! # async fn main() -> Result<(), oxmcp_testing::Error> {
 //! let server = Server::builder("hello", "1.0.0").toolbox(Hello).build();
 //! let client = TestClient::connect(server).await?;
 //! assert_eq!(client.call_text("hello", json!({"name": "Ada"})).await, "Hello, Ada!");
@@ -28,10 +28,10 @@
 //! ```
 //!
 //! - [`TestClient::connect`]: the server served over an in-memory pipe
-//!   (`tokio::io::duplex`), a real [`mcp_client::Client`] connected to it
+//!   (`tokio::io::duplex`), a real [`oxmcp_client::Client`] connected to it
 //!   (the handshake, both protocol eras, notifications: all as over stdio).
 //! - [`TestClient::connect_as`] (feature `auth`): a caller with a given
-//!   [`Identity`](mcp_server::auth::Identity) and scopes, checked by the
+//!   [`Identity`](oxmcp_server::auth::Identity) and scopes, checked by the
 //!   server's real OAuth gate.
 //! - [`TestClient::call_text`], [`call_structured`](TestClient::call_structured),
 //!   [`read_text`](TestClient::read_text), [`tool_names`](TestClient::tool_names),

@@ -2,8 +2,8 @@
 //! `structuredContent`, its error. Each is an assertion: it panics, naming
 //! the tool and what came instead, when the call did not end as expected.
 
-use mcp_client::types::{CallToolResult, ContentBlock, ResourceContents};
-use mcp_client::{Error as CallError, IntoArguments};
+use oxmcp_client::types::{CallToolResult, ContentBlock, ResourceContents};
+use oxmcp_client::{Error as CallError, IntoArguments};
 use serde_json::Value;
 
 use crate::TestClient;
@@ -57,7 +57,7 @@ impl TestClient {
             Err(CallError::Protocol(e)) => e.message,
             // The whole chain: a refusal by HTTP (a missing scope) is the
             // transport's error, its reason a level down.
-            Err(e) => mcp_client::types::error::Chain(&e).to_string(),
+            Err(e) => oxmcp_client::types::error::Chain(&e).to_string(),
         }
     }
 
@@ -72,7 +72,7 @@ impl TestClient {
             Ok(read) => read,
             Err(e) => panic!(
                 "reading `{uri}` failed: {}",
-                mcp_client::types::error::Chain(&e)
+                oxmcp_client::types::error::Chain(&e)
             ),
         };
         let texts = read.contents.iter().filter_map(|c| match c {
@@ -92,7 +92,7 @@ impl TestClient {
             Ok(tools) => tools.into_iter().map(|t| t.name).collect(),
             Err(e) => panic!(
                 "listing the tools failed: {}",
-                mcp_client::types::error::Chain(&e)
+                oxmcp_client::types::error::Chain(&e)
             ),
         }
     }
@@ -107,7 +107,7 @@ impl TestClient {
             ),
             Err(e) => panic!(
                 "calling `{tool}` failed: {}",
-                mcp_client::types::error::Chain(&e)
+                oxmcp_client::types::error::Chain(&e)
             ),
         }
     }

@@ -46,7 +46,7 @@ impl TestClient {
                     path.display()
                 );
                 write(path, &actual);
-                eprintln!("mcp-testing: wrote the tool snapshot {}", path.display());
+                eprintln!("oxmcp-testing: wrote the tool snapshot {}", path.display());
                 return;
             }
             Err(e) => panic!("cannot read the tool snapshot {}: {e}", path.display()),
@@ -57,7 +57,10 @@ impl TestClient {
         }
         if overwrite {
             write(path, &actual);
-            eprintln!("mcp-testing: updated the tool snapshot {}", path.display());
+            eprintln!(
+                "oxmcp-testing: updated the tool snapshot {}",
+                path.display()
+            );
             return;
         }
         let diff = similar::TextDiff::from_lines(expected.as_str(), actual.as_str());

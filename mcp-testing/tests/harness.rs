@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use mcp_server::auth::Identity;
-use mcp_server::{tool, Context, Json, Server, ToolError};
-use mcp_testing::TestClient;
+use oxmcp_server::auth::Identity;
+use oxmcp_server::{tool, Context, Json, Server, ToolError};
+use oxmcp_testing::TestClient;
 use serde_json::json;
 
 /// What a tool's structured result holds.
@@ -223,8 +223,8 @@ async fn a_changed_description_fails_the_snapshot_with_the_difference() {
 
 #[tokio::test]
 async fn both_eras_through_the_same_helpers() {
-    use mcp_client::types::ProtocolVersion;
-    use mcp_client::{Client, Era};
+    use oxmcp_client::types::ProtocolVersion;
+    use oxmcp_client::{Client, Era};
     for (era, version) in [
         (Era::Legacy, ProtocolVersion::LATEST_LEGACY),
         (Era::Modern, ProtocolVersion::V2026_07_28),

@@ -1,8 +1,8 @@
 //! `MCP_SNAPSHOTS=overwrite` accepts a changed listing. A binary of its
 //! own: the variable is process-wide, set here and nowhere else.
 
-use mcp_server::{tool, Server};
-use mcp_testing::{TestClient, SNAPSHOTS_ENV};
+use oxmcp_server::{tool, Server};
+use oxmcp_testing::{TestClient, SNAPSHOTS_ENV};
 
 /// One tool.
 #[derive(Debug)]

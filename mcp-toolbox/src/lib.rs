@@ -5,7 +5,7 @@
 //! unless programs are allowed; an argument vector, never a shell).
 //!
 //! Each is an ordinary `#[tool]` toolbox configured by a builder whose
-//! defaults are the safe ones: serve it with `mcp-server`, attach it to an
+//! defaults are the safe ones: serve it with `oxmcp-server`, attach it to an
 //! agent's tool set, or call it through its typed client.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]

@@ -10,8 +10,8 @@ use mcp_test_support::http_site;
 use std::collections::HashMap;
 
 use http_site::{reply, Seen, Site};
-use mcp_server::ToolBox;
-use mcp_toolbox::http::{Http, HttpResponse};
+use oxmcp_server::ToolBox;
+use oxmcp_toolbox::http::{Http, HttpResponse};
 
 #[test]
 fn every_tool_reaches_the_open_world_and_none_claims_to_be_read_only() {

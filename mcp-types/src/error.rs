@@ -14,8 +14,8 @@ use std::fmt;
 /// line, each cause after `caused by: `.
 ///
 /// ```
-/// use mcp_types::call::CallError;
-/// use mcp_types::error::Chain;
+/// use oxmcp_types::call::CallError;
+/// use oxmcp_types::error::Chain;
 ///
 /// let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the pipe broke");
 /// let e = CallError::transport(io);

@@ -12,7 +12,7 @@
 //! there is lost.
 //!
 //! ```
-//! use mcp_types::{jsonrpc::Message, method};
+//! use oxmcp_types::{jsonrpc::Message, method};
 //!
 //! let msg: Message = serde_json::from_str(
 //!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,

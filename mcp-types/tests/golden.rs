@@ -20,19 +20,19 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use mcp_types::jsonrpc::{code, split_batch, ErrorObject, ErrorResponse, Message, RawMessage};
-use mcp_types::lifecycle::{EmptyResult, MetaParams, ToolsCapability};
-use mcp_types::modern::{
+use oxmcp_types::jsonrpc::{code, split_batch, ErrorObject, ErrorResponse, Message, RawMessage};
+use oxmcp_types::lifecycle::{EmptyResult, MetaParams, ToolsCapability};
+use oxmcp_types::modern::{
     meta, InputRequest, InputRequiredResult, MissingCapabilityData, RequestMeta,
     SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenParams,
     UnsupportedVersionData,
 };
-use mcp_types::notification::{
+use oxmcp_types::notification::{
     CancelledParams, LoggingMessageParams, NotificationMetaParams, ProgressParams, ProgressToken,
     SetLevelParams,
 };
-use mcp_types::tool::ToolExecution;
-use mcp_types::{
+use oxmcp_types::tool::ToolExecution;
+use oxmcp_types::{
     method, Annotations, AudioContent, BlobResourceContents, CacheScope, CallToolParams,
     CallToolResult, ClientCapabilities, ContentBlock, DiscoverResult, EmbeddedResource, Icon,
     ImageContent, Implementation, InitializeParams, InitializeResult, JsonObject, ListToolsParams,
@@ -53,7 +53,7 @@ struct Case {
     rust: String,
     /// The wire message, as a peer sends it.
     message: Value,
-    /// What mcp-types writes back: `output` when present, else `message`.
+    /// What oxmcp-types writes back: `output` when present, else `message`.
     expected: Value,
     extra_fields: bool,
     /// Why `output` differs from `message`: `extraFields`, `schemaDeviation`
@@ -170,7 +170,7 @@ fn params_type(method: &str) -> &'static str {
 const ENVELOPE: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
 
 /// Checks one message: envelope classification, envelope round trip, typed
-/// payload round trip. Returns what mcp-types writes back.
+/// payload round trip. Returns what oxmcp-types writes back.
 fn round_trip_message(msg: &Value, rust: &str, name: &str) -> Value {
     let text = msg.to_string();
     let owned = Message::parse(&text).unwrap_or_else(|e| panic!("{name}: Message::parse: {e}"));

@@ -8,7 +8,7 @@
 //! and the `.` and `;` operators are refused when parsing.
 //!
 //! ```
-//! use mcp_uri_template::UriTemplate;
+//! use oxmcp_uri_template::UriTemplate;
 //!
 //! let t = UriTemplate::parse("notes://{user}/{+path}").unwrap();
 //! assert_eq!(t.variables(), ["user", "path"]);
@@ -422,7 +422,7 @@ fn encode(out: &mut String, value: &str, reserved: bool) {
 /// stays a `+`). `None` when an escape is cut short or not two hex digits,
 /// or the bytes decoded are not UTF-8. Public for the other places that
 /// read percent-encoded text (a JSON Schema `$ref`'s fragment in
-/// `mcp-agent`): one decoder.
+/// `oxmcp-agent`): one decoder.
 pub fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

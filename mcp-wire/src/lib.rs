@@ -1,10 +1,10 @@
-//! The wire pieces `mcp-server` and `mcp-client` share, written once (and
-//! the validation and locking `mcp-agent` uses too).
+//! The wire pieces `oxmcp-server` and `oxmcp-client` share, written once (and
+//! the validation and locking `oxmcp-agent` uses too).
 //!
 //! This crate is an implementation detail of those crates: it has no API
 //! promise and may change in any release. It holds what both sides must agree
 //! on byte for byte and that is not the message model itself (that is
-//! `mcp-types`):
+//! `oxmcp-types`):
 //!
 //! - `http_client` (feature `http-client`, https with `tls`): the hyper client
 //!   both sides build, and JSON and form fetches with limits;

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use crate::header::{encode_value, MCP_PARAM_PREFIX};
-use mcp_types::{JsonObject, Tool};
+use oxmcp_types::{JsonObject, Tool};
 use serde_json::Value;
 
 /// The schema annotation naming a parameter's header.

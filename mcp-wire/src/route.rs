@@ -5,9 +5,9 @@
 
 use std::borrow::Cow;
 
-use mcp_types::jsonrpc::code;
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::method;
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::method;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

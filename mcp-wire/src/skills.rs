@@ -1,7 +1,7 @@
 //! Skills (SEP-2640), what server and client share: a `SKILL.md`'s front
 //! matter as JSON, and the digest a skill's index gives each file.
 
-use mcp_types::JsonObject;
+use oxmcp_types::JsonObject;
 use serde_json::Value;
 
 /// The front matter of a `SKILL.md`: the YAML between its leading `---`

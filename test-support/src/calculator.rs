@@ -6,7 +6,7 @@
 //! calculator the examples serve (`examples/calculator_tools.rs`, with
 //! scopes, a memory and statistics) is a program's, not this one.
 
-use mcp_server::{tool, ToolError};
+use oxmcp_server::{tool, ToolError};
 
 /// `add` and `divide` on two numbers.
 #[derive(Debug, Default, Clone, Copy)]

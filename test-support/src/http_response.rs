@@ -6,7 +6,7 @@
 //! that have arrived so far and say when more are needed, so that a reader
 //! of any kind (async on a socket kept open, or sync after reading to the
 //! end, [`parse`]) is a loop around them. Used by the tests that read raw
-//! HTTP (mcp-server's, mcp-agent's, the examples').
+//! HTTP (oxmcp-server's, oxmcp-agent's, the examples').
 
 use serde_json::Value;
 

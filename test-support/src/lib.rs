@@ -14,8 +14,8 @@
 //! | `http_site` | `site` | a loopback HTTP server that records every request |
 //! | `calculator` | `tools` | [`Calculator`](calculator::Calculator), the one arithmetic toolbox of the tests |
 //! | `tool_catalog` | `tools` | a domain's hundred realistic tools, for the tool-search tests |
-//! | `tool_entries` | `tools` | the tools every test toolbox of mcp-server and mcp-client serves |
-//! | `server` | `server` | what mcp-server's tests drive a server with (clients, toolboxes, an issuer) |
+//! | `tool_entries` | `tools` | the tools every test toolbox of oxmcp-server and oxmcp-client serves |
+//! | `server` | `server` | what oxmcp-server's tests drive a server with (clients, toolboxes, an issuer) |
 //! | `otel_capture` | `otel` | spans caught by OpenTelemetry's in-memory exporter |
 //! | `strict_check` | `strict` | a strict schema checked against OpenAI's strict-mode rules |
 #![allow(

@@ -1,5 +1,5 @@
 //! Spans caught by OpenTelemetry's in-memory exporter, for the `otel`
-//! tests of mcp-server, mcp-client and mcp-agent: the capture, and finding
+//! tests of oxmcp-server, oxmcp-client and oxmcp-agent: the capture, and finding
 //! and reading the spans.
 
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
@@ -25,7 +25,7 @@ impl std::fmt::Debug for Traced {
 
 impl Traced {
     /// Starts catching; W3C Trace Context is the propagator, as
-    /// `mcp_otel::Telemetry::from_env` installs it.
+    /// `oxmcp_otel::Telemetry::from_env` installs it.
     pub fn start() -> Traced {
         opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
         let exporter = InMemorySpanExporter::default();

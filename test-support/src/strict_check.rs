@@ -1,4 +1,4 @@
-//! Checks a strict schema (what `mcp_agent::strict::to_strict` produces)
+//! Checks a strict schema (what `oxmcp_agent::strict::to_strict` produces)
 //! against OpenAI's strict-mode rules as documented, independently of the
 //! converter, and round-trips values through it.
 //!
@@ -18,7 +18,7 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use mcp_agent::strict::from_strict;
+use oxmcp_agent::strict::from_strict;
 use serde_json::{json, Map, Value};
 
 /// How many generated values each strict schema is checked with: the seed

@@ -7,7 +7,7 @@
 //! Every tool answers `"<name> done: <arguments as JSON>"`, so a test sees
 //! which tool ran with what.
 
-use mcp_server::{ToolEntry, ToolError};
+use oxmcp_server::{ToolEntry, ToolError};
 use serde_json::{json, Value};
 
 /// The verbs a tool does, with the words its description uses.

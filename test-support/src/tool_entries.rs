@@ -1,5 +1,5 @@
-//! Tools that the test toolboxes of several crates serve (mcp-server's and
-//! mcp-client's): [`SharedTools`], written with `#[tool]`, which each
+//! Tools that the test toolboxes of several crates serve (oxmcp-server's and
+//! oxmcp-client's): [`SharedTools`], written with `#[tool]`, which each
 //! crate's `TestTools` serves beside its own ([`with_shared_tools`]).
 #![allow(
     clippy::unused_async,
@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_server::{tool, Context, ToolBox, ToolEntry};
+use oxmcp_server::{tool, Context, ToolBox, ToolEntry};
 
 /// `add`, `slow` and `reconnect`.
 #[derive(Debug)]

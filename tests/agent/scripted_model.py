@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scripted stand-in for the model providers, for the mcp-agent tests.
+"""A scripted stand-in for the model providers, for the oxmcp-agent tests.
 
 It speaks the providers' real wire formats -- OpenAI-compatible Chat
 Completions, the OpenAI Responses API and Anthropic Messages -- and checks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mcp list`, `call`, `read`, `prompt` and `check` (the mcp-cli binary) against real
+# `mcp list`, `call`, `read`, `prompt` and `check` (the oxmcp-cli binary) against real
 # servers, started as users start them:
 #
 #   tests/cli/run.sh <directory with the mcp, calculator and notes binaries>
@@ -32,13 +32,13 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${1:?usage: run.sh <directory with the mcp, calculator and notes binaries>}"
 for b in mcp calculator notes; do
-    [ -x "$BIN/$b" ] || { echo "cli/run.sh: '$BIN/$b' is not executable (cargo build -p mcp-cli -p mcp-examples)" >&2; exit 2; }
+    [ -x "$BIN/$b" ] || { echo "cli/run.sh: '$BIN/$b' is not executable (cargo build -p oxmcp-cli -p mcp-examples)" >&2; exit 2; }
 done
 . "$ROOT/.tools/env.sh"
 . "$ROOT/tests/lib.sh"
 [ -x "${MCP_PYTHON:-}" ] || { echo "cli/run.sh: MCP_PYTHON is not set; rerun scripts/install-tools.sh" >&2; exit 1; }
 MCP="$BIN/mcp"
-scratch mcp-cli
+scratch oxmcp-cli
 # No token from the user's own config directory, none left behind.
 export XDG_CONFIG_HOME="$WORK/config"
 

@@ -34,7 +34,7 @@ for v in MCP_PYTHON MCP_INSPECTOR; do
     [ -x "${!v:-}" ] || { echo "run.sh: $v='${!v:-}' is not executable; rerun scripts/install-tools.sh" >&2; exit 1; }
 done
 
-scratch mcp-compose
+scratch oxmcp-compose
 
 # The notes server, over Streamable HTTP.
 NOTES_PORT="$(free_port)"

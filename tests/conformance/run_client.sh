@@ -39,12 +39,12 @@ OUT="$(mktemp -d "${TMPDIR:-/tmp}/mcp-client-conformance.XXXXXX")"
 echo "logs and results: $OUT"
 
 SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
-# Authorization (the client signs in through mcp_client::auth): every
+# Authorization (the client signs in through oxmcp_client::auth): every
 # scenario of `--suite auth` (the 2025-11-25 ones and the 2025-03-26
 # back-compat ones), the client-credentials extensions and the draft ones.
 # Left out: auth/cross-app-access-complete-flow (the SEP-990 enterprise
 # extension: an identity provider's ID token exchanged for an ID-JAG, a
-# grant mcp_client::auth does not implement).
+# grant oxmcp_client::auth does not implement).
 SCENARIOS+=(
     auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
     auth/basic-cimd

@@ -26,7 +26,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="$(cd "${1:?usage: run.sh <directory of the binaries (mcp, calculator)>}" && pwd)"
 for b in mcp calculator; do
-    [ -x "$BIN/$b" ] || { echo "run.sh: '$BIN/$b' is not executable (cargo build -p mcp-cli -p mcp-examples)" >&2; exit 2; }
+    [ -x "$BIN/$b" ] || { echo "run.sh: '$BIN/$b' is not executable (cargo build -p oxmcp-cli -p mcp-examples)" >&2; exit 2; }
 done
 . "$ROOT/.tools/env.sh"
 . "$ROOT/tests/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Client interop suite: our client (mcp-client) against our calculator and against the Python
+# Client interop suite: our client (oxmcp-client) against our calculator and against the Python
 # `mcp` 2.3 reference calculator, through the typed clients of examples/calculator_client.rs
 # and examples/foreign_client.rs.
 #

@@ -22,7 +22,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 TARGET="$(cd "${1:?usage: run.sh <target directory>}" && pwd)"
 MCP="$TARGET/debug/mcp"
-[ -x "$MCP" ] || { echo "run.sh: '$MCP' is not executable (cargo build -p mcp-cli)" >&2; exit 2; }
+[ -x "$MCP" ] || { echo "run.sh: '$MCP' is not executable (cargo build -p oxmcp-cli)" >&2; exit 2; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcp-new.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT

@@ -34,39 +34,39 @@ echo "-- the receiver against the official OpenTelemetry SDK and exporters"
 
 echo "-- without the otel features, no OpenTelemetry crate in the tree"
 cd "$ROOT"
-for crate in mcp-server mcp-client mcp-agent; do
-    found="$(cargo tree --offline -q -p "$crate" -e normal --prefix none | grep -E '^(opentelemetry[-_a-z]*|tracing-opentelemetry|mcp-otel|prometheus) ' | sort -u || true)"
+for crate in oxmcp-server oxmcp-client oxmcp-agent; do
+    found="$(cargo tree --offline -q -p "$crate" -e normal --prefix none | grep -E '^(opentelemetry[-_a-z]*|tracing-opentelemetry|oxmcp-otel|prometheus) ' | sort -u || true)"
     if [ -n "$found" ]; then
         echo "FAIL $crate (default features) depends on: $found"
         exit 1
     fi
     echo "PASS $crate with its default features has no OpenTelemetry crate in its tree"
 done
-found="$(cargo tree --offline -q -p mcp-server --features otel -e normal --prefix none | grep -cE '^(opentelemetry[-_a-z]*|tracing-opentelemetry|mcp-otel) ' || true)"
+found="$(cargo tree --offline -q -p oxmcp-server --features otel -e normal --prefix none | grep -cE '^(opentelemetry[-_a-z]*|tracing-opentelemetry|oxmcp-otel) ' || true)"
 if [ "$found" -lt 3 ]; then
-    echo "FAIL mcp-server --features otel should bring mcp-otel and the OpenTelemetry crates (found $found): the check above proves nothing"
+    echo "FAIL oxmcp-server --features otel should bring oxmcp-otel and the OpenTelemetry crates (found $found): the check above proves nothing"
     exit 1
 fi
-echo "PASS mcp-server --features otel brings them (the check above can fail)"
+echo "PASS oxmcp-server --features otel brings them (the check above can fail)"
 
-echo "-- with the otel features, no exporter (nor the SDK) in a library's tree: the program picks it (mcp-otel's features)"
+echo "-- with the otel features, no exporter (nor the SDK) in a library's tree: the program picks it (oxmcp-otel's features)"
 exporters='^(opentelemetry-otlp|opentelemetry-prometheus|opentelemetry-http|opentelemetry_sdk|prometheus|tonic[-_a-z]*|reqwest) '
 libraries=(
-    "mcp-server --no-default-features --features stdio,otel"
-    "mcp-server --all-features"
-    "mcp-client --no-default-features --features stdio,otel"
-    "mcp-client --all-features"
-    "mcp-agent --no-default-features --features otel"
-    "mcp-agent --all-features"
-    "mcp-toolbox --all-features"
-    "mcp-redis --all-features"
-    "mcp-otel --no-default-features"
+    "oxmcp-server --no-default-features --features stdio,otel"
+    "oxmcp-server --all-features"
+    "oxmcp-client --no-default-features --features stdio,otel"
+    "oxmcp-client --all-features"
+    "oxmcp-agent --no-default-features --features otel"
+    "oxmcp-agent --all-features"
+    "oxmcp-toolbox --all-features"
+    "oxmcp-redis --all-features"
+    "oxmcp-otel --no-default-features"
 )
 for args in "${libraries[@]}"; do
     # shellcheck disable=SC2086 # the crate and its features, split on purpose
     found="$(cargo tree --offline -q -p $args -e normal --prefix none | grep -E "$exporters" | sort -u || true)"
     if [ -n "$found" ]; then
-        echo "FAIL $args pulls an exporter (a library's otel feature must not; the program enables mcp-otel's otlp-http, otlp-grpc, prometheus):"
+        echo "FAIL $args pulls an exporter (a library's otel feature must not; the program enables oxmcp-otel's otlp-http, otlp-grpc, prometheus):"
         echo "$found"
         exit 1
     fi
@@ -75,7 +75,7 @@ done
 found="$(cargo tree --offline -q -p mcp-examples -e normal --prefix none | grep -E "$exporters" | sort -u || true)"
 for crate in opentelemetry-otlp opentelemetry-prometheus opentelemetry-http opentelemetry_sdk prometheus tonic reqwest; do
     if ! grep -q "^$crate " <<<"$found"; then
-        echo "FAIL the examples should bring $crate (they turn mcp-otel's exporters on): the check above proves nothing"
+        echo "FAIL the examples should bring $crate (they turn oxmcp-otel's exporters on): the check above proves nothing"
         exit 1
     fi
 done

@@ -2,11 +2,11 @@
 //! served over Streamable HTTP at `http://127.0.0.1:PORT/mcp` (legacy sessions
 //! and the stateless 2026-07-28 era), exactly as a user would write it.
 //!
-//! `--redis URL` shares the state through `mcp-redis` (a `RedisStore` given
+//! `--redis URL` shares the state through `oxmcp-redis` (a `RedisStore` given
 //! to `HttpConfig::store`), as an instance of a multi-instance service would.
 
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Server};
 
 /// The benchmark's toolbox.
 #[derive(Debug)]
@@ -47,7 +47,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut config = HttpConfig::default();
     if let Some(url) = redis {
-        let store = mcp_redis::RedisStore::connect(&url)
+        let store = oxmcp_redis::RedisStore::connect(&url)
             .await
             .map_err(|e| format!("connecting to Redis at {url}: {e}"))?;
         config = config.store(store);

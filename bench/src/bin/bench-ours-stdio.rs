@@ -7,10 +7,10 @@
 //!
 //! `--otel-export` (built with the bench's `otel` feature) exports spans and
 //! metrics as the `OTEL_*` variables say, through the `tracing` layer of
-//! `mcp_otel::Telemetry`; without it, a server built with the feature has
+//! `oxmcp_otel::Telemetry`; without it, a server built with the feature has
 //! no subscriber, which is what "on, no exporter" measures.
 
-use mcp_server::{tool, Server};
+use oxmcp_server::{tool, Server};
 
 /// The benchmark's toolbox.
 #[derive(Debug)]
@@ -26,7 +26,7 @@ impl Bench {
     }
 }
 
-fn main() -> Result<(), mcp_server::Error> {
+fn main() -> Result<(), oxmcp_server::Error> {
     let mut builder = if std::env::args().any(|a| a == "--current-thread") {
         tokio::runtime::Builder::new_current_thread()
     } else {
@@ -46,10 +46,10 @@ fn main() -> Result<(), mcp_server::Error> {
 
 /// Installs the OpenTelemetry layer, exporting as `OTEL_*` says.
 #[cfg(feature = "otel")]
-fn export() -> mcp_otel::Telemetry {
+fn export() -> oxmcp_otel::Telemetry {
     use tracing_subscriber::prelude::*;
-    let telemetry = mcp_otel::Telemetry::from_env("bench").unwrap_or_else(|e| {
-        let why = mcp_server::types::error::Chain(&e);
+    let telemetry = oxmcp_otel::Telemetry::from_env("bench").unwrap_or_else(|e| {
+        let why = oxmcp_server::types::error::Chain(&e);
         eprintln!("bench-ours-stdio: OpenTelemetry: {why}");
         std::process::exit(2);
     });

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use http_site::{reply, Reply, Seen, Site};
-use mcp_client::Client;
+use oxmcp_client::Client;
 use serde_json::{json, Value};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -432,7 +432,7 @@ fn with_robots(
 /// Everything forbidden to others; for us only `/private` (but `/private/open`).
 const ROBOTS: &str = "# robots for the test site\n\
 User-agent: OtherBot\nDisallow: /\n\n\
-User-agent: mcp-toolbox\nDisallow: /private\nAllow: /private/open\n\n\
+User-agent: oxmcp-toolbox\nDisallow: /private\nAllow: /private/open\n\n\
 User-agent: *\nDisallow: /\n";
 
 fn paths(site: &Site) -> Vec<String> {

@@ -6,8 +6,8 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_client::types::ContentBlock;
-use mcp_client::{Client, Era};
+use oxmcp_client::types::ContentBlock;
+use oxmcp_client::{Client, Era};
 use serde_json::{json, Value};
 
 /// A scratch directory holding `root/` (served), `root2/` (a sibling
@@ -546,7 +546,7 @@ async fn a_file_over_the_read_limit_is_refused_and_the_server_answers_on() {
         .iter()
         .filter_map(ContentBlock::as_text)
         .collect();
-    let cap = mcp_server::tool::DEFAULT_MAX_RESULT_CHARS;
+    let cap = oxmcp_server::tool::DEFAULT_MAX_RESULT_CHARS;
     assert_eq!(texts[0], "x".repeat(cap));
     let marker = format!(
         "[result cut at {cap} characters: the text had {} characters",

@@ -1,13 +1,13 @@
 //! The calculator's and the notes' toolboxes tested in-process with
-//! mcp-testing, as a user tests a server: no child process, no socket
+//! oxmcp-testing, as a user tests a server: no child process, no socket
 //! (but for the calculator's scopes, which need its HTTP gate), their
 //! listings kept in snapshots beside this file.
 
 use mcp_examples::calculator_tools::Calculator;
 use mcp_examples::notes::Notes;
-use mcp_server::auth::Identity;
-use mcp_server::Server;
-use mcp_testing::TestClient;
+use oxmcp_server::auth::Identity;
+use oxmcp_server::Server;
+use oxmcp_testing::TestClient;
 use serde_json::{json, Value};
 
 fn calculator() -> Server {
@@ -84,7 +84,7 @@ async fn calculator_store_needs_the_write_scope() {
 }
 
 /// Confirms a deletion by typing the title the question quotes.
-async fn type_the_title(params: Value) -> Result<Value, mcp_client::types::ErrorObject> {
+async fn type_the_title(params: Value) -> Result<Value, oxmcp_client::types::ErrorObject> {
     let message = params["message"].as_str().unwrap_or_default();
     let title = message.split('"').nth(1).unwrap_or_default();
     Ok(json!({"action": "accept", "content": {"title": title}}))
@@ -92,7 +92,7 @@ async fn type_the_title(params: Value) -> Result<Value, mcp_client::types::Error
 
 #[tokio::test]
 async fn notes_are_written_read_and_deleted_once_confirmed() {
-    let builder = mcp_client::Client::builder().elicitation_handler(type_the_title);
+    let builder = oxmcp_client::Client::builder().elicitation_handler(type_the_title);
     let client = TestClient::connect_with(notes(), builder).await.unwrap();
     assert_eq!(
         client.call_text("board", ()).await,

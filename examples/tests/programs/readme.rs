@@ -9,10 +9,10 @@
 use std::time::Duration;
 
 use axum::Router;
-use mcp_client::Client;
-use mcp_server::http::HttpConfig;
-use mcp_server::policy::{from_fn, AuditLog, Rate, RateLimit, ResultCache};
-use mcp_server::{Server, ToolEntry};
+use oxmcp_client::Client;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::policy::{from_fn, AuditLog, Rate, RateLimit, ResultCache};
+use oxmcp_server::{Server, ToolEntry};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tower::limit::ConcurrencyLimitLayer;

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_client::{Client, Error};
-use mcp_toolbox::commands::{ExecClient, ExecOutput};
+use oxmcp_client::{Client, Error};
+use oxmcp_toolbox::commands::{ExecClient, ExecOutput};
 use serde_json::json;
 
 const ALLOWED: &str = "echo,sh,cat,seq,touch";
@@ -170,7 +170,7 @@ async fn output_past_the_cap_is_cut_and_said() {
     assert!(out.stdout_truncated);
     assert_eq!(
         out.stdout.len(),
-        mcp_toolbox::commands::DEFAULT_MAX_OUTPUT_BYTES
+        oxmcp_toolbox::commands::DEFAULT_MAX_OUTPUT_BYTES
     );
     assert!(out.stdout_bytes > 2 * 1024 * 1024, "{}", out.stdout_bytes);
     assert!(out.stdout.starts_with("1\n2\n3\n"));

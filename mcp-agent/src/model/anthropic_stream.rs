@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_wire::sse::SseEvent;
+use oxmcp_wire::sse::SseEvent;
 use serde_json::Value;
 
 use super::anthropic::add_usage;

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http::HeaderMap;
-use mcp_wire::sse::{SseEvent, SseParser};
+use oxmcp_wire::sse::{SseEvent, SseParser};
 use serde_json::Value;
 
 use super::http::{malformed, transport, Body, HttpOptions, MAX_BODY};

@@ -11,8 +11,8 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use mcp_client::rustls::ClientConfig;
-use mcp_wire::http_client::{http_client, HttpClient};
+use oxmcp_client::rustls::ClientConfig;
+use oxmcp_wire::http_client::{http_client, HttpClient};
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -106,7 +106,7 @@ impl HttpOptions {
     ) -> Result<(Body, bool), ModelError> {
         let uri = parse_url(provider, url)?;
         #[cfg(feature = "otel")]
-        mcp_otel::propagation::inject_headers(&tracing::Span::current(), &mut headers);
+        oxmcp_otel::propagation::inject_headers(&tracing::Span::current(), &mut headers);
         self.add_headers(provider, &mut headers, stream)?;
         let deadline = later(self.timeout);
         let mut attempt = 0;
@@ -608,7 +608,10 @@ macro_rules! http_builder_methods {
 
         /// The TLS configuration for https (default: rustls with Mozilla's
         /// root certificates).
-        pub fn tls_config(mut self, tls: std::sync::Arc<mcp_client::rustls::ClientConfig>) -> Self {
+        pub fn tls_config(
+            mut self,
+            tls: std::sync::Arc<oxmcp_client::rustls::ClientConfig>,
+        ) -> Self {
             self.http.set_tls(tls);
             self
         }

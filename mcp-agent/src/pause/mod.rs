@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use mcp_types::JsonObject;
+use oxmcp_types::JsonObject;
 
 use crate::chat::{ToolChoice, ToolResult};
 use crate::outcome::Outcome;

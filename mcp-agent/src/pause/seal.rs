@@ -12,8 +12,8 @@
 
 use std::fmt;
 
-use mcp_wire::header::base64;
-use mcp_wire::keyring::{fill_random, Entropy, KeyError, KeyRing, Purpose};
+use oxmcp_wire::header::base64;
+use oxmcp_wire::keyring::{fill_random, Entropy, KeyError, KeyRing, Purpose};
 use serde_json::Value;
 
 use crate::outcome::Outcome;
@@ -23,7 +23,7 @@ pub(crate) const NOT_PAUSED: &str = "the outcome is not a paused run: it has no 
 
 /// What a signature is for, so a tag made for something else (a server's
 /// `requestState`, say) never fits.
-const PURPOSE: Purpose = Purpose::new("mcp-agent paused run state v1");
+const PURPOSE: Purpose = Purpose::new("oxmcp-agent paused run state v1");
 
 /// The keys that sign and check paused runs' states: one signs, the others
 /// still verify (a rotation: a new key signs at once, the one before keeps
@@ -36,9 +36,9 @@ const PURPOSE: Purpose = Purpose::new("mcp-agent paused run state v1");
 /// keep them secret: whoever has a key can approve any call.
 ///
 /// ```
-/// use mcp_agent::pause::StateKeys;
+/// use oxmcp_agent::pause::StateKeys;
 ///
-/// # fn main() -> Result<(), mcp_agent::pause::StateKeyError> {
+/// # fn main() -> Result<(), oxmcp_agent::pause::StateKeyError> {
 /// // Rotating: `2026-12` signs from now on; `2026-11` still verifies.
 /// let keys = StateKeys::new("2026-12", *b"0123456789abcdef0123456789abcdef")?
 ///     .verifying("2026-11", *b"fedcba9876543210fedcba9876543210")?;
@@ -156,7 +156,7 @@ impl StateKeys {
             return Err(NOT_PAUSED.to_owned());
         };
         if paused.signature.is_empty() {
-            return Err("the paused state is not signed (it was edited, or saved by a version of mcp-agent that did not sign): nothing ran".to_owned());
+            return Err("the paused state is not signed (it was edited, or saved by a version of oxmcp-agent that did not sign): nothing ran".to_owned());
         }
         let Some(key) = self.ring.by_id(&paused.key) else {
             return Err(format!(

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_types::error::Chain;
-use mcp_types::{CallToolResult, JsonObject};
+use oxmcp_types::error::Chain;
+use oxmcp_types::{CallToolResult, JsonObject};
 
 use super::{send, Emit, State};
 use crate::agent::{Agent, ErrorPolicy, Run};
@@ -165,7 +165,7 @@ pub(super) fn refused(
 /// What of `result`, a result of `tool`, the model reads: its text cut to
 /// the tool's cap in the set, with the marker a server puts on a cut result.
 fn model_text(tools: &crate::ToolSet, tool: &str, result: &CallToolResult) -> String {
-    match mcp_server::tool::fit_to_cap(result, tools.result_cap(tool)) {
+    match oxmcp_server::tool::fit_to_cap(result, tools.result_cap(tool)) {
         Some(cut) => result_text(&cut),
         None => result_text(result),
     }

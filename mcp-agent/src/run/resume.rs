@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use mcp_types::{CallToolResult, JsonObject};
+use oxmcp_types::{CallToolResult, JsonObject};
 
 use super::calls::{caller_record, refused, settle, Slot};
 use super::{view_for, State};

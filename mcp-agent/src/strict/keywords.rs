@@ -32,7 +32,7 @@ pub(super) fn resolve<'v>(root: &'v Value, reference: &str) -> Result<&'v Value,
         ));
     };
     // URI fragments may carry `%XX` escapes.
-    let pointer = mcp_uri_template::percent_decode(fragment)
+    let pointer = oxmcp_uri_template::percent_decode(fragment)
         .ok_or_else(|| format!("the reference `{reference}` is not valid percent-encoding"))?;
     if !pointer.is_empty() && !pointer.starts_with('/') {
         return Err(format!(

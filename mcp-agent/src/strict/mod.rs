@@ -191,7 +191,7 @@ impl StrictOptions {
 ///     },
 ///     "required": ["city"]
 /// });
-/// let strict = mcp_agent::strict::to_strict(&schema).unwrap();
+/// let strict = oxmcp_agent::strict::to_strict(&schema).unwrap();
 /// assert_eq!(strict, json!({
 ///     "type": "object",
 ///     "properties": {
@@ -203,7 +203,7 @@ impl StrictOptions {
 /// }));
 ///
 /// let map = json!({"type": "object", "additionalProperties": {"type": "string"}});
-/// assert!(mcp_agent::strict::to_strict(&map).is_err());
+/// assert!(oxmcp_agent::strict::to_strict(&map).is_err());
 /// ```
 pub fn to_strict(schema: &Value) -> Result<Value, String> {
     to_strict_with(schema, StrictOptions::default())
@@ -243,7 +243,7 @@ pub fn to_strict_with(schema: &Value, options: StrictOptions) -> Result<Value, S
 ///     "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
 ///     "required": ["city"]
 /// });
-/// let args = mcp_agent::strict::from_strict(&schema, json!({"city": "Oslo", "days": null}));
+/// let args = oxmcp_agent::strict::from_strict(&schema, json!({"city": "Oslo", "days": null}));
 /// assert_eq!(args, json!({"city": "Oslo"}));
 /// ```
 pub fn from_strict(original: &Value, arguments: Value) -> Value {
@@ -269,7 +269,7 @@ fn contains_null(value: &Value) -> bool {
 ///
 /// ```
 /// use serde_json::json;
-/// use mcp_agent::strict::is_nullable;
+/// use oxmcp_agent::strict::is_nullable;
 ///
 /// assert!(is_nullable(&json!({"type": ["string", "null"]})));
 /// assert!(is_nullable(&json!({"anyOf": [{"type": "integer"}, {"type": "null"}]})));

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcp_types::tool::is_valid_tool_name;
-use mcp_types::Tool;
+use oxmcp_types::tool::is_valid_tool_name;
+use oxmcp_types::Tool;
 
 use super::source::{SourceKind, SourceState};
 use crate::catalog::{Diagnostic, SetTool, Target, ToolSetError, Tools};

@@ -4,10 +4,10 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use mcp_client::Client;
-use mcp_server::tool::search::ToolSearch;
-use mcp_server::{ToolBox, ToolEntry};
-use mcp_wire::sync::lock;
+use oxmcp_client::Client;
+use oxmcp_server::tool::search::ToolSearch;
+use oxmcp_server::{ToolBox, ToolEntry};
+use oxmcp_wire::sync::lock;
 
 use super::source::{list_source, listen_for_tool_changes, Source, SourceKind, SourceState};
 use super::{assemble, Inner, ToolSet};
@@ -33,7 +33,7 @@ pub(crate) struct ResultCaps {
 impl Default for ResultCaps {
     fn default() -> Self {
         ResultCaps {
-            all: mcp_server::tool::DEFAULT_MAX_RESULT_CHARS,
+            all: oxmcp_server::tool::DEFAULT_MAX_RESULT_CHARS,
             tools: Vec::new(),
         }
     }
@@ -103,9 +103,9 @@ impl ToolSetBuilder {
     /// set, a pinned tool the set does not have, and limits out of range.
     ///
     /// ```
-    /// use mcp_agent::ToolSet;
-    /// use mcp_server::tool::search::ToolSearch;
-    /// use mcp_server::tool;
+    /// use oxmcp_agent::ToolSet;
+    /// use oxmcp_server::tool::search::ToolSearch;
+    /// use oxmcp_server::tool;
     ///
     /// pub struct Clock;
     ///
@@ -131,7 +131,7 @@ impl ToolSetBuilder {
 
     /// Caps what one tool result puts in the model's context, in characters
     /// of text and of structured content (default
-    /// [`DEFAULT_MAX_RESULT_CHARS`](mcp_server::tool::DEFAULT_MAX_RESULT_CHARS),
+    /// [`DEFAULT_MAX_RESULT_CHARS`](oxmcp_server::tool::DEFAULT_MAX_RESULT_CHARS),
     /// as a server caps what it sends). A result over it is cut as a server
     /// cuts one, with the same marker; the run's records keep it whole.
     /// [`build`](Self::build) refuses zero.

@@ -3,7 +3,7 @@
 //! call to whoever awaits it, who runs it wherever it likes and resumes the
 //! run with the result.
 
-use mcp_types::Tool;
+use oxmcp_types::Tool;
 use serde_json::Value;
 
 /// A tool the caller of the agent executes: offered to the model like any
@@ -13,7 +13,7 @@ use serde_json::Value;
 /// ([`Agent::resume`](crate::Agent::resume), [`Run::result`](crate::Run::result)).
 ///
 /// ```
-/// use mcp_agent::pause::CallerTool;
+/// use oxmcp_agent::pause::CallerTool;
 /// use serde_json::json;
 ///
 /// let location = CallerTool::new(

@@ -15,8 +15,8 @@ mod source;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use mcp_types::error::Chain;
-use mcp_wire::sync::lock;
+use oxmcp_types::error::Chain;
+use oxmcp_wire::sync::lock;
 
 use crate::catalog::{Diagnostic, ToolSetError, Tools};
 use crate::view::ToolView;
@@ -36,8 +36,8 @@ use source::{list_source, SourceState};
 /// next turn.
 ///
 /// ```
-/// use mcp_agent::{Source, ToolSet};
-/// use mcp_server::tool;
+/// use oxmcp_agent::{Source, ToolSet};
+/// use oxmcp_server::tool;
 ///
 /// pub struct Clock;
 ///
@@ -50,7 +50,7 @@ use source::{list_source, SourceState};
 /// }
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), mcp_agent::ToolSetError> {
+/// # async fn main() -> Result<(), oxmcp_agent::ToolSetError> {
 /// let tools = ToolSet::builder()
 ///     .toolbox(Clock)
 ///     .attach(Source::toolbox(Clock).prefix("utc_"))
@@ -68,7 +68,7 @@ pub struct ToolSet {
 struct Inner {
     sources: Vec<SourceState>,
     /// Tool search: a turn offers the pinned tools, those found, and the search tool.
-    search: Option<mcp_server::tool::search::ToolSearch>,
+    search: Option<oxmcp_server::tool::search::ToolSearch>,
     /// How much of a result enters the model's context.
     caps: builder::ResultCaps,
     tools: Mutex<Arc<Tools>>,

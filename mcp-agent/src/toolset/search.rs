@@ -5,14 +5,14 @@
 //! that pauses and resumes, or continues from a saved transcript, offers
 //! the same tools.
 //!
-//! The ranking is mcp-server's ([`mcp_server::tool::search::rank`]), the
+//! The ranking is oxmcp-server's ([`oxmcp_server::tool::search::rank`]), the
 //! same as a server's search mode: one ranking for both sides.
 
 use std::collections::BTreeSet;
 
-use mcp_server::tool::search::{rank, ToolSearch};
-use mcp_server::ToolEntry;
-use mcp_types::{CallToolResult, JsonObject, Tool};
+use oxmcp_server::tool::search::{rank, ToolSearch};
+use oxmcp_server::ToolEntry;
+use oxmcp_types::{CallToolResult, JsonObject, Tool};
 use serde_json::{json, Value};
 
 use crate::chat::ChatMessage;
@@ -92,7 +92,7 @@ fn search_entry(search: &ToolSearch, view: &ToolView) -> ToolEntry {
     match ToolEntry::from_tool(def, handler) {
         Ok(entry) => entry,
         // `ToolSearch::problem` checked the name when the set was built;
-        // the schema is mcp-server's.
+        // the schema is oxmcp-server's.
         Err(e) => unreachable!("the search tool's definition is valid: {e}"),
     }
 }

@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
-use mcp_client::types::modern::SubscriptionFilter;
-use mcp_client::{Client, Subscription};
-use mcp_server::{ToolBox, ToolEntry};
-use mcp_types::error::Chain;
-use mcp_types::Tool;
-use mcp_wire::sync::lock;
+use oxmcp_client::types::modern::SubscriptionFilter;
+use oxmcp_client::{Client, Subscription};
+use oxmcp_server::{ToolBox, ToolEntry};
+use oxmcp_types::error::Chain;
+use oxmcp_types::Tool;
+use oxmcp_wire::sync::lock;
 
 use crate::catalog::ToolSetError;
 use crate::lifecycle::Lifecycle;
@@ -131,8 +131,8 @@ impl Source {
     /// reads it as an error result), and the next call tries again.
     ///
     /// ```
-    /// use mcp_agent::{Source, ToolSet};
-    /// use mcp_server::tool;
+    /// use oxmcp_agent::{Source, ToolSet};
+    /// use oxmcp_server::tool;
     /// use std::sync::{Arc, OnceLock};
     ///
     /// pub struct Search { index: Arc<OnceLock<Vec<String>>> }

@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_agent::{
+use oxmcp_agent::{
     chat::ToolChoice, Agent, CancellationToken, ErrorPolicy, Event, Finish, RunError, Source,
     ToolSet, ToolSetError,
 };
-use mcp_server::{tool, Context, Server, ToolEntry, ToolError};
+use oxmcp_server::{tool, Context, Server, ToolEntry, ToolError};
 use serde_json::json;
 
 use crate::support;
@@ -181,7 +181,7 @@ async fn the_models_mistakes_go_back_to_it_as_tool_errors() {
 async fn flaky_run(
     policy: ErrorPolicy,
     failures: u32,
-) -> (Result<mcp_agent::Outcome, RunError>, Arc<Scripted>) {
+) -> (Result<oxmcp_agent::Outcome, RunError>, Arc<Scripted>) {
     let maths = Maths::default();
     maths.flaky_failures.store(failures, Ordering::SeqCst);
     let set = ToolSet::builder().toolbox(maths).build().await.unwrap();
@@ -362,10 +362,10 @@ impl Waiter {
 #[tokio::test]
 async fn cancelling_a_run_cancels_remote_calls_on_their_server() {
     for (drop_instead, era) in [
-        (false, mcp_client::Era::Legacy),
-        (true, mcp_client::Era::Legacy),
-        (false, mcp_client::Era::Modern),
-        (true, mcp_client::Era::Modern),
+        (false, oxmcp_client::Era::Legacy),
+        (true, oxmcp_client::Era::Legacy),
+        (false, oxmcp_client::Era::Modern),
+        (true, oxmcp_client::Era::Modern),
     ] {
         let started = Arc::new(tokio::sync::Notify::new());
         let cancelled = Arc::new(tokio::sync::Notify::new());
@@ -435,7 +435,7 @@ impl Jobs {
 
 #[tokio::test]
 async fn remote_tools_that_run_as_tasks_complete_or_are_cancelled_through_the_tool_set() {
-    for era in [mcp_client::Era::Legacy, mcp_client::Era::Modern] {
+    for era in [oxmcp_client::Era::Legacy, oxmcp_client::Era::Modern] {
         let cancelled = Arc::new(tokio::sync::Notify::new());
         let server = Server::builder("jobs", "1.0.0")
             .toolbox(Jobs {
@@ -730,8 +730,8 @@ async fn a_server_that_went_away_fails_its_calls_not_the_run() {
     let (server_read, server_write) = tokio::io::split(server_end);
     let serving = tokio::spawn(server.serve_io(server_read, server_write));
     let (client_read, client_write) = tokio::io::split(client_end);
-    let client = mcp_client::Client::builder()
-        .protocol(mcp_client::Era::Legacy)
+    let client = oxmcp_client::Client::builder()
+        .protocol(oxmcp_client::Era::Legacy)
         .connect_io(client_read, client_write)
         .await
         .unwrap();
@@ -776,11 +776,11 @@ async fn continuing_a_transcript_does_not_repeat_the_instructions() {
         .build();
     let first = agent.run("Hi").await.unwrap().into_outcome();
     let mut messages = first.transcript.clone();
-    messages.push(mcp_agent::chat::ChatMessage::user("Are you there?"));
+    messages.push(oxmcp_agent::chat::ChatMessage::user("Are you there?"));
     let second = agent.run_messages(messages).await.unwrap().into_outcome();
-    let systems = |m: &[mcp_agent::chat::ChatMessage]| {
+    let systems = |m: &[oxmcp_agent::chat::ChatMessage]| {
         m.iter()
-            .filter(|m| matches!(m, mcp_agent::chat::ChatMessage::System { .. }))
+            .filter(|m| matches!(m, oxmcp_agent::chat::ChatMessage::System { .. }))
             .count()
     };
     assert_eq!(systems(&second.transcript), 1, "{:?}", second.transcript);

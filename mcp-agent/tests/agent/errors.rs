@@ -3,13 +3,13 @@
 
 use std::error::Error as _;
 
-use mcp_agent::{chat::ModelError, Outcome, RunError, ToolCallError, ToolSetError};
-use mcp_client::types::error::Chain;
-use mcp_types::error::assert_each_level_once;
+use oxmcp_agent::{chat::ModelError, Outcome, RunError, ToolCallError, ToolSetError};
+use oxmcp_client::types::error::Chain;
+use oxmcp_types::error::assert_each_level_once;
 
 /// A client error two levels deep: `transport failed`, then the I/O error.
-fn broken_pipe() -> mcp_client::Error {
-    mcp_client::Error::transport(std::io::Error::new(
+fn broken_pipe() -> oxmcp_client::Error {
+    oxmcp_client::Error::transport(std::io::Error::new(
         std::io::ErrorKind::BrokenPipe,
         "the pipe broke",
     ))
@@ -42,7 +42,7 @@ fn tool_call_error_prints_each_level_once() {
     );
     let e = ToolCallError::Failed {
         tool: "add".to_owned(),
-        error: mcp_client::Error::Protocol(mcp_types::ErrorObject::invalid_params("bad a")),
+        error: oxmcp_client::Error::Protocol(oxmcp_types::ErrorObject::invalid_params("bad a")),
     };
     assert_eq!(
         assert_each_level_once(&e),

@@ -1,4 +1,4 @@
-//! mcp-agent's integration tests, one binary (each file under `tests/` is a
+//! oxmcp-agent's integration tests, one binary (each file under `tests/` is a
 //! binary of its own to build and link): the agent loop, its errors, the
 //! model providers' wire formats, pausing and resuming, strict output,
 //! rich results, scripted runs. None of them changes the process (no

@@ -13,8 +13,8 @@ use http::{HeaderMap, Request, Response};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
-use mcp_agent::model::{Anthropic, MaxTokensField, OpenAiChat};
-use mcp_agent::{
+use oxmcp_agent::model::{Anthropic, MaxTokensField, OpenAiChat};
+use oxmcp_agent::{
     chat::ChatMessage, chat::ChatModel, chat::ChatRequest, chat::ChatResponse, chat::Delta,
     chat::ModelError, chat::ToolCall, chat::ToolChoice, chat::ToolDef, chat::ToolResult,
     chat::Usage,

@@ -6,11 +6,11 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_agent::approval::{Approval, ApprovalPolicy};
-use mcp_agent::chat::ChatMessage;
-use mcp_agent::pause::{CallerTool, PausedRun, PendingKind, StateKeys};
-use mcp_agent::{Agent, Event, Finish, RunError, Source, ToolSet};
-use mcp_server::{tool, Server};
+use oxmcp_agent::approval::{Approval, ApprovalPolicy};
+use oxmcp_agent::chat::ChatMessage;
+use oxmcp_agent::pause::{CallerTool, PausedRun, PendingKind, StateKeys};
+use oxmcp_agent::{Agent, Event, Finish, RunError, Source, ToolSet};
+use oxmcp_server::{tool, Server};
 use serde_json::json;
 
 // A resumed state edited by whoever held it runs nothing unapproved.
@@ -395,11 +395,14 @@ pub struct Indexed {
 #[tool(description = "An indexed search")]
 impl Indexed {
     #[describe("Find a word")]
-    pub fn find(&self, #[param("The word")] word: String) -> Result<String, mcp_server::ToolError> {
+    pub fn find(
+        &self,
+        #[param("The word")] word: String,
+    ) -> Result<String, oxmcp_server::ToolError> {
         let index = self.index.lock().unwrap();
         let index = index
             .as_ref()
-            .ok_or_else(|| mcp_server::ToolError::new("called before the index was built"))?;
+            .ok_or_else(|| oxmcp_server::ToolError::new("called before the index was built"))?;
         Ok(index
             .iter()
             .filter(|w| w.contains(&word))
@@ -544,7 +547,7 @@ async fn caller_tools_take_a_prefix_and_allow_lists_like_any_source() {
 }
 
 /// A client of a [`Counter`] served in process, with the count of calls it receives.
-async fn counter_server() -> (mcp_client::Client, Arc<AtomicU32>) {
+async fn counter_server() -> (oxmcp_client::Client, Arc<AtomicU32>) {
     let counter = Counter::default();
     let seen = Arc::clone(&counter.seen);
     let client = connect(Server::builder("counter", "1").toolbox(counter).build()).await;

@@ -11,12 +11,12 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_agent::chat::{
+use oxmcp_agent::chat::{
     ChatMessage, ChatModel, ChatRequest, ChatResponse, Delta, Media, ModelError, OutputFormat,
     ToolCall, ToolChoice, ToolDef, ToolResult,
 };
-use mcp_agent::model::OpenAiResponses;
-use mcp_agent::{Agent, RunError, ToolSet};
+use oxmcp_agent::model::OpenAiResponses;
+use oxmcp_agent::{Agent, RunError, ToolSet};
 use serde_json::{json, Value};
 use support::{Calc, ScriptedModel, CALC_TOOLS};
 
@@ -165,7 +165,7 @@ async fn answers_stream_and_carry_the_response() {
                 arguments: "{\"a\": 1, \"b\": 2}".into(),
             }],
             stop_reason: Some("completed".into()),
-            usage: mcp_agent::chat::Usage {
+            usage: oxmcp_agent::chat::Usage {
                 input_tokens: 7,
                 output_tokens: 9,
                 cached_input_tokens: 3,

@@ -8,8 +8,8 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_agent::{Agent, ToolSet, ToolSetError};
-use mcp_server::tool;
+use oxmcp_agent::{Agent, ToolSet, ToolSetError};
+use oxmcp_server::tool;
 use serde_json::json;
 use support::{Provider, ScriptedModel, KEY};
 

@@ -9,9 +9,9 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_agent::{chat::ChatModel, Agent, Finish, RunError, ToolSet};
-use mcp_server::tool;
-use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
+use oxmcp_agent::{chat::ChatModel, Agent, Finish, RunError, ToolSet};
+use oxmcp_server::tool;
+use oxmcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::json;
 use support::{Provider, ScriptedModel, KEY};
 

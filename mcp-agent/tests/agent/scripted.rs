@@ -9,11 +9,11 @@ use crate::support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_agent::{
+use oxmcp_agent::{
     chat::ChatModel, chat::ModelError, chat::ToolChoice, Agent, CancellationToken, ErrorPolicy,
     RunError, ToolSet,
 };
-use mcp_server::{tool, Context, Server};
+use oxmcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
 use support::{Calc, Provider, ScriptedModel, CALC_TOOLS as TOOLS, KEY};
 
@@ -323,7 +323,7 @@ async fn cancelling_mid_tool_cancels_the_call_on_its_server() {
         let (server_read, server_write) = tokio::io::split(server_end);
         tokio::spawn(server.serve_io(server_read, server_write));
         let (client_read, client_write) = tokio::io::split(client_end);
-        let client = mcp_client::Client::builder()
+        let client = oxmcp_client::Client::builder()
             .connect_io(client_read, client_write)
             .await
             .unwrap();
@@ -395,7 +395,7 @@ async fn exported_tool_formats_are_what_the_sdks_take() {
     let server = ScriptedModel::start(json!({"steps": []}), KEY);
     let set = ToolSet::builder()
         .toolbox(Calc)
-        .attach(mcp_agent::Source::toolbox(Texts).prefix("text.tools."))
+        .attach(oxmcp_agent::Source::toolbox(Texts).prefix("text.tools."))
         .build()
         .await
         .unwrap();

@@ -13,8 +13,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use mcp_agent::strict::{from_strict, is_nullable, to_strict, to_strict_with, StrictOptions};
-use mcp_server::{tool, Context, ToolBox, ToolEntry, ToolError};
+use oxmcp_agent::strict::{from_strict, is_nullable, to_strict, to_strict_with, StrictOptions};
+use oxmcp_server::{tool, Context, ToolBox, ToolEntry, ToolError};
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde::Deserialize;

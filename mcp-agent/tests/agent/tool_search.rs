@@ -13,17 +13,17 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_agent::{Agent, ToolSet, ToolSetBuilder};
-use mcp_server::tool::search::ToolSearch;
-use mcp_server::Server;
 use mcp_test_support::tool_catalog::catalog;
+use oxmcp_agent::{Agent, ToolSet, ToolSetBuilder};
+use oxmcp_server::tool::search::ToolSearch;
+use oxmcp_server::Server;
 use serde_json::{json, Value};
 use support::{Provider, ScriptedModel, KEY};
 
 const PINNED: [&str; 2] = ["github_list_issue", "calendar_list_event"];
 
 /// Three servers of 100 tools each, as three clients.
-async fn three_servers() -> Vec<mcp_client::Client> {
+async fn three_servers() -> Vec<oxmcp_client::Client> {
     let mut clients = Vec::new();
     for domain in ["github", "calendar", "billing"] {
         let server = Server::builder(domain, "1")
@@ -241,7 +241,7 @@ async fn anthropic_native_search_defers_all_but_the_pinned_tools_and_sends_its_b
     ]});
     let server = ScriptedModel::start(script, KEY);
     // Streaming asked for: native search reads JSON answers all the same.
-    let model = mcp_agent::model::Anthropic::new(KEY, "claude-test")
+    let model = oxmcp_agent::model::Anthropic::new(KEY, "claude-test")
         .base_url(server.base_url())
         .streaming(true)
         .native_tool_search(PINNED);

@@ -99,12 +99,12 @@ fn blocks_text(result: &Value) -> String {
 
 /// Finds the tool, checks and converts the arguments, and calls it.
 async fn call(
-    client: &mcp_client::Client,
+    client: &oxmcp_client::Client,
     name: &str,
     json: Option<&str>,
     pairs: &[(String, String)],
     progress: bool,
-) -> Result<mcp_client::types::CallToolResult, String> {
+) -> Result<oxmcp_client::types::CallToolResult, String> {
     let tools = client
         .list_tools()
         .await
@@ -121,7 +121,7 @@ async fn call(
         ));
     };
     let arguments = tool_arguments(name, &tool.input_schema, json, pairs)?;
-    let mut options = mcp_client::CallOptions::new();
+    let mut options = oxmcp_client::CallOptions::new();
     if progress || std::io::stderr().is_terminal() {
         options = options.on_progress(|p| {
             let total = p.total.map(|t| format!("/{t}")).unwrap_or_default();

@@ -1,13 +1,13 @@
 //! `mcp check`: what in a server's listing breaks hosts and models, found
 //! before they see it. It connects in both eras and checks every tool
 //! (name, description, input and output schema as JSON Schema 2020-12,
-//! OpenAI's strict mode through mcp-agent's own conversion, the names the
+//! OpenAI's strict mode through oxmcp-agent's own conversion, the names the
 //! model providers take), prompt and resource, and the listing's size.
 //! Errors make the exit status 1; warnings alone leave it 0.
 
 use std::collections::BTreeSet;
 
-use mcp_client::{Client, Era};
+use oxmcp_client::{Client, Era};
 use serde_json::{json, Value};
 
 use crate::output::{line, Format, Output};
@@ -129,8 +129,9 @@ pub(crate) async fn run(args: Args) -> Result<(), String> {
 /// Every tool, prompt, resource and template, as the server lists them.
 async fn listing_of(client: &Client) -> Result<Value, String> {
     let caps = client.server_capabilities();
-    let failed =
-        |what: &str, e: &mcp_client::Error| format!("listing its {what} failed ({})", one_line(e));
+    let failed = |what: &str, e: &oxmcp_client::Error| {
+        format!("listing its {what} failed ({})", one_line(e))
+    };
     let tools = client.list_tools().await.map_err(|e| failed("tools", &e))?;
     let prompts = match caps.prompts {
         Some(_) => client
@@ -313,10 +314,10 @@ fn check_tool(tool: &Value, found: &mut impl FnMut(Level, String)) {
             Level::Error,
             "its name is not 1 to 128 characters of [A-Za-z0-9_.-], as MCP requires".into(),
         );
-    } else if !mcp_agent::names::is_provider_name(name) {
+    } else if !oxmcp_agent::names::is_provider_name(name) {
         found(Level::Warning, format!(
             "OpenAI and Anthropic take names of 1 to 64 characters of [a-zA-Z0-9_-]: models see it renamed `{}`",
-            mcp_agent::names::provider_name(name)
+            oxmcp_agent::names::provider_name(name)
         ));
     }
     if is_blank(tool.get("description")) {
@@ -336,7 +337,7 @@ fn check_tool(tool: &Value, found: &mut impl FnMut(Level, String)) {
             Level::Error,
             "its inputSchema is not of type object, as MCP and Anthropic require".into(),
         );
-    } else if let Err(why) = mcp_agent::strict::to_strict(schema) {
+    } else if let Err(why) = oxmcp_agent::strict::to_strict(schema) {
         found(
             Level::Warning,
             format!(

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_client::Client;
 use notify::Watcher as _;
+use oxmcp_client::Client;
 use tokio::io::AsyncBufReadExt as _;
 use tokio::process::{Child, Command};
 

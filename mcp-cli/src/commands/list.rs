@@ -81,12 +81,12 @@ pub(crate) async fn run(args: Args) -> Result<(), String> {
 
 /// The listings asked for, by kind, each as the server gave it.
 async fn listing(
-    client: &mcp_client::Client,
+    client: &oxmcp_client::Client,
     tools: bool,
     prompts: bool,
     resources: bool,
 ) -> Result<Map<String, Value>, String> {
-    let failed = |what: &str, e: &mcp_client::Error| {
+    let failed = |what: &str, e: &oxmcp_client::Error| {
         format!(
             "the server could not list its {what} ({})",
             crate::target::one_line(e)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// Create a new MCP project: a server (stdio by default, `--http`, or
 /// `--prompts` with prompts and resources) or an agent, with a test that
-/// uses the mcp-testing harness.
+/// uses the oxmcp-testing harness.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     mcp new weather --framework-path ~/src/mcp-rs\n  \
@@ -135,7 +135,7 @@ impl Kind {
 /// Each file of the new project (path relative to it, contents) for `kind`.
 fn files(kind: Kind, values: &Values<'_>) -> Vec<(&'static str, String)> {
     let dependencies = match kind {
-        Kind::Agent => "mcp-agent = { path = {{path mcp-agent}} }\n",
+        Kind::Agent => "oxmcp-agent = { path = {{path mcp-agent}} }\n",
         _ => "",
     };
     let cargo = CARGO_TOML.replace("{{dependencies}}", dependencies);

@@ -46,10 +46,10 @@ pub(crate) async fn run(args: Args) -> Result<(), String> {
 }
 
 async fn get(
-    client: &mcp_client::Client,
+    client: &oxmcp_client::Client,
     name: &str,
     pairs: Vec<(String, String)>,
-) -> Result<mcp_client::types::GetPromptResult, String> {
+) -> Result<oxmcp_client::types::GetPromptResult, String> {
     let prompts = if client.server_capabilities().prompts.is_some() {
         client
             .list_prompts()

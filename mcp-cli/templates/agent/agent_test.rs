@@ -1,9 +1,9 @@
 //! The agent's loop with a scripted model in place of a real one (no
 //! network, no key): it calls `greet`, then answers with what it returned.
 
-use mcp_agent::chat::{ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall};
-use mcp_agent::Finish;
-use mcp_server::types::call::BoxFuture;
+use oxmcp_agent::chat::{ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall};
+use oxmcp_agent::Finish;
+use oxmcp_server::types::call::BoxFuture;
 
 /// Calls `greet` once, then answers with its result.
 struct Scripted;

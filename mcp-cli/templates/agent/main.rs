@@ -3,8 +3,8 @@
 //! OPENAI_MODEL (OPENAI_BASE_URL for a local server, such as Ollama's
 //! `http://localhost:11434/v1`), then `cargo run -- "your question"`.
 
-use mcp_agent::model::OpenAiChat;
-use mcp_agent::Event;
+use oxmcp_agent::model::OpenAiChat;
+use oxmcp_agent::Event;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {

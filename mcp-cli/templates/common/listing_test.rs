@@ -3,7 +3,7 @@
 //! fails with the difference. After an intended change, accept it with
 //! `MCP_SNAPSHOTS=overwrite cargo test` and commit the file.
 
-use mcp_testing::TestClient;
+use oxmcp_testing::TestClient;
 
 #[tokio::test]
 async fn the_tool_listing_is_as_committed() {

@@ -1,7 +1,7 @@
 //! The server's tools, in a library so that the program (`src/main.rs`)
 //! serves them and the tests (`tests/`) call them in-process.
 
-use mcp_server::{tool, Json, Server, ToolError};
+use oxmcp_server::{tool, Json, Server, ToolError};
 use schemars::JsonSchema;
 use serde::Serialize;
 

@@ -1,7 +1,7 @@
-//! The server as a client sees it, in-process (mcp-testing): each tool
+//! The server as a client sees it, in-process (oxmcp-testing): each tool
 //! called, its result and its error read in one line.
 
-use mcp_testing::TestClient;
+use oxmcp_testing::TestClient;
 use serde_json::json;
 
 #[tokio::test]

@@ -8,7 +8,7 @@ async fn main() -> std::process::ExitCode {
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
     eprintln!("{{name}}: serving MCP at http://{addr}/mcp");
-    let config = mcp_server::http::HttpConfig::default();
+    let config = oxmcp_server::http::HttpConfig::default();
     match {{crate}}::server().serve_http(addr.as_str(), config).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

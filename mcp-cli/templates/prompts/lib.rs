@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use mcp_server::types::PromptMessage;
-use mcp_server::{tool, RequestError, Server, ToolError};
+use oxmcp_server::types::PromptMessage;
+use oxmcp_server::{tool, RequestError, Server, ToolError};
 
 /// The glossary: terms and their meanings.
 #[derive(Debug)]

@@ -1,8 +1,8 @@
-//! The glossary as a client sees it, in-process (mcp-testing): its tools,
+//! The glossary as a client sees it, in-process (oxmcp-testing): its tools,
 //! resources and prompt.
 
-use mcp_server::types::ContentBlock;
-use mcp_testing::TestClient;
+use oxmcp_server::types::ContentBlock;
+use oxmcp_testing::TestClient;
 use serde_json::json;
 
 #[tokio::test]

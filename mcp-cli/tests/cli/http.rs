@@ -5,9 +5,9 @@
 // Tools take `&self` and are `pub`, as `#[tool]` wants them.
 #![allow(clippy::unused_self, unreachable_pub)]
 
-use mcp_server::{tool, Server, ToolError};
 use mcp_test_support::calculator::Calculator;
 use mcp_test_support::server::HttpServer;
+use oxmcp_server::{tool, Server, ToolError};
 use serde_json::Value;
 
 use crate::{assert_refused, mcp, stderr, stdout};
@@ -42,7 +42,7 @@ async fn serve() -> (HttpServer, String) {
         .toolbox(Calculator)
         .toolbox(Kinds)
         .build();
-    let http = HttpServer::start(server, mcp_server::http::HttpConfig::default()).await;
+    let http = HttpServer::start(server, oxmcp_server::http::HttpConfig::default()).await;
     let url = format!("http://{}/mcp", http.addr);
     (http, url)
 }

@@ -72,15 +72,15 @@ fn each_template_writes_a_project_with_path_dependencies_and_no_placeholder() {
         let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
         let manifest: toml::Table = manifest.parse().unwrap();
         assert_eq!(manifest["package"]["name"].as_str(), Some(name));
-        let server = manifest["dependencies"]["mcp-server"]["path"]
+        let server = manifest["dependencies"]["oxmcp-server"]["path"]
             .as_str()
             .unwrap();
         assert_eq!(Path::new(server), fw.join("mcp-server"));
-        let testing = manifest["dev-dependencies"]["mcp-testing"]["path"]
+        let testing = manifest["dev-dependencies"]["oxmcp-testing"]["path"]
             .as_str()
             .unwrap();
         assert_eq!(Path::new(testing), fw.join("mcp-testing"));
-        let agent = manifest["dependencies"].get("mcp-agent").is_some();
+        let agent = manifest["dependencies"].get("oxmcp-agent").is_some();
         assert_eq!(agent, flag == Some("--agent"), "{name}");
         let listing: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(project.join("tests/tools.json")).unwrap(),
@@ -125,7 +125,7 @@ fn a_framework_path_with_quotes_is_written_as_valid_toml() {
     );
     let manifest = std::fs::read_to_string(dir.join("odd/Cargo.toml")).unwrap();
     let manifest: toml::Table = manifest.parse().unwrap();
-    let server = manifest["dependencies"]["mcp-server"]["path"]
+    let server = manifest["dependencies"]["oxmcp-server"]["path"]
         .as_str()
         .unwrap();
     assert_eq!(

@@ -4,8 +4,8 @@
 //! 2025-03-26 fallbacks. Every URL read or used here must be https, or
 //! http to a loopback address.
 
-use mcp_wire::http_client::fetch_json;
-use mcp_wire::oauth::{
+use oxmcp_wire::http_client::fetch_json;
+use oxmcp_wire::oauth::{
     authorization_server_metadata_urls, is_secure_or_loopback, protected_resource_metadata_urls,
     split_url, AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata,
 };
@@ -44,7 +44,7 @@ impl Authenticator {
                     break;
                 }
                 Err(e) => {
-                    tracing::debug!(%url, error = %mcp_types::error::Chain(&e), "no resource metadata here");
+                    tracing::debug!(%url, error = %oxmcp_types::error::Chain(&e), "no resource metadata here");
                 }
             }
         }
@@ -120,7 +120,7 @@ impl Authenticator {
         Err(match last {
             Some(e) => AuthError::Discovery(format!(
                 "no metadata for the issuer `{issuer}`: {}",
-                mcp_types::error::Chain(&e)
+                oxmcp_types::error::Chain(&e)
             )),
             None => AuthError::Discovery(format!("`{issuer}` is not an http(s) issuer URL")),
         })
@@ -144,7 +144,7 @@ impl Authenticator {
         {
             Ok(meta) => (meta, true),
             Err(e) => {
-                tracing::debug!(error = %mcp_types::error::Chain(&e), "no authorization server metadata; using the default endpoints");
+                tracing::debug!(error = %oxmcp_types::error::Chain(&e), "no authorization server metadata; using the default endpoints");
                 let meta = AuthorizationServerMetadata {
                     issuer: origin.clone(),
                     authorization_endpoint: Some(format!("{origin}/authorize")),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use http::header::{HeaderMap, HeaderValue};
-use mcp_wire::dpop::{access_token_hash, b64url, DPOP_NONCE, PROOF_TYPE};
+use oxmcp_wire::dpop::{access_token_hash, b64url, DPOP_NONCE, PROOF_TYPE};
 use ring::rand::SystemRandom;
 use ring::signature::{EcdsaKeyPair, KeyPair as _, ECDSA_P256_SHA256_FIXED_SIGNING};
 use serde_json::{json, Value};
@@ -127,14 +127,14 @@ pub(super) struct Nonces(Mutex<HashMap<String, String>>);
 
 /// The origin (`scheme://authority`, lowercased) a nonce is kept under.
 fn origin(url: &str) -> Option<String> {
-    mcp_wire::oauth::split_url(url).map(|(origin, _)| origin.to_ascii_lowercase())
+    oxmcp_wire::oauth::split_url(url).map(|(origin, _)| origin.to_ascii_lowercase())
 }
 
 impl Nonces {
     /// The nonce to put in a proof for `url`.
     pub(super) fn get(&self, url: &str) -> Option<String> {
         let origin = origin(url)?;
-        mcp_wire::sync::lock(&self.0).get(&origin).cloned()
+        oxmcp_wire::sync::lock(&self.0).get(&origin).cloned()
     }
 
     /// Remembers the `DPoP-Nonce` of an answer from `url`, if it has one;
@@ -154,7 +154,7 @@ impl Nonces {
         let Some(origin) = origin(url) else {
             return false;
         };
-        mcp_wire::sync::lock(&self.0).insert(origin, nonce.to_owned());
+        oxmcp_wire::sync::lock(&self.0).insert(origin, nonce.to_owned());
         true
     }
 }
@@ -196,7 +196,7 @@ mod tests {
         assert_eq!(claims["htm"], "POST");
         assert_eq!(claims["htu"], "https://h.example/mcp");
         assert_eq!(claims["nonce"], "n1");
-        assert_eq!(claims["ath"], mcp_wire::dpop::access_token_hash("tok"));
+        assert_eq!(claims["ath"], oxmcp_wire::dpop::access_token_hash("tok"));
         let again = key
             .proof("POST", "https://h.example/mcp", None, None)
             .unwrap();

@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, StatusCode, Uri};
-use mcp_wire::http_client::HttpClient;
-use mcp_wire::oauth::{AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata};
+use oxmcp_wire::http_client::HttpClient;
+use oxmcp_wire::oauth::{AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata};
 use serde::Deserialize;
 
 use super::dpop::{DpopKey, Nonces, ALG};
@@ -191,7 +191,7 @@ impl Authenticator {
 
     /// The `Authorization` header for the next request, if signed in.
     pub(crate) fn bearer(&self) -> Option<HeaderValue> {
-        mcp_wire::sync::read(&self.current)
+        oxmcp_wire::sync::read(&self.current)
             .as_ref()
             .map(|c| c.header.clone())
     }
@@ -206,14 +206,14 @@ impl Authenticator {
         url: &Uri,
         headers: &mut HeaderMap,
     ) -> Option<HeaderValue> {
-        let current = mcp_wire::sync::read(&self.current).clone()?;
+        let current = oxmcp_wire::sync::read(&self.current).clone()?;
         headers.insert(header::AUTHORIZATION, current.header.clone());
         if let Some((key, token)) = &current.bound {
             let url = url.to_string();
             let nonce = self.nonces.get(&url);
             match key.proof(method.as_str(), &url, nonce.as_deref(), Some(token)) {
                 Ok(proof) => {
-                    headers.insert(HeaderName::from_static(mcp_wire::dpop::DPOP), proof);
+                    headers.insert(HeaderName::from_static(oxmcp_wire::dpop::DPOP), proof);
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "no DPoP proof for this request; the server will refuse it");
@@ -247,7 +247,7 @@ impl Authenticator {
         })?;
         header.set_sensitive(true);
         let bound = key.map(|key| (key, token.to_owned()));
-        *mcp_wire::sync::write(&self.current) = Some(Current {
+        *oxmcp_wire::sync::write(&self.current) = Some(Current {
             header,
             expires_at,
             bound,
@@ -285,7 +285,7 @@ impl Authenticator {
 
     /// Refreshes a token about to expire, before a request uses it.
     pub(crate) async fn before_request(&self) {
-        let expiring = mcp_wire::sync::read(&self.current)
+        let expiring = oxmcp_wire::sync::read(&self.current)
             .as_ref()
             .and_then(|c| c.expires_at)
             .is_some_and(|at| at <= now().saturating_add(EARLY_REFRESH));
@@ -293,13 +293,13 @@ impl Authenticator {
             return;
         }
         let mut flow = self.flow.lock().await;
-        let still = mcp_wire::sync::read(&self.current)
+        let still = oxmcp_wire::sync::read(&self.current)
             .as_ref()
             .and_then(|c| c.expires_at)
             .is_some_and(|at| at <= now().saturating_add(EARLY_REFRESH));
         if still && flow.stored.refresh_token.is_some() {
             if let Err(e) = self.refresh(&mut flow).await {
-                tracing::debug!(error = %mcp_types::error::Chain(&e), "refreshing the token failed; the server will say if it is still good");
+                tracing::debug!(error = %oxmcp_types::error::Chain(&e), "refreshing the token failed; the server will say if it is still good");
             }
         }
     }
@@ -325,7 +325,7 @@ impl Authenticator {
             .collect();
         let wants_nonce = challenges
             .iter()
-            .any(|c| c.is_dpop() && c.get("error") == Some(mcp_wire::dpop::USE_DPOP_NONCE));
+            .any(|c| c.is_dpop() && c.get("error") == Some(oxmcp_wire::dpop::USE_DPOP_NONCE));
         if status == StatusCode::UNAUTHORIZED && wants_nonce && new_nonce && !attempt.nonce_retried
         {
             // RFC 9449 §9: the same request again, its proof with the nonce.
@@ -398,7 +398,7 @@ impl Authenticator {
             match self.refresh(&mut flow).await {
                 Ok(()) => return Ok(()),
                 Err(e) => {
-                    tracing::info!(error = %mcp_types::error::Chain(&e), "refreshing failed; signing in again");
+                    tracing::info!(error = %oxmcp_types::error::Chain(&e), "refreshing failed; signing in again");
                 }
             }
         }

@@ -7,8 +7,8 @@ use bytes::Bytes;
 use http::header::{self, HeaderName, HeaderValue};
 use http::{Method, Request};
 use http_body_util::Full;
-use mcp_wire::http_client::{form_request, send, Fetched};
-use mcp_wire::oauth::{form_encode, percent_encode, AuthorizationServerMetadata};
+use oxmcp_wire::http_client::{form_request, send, Fetched};
+use oxmcp_wire::oauth::{form_encode, percent_encode, AuthorizationServerMetadata};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -236,7 +236,7 @@ impl Authenticator {
                 let proof = key.proof("POST", &endpoint, nonce.as_deref(), None)?;
                 request
                     .headers_mut()
-                    .insert(HeaderName::from_static(mcp_wire::dpop::DPOP), proof);
+                    .insert(HeaderName::from_static(oxmcp_wire::dpop::DPOP), proof);
             }
             let answer = send(&self.client, request, TIMEOUT).await?;
             let new_nonce = self.nonces.note(&endpoint, &answer.headers);
@@ -244,7 +244,7 @@ impl Authenticator {
                 return Ok(answer.json(&endpoint)?);
             }
             let refusal = refused(&answer);
-            let wants_nonce = matches!(&refusal, AuthError::Refused { error, .. } if error == mcp_wire::dpop::USE_DPOP_NONCE);
+            let wants_nonce = matches!(&refusal, AuthError::Refused { error, .. } if error == oxmcp_wire::dpop::USE_DPOP_NONCE);
             if dpop.is_none() || !wants_nonce || !new_nonce || retried {
                 return Err(refusal);
             }
@@ -265,7 +265,7 @@ impl Authenticator {
             #[serde(default)]
             issued_token_type: Option<String>,
         }
-        mcp_wire::oauth::is_secure_or_loopback(&idp.token_endpoint)
+        oxmcp_wire::oauth::is_secure_or_loopback(&idp.token_endpoint)
             .then_some(())
             .ok_or_else(|| AuthError::Insecure(idp.token_endpoint.clone()))?;
         let id_token = (idp.id_token)();

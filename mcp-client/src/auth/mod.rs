@@ -43,13 +43,13 @@
 //!
 //! ```no_run
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), mcp_client::Error> {
-//! use mcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
+//! # async fn main() -> Result<(), oxmcp_client::Error> {
+//! use oxmcp_client::auth::{FileTokenStore, LoopbackAuthorizer, OAuth};
 //!
 //! let oauth = OAuth::new("my-cli")
 //!     .authorizer(LoopbackAuthorizer::new())
 //!     .token_store(FileTokenStore::new("/home/me/.config/my-cli/tokens.json"));
-//! let client = mcp_client::Client::builder()
+//! let client = oxmcp_client::Client::builder()
 //!     .oauth(oauth)
 //!     .connect_http("https://mcp.example.com/mcp")
 //!     .await?;
@@ -77,8 +77,8 @@ pub use store::{FileTokenStore, MemoryTokenStore, Stored, TokenStore};
 use crate::transport::http::HttpClient;
 
 /// The boxed future a [`TokenStore`] and an [`Authorizer`] return: the one
-/// of `mcp_types::call`, so the name means one thing in every crate.
-pub use mcp_types::call::BoxFuture;
+/// of `oxmcp_types::call`, so the name means one thing in every crate.
+pub use oxmcp_types::call::BoxFuture;
 
 /// Why signing in failed.
 #[derive(Debug, thiserror::Error)]
@@ -122,7 +122,7 @@ pub enum AuthError {
     StepUpLimit(u32),
     /// An HTTP exchange with the authorization server failed.
     #[error("talking to the authorization server failed")]
-    Fetch(#[from] mcp_wire::http_client::FetchError),
+    Fetch(#[from] oxmcp_wire::http_client::FetchError),
 }
 
 /// The authorization server a pre-registered credential belongs to (and
@@ -131,7 +131,7 @@ pub enum AuthError {
 /// strings). Made from a `&str` or `String`:
 ///
 /// ```
-/// use mcp_client::auth::OAuth;
+/// use oxmcp_client::auth::OAuth;
 ///
 /// let oauth = OAuth::new("my-cli").client("https://auth.example.com", "my-cli-id", None);
 /// # let _ = oauth;
@@ -517,7 +517,7 @@ impl OAuth {
     /// client for that API). An empty list sends no `scope`.
     ///
     /// ```
-    /// use mcp_client::auth::OAuth;
+    /// use oxmcp_client::auth::OAuth;
     ///
     /// // Entra ID: the API's scopes by their application ID URI, no `resource`.
     /// let oauth = OAuth::new("my-cli")
@@ -571,7 +571,7 @@ impl OAuth {
     /// its token used as a bearer token.
     ///
     /// ```
-    /// use mcp_client::auth::OAuth;
+    /// use oxmcp_client::auth::OAuth;
     ///
     /// let oauth = OAuth::new("my-cli").dpop(true);
     /// # let _ = oauth;

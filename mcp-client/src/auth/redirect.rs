@@ -196,7 +196,7 @@ impl LoopbackAuthorizer {
             reply(&mut stream, "404 Not Found", "").await;
             return None;
         }
-        let params = mcp_wire::oauth::form_decode(query);
+        let params = oxmcp_wire::oauth::form_decode(query);
         let found = params
             .iter()
             .find(|(k, _)| k == "state")
@@ -249,7 +249,7 @@ async fn reply(stream: &mut tokio::net::TcpStream, status: &str, page: &str) {
 fn state_of(url: &str) -> Option<String> {
     let query = url.split_once('?')?.1;
     let query = query.split('#').next().unwrap_or_default();
-    mcp_wire::oauth::form_decode(query)
+    oxmcp_wire::oauth::form_decode(query)
         .into_iter()
         .find(|(k, _)| k == "state")
         .map(|(_, v)| v)
@@ -326,9 +326,9 @@ impl Authorizer for HeadlessAuthorizer {
                 .body(Full::<Bytes>::default())
                 .map_err(|_| AuthError::Redirect(format!("invalid authorization URL {url}")))?;
             let answer =
-                mcp_wire::http_client::send(&self.client, request, Duration::from_secs(30))
+                oxmcp_wire::http_client::send(&self.client, request, Duration::from_secs(30))
                     .await
-                    .map_err(|e| AuthError::Redirect(mcp_types::error::Chain(&e).to_string()))?;
+                    .map_err(|e| AuthError::Redirect(oxmcp_types::error::Chain(&e).to_string()))?;
             let location = answer
                 .headers
                 .get(http::header::LOCATION)
@@ -348,7 +348,7 @@ impl Authorizer for HeadlessAuthorizer {
             }
             let query = location.split_once('?').map_or("", |(_, q)| q);
             let query = query.split('#').next().unwrap_or_default();
-            Ok(mcp_wire::oauth::form_decode(query))
+            Ok(oxmcp_wire::oauth::form_decode(query))
         })
     }
 }

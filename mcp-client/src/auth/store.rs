@@ -81,12 +81,12 @@ pub struct MemoryTokenStore {
 
 impl TokenStore for MemoryTokenStore {
     fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Option<Stored>> {
-        let found = mcp_wire::sync::lock(&self.map).get(key).cloned();
+        let found = oxmcp_wire::sync::lock(&self.map).get(key).cloned();
         Box::pin(async move { found })
     }
 
     fn save<'a>(&'a self, key: &'a str, value: Stored) -> BoxFuture<'a, ()> {
-        mcp_wire::sync::lock(&self.map).insert(key.to_owned(), value);
+        oxmcp_wire::sync::lock(&self.map).insert(key.to_owned(), value);
         Box::pin(async {})
     }
 }

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use mcp_types::call::CallError;
-use mcp_types::jsonrpc::code;
-use mcp_types::modern::{meta as meta_key, UnsupportedVersionData};
-use mcp_types::{
+use oxmcp_types::call::CallError;
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::modern::{meta as meta_key, UnsupportedVersionData};
+use oxmcp_types::{
     method, ErrorObject, Implementation, JsonObject, Meta, ProtocolVersion, ServerCapabilities,
 };
 use serde::Deserialize;
@@ -187,9 +187,9 @@ async fn discover_once(conn: &Conn, wait: Duration) -> Result<Discovered, CallEr
             "no answer to server/discover within {d:?}"
         ))),
         Err(e) => match http_status(&e) {
-            Some(s) if s.status.is_client_error() && !s.modern_error => {
-                Ok(Discovered::Legacy(mcp_types::error::Chain(&e).to_string()))
-            }
+            Some(s) if s.status.is_client_error() && !s.modern_error => Ok(Discovered::Legacy(
+                oxmcp_types::error::Chain(&e).to_string(),
+            )),
             _ => Err(e),
         },
     }

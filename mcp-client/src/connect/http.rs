@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use http::header::{HeaderMap, HeaderName, HeaderValue};
-use mcp_types::call::CallError;
-use mcp_types::method;
+use oxmcp_types::call::CallError;
+use oxmcp_types::method;
 
 use super::{handshake::not_modern, ClientBuilder};
 use crate::client::Client;
@@ -42,7 +42,7 @@ impl ClientBuilder {
 
     #[cfg(not(feature = "tls"))]
     #[allow(clippy::unused_self)]
-    fn tls(&self) -> Option<mcp_wire::http_client::TlsConfig> {
+    fn tls(&self) -> Option<oxmcp_wire::http_client::TlsConfig> {
         None
     }
 
@@ -77,7 +77,7 @@ impl ClientBuilder {
                     !s.modern_error && matches!(s.status.as_u16(), 400 | 404 | 405)
                 }) =>
             {
-                tracing::info!(error = %mcp_types::error::Chain(&e), "Streamable HTTP refused; trying the HTTP+SSE transport");
+                tracing::info!(error = %oxmcp_types::error::Chain(&e), "Streamable HTTP refused; trying the HTTP+SSE transport");
                 self.sse(client, uri, headers).await
             }
             other => other,

@@ -9,9 +9,9 @@ mod http;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_types::call::CallError;
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{Implementation, LoggingLevel};
+use oxmcp_types::call::CallError;
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::{Implementation, LoggingLevel};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::client::{Client, Inner};
@@ -27,10 +27,10 @@ use crate::transport::Transport;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use mcp_client::{Client, Era};
+/// use oxmcp_client::{Client, Era};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), mcp_client::Error> {
+/// # async fn main() -> Result<(), oxmcp_client::Error> {
 /// let client = Client::builder()
 ///     .client_info("my-agent", "1.0.0")
 ///     .timeout(Duration::from_secs(30))
@@ -58,7 +58,7 @@ pub struct ClientBuilder {
     log_level: Option<LoggingLevel>,
     max_input_rounds: usize,
     /// Extensions declared, with their settings.
-    extensions: Vec<(String, mcp_types::JsonObject)>,
+    extensions: Vec<(String, oxmcp_types::JsonObject)>,
     /// Whether the tasks extension is declared (calls answered with a task
     /// are then followed to their end).
     tasks: bool,
@@ -231,7 +231,7 @@ impl ClientBuilder {
     /// request's `_meta` (2026-07-28). What the server offers is in
     /// [`Client::server_capabilities`]`().extension(id)`. Connecting fails
     /// (before anything is sent) when `id` is not `vendor.prefix/name`.
-    pub fn extension(mut self, id: impl Into<String>, settings: mcp_types::JsonObject) -> Self {
+    pub fn extension(mut self, id: impl Into<String>, settings: oxmcp_types::JsonObject) -> Self {
         self.extensions.push((id.into(), settings));
         self
     }
@@ -252,29 +252,29 @@ impl ClientBuilder {
     /// `text/html;profile=mcp-app`): the server then lists its tools'
     /// pages, which [`Client::app_page`] fetches for a host to render.
     pub fn apps(self) -> Self {
-        let mut settings = mcp_types::JsonObject::new();
+        let mut settings = oxmcp_types::JsonObject::new();
         settings.insert(
             "mimeTypes".into(),
-            serde_json::json!([mcp_types::apps::MIME_TYPE]),
+            serde_json::json!([oxmcp_types::apps::MIME_TYPE]),
         );
-        self.extension(mcp_types::extension::UI, settings)
+        self.extension(oxmcp_types::extension::UI, settings)
     }
 
     pub(super) fn parts(&self) -> Result<(Arc<Shared>, Arc<Config>), CallError> {
         let mut capabilities = self.handlers.capabilities();
         let tasks = self.tasks.then(|| {
             (
-                mcp_types::extension::TASKS.to_owned(),
-                mcp_types::JsonObject::new(),
+                oxmcp_types::extension::TASKS.to_owned(),
+                oxmcp_types::JsonObject::new(),
             )
         });
         if tasks.is_some() || !self.extensions.is_empty() {
-            let mut declared = mcp_types::JsonObject::new();
+            let mut declared = oxmcp_types::JsonObject::new();
             if let Some((id, settings)) = tasks {
                 declared.insert(id, settings.into());
             }
             for (id, settings) in &self.extensions {
-                mcp_types::extension::check_id(id)
+                oxmcp_types::extension::check_id(id)
                     .map_err(|e| CallError::Transport(Box::new(e)))?;
                 declared.insert(id.clone(), settings.clone().into());
             }
@@ -310,7 +310,7 @@ impl ClientBuilder {
     ///
     /// stdin, stdout and stderr are piped (whatever `command` said). Each
     /// stderr line is logged with `tracing` (debug, target
-    /// `mcp_client::stderr`) and the last 64 are kept
+    /// `oxmcp_client::stderr`) and the last 64 are kept
     /// ([`Client::stderr_tail`]); if the process dies, every pending call
     /// fails at once with [`CallError::Transport`] naming its exit status and
     /// its last stderr lines. The child is killed if the client is dropped

@@ -3,10 +3,10 @@
 //! `transport`; this module names neither them nor the core, so both can
 //! depend on it.
 
-use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::ProtocolVersion;
+use oxmcp_types::call::{BoxFuture, CallError};
+use oxmcp_types::ProtocolVersion;
 #[cfg(feature = "http")]
-use mcp_types::RequestId;
+use oxmcp_types::RequestId;
 
 /// A request ready to send. Message transports send only its `body`;
 /// Streamable HTTP also reads the rest for its headers.
@@ -91,8 +91,8 @@ pub(crate) trait Transport: Send + Sync + 'static {
 
     /// The transport, as `network.transport` names it (`pipe` unless HTTP).
     #[cfg(feature = "otel")]
-    fn network(&self) -> mcp_otel::instrumentation::Transport {
-        mcp_otel::instrumentation::Transport::Pipe
+    fn network(&self) -> oxmcp_otel::instrumentation::Transport {
+        oxmcp_otel::instrumentation::Transport::Pipe
     }
 
     /// The last lines the server wrote to stderr (child processes only).

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::call::CallError;
-use mcp_types::jsonrpc::{Notification, Request};
-use mcp_types::modern::{meta as meta_key, InputRequest, InputRequiredResult, RequestMeta};
-use mcp_types::{
+use oxmcp_types::call::CallError;
+use oxmcp_types::jsonrpc::{Notification, Request};
+use oxmcp_types::modern::{meta as meta_key, InputRequest, InputRequiredResult, RequestMeta};
+use oxmcp_types::{
     ClientCapabilities, ErrorObject, Implementation, JsonObject, Meta, ProtocolVersion, RequestId,
 };
 use serde_json::Value;
@@ -163,7 +163,7 @@ impl Drop for InFlight<'_> {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 if let Err(e) = transport.send(body).await {
-                    tracing::debug!(error = %mcp_types::error::Chain(&e), "could not send notifications/cancelled");
+                    tracing::debug!(error = %oxmcp_types::error::Chain(&e), "could not send notifications/cancelled");
                 }
             });
         }
@@ -422,7 +422,7 @@ impl Conn {
             round = retry;
         }
         Err(CallError::Protocol(ErrorObject::new(
-            mcp_types::jsonrpc::code::INTERNAL_ERROR,
+            oxmcp_types::jsonrpc::code::INTERNAL_ERROR,
             format!(
                 "the server still asked for input after {} rounds",
                 self.config.max_input_rounds

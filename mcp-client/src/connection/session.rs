@@ -6,9 +6,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::jsonrpc::code;
-use mcp_types::{
+use oxmcp_types::call::{BoxFuture, CallError};
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::{
     method, ErrorObject, Implementation, InitializeParams, InitializeResult, JsonObject,
     ProtocolVersion, ServerCapabilities,
 };

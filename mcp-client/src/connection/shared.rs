@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use mcp_types::call::CallError;
-use mcp_types::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
-use mcp_types::modern::meta as meta_key;
-use mcp_types::notification::{CancelledParams, ProgressParams};
-use mcp_types::{method, LoggingLevel, RequestId};
+use oxmcp_types::call::CallError;
+use oxmcp_types::jsonrpc::{ErrorResponse, Message, Notification, Request, Response};
+use oxmcp_types::modern::meta as meta_key;
+use oxmcp_types::notification::{CancelledParams, ProgressParams};
+use oxmcp_types::{method, LoggingLevel, RequestId};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -29,7 +29,7 @@ const NOTIFICATION_BUFFER: usize = 1024;
 /// What a waiting call receives.
 pub(crate) type Reply = Result<Value, CallError>;
 
-pub(crate) use mcp_wire::sync::lock;
+pub(crate) use oxmcp_wire::sync::lock;
 
 /// Why the connection is over.
 #[derive(Debug, Clone)]
@@ -311,7 +311,7 @@ impl Shared {
             match body {
                 Ok(body) => {
                     if let Err(e) = transport.send(body).await {
-                        tracing::warn!(error = %mcp_types::error::Chain(&e), "could not answer a server request");
+                        tracing::warn!(error = %oxmcp_types::error::Chain(&e), "could not answer a server request");
                     }
                 }
                 Err(e) => tracing::warn!(error = %e, "could not serialize an answer"),

@@ -5,20 +5,20 @@
 //! the `mcp.client.*.duration` histograms.
 //!
 //! Nothing here runs while no subscriber takes the spans
-//! ([`mcp_otel::instrumentation::enabled`]).
+//! ([`oxmcp_otel::instrumentation::enabled`]).
 //!
 //! What the server answers feeds the spans and metrics only as far as the
 //! client knows it: the protocol version it agreed on, when one this client
 //! speaks, else [`OTHER`] (a metric attribute lives as long as the process);
-//! mcp-otel cuts the rest (an error message) to its cap.
+//! oxmcp-otel cuts the rest (an error message) to its cap.
 
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use mcp_otel::conventions::OTHER;
-use mcp_otel::instrumentation::{Ended, Operation, Side, Transport};
-use mcp_types::call::CallError;
-use mcp_types::{method, Meta, ProtocolVersion, RequestId};
+use oxmcp_otel::conventions::OTHER;
+use oxmcp_otel::instrumentation::{Ended, Operation, Side, Transport};
+use oxmcp_types::call::CallError;
+use oxmcp_types::{method, Meta, ProtocolVersion, RequestId};
 use serde_json::Value;
 
 use super::{Conn, Req};
@@ -45,7 +45,7 @@ impl SessionClock {
 impl Drop for SessionClock {
     fn drop(&mut self) {
         if let Some((opened, version, transport)) = self.opened.get() {
-            mcp_otel::instrumentation::record_session(
+            oxmcp_otel::instrumentation::record_session(
                 Side::Client,
                 *opened,
                 *transport,
@@ -58,11 +58,11 @@ impl Drop for SessionClock {
 
 /// Starts the span of `req`, sent with `id`.
 pub(crate) fn start(conn: &Conn, req: &Req, id: &RequestId) -> Option<Operation> {
-    if !mcp_otel::instrumentation::enabled() {
+    if !oxmcp_otel::instrumentation::enabled() {
         return None;
     }
     let name = || req.params.get("name").and_then(Value::as_str);
-    let mut request = mcp_otel::instrumentation::Started::new(Side::Client, &req.method);
+    let mut request = oxmcp_otel::instrumentation::Started::new(Side::Client, &req.method);
     match req.method.as_str() {
         method::TOOLS_CALL => request.tool = name(),
         method::PROMPTS_GET => request.prompt = name(),
@@ -86,8 +86,8 @@ pub(crate) fn start(conn: &Conn, req: &Req, id: &RequestId) -> Option<Operation>
 
 /// Writes the current span's context into `_meta`, when spans are taken.
 pub(crate) fn inject(meta: &mut Meta) {
-    if mcp_otel::instrumentation::enabled() {
-        mcp_otel::propagation::inject_meta(&tracing::Span::current(), meta);
+    if oxmcp_otel::instrumentation::enabled() {
+        oxmcp_otel::propagation::inject_meta(&tracing::Span::current(), meta);
     }
 }
 

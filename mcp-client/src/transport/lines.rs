@@ -8,9 +8,9 @@
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
-use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::jsonrpc::Message;
-use mcp_wire::lines::{Frame, JsonLines};
+use oxmcp_types::call::{BoxFuture, CallError};
+use oxmcp_types::jsonrpc::Message;
+use oxmcp_wire::lines::{Frame, JsonLines};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;

@@ -5,16 +5,16 @@
 
 use crate::support;
 
-use mcp_client::{Client, ClientBuilder, Era};
-use mcp_server::apps::ResourceUi;
-use mcp_server::types::{Resource, ResourceContents, TextResourceContents};
-use mcp_server::{resource::ResourceEntry, Server, ToolEntry};
+use oxmcp_client::{Client, ClientBuilder, Era};
+use oxmcp_server::apps::ResourceUi;
+use oxmcp_server::types::{Resource, ResourceContents, TextResourceContents};
+use oxmcp_server::{resource::ResourceEntry, Server, ToolEntry};
 use serde_json::json;
 
 #[derive(Debug)]
 pub struct Board;
 
-#[mcp_server::tool(description = "A board")]
+#[oxmcp_server::tool(description = "A board")]
 impl Board {
     #[describe("Show the board")]
     #[tool(ui = "ui://board/main")]
@@ -54,11 +54,11 @@ fn page_served_as(
     ui: Option<serde_json::Value>,
 ) -> ResourceEntry {
     let mut page = Resource::new(uri, "page");
-    page.mime_type = Some(mcp_server::apps::MIME_TYPE.into());
+    page.mime_type = Some(oxmcp_server::apps::MIME_TYPE.into());
     ResourceEntry::dynamic(page, move |_r, _c| {
         let mut contents = TextResourceContents {
             uri: served.to_owned(),
-            mime_type: Some(mcp_server::apps::MIME_TYPE.into()),
+            mime_type: Some(oxmcp_server::apps::MIME_TYPE.into()),
             text: "<p>page</p>".to_owned(),
             meta: None,
         };

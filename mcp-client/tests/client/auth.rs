@@ -7,8 +7,8 @@
 
 use crate::support;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
 use serde_json::json;
 use support::oauth_server::{
     connect, get, protected_notes, read_note, refusal, signing_in, text, Notes, Script,

@@ -1,4 +1,4 @@
-//! DPoP end to end (RFC 9449): `mcp_client` signs in to our protected
+//! DPoP end to end (RFC 9449): `oxmcp_client` signs in to our protected
 //! server (DPoP required, with nonces) through a scratch authorization
 //! server on 127.0.0.1 that advertises DPoP, wants a nonce of its own and
 //! binds its tokens to the proof's key (checking each proof itself). The
@@ -10,7 +10,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_server::auth::Dpop;
+use oxmcp_server::auth::Dpop;
 use support::oauth_server::{connect, protected_notes, read_note, signing_in, IssuerDpop, Script};
 
 #[tokio::test]
@@ -67,7 +67,7 @@ async fn the_servers_nonce_costs_a_retry_not_a_new_token() {
     // the client speaks the modern era.
     assert_eq!(
         client.protocol_version(),
-        mcp_client::types::ProtocolVersion::V2026_07_28
+        oxmcp_client::types::ProtocolVersion::V2026_07_28
     );
     assert_eq!(read_note(&client).await, "hello");
     // Two changes later the nonce kept is stale: refused, then sent again
@@ -106,15 +106,15 @@ async fn the_legacy_era_signs_every_request_too() {
         ..Script::default()
     })
     .await;
-    let client = mcp_client::Client::builder()
-        .protocol(mcp_client::Era::Legacy)
+    let client = oxmcp_client::Client::builder()
+        .protocol(oxmcp_client::Era::Legacy)
         .oauth(signing_in())
         .connect_http(&url)
         .await
         .unwrap();
     assert_eq!(
         client.protocol_version(),
-        mcp_client::types::ProtocolVersion::V2025_11_25
+        oxmcp_client::types::ProtocolVersion::V2025_11_25
     );
     assert_eq!(read_note(&client).await, "hello");
     assert_eq!(read_note(&client).await, "hello");

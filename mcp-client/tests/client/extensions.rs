@@ -3,9 +3,9 @@
 //! without it the call is refused with -32021 naming the extension; the
 //! server's offer is readable; a malformed identifier fails the connection.
 
-use mcp_client::{Client, Era, Error};
-use mcp_server::types::JsonObject;
-use mcp_server::{Context, Server, ToolEntry};
+use oxmcp_client::{Client, Era, Error};
+use oxmcp_server::types::JsonObject;
+use oxmcp_server::{Context, Server, ToolEntry};
 use serde_json::json;
 
 const SYNC: &str = "com.example/notes-sync";
@@ -27,7 +27,7 @@ fn server() -> Server {
         .build()
 }
 
-async fn connect(builder: mcp_client::ClientBuilder) -> Result<Client, Error> {
+async fn connect(builder: oxmcp_client::ClientBuilder) -> Result<Client, Error> {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
     tokio::spawn(server().serve_io(server_read, server_write));
@@ -76,7 +76,7 @@ async fn a_malformed_identifier_fails_the_connection() {
     let e = connect(Client::builder().extension("notes-sync", JsonObject::new()))
         .await
         .expect_err("refused");
-    let chain = mcp_server::types::error::Chain(&e).to_string();
+    let chain = oxmcp_server::types::error::Chain(&e).to_string();
     assert!(
         chain.contains("invalid extension identifier `notes-sync`"),
         "{chain}"

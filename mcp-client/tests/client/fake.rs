@@ -5,8 +5,8 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_client::types::{method, ErrorObject, ProtocolVersion};
-use mcp_client::{Client, ClientBuilder, Era, Error};
+use oxmcp_client::types::{method, ErrorObject, ProtocolVersion};
+use oxmcp_client::{Client, ClientBuilder, Era, Error};
 use serde_json::{json, Value};
 use support::{tool_json, Fake};
 

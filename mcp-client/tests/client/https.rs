@@ -9,11 +9,11 @@ use crate::support;
 
 use std::sync::Arc;
 
-use mcp_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use mcp_client::rustls::{self, RootCertStore};
-use mcp_client::types::ProtocolVersion;
-use mcp_client::{types::error::Chain, Client, Era, Error};
-use mcp_server::http::HttpConfig;
+use oxmcp_client::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use oxmcp_client::rustls::{self, RootCertStore};
+use oxmcp_client::types::ProtocolVersion;
+use oxmcp_client::{types::error::Chain, Client, Era, Error};
+use oxmcp_server::http::HttpConfig;
 use serde_json::json;
 use tokio_rustls::TlsAcceptor;
 

@@ -6,11 +6,11 @@ use crate::support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_client::types::modern::SubscriptionFilter;
-use mcp_client::types::{method, ProtocolVersion};
-use mcp_client::{CallOptions, Client, Era, Error};
-use mcp_server::types::LoggingLevel;
-use mcp_server::Server;
+use oxmcp_client::types::modern::SubscriptionFilter;
+use oxmcp_client::types::{method, ProtocolVersion};
+use oxmcp_client::{CallOptions, Client, Era, Error};
+use oxmcp_server::types::LoggingLevel;
+use oxmcp_server::Server;
 use serde_json::json;
 use support::{in_process, server, ManyTools};
 
@@ -366,7 +366,7 @@ async fn a_subscription_reports_tool_changes_in_the_modern_era() {
 
 #[tokio::test]
 async fn the_client_is_a_tool_caller() {
-    use mcp_client::types::call::ToolCaller;
+    use oxmcp_client::types::call::ToolCaller;
     let (client, _, _) = connect(Era::Auto).await;
     let caller: &dyn ToolCaller = &client;
     let tools = caller.list_all_tools().await.unwrap();

@@ -8,8 +8,8 @@ use crate::support;
 
 use std::time::{Duration, Instant};
 
-use mcp_client::{CallOptions, Client, Era, Error};
-use mcp_server::{tool, Context, Server};
+use oxmcp_client::{CallOptions, Client, Era, Error};
+use oxmcp_server::{tool, Context, Server};
 use serde_json::json;
 
 /// Tools that take their time.
@@ -38,7 +38,7 @@ impl Slow {
     }
 }
 
-async fn slow_client(era: Era, builder: mcp_client::ClientBuilder) -> Client {
+async fn slow_client(era: Era, builder: oxmcp_client::ClientBuilder) -> Client {
     let server = Server::builder("slow", "1.0").toolbox(Slow).build();
     let (client, _, _) = support::in_process(server, builder.protocol(era)).await;
     client

@@ -6,11 +6,11 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_client::types::completion::CompletionRef;
-use mcp_client::types::modern::SubscriptionFilter;
-use mcp_client::{Client, Era, Error};
-use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::{tool, Context, Server, ToolError};
+use oxmcp_client::types::completion::CompletionRef;
+use oxmcp_client::types::modern::SubscriptionFilter;
+use oxmcp_client::{Client, Era, Error};
+use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use oxmcp_server::{tool, Context, Server, ToolError};
 use serde_json::{json, Value};
 use support::in_process;
 
@@ -193,18 +193,18 @@ async fn subscriptions_in_each_era() {
 }
 
 /// The library as a client declares it, without its code.
-#[mcp_client::tool(description = "The library, declared")]
+#[oxmcp_client::tool(description = "The library, declared")]
 trait LibraryDecl {
     #[prompt]
     #[describe("Greets someone")]
-    async fn greet(&self, #[param("Who")] name: String) -> mcp_client::types::GetPromptResult;
+    async fn greet(&self, #[param("Who")] name: String) -> oxmcp_client::types::GetPromptResult;
 
     #[describe("Asks the client's model")]
     async fn ask(&self, #[param("The question")] q: String) -> String;
 }
 
 /// A declaration the server does not match: a prompt argument it does not take.
-#[mcp_client::tool(description = "The library, declared wrongly")]
+#[oxmcp_client::tool(description = "The library, declared wrongly")]
 trait WrongDecl {
     #[prompt]
     #[describe("Greets someone")]
@@ -212,11 +212,11 @@ trait WrongDecl {
         &self,
         #[param("Who")] name: String,
         #[param("How")] tone: Option<String>,
-    ) -> mcp_client::types::GetPromptResult;
+    ) -> oxmcp_client::types::GetPromptResult;
 
     #[prompt]
     #[describe("Not there")]
-    async fn missing(&self) -> mcp_client::types::GetPromptResult;
+    async fn missing(&self) -> oxmcp_client::types::GetPromptResult;
 }
 
 #[tokio::test]
@@ -239,22 +239,22 @@ async fn declared_prompts_are_checked_on_connect_and_called_typed() {
 }
 
 /// A declaration that leaves out an argument the server requires.
-#[mcp_client::tool(description = "The library, an argument left out")]
+#[oxmcp_client::tool(description = "The library, an argument left out")]
 trait UndeclaredArgDecl {
     #[prompt]
     #[describe("Greets someone")]
-    async fn greet(&self) -> mcp_client::types::GetPromptResult;
+    async fn greet(&self) -> oxmcp_client::types::GetPromptResult;
 }
 
 /// A declaration that makes an argument the server requires optional.
-#[mcp_client::tool(description = "The library, an argument made optional")]
+#[oxmcp_client::tool(description = "The library, an argument made optional")]
 trait OptionalArgDecl {
     #[prompt]
     #[describe("Greets someone")]
     async fn greet(
         &self,
         #[param("Who")] name: Option<String>,
-    ) -> mcp_client::types::GetPromptResult;
+    ) -> oxmcp_client::types::GetPromptResult;
 }
 
 #[tokio::test]
@@ -286,7 +286,7 @@ async fn declared_prompts_that_do_not_send_a_required_argument_are_refused_on_co
 
 #[tokio::test]
 async fn over_http_in_each_era_with_the_bad_inputs() {
-    use mcp_server::http::HttpConfig;
+    use oxmcp_server::http::HttpConfig;
     use support::HttpServer;
 
     let http = HttpServer::start(

@@ -6,8 +6,8 @@
 
 use crate::support;
 
-use mcp_client::{Client, Era};
-use mcp_server::Server;
+use oxmcp_client::{Client, Era};
+use oxmcp_server::Server;
 
 async fn connect(era: Era) -> Client {
     let skills = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/skills");

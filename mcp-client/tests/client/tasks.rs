@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, Era, Error};
-use mcp_server::{ask::Elicited, tool, Context, Server, ToolError};
+use oxmcp_client::{Client, Era, Error};
+use oxmcp_server::{ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -3,14 +3,14 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::Server;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::Server;
 
 /// A server on a real 127.0.0.1 socket.
 pub struct HttpServer {
     pub addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<Result<(), mcp_server::Error>>,
+    task: tokio::task::JoinHandle<Result<(), oxmcp_server::Error>>,
 }
 
 impl HttpServer {

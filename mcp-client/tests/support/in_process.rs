@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use mcp_client::{Client, ClientBuilder};
-use mcp_server::Server;
+use oxmcp_client::{Client, ClientBuilder};
+use oxmcp_server::Server;
 use tokio::io::AsyncWrite;
 
 /// Counts the requests of one method the client writes.
@@ -74,7 +74,7 @@ pub async fn in_process(
 ) -> (
     Client,
     Tap,
-    tokio::task::JoinHandle<Result<(), mcp_server::Error>>,
+    tokio::task::JoinHandle<Result<(), oxmcp_server::Error>>,
 ) {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server_end);

@@ -1,8 +1,8 @@
-//! The helpers of mcp-client's integration tests, one file a job. Every
+//! The helpers of oxmcp-client's integration tests, one file a job. Every
 //! test binary declares `mod support;` at its root (`tests/client.rs`,
 //! `tests/http.rs`, ...), and its modules `use crate::support;`.
 //!
-//! - `tools`: the toolboxes served by the real `mcp_server` ([`TestTools`],
+//! - `tools`: the toolboxes served by the real `oxmcp_server` ([`TestTools`],
 //!   [`server`]) and [`ManyTools`].
 //! - `in_process`: a client connected to a server in the same process
 //!   ([`in_process`]), with a [`Tap`] on what it writes.
@@ -13,7 +13,7 @@
 //!   server it protects, and the helpers of the sign-in tests (by its
 //!   module's name).
 //!
-//! The tools that mcp-server's `TestTools` serves too ([`SharedTools`],
+//! The tools that oxmcp-server's `TestTools` serves too ([`SharedTools`],
 //! [`with_shared_tools`]) are `mcp_test_support::tool_entries`.
 #![allow(
     dead_code,

@@ -6,11 +6,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_client::auth::{HeadlessAuthorizer, OAuth};
-use mcp_client::{types::error::Chain, Client};
-use mcp_server::auth::{Authorization, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server};
+use oxmcp_client::auth::{HeadlessAuthorizer, OAuth};
+use oxmcp_client::{types::error::Chain, Client};
+use oxmcp_server::auth::{Authorization, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Server};
 use serde_json::{json, Value};
 use sha2::Digest;
 
@@ -69,7 +69,7 @@ pub fn json_reply(status: u16, v: &Value) -> http::Response<String> {
         .unwrap()
 }
 
-pub fn text(r: &mcp_client::types::CallToolResult) -> String {
+pub fn text(r: &oxmcp_client::types::CallToolResult) -> String {
     r.content.iter().filter_map(|c| c.as_text()).collect()
 }
 
@@ -124,7 +124,7 @@ pub struct Script {
     /// proof with every token request and binds its tokens to the proof's key.
     pub dpop: Option<IssuerDpop>,
     /// DPoP on the protected server.
-    pub server_dpop: Option<mcp_server::auth::Dpop>,
+    pub server_dpop: Option<oxmcp_server::auth::Dpop>,
     /// The `resource` the token endpoint wants (else `invalid_target`).
     pub resource: ResourceRule,
     /// The `aud` of the tokens issued (`None`: the protected server's resource).
@@ -257,9 +257,9 @@ impl As {
     async fn handle(&self, request: axum::extract::Request) -> http::Response<String> {
         let (parts, body) = request.into_parts();
         let body = axum::body::to_bytes(body, 1 << 20).await.unwrap();
-        let body = mcp_wire::oauth::form_decode(&String::from_utf8_lossy(&body));
+        let body = oxmcp_wire::oauth::form_decode(&String::from_utf8_lossy(&body));
         let path = parts.uri.path().to_owned();
-        let query = mcp_wire::oauth::form_decode(parts.uri.query().unwrap_or_default());
+        let query = oxmcp_wire::oauth::form_decode(parts.uri.query().unwrap_or_default());
         self.seen
             .lock()
             .unwrap()
@@ -331,7 +331,7 @@ impl As {
         let location = format!(
             "{}?{}",
             get(&q, "redirect_uri").unwrap(),
-            mcp_wire::oauth::form_encode(&[("code", &code), ("state", state), ("iss", iss)])
+            oxmcp_wire::oauth::form_encode(&[("code", &code), ("state", state), ("iss", iss)])
         );
         let mut seen = self.seen.lock().unwrap();
         seen.secrets.push(code.clone());
@@ -487,8 +487,9 @@ pub async fn protected_notes(script: Script) -> (String, Arc<As>) {
     let audiences = script.server_audiences.clone();
     let a = As::start(script, &url).await;
     let auth = if introspect {
-        let verifier = mcp_server::auth::Introspection::new(format!("{}/introspect", a.url), &url)
-            .cache_for(std::time::Duration::ZERO);
+        let verifier =
+            oxmcp_server::auth::Introspection::new(format!("{}/introspect", a.url), &url)
+                .cache_for(std::time::Duration::ZERO);
         Authorization::new(&url, verifier)
     } else {
         let mut verifier = JwtVerifier::new(a.url.clone(), &url);

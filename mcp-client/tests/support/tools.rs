@@ -1,4 +1,4 @@
-//! The toolboxes the client's tests call, served by the real `mcp_server`:
+//! The toolboxes the client's tests call, served by the real `oxmcp_server`:
 //! [`TestTools`] (arithmetic, waiting, progress, logs, errors, structured
 //! results good and bad, stream closing) and [`ManyTools`].
 #![allow(
@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
-use mcp_server::types::{CallToolResult, ContentBlock};
-use mcp_server::{tool, Context, IntoToolResult, Json, Server, ToolBox, ToolEntry};
+use oxmcp_server::types::{CallToolResult, ContentBlock};
+use oxmcp_server::{tool, Context, IntoToolResult, Json, Server, ToolBox, ToolEntry};
 use serde_json::json;
 use tokio::sync::mpsc;
 

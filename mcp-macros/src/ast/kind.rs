@@ -252,7 +252,7 @@ fn resource(attr: &Attribute) -> syn::Result<ResourceAttr> {
             )),
             _ => Ok(r),
         },
-        (None, Some(t)) => match mcp_uri_template::UriTemplate::parse(&t.value()) {
+        (None, Some(t)) => match oxmcp_uri_template::UriTemplate::parse(&t.value()) {
             Ok(parsed) => {
                 r.variables = parsed.variables().into_iter().map(str::to_owned).collect();
                 if r.variables.is_empty() {

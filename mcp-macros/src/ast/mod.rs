@@ -211,7 +211,7 @@ pub(crate) enum ArgKind {
     Param(ParamInfo),
     /// No description: injected by the server (`Context` or `&Context`,
     /// whatever they are called; the compiler checks the type through
-    /// `mcp_server::__private::Inject`).
+    /// `oxmcp_server::__private::Inject`).
     Injected,
 }
 

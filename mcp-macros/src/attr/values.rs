@@ -147,7 +147,7 @@ pub(super) fn task_value(cx: &Ctxt, meta: &Meta) -> Option<Ident> {
 
 /// `requires_extensions("io.modelcontextprotocol/ui", ...)`: extension
 /// identifiers as string literals, each once (their form is checked by the
-/// generated code, against the one rule `mcp-types` keeps).
+/// generated code, against the one rule `oxmcp-types` keeps).
 pub(super) fn requires_extensions_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
     let example = r#"#[tool(requires_extensions("io.modelcontextprotocol/ui"))]"#;
     let ids: Punctuated<LitStr, Token![,]> = list_value(
@@ -330,7 +330,7 @@ pub(super) fn duration_value(cx: &Ctxt, meta: &Meta, key: &Symbol) -> Option<u64
 }
 
 /// The largest `#[tool(max_result_chars = ...)]`: what Claude hosts accept
-/// in `_meta["anthropic/maxResultSizeChars"]` (mcp-server's `MAX_RESULT_CHARS`).
+/// in `_meta["anthropic/maxResultSizeChars"]` (oxmcp-server's `MAX_RESULT_CHARS`).
 const MAX_RESULT_CHARS: u64 = 500_000;
 
 /// `max_result_chars = 300_000`: a whole number of characters, 1 to

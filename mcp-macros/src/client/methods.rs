@@ -50,7 +50,7 @@ fn refused_output(ty: &Type) -> bool {
 /// The return type of a client method (`Result<_, CallError>`), the
 /// expression that decodes `__mcp_result` into it, and (for a toolbox) the
 /// bound that defers the check to the call site; all through the traits of
-/// `mcp_types::call`: the compiler, not the macro, tells what the tool's
+/// `oxmcp_types::call`: the compiler, not the macro, tells what the tool's
 /// return type decodes into.
 fn output(g: &Gen<'_>, tool: &Tool) -> (TokenStream, TokenStream, Option<TokenStream>) {
     let wire = tool.name();
@@ -58,8 +58,8 @@ fn output(g: &Gen<'_>, tool: &Tool) -> (TokenStream, TokenStream, Option<TokenSt
     // Every token spanned on the return type, so that an error about it
     // points there (and once: rustc merges identical errors).
     let rt = match g.flavor {
-        Flavor::Toolbox => quote_spanned!(span=> ::mcp_server::__private),
-        Flavor::Declared => quote_spanned!(span=> ::mcp_client::__private),
+        Flavor::Toolbox => quote_spanned!(span=> ::oxmcp_server::__private),
+        Flavor::Declared => quote_spanned!(span=> ::oxmcp_client::__private),
     };
     let caller = Ident::new(&g.caller.to_string(), span);
     let output = erase_lifetimes(&tool.output);

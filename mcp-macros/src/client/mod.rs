@@ -4,7 +4,7 @@
 //!
 //! A client method encodes its arguments (`EncodeFor<C>`), calls the tool
 //! through the caller `C: ToolCaller`, and decodes the result through the
-//! trait `mcp_types::call::ToolOutput<C>`, implemented by the very types a
+//! trait `oxmcp_types::call::ToolOutput<C>`, implemented by the very types a
 //! tool may return (the server's `IntoToolResult` vocabulary): the compiler
 //! resolves the tool's return type, however it is spelled (an alias, a
 //! re-export), and the macro never reads a type's name to decide.
@@ -31,11 +31,11 @@ use methods::{method, params};
 /// Which kind of client, which decides the runtime path and the decoding.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Flavor {
-    /// Beside a toolbox: `::mcp_server::__private`. The types are the
+    /// Beside a toolbox: `::oxmcp_server::__private`. The types are the
     /// server's, so the serde bounds a client needs are deferred to the call
     /// site (`where T: DecodeFor<C>`): an unused client must not require them.
     Toolbox,
-    /// For a declaration: `::mcp_client::__private`. The types are the
+    /// For a declaration: `::oxmcp_client::__private`. The types are the
     /// client's own and must be (de)serializable: checked at once, on the type.
     Declared,
 }
@@ -43,8 +43,8 @@ enum Flavor {
 impl Flavor {
     fn runtime(self) -> TokenStream {
         match self {
-            Flavor::Toolbox => quote!(::mcp_server::__private),
-            Flavor::Declared => quote!(::mcp_client::__private),
+            Flavor::Toolbox => quote!(::oxmcp_server::__private),
+            Flavor::Declared => quote!(::oxmcp_client::__private),
         }
     }
 }

@@ -5,7 +5,7 @@
 /// error is its [`source`](std::error::Error::source).
 ///
 /// Named for what it is about, not `Error`: a program that sets up
-/// telemetry also names `mcp_server::Error` or `mcp_client::Error`.
+/// telemetry also names `oxmcp_server::Error` or `oxmcp_client::Error`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TelemetryError {
@@ -23,9 +23,9 @@ pub enum TelemetryError {
     #[cfg(feature = "prometheus")]
     #[error("could not build the Prometheus exporter")]
     Prometheus(#[source] opentelemetry_sdk::error::OTelSdkError),
-    /// The variables ask for an exporter this build of mcp-otel leaves out:
+    /// The variables ask for an exporter this build of oxmcp-otel leaves out:
     /// the program turns on the feature that names it.
-    #[error("{variable}={value} asks for {exporter}, which this program is built without (mcp-otel's feature `{feature}`)")]
+    #[error("{variable}={value} asks for {exporter}, which this program is built without (oxmcp-otel's feature `{feature}`)")]
     NotBuilt {
         /// The variable that asks for it.
         variable: &'static str,
@@ -33,7 +33,7 @@ pub enum TelemetryError {
         value: String,
         /// The exporter (`OTLP over gRPC`).
         exporter: &'static str,
-        /// The mcp-otel feature that builds it in.
+        /// The oxmcp-otel feature that builds it in.
         feature: &'static str,
     },
     /// `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` needs a Tokio runtime: call

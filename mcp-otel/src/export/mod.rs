@@ -106,7 +106,7 @@ impl Telemetry {
             + 'static,
     {
         let tracer = self.tracer_provider.tracer_with_scope(
-            opentelemetry::InstrumentationScope::builder("mcp-otel")
+            opentelemetry::InstrumentationScope::builder("oxmcp-otel")
                 .with_version(env!("CARGO_PKG_VERSION"))
                 .build(),
         );

@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "OTEL_EXPORTER_OTLP_PROTOCOL=grpc asks for OTLP over gRPC, which this program is \
-             built without (mcp-otel's feature `otlp-grpc`)"
+             built without (oxmcp-otel's feature `otlp-grpc`)"
         );
         let grpc_only = Built {
             otlp_grpc: true,
@@ -286,7 +286,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "OTEL_METRICS_EXPORTER=prometheus asks for the Prometheus exporter, which this \
-             program is built without (mcp-otel's feature `prometheus`)"
+             program is built without (oxmcp-otel's feature `prometheus`)"
         );
     }
 

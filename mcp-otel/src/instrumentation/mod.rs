@@ -1,4 +1,4 @@
-//! What the framework's own crates (mcp-server, mcp-client, mcp-agent) call
+//! What the framework's own crates (oxmcp-server, oxmcp-client, oxmcp-agent) call
 //! to record MCP operations: one request or notification as a span and a
 //! duration ([`Operation`]), a session's duration ([`record_session`]), and
 //! the bounds on the text a span or a metric point carries ([`cap`],

@@ -42,7 +42,7 @@ impl Transport {
 
 /// What is known of a request or notification when it starts, given to
 /// [`Operation::start`] (how it ended is [`Ended`]). Not a request: the
-/// JSON-RPC request is `mcp_types::jsonrpc::Request`.
+/// JSON-RPC request is `oxmcp_types::jsonrpc::Request`.
 ///
 /// Every text is recorded at most [`MAX_TEXT_LEN`](super::MAX_TEXT_LEN)
 /// bytes long, and the session id as its digest
@@ -142,10 +142,10 @@ pub struct Operation {
 }
 
 /// Whether anything takes MCP spans now (a subscriber with the OpenTelemetry
-/// layer, or any other that enables target `mcp_otel` at INFO). When not,
+/// layer, or any other that enables target `oxmcp_otel` at INFO). When not,
 /// instrumentation skips all of its work.
 pub fn enabled() -> bool {
-    tracing::enabled!(target: "mcp_otel", tracing::Level::INFO)
+    tracing::enabled!(target: "oxmcp_otel", tracing::Level::INFO)
 }
 
 impl Operation {
@@ -167,7 +167,7 @@ impl Operation {
         let session = request.session_id.map(session_digest);
         let name = span_name(method, request.target());
         let span = tracing::info_span!(
-            target: "mcp_otel",
+            target: "oxmcp_otel",
             "mcp",
             otel.name = name.as_str(),
             otel.kind = kind,
@@ -330,7 +330,7 @@ fn instruments() -> &'static Instruments {
     static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
     INSTRUMENTS.get_or_init(|| {
         let meter = opentelemetry::global::meter_with_scope(
-            opentelemetry::InstrumentationScope::builder("mcp-otel")
+            opentelemetry::InstrumentationScope::builder("oxmcp-otel")
                 .with_version(env!("CARGO_PKG_VERSION"))
                 .build(),
         );

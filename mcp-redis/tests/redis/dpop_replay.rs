@@ -1,19 +1,19 @@
 //! DPoP's replay record shared by the instances of one service on a real
 //! Redis: a proof served by one instance is refused by another sharing its
 //! store, and a proof the store cannot record is refused, not served. The
-//! rest of DPoP is mcp-server's `protocol::dpop`; both build their server
+//! rest of DPoP is oxmcp-server's `protocol::dpop`; both build their server
 //! and proofs with `mcp_test_support::server::dpop`.
 
 use std::sync::atomic::Ordering;
 
-use mcp_redis::RedisStore;
-use mcp_server::auth::Dpop;
-use mcp_server::http::HttpConfig;
 use mcp_test_support::redis_server::RedisServer;
 use mcp_test_support::server::dpop::{
     assert_served, claims, error_of, random_jti, serve_with, token, ProofKey,
 };
 use mcp_test_support::server::issuer::Issuer;
+use oxmcp_redis::RedisStore;
+use oxmcp_server::auth::Dpop;
+use oxmcp_server::http::HttpConfig;
 
 /// The replay record crosses instances when they share a store: a proof
 /// served by instance A, replayed at instance B (the same resource, the

@@ -11,8 +11,8 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_redis::RedisStore;
-use mcp_server::state::{Append, BusEvent, Store, StreamLog};
+use oxmcp_redis::RedisStore;
+use oxmcp_server::state::{Append, BusEvent, Store, StreamLog};
 use tokio::sync::mpsc;
 
 use redis_server::{free_port, RedisServer};

@@ -2,7 +2,7 @@
 //! own `Server`, as two processes would be) behind their own 127.0.0.1
 //! sockets share a `RedisStore` on a `redis-server` of the test's own
 //! (`mcp_test_support::redis_server`), and every request goes to the
-//! instance the test names. mcp-server's `protocol::shared_state` runs the
+//! instance the test names. oxmcp-server's `protocol::shared_state` runs the
 //! same seam on a `MemoryStore`.
 //!
 //! The binary is `$REDIS_SERVER`, `/usr/bin/redis-server`, or
@@ -13,11 +13,11 @@ use mcp_test_support::server as support;
 // Tasks belong to their creator, on either instance.
 mod task_owner;
 
-use mcp_redis::RedisStore;
-use mcp_server::http::HttpConfig;
-use mcp_server::state::SigningKeys;
-use mcp_server::Server;
 use mcp_test_support::redis_server::RedisServer;
+use oxmcp_redis::RedisStore;
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::state::SigningKeys;
+use oxmcp_server::Server;
 use serde_json::{json, Value};
 use support::{
     as_refs, first_input_key, modern_call_headers, modern_meta_with, Asking, HttpServer,

@@ -13,10 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_types::jsonrpc::Request as RpcRequest;
-use mcp_types::modern::InputRequest;
-use mcp_types::{ErrorObject, RequestId};
-use mcp_wire::sync::lock;
+use oxmcp_types::jsonrpc::Request as RpcRequest;
+use oxmcp_types::modern::InputRequest;
+use oxmcp_types::{ErrorObject, RequestId};
+use oxmcp_wire::sync::lock;
 use serde_json::Value;
 use tokio::sync::{oneshot, Notify};
 

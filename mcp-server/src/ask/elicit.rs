@@ -4,10 +4,10 @@
 //! Schema checked against (and reduced to) the spec's restricted, flat
 //! elicitation schema before anything is sent.
 
-use mcp_types::elicitation::{ElicitAction, ElicitParams, ElicitResult};
-use mcp_types::roots::{ListRootsResult, Root};
-use mcp_types::sampling::{CreateMessageParams, CreateMessageResult};
-use mcp_types::{method, JsonObject};
+use oxmcp_types::elicitation::{ElicitAction, ElicitParams, ElicitResult};
+use oxmcp_types::roots::{ListRootsResult, Root};
+use oxmcp_types::sampling::{CreateMessageParams, CreateMessageResult};
+use oxmcp_types::{method, JsonObject};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -69,7 +69,7 @@ impl Context {
     /// doc comments their descriptions.
     ///
     /// ```
-    /// use mcp_server::{tool, Context, ask::Elicited, ToolError};
+    /// use oxmcp_server::{tool, Context, ask::Elicited, ToolError};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Confirm {

@@ -13,11 +13,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_wire::header::base64;
-use mcp_wire::keyring::{fill_random, Purpose};
+use oxmcp_wire::header::base64;
+use oxmcp_wire::keyring::{fill_random, Purpose};
 
 use crate::state::SigningKeys;
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -28,7 +28,7 @@ pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
 const MAX_USED: usize = 100_000;
 /// What a state's tag is for, so that no other tag made with the same key
 /// (an agent's paused run, say) passes for one.
-const PURPOSE: Purpose = Purpose::new("mcp-server requestState v1");
+const PURPOSE: Purpose = Purpose::new("oxmcp-server requestState v1");
 
 /// What a state says.
 #[derive(Debug, Serialize, Deserialize, PartialEq)]

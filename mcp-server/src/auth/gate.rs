@@ -30,7 +30,7 @@ pub(crate) trait Gate: Send + Sync + std::fmt::Debug {
         uri: &'a Uri,
         headers: &'a HeaderMap,
         store: Option<&'a dyn Store>,
-    ) -> mcp_types::call::BoxFuture<'a, Result<Verified, Answer>>;
+    ) -> oxmcp_types::call::BoxFuture<'a, Result<Verified, Answer>>;
 
     /// The step-up answer (403) for a request whose token lacks `needed`;
     /// a `DPoP` challenge when the token came with that scheme (`dpop`).

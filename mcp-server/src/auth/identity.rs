@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use mcp_types::JsonObject;
+use oxmcp_types::JsonObject;
 use serde_json::Value;
 
 /// Who a verified access token speaks for: its subject, the client it was
@@ -12,7 +12,7 @@ use serde_json::Value;
 /// [`Caller::identity`](crate::policy::Caller::identity).
 ///
 /// ```
-/// use mcp_server::auth::Identity;
+/// use oxmcp_server::auth::Identity;
 ///
 /// let who = Identity::new()
 ///     .with_subject("alice")

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mcp_types::ErrorObject;
+use oxmcp_types::ErrorObject;
 
 use crate::policy::{DEFAULT_MAX_RUNNING_CALLS, DEFAULT_MAX_WAITING_CALLS};
 

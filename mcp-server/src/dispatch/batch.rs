@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::{DecodeError, RawMessage};
-use mcp_types::ErrorObject;
+use oxmcp_types::jsonrpc::{DecodeError, RawMessage};
+use oxmcp_types::ErrorObject;
 use serde_json::value::RawValue;
 
 use super::{encode, error_reply, Outcome, RequestInfo, ServerCore, Session};
@@ -100,7 +100,7 @@ pub(crate) fn start_batch(
             }
         };
         if let RawMessage::Request { id, method, .. } = &msg {
-            if method == mcp_types::method::INITIALIZE {
+            if method == oxmcp_types::method::INITIALIZE {
                 batch.replies.push(error_reply(
                     Some(id.clone()),
                     ErrorObject::invalid_request("initialize must not be part of a batch"),

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::select_all;
-use mcp_types::jsonrpc::Notification;
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::notification::NotificationMetaParams;
-use mcp_types::resource::ResourceUpdatedParams;
-use mcp_types::{method, Meta};
-use mcp_wire::sync::lock;
+use oxmcp_types::jsonrpc::Notification;
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::notification::NotificationMetaParams;
+use oxmcp_types::resource::ResourceUpdatedParams;
+use oxmcp_types::{method, Meta};
+use oxmcp_wire::sync::lock;
 use tokio::sync::{broadcast, watch};
 
 use super::encode;

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcp_types::completion::{
+use oxmcp_types::completion::{
     Completion as Suggestions, CompletionArgument, CompletionContext, CompletionRef,
 };
-use mcp_types::{
+use oxmcp_types::{
     method, CompleteResult, ErrorObject, JsonObject, Meta, ResultType, ServerCapabilities,
 };
 
@@ -80,7 +80,7 @@ impl Capability for Completion {
         &self,
         core: &ServerCore,
         method_name: &str,
-        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
+        params: Option<oxmcp_types::jsonrpc::RawJson<'_>>,
     ) -> Option<Vec<crate::auth::Scopes>> {
         /// What the request names, read leniently (dispatch answers malformed params).
         #[derive(serde::Deserialize, Default)]

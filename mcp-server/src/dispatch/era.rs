@@ -2,12 +2,12 @@
 //! 2026-07-28 era when its `params._meta` names a protocol version (checked
 //! here), the connection's legacy session otherwise.
 
-use mcp_types::jsonrpc::code;
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::modern::{MetaError, RawRequestMeta, RequestMeta, UnsupportedVersionData};
-use mcp_types::{ErrorObject, ProtocolVersion};
-use mcp_wire::route::is_object;
-use mcp_wire::sync::lock;
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::modern::{MetaError, RawRequestMeta, RequestMeta, UnsupportedVersionData};
+use oxmcp_types::{ErrorObject, ProtocolVersion};
+use oxmcp_wire::route::is_object;
+use oxmcp_wire::sync::lock;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -28,7 +28,7 @@ impl Era {
     }
 
     /// What the client declared: at `initialize`, or in this request's `_meta`.
-    pub(super) fn client_capabilities(&self) -> &mcp_types::ClientCapabilities {
+    pub(super) fn client_capabilities(&self) -> &oxmcp_types::ClientCapabilities {
         match self {
             Era::Legacy(s) => &s.client_capabilities,
             Era::Modern(m) => &m.client_capabilities,
@@ -111,7 +111,7 @@ fn invalid_params(e: &serde_json::Error) -> ErrorObject {
 
 /// Whether raw params carry the modern `_meta` protocol version.
 pub(super) fn is_modern_request(raw: Option<RawJson<'_>>) -> bool {
-    mcp_wire::route::Peek::read(raw).is_modern()
+    oxmcp_wire::route::Peek::read(raw).is_modern()
 }
 
 /// The modern protocol fields of a raw `_meta`, if it names a version.

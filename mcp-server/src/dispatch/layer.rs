@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::RawJson;
+use oxmcp_types::jsonrpc::RawJson;
 
 use super::{Outcome, Request, RequestInfo, ServerCore, Session};
 

@@ -4,18 +4,18 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::RawJson;
+use oxmcp_types::jsonrpc::RawJson;
 #[cfg(feature = "http")]
-use mcp_types::jsonrpc::RawMessage;
-use mcp_types::jsonrpc::Response;
-use mcp_types::lifecycle::{EmptyResult, MetaParams};
-use mcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
-use mcp_types::notification::SetLevelParams;
-use mcp_types::{
+use oxmcp_types::jsonrpc::RawMessage;
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::lifecycle::{EmptyResult, MetaParams};
+use oxmcp_types::modern::{meta as meta_key, RawRequestMeta, RequestMeta};
+use oxmcp_types::notification::SetLevelParams;
+use oxmcp_types::{
     method, CacheScope, DiscoverResult, ErrorObject, InitializeParams, InitializeResult,
     JsonObject, ProtocolVersion, RequestId, ResultType, ServerCapabilities,
 };
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use serde_json::Value;
 
 use super::era::{

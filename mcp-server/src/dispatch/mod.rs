@@ -53,14 +53,14 @@ mod user_code;
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::jsonrpc::RawMessage;
-use mcp_types::modern::{meta as meta_key, SubscriptionFilter};
-use mcp_types::notification::CancelledParams;
-use mcp_types::{
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::jsonrpc::RawMessage;
+use oxmcp_types::modern::{meta as meta_key, SubscriptionFilter};
+use oxmcp_types::notification::CancelledParams;
+use oxmcp_types::{
     method, ErrorObject, Implementation, JsonObject, Meta, RequestId, ServerCapabilities,
 };
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use serde_json::Value;
 
 pub(crate) use admission::CallLimits;
@@ -287,7 +287,7 @@ impl ServerCore {
             listen: Listen,
             tasks: tasks::Tasks::new(
                 policy.max_tasks_per_caller,
-                extensions.contains_key(mcp_types::extension::TASKS),
+                extensions.contains_key(oxmcp_types::extension::TASKS),
             ),
             offer_visibility: policy.offer_visibility,
             kept: Arc::default(),

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType, ServerCapabilities};
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::{method, ErrorObject, ListPromptsResult, Meta, ResultType, ServerCapabilities};
 
 use super::changes::{Feed, ListKind};
 use super::era::Era;
@@ -76,12 +76,12 @@ impl Capability for Prompts {
         &self,
         _: &ServerCore,
         method_name: &str,
-        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
+        params: Option<oxmcp_types::jsonrpc::RawJson<'_>>,
     ) -> Option<Vec<crate::auth::Scopes>> {
         if method_name != method::PROMPTS_GET {
             return None;
         }
-        let name = mcp_wire::route::Peek::read(params).name_for(method::TOOLS_CALL)?;
+        let name = oxmcp_wire::route::Peek::read(params).name_for(method::TOOLS_CALL)?;
         Some(vec![self.scopes_of(&name)?])
     }
 }
@@ -124,7 +124,7 @@ impl UserParams for GetPromptParamsOpt {
 }
 
 list_result!(ListPromptsResult {
-    prompts: mcp_types::Prompt
+    prompts: oxmcp_types::Prompt
 });
 
 impl Prompts {
@@ -157,7 +157,7 @@ impl Prompts {
             ctx.clone(),
             None,
             async move { entry.get(args, ctx).await },
-            move |result: &mut mcp_types::GetPromptResult| {
+            move |result: &mut oxmcp_types::GetPromptResult| {
                 if let Some(meta) = meta {
                     result.result_type = Some(ResultType::Complete);
                     result.meta.get_or_insert_with(Meta::new).extend(meta);

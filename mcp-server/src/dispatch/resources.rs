@@ -5,14 +5,14 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::Response;
-use mcp_types::lifecycle::EmptyResult;
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::lifecycle::EmptyResult;
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::{
     method, ErrorObject, ListResourceTemplatesResult, ListResourcesResult, Meta,
     ReadResourceResult, ServerCapabilities,
 };
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 
 use super::changes::{Feed, ListKind};
 use super::era::Era;
@@ -180,9 +180,9 @@ impl Capability for Resources {
         &self,
         _: &ServerCore,
         method_name: &str,
-        params: Option<mcp_types::jsonrpc::RawJson<'_>>,
+        params: Option<oxmcp_types::jsonrpc::RawJson<'_>>,
     ) -> Option<Vec<crate::auth::Scopes>> {
-        let peek = mcp_wire::route::Peek::read(params);
+        let peek = oxmcp_wire::route::Peek::read(params);
         let reaches = match method_name {
             method::RESOURCES_READ => true,
             // Legacy only: a 2026-07-28 one is -32601, not a scope question.
@@ -233,11 +233,11 @@ impl UserParams for UriParamsOpt {
 }
 
 list_result!(ListResourcesResult {
-    resources: mcp_types::Resource
+    resources: oxmcp_types::Resource
 });
 
 list_result!(ListResourceTemplatesResult {
-    resource_templates: mcp_types::ResourceTemplate
+    resource_templates: oxmcp_types::ResourceTemplate
 });
 
 impl Resources {
@@ -327,8 +327,8 @@ impl Resources {
         let (p, era) = match super::era::era_of::<UriParamsOpt>(req.session, req.params, |p| {
             p.meta
                 .as_ref()
-                .filter(|m| mcp_types::modern::RequestMeta::is_modern(Some(m)))
-                .map(mcp_types::modern::RequestMeta::from_meta)
+                .filter(|m| oxmcp_types::modern::RequestMeta::is_modern(Some(m)))
+                .map(oxmcp_types::modern::RequestMeta::from_meta)
         }) {
             Ok(v) => v,
             Err(e) => return failed(id, e),

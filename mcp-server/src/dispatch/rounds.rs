@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::jsonrpc::Response;
-use mcp_types::modern::InputRequiredResult;
-use mcp_types::{ErrorObject, RequestId, ResultType};
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::modern::InputRequiredResult;
+use oxmcp_types::{ErrorObject, RequestId, ResultType};
 use serde_json::Value;
 
 #[cfg(feature = "http")]
@@ -72,7 +72,7 @@ impl ServerCore {
                         "requestState already used: each state is accepted once",
                     ),
                 ),
-                code: mcp_types::jsonrpc::code::INVALID_PARAMS,
+                code: oxmcp_types::jsonrpc::code::INVALID_PARAMS,
             }),
             Err(e) => Err(Refusal::Unavailable(e)),
         }

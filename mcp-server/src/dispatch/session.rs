@@ -5,8 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId};
-use mcp_wire::sync::lock;
+use oxmcp_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion, RequestId};
+use oxmcp_wire::sync::lock;
 
 use crate::context::Context;
 use crate::policy::TransportKind;

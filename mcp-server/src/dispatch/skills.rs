@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::Response;
-use mcp_types::ErrorObject;
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::ErrorObject;
 use serde_json::{json, Value};
 
 use super::{encode, failed, Capability, Outcome, Request, ServerCore};

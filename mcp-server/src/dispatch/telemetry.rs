@@ -5,14 +5,14 @@
 //! and the `mcp.server.*.duration` histograms.
 //!
 //! Nothing here runs while no subscriber takes the spans
-//! ([`mcp_otel::instrumentation::enabled`]): dispatch pays one interest check.
+//! ([`oxmcp_otel::instrumentation::enabled`]): dispatch pays one interest check.
 //!
 //! A client chooses what it sends, and the method, tool, prompt and
 //! protocol version become metric attributes kept for the life of the
 //! process: each is recorded only when the server knows it (a method of
 //! [`KNOWN_METHODS`], a tool or prompt it serves at that moment, a
 //! protocol version it supports), else as [`OTHER`], so that no client
-//! can grow the metrics (nor `/metrics`) by inventing names. mcp-otel caps
+//! can grow the metrics (nor `/metrics`) by inventing names. oxmcp-otel caps
 //! the rest of what a client sends (the request id, a resource URI, an
 //! error message that quotes the request) and records the session id as
 //! a digest.
@@ -21,11 +21,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_otel::conventions::OTHER;
-use mcp_otel::instrumentation::{Ended, Operation, Side, Transport};
-use mcp_otel::propagation::MetaContext;
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::{method, ProtocolVersion, RequestId};
+use oxmcp_otel::conventions::OTHER;
+use oxmcp_otel::instrumentation::{Ended, Operation, Side, Transport};
+use oxmcp_otel::propagation::MetaContext;
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::{method, ProtocolVersion, RequestId};
 use tracing::Instrument as _;
 
 use super::layer::{DispatchLayer, Next, Notice};
@@ -150,7 +150,7 @@ impl DispatchLayer for Tracing {
 
     /// The HTTP request's `traceparent`, while spans are taken.
     fn wants_headers(&self) -> bool {
-        mcp_otel::instrumentation::enabled()
+        oxmcp_otel::instrumentation::enabled()
     }
 }
 
@@ -163,7 +163,7 @@ fn start(
     params: Option<RawJson<'_>>,
     info: &RequestInfo,
 ) -> Option<Operation> {
-    if !mcp_otel::instrumentation::enabled() {
+    if !oxmcp_otel::instrumentation::enabled() {
         return None;
     }
     // Malformed params get no target: dispatch answers them as it would.
@@ -182,7 +182,7 @@ fn start(
         .as_deref()
         .map(|name| served(catalog, method_name, name));
     let mut request =
-        mcp_otel::instrumentation::Started::new(Side::Server, known_method(method_name));
+        oxmcp_otel::instrumentation::Started::new(Side::Server, known_method(method_name));
     match method_name {
         method::TOOLS_CALL => request.tool = name,
         method::PROMPTS_GET => request.prompt = name,
@@ -208,10 +208,10 @@ fn start(
     let from_headers = info
         .headers
         .as_deref()
-        .and_then(mcp_otel::propagation::extract_headers);
+        .and_then(oxmcp_otel::propagation::extract_headers);
     match (from_meta, from_headers) {
         (Some(parent), from_headers) => {
-            use mcp_otel::reexport::opentelemetry::trace::TraceContextExt as _;
+            use oxmcp_otel::reexport::opentelemetry::trace::TraceContextExt as _;
             // The HTTP request's own context, when it is another span than
             // the parent (a proxy's, say), is linked: the conventions keep
             // the transport's context beside the MCP one.
@@ -282,7 +282,7 @@ fn traced(catalog: &Catalog, req: Request<'_>, serve: Next<'_>) -> Outcome {
             let kind = session.kind;
             session.on_end(move || {
                 let version = Some(version.as_str());
-                mcp_otel::instrumentation::record_session(
+                oxmcp_otel::instrumentation::record_session(
                     Side::Server,
                     opened,
                     transport(kind),

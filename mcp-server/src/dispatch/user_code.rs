@@ -5,12 +5,12 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::Response;
-use mcp_types::modern::RequestMeta;
-use mcp_types::{
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::modern::RequestMeta;
+use oxmcp_types::{
     CacheScope, ErrorObject, LoggingLevel, Meta, PaginatedParams, RequestId, ResultType,
 };
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -182,13 +182,15 @@ impl ServerCore {
     /// Whether the server offers MCP Apps (it has pages, or tools with
     /// Apps settings).
     pub(super) fn offers_apps(&self) -> bool {
-        self.declared.extension(mcp_types::extension::UI).is_some()
+        self.declared
+            .extension(oxmcp_types::extension::UI)
+            .is_some()
     }
 
     /// Whether what only Apps clients see is hidden from this request's
     /// client: the server offers Apps and the client did not declare them.
     pub(super) fn hides_apps(&self, era: &Era) -> bool {
-        self.offers_apps() && !mcp_types::apps::client_supports(era.client_capabilities())
+        self.offers_apps() && !oxmcp_types::apps::client_supports(era.client_capabilities())
     }
 
     /// Parses a request's params and builds the context its user code runs
@@ -328,7 +330,7 @@ pub(super) trait UserParams: DeserializeOwned + Default {
 }
 
 /// The modern protocol fields of a params `_meta`, if it names a version.
-fn modern_meta(meta: Option<&Meta>) -> Option<Result<RequestMeta, mcp_types::modern::MetaError>> {
+fn modern_meta(meta: Option<&Meta>) -> Option<Result<RequestMeta, oxmcp_types::modern::MetaError>> {
     meta.filter(|m| RequestMeta::is_modern(Some(m)))
         .map(RequestMeta::from_meta)
 }

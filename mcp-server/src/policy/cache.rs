@@ -22,7 +22,7 @@ use crate::common::BoxFuture;
 use crate::state::Store;
 use crate::tool::ToolRequest;
 use bytes::Bytes;
-use mcp_types::CallToolResult;
+use oxmcp_types::CallToolResult;
 use sha2::{Digest as _, Sha256};
 
 /// The tool list the cache's entries belong to.
@@ -42,8 +42,8 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// Clones share the cache and its counts.
 ///
 /// ```
-/// use mcp_server::policy::ResultCache;
-/// use mcp_server::Server;
+/// use oxmcp_server::policy::ResultCache;
+/// use oxmcp_server::Server;
 ///
 /// let cache = ResultCache::new().max_bytes(16 << 20);
 /// let server = Server::builder("app", "1.0").result_cache(cache.clone()).build();
@@ -209,7 +209,7 @@ impl Shared {
     /// entries of the old list are dropped.
     fn tag(&self) -> [u8; 32] {
         let generation = self.tools.generation();
-        let mut tag = mcp_wire::sync::lock(&self.tag);
+        let mut tag = oxmcp_wire::sync::lock(&self.tag);
         if let Some((g, digest)) = *tag {
             if g == generation {
                 return digest;

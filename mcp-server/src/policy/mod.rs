@@ -22,7 +22,7 @@ use std::time::Instant;
 
 pub use crate::common::BoxFuture;
 
-use mcp_types::{CallToolResult, ErrorObject, Implementation, ProtocolVersion, Tool};
+use oxmcp_types::{CallToolResult, ErrorObject, Implementation, ProtocolVersion, Tool};
 use tower::{Layer, Service};
 
 use crate::tool::{ToolRequest, ToolService};
@@ -196,11 +196,11 @@ pub struct OfferInfo<'a> {
 #[non_exhaustive]
 pub enum Offer<'a> {
     /// A prompt.
-    Prompt(&'a mcp_types::Prompt),
+    Prompt(&'a oxmcp_types::Prompt),
     /// A static resource.
-    Resource(&'a mcp_types::Resource),
+    Resource(&'a oxmcp_types::Resource),
     /// A resource template.
-    Template(&'a mcp_types::ResourceTemplate),
+    Template(&'a oxmcp_types::ResourceTemplate),
 }
 
 /// What a call produces through the middleware chain: a result, or a
@@ -216,9 +216,9 @@ pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 /// load-shed layers among them.
 ///
 /// ```
-/// use mcp_server::policy::{BoxFuture, CallOutcome, Middleware, MiddlewareLayer, Next};
-/// use mcp_server::tool::ToolRequest;
-/// use mcp_server::Server;
+/// use oxmcp_server::policy::{BoxFuture, CallOutcome, Middleware, MiddlewareLayer, Next};
+/// use oxmcp_server::tool::ToolRequest;
+/// use oxmcp_server::Server;
 ///
 /// /// Refuses every call to tools whose name starts with `admin_`.
 /// struct NoAdmin;
@@ -227,7 +227,7 @@ pub type CallOutcome = Result<CallToolResult, ErrorObject>;
 ///     fn call(&self, call: ToolRequest, next: Next) -> BoxFuture<'static, CallOutcome> {
 ///         if call.name.starts_with("admin_") {
 ///             return Box::pin(async {
-///                 Err(mcp_server::types::ErrorObject::invalid_params("not allowed"))
+///                 Err(oxmcp_server::types::ErrorObject::invalid_params("not allowed"))
 ///             });
 ///         }
 ///         next.run(call)
@@ -375,7 +375,7 @@ macro_rules! middleware_layer {
 
 middleware_layer!(AuditLog);
 
-/// Logs every call through `tracing` (target `mcp_server::audit`): tool,
+/// Logs every call through `tracing` (target `oxmcp_server::audit`): tool,
 /// caller, duration and outcome. Arguments are not logged (they may hold
 /// secrets); their size is.
 #[derive(Debug, Clone, Copy, Default)]
@@ -399,13 +399,13 @@ impl Middleware for AuditLog {
             let elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
             match &outcome {
                 Ok(r) => tracing::info!(
-                    target: "mcp_server::audit",
+                    target: "oxmcp_server::audit",
                     %tool, %caller, client = ?client, subject = ?subject, arg_count, elapsed_ms,
                     is_error = r.is_error(),
                     "tool call"
                 ),
                 Err(e) => tracing::info!(
-                    target: "mcp_server::audit",
+                    target: "oxmcp_server::audit",
                     %tool, %caller, client = ?client, subject = ?subject, arg_count, elapsed_ms,
                     refused = e.code,
                     "tool call refused"

@@ -13,12 +13,12 @@ use crate::common::BoxFuture;
 use crate::tool::ToolRequest;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
-use mcp_types::CallToolResult;
+use oxmcp_types::CallToolResult;
 
 /// How many calls, over what time, with how many at once.
 ///
 /// ```
-/// use mcp_server::policy::Rate;
+/// use oxmcp_server::policy::Rate;
 ///
 /// let steady = Rate::per_second(10); // 10 at once, then one every 100 ms
 /// let bursty = Rate::per_minute(60).burst(20);
@@ -118,8 +118,8 @@ impl fmt::Display for Rate {
 /// `Retry-After`. The limits hold per instance.
 ///
 /// ```
-/// use mcp_server::policy::{Rate, RateLimit};
-/// use mcp_server::Server;
+/// use oxmcp_server::policy::{Rate, RateLimit};
+/// use oxmcp_server::Server;
 ///
 /// let server = Server::builder("app", "1.0")
 ///     .rate_limit(

@@ -7,7 +7,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage};
+use oxmcp_types::{ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage};
 
 use crate::auth::Scopes;
 use crate::common::BoxFuture;
@@ -86,8 +86,8 @@ impl PromptEntry {
     /// returning anything [`IntoPromptResult`].
     ///
     /// ```
-    /// use mcp_server::{prompt::PromptEntry, prompt::StringArgs};
-    /// use mcp_server::types::PromptArgument;
+    /// use oxmcp_server::{prompt::PromptEntry, prompt::StringArgs};
+    /// use oxmcp_server::types::PromptArgument;
     ///
     /// let greet = PromptEntry::dynamic(
     ///     "greet",

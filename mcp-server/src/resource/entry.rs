@@ -7,8 +7,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
-use mcp_uri_template::UriTemplate;
+use oxmcp_types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use oxmcp_uri_template::UriTemplate;
 
 use crate::auth::Scopes;
 use crate::common::BoxFuture;
@@ -184,8 +184,8 @@ impl ResourceEntry {
     /// contents).
     ///
     /// ```
-    /// use mcp_server::resource::ResourceEntry;
-    /// use mcp_server::types::Resource;
+    /// use oxmcp_server::resource::ResourceEntry;
+    /// use oxmcp_server::types::Resource;
     ///
     /// let mut def = Resource::new("config://app", "config");
     /// def.mime_type = Some("application/json".into());
@@ -299,8 +299,8 @@ impl TemplateEntry {
     /// the variables' values in [`Reading::variables`].
     ///
     /// ```
-    /// use mcp_server::resource::TemplateEntry;
-    /// use mcp_server::types::ResourceTemplate;
+    /// use oxmcp_server::resource::TemplateEntry;
+    /// use oxmcp_server::types::ResourceTemplate;
     ///
     /// let users = TemplateEntry::dynamic(
     ///     ResourceTemplate::new("users://{id}", "user"),
@@ -469,7 +469,7 @@ impl IntoReadResult for Vec<u8> {
         Ok(ReadResourceResult::new(vec![ResourceContents::blob(
             uri,
             mime.unwrap_or("application/octet-stream"),
-            mcp_wire::header::base64::encode(&self),
+            oxmcp_wire::header::base64::encode(&self),
         )]))
     }
 }

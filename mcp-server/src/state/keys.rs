@@ -1,8 +1,8 @@
 //! The keys that sign 2026-07-28 `requestState`s ([`SigningKeys`]): shared
 //! by every instance behind a load balancer, as the store is.
 
-use mcp_wire::header::base64;
-use mcp_wire::keyring::{Entropy, Key, KeyError, KeyRing};
+use oxmcp_wire::header::base64;
+use oxmcp_wire::keyring::{Entropy, Key, KeyError, KeyRing};
 
 /// The keys that sign and check 2026-07-28 `requestState`s: one signs,
 /// the others still verify (a rotation: a new key signs at once, the one
@@ -16,12 +16,12 @@ use mcp_wire::keyring::{Entropy, Key, KeyError, KeyRing};
 /// ([`try_build`](crate::ServerBuilder::try_build) says which key).
 ///
 /// ```
-/// use mcp_server::state::SigningKeys;
+/// use oxmcp_server::state::SigningKeys;
 ///
 /// // Rotating: `2026-12` signs from now on; `2026-11` still verifies.
 /// let keys = SigningKeys::new("2026-12", *b"0123456789abcdef0123456789abcdef")
 ///     .verifying("2026-11", *b"fedcba9876543210fedcba9876543210");
-/// let server = mcp_server::Server::builder("notes", "1.0")
+/// let server = oxmcp_server::Server::builder("notes", "1.0")
 ///     .request_state_keys(keys)
 ///     .build();
 /// # let _ = server;

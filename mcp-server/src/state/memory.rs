@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use tokio::sync::mpsc;
 
 use super::{Append, BusEvent, Store, StoreResult, StreamLog};

@@ -6,7 +6,7 @@
 //! instances behind a load balancer, give each the same [`SigningKeys`]
 //! (for 2026-07-28 `requestState`) and the same [`Store`] (for legacy
 //! sessions, `Last-Event-ID` replay and the bus between instances), with
-//! [`HttpConfig::store`](crate::http::HttpConfig::store). The `mcp-redis`
+//! [`HttpConfig::store`](crate::http::HttpConfig::store). The `oxmcp-redis`
 //! crate implements [`Store`] on Redis; [`MemoryStore`] implements it in
 //! process (several services in one process, and tests).
 //!

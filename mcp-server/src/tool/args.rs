@@ -4,8 +4,8 @@ use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 use std::ops::Range;
 
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::{CallToolResult, JsonObject};
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::{CallToolResult, JsonObject};
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;

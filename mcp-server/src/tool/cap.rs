@@ -11,7 +11,7 @@
 //! - A marker text block ends a cut result: how many characters there were,
 //!   how many are shown, and how to get the rest.
 
-use mcp_types::{CallToolResult, ContentBlock};
+use oxmcp_types::{CallToolResult, ContentBlock};
 
 use crate::kept::Keeper;
 use serde_json::Value;

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_types::tool::is_valid_tool_name;
-use mcp_types::{JsonObject, Tool};
+use oxmcp_types::tool::is_valid_tool_name;
+use oxmcp_types::{JsonObject, Tool};
 use serde_json::Value;
 
 use crate::context::Context;
@@ -33,7 +33,7 @@ impl ToolEntry {
     /// is not an object or (with `validation`) that is not valid JSON Schema.
     ///
     /// ```
-    /// use mcp_server::{ToolEntry, ToolError};
+    /// use oxmcp_server::{ToolEntry, ToolError};
     /// use serde_json::json;
     ///
     /// let tool = ToolEntry::dynamic(
@@ -81,7 +81,7 @@ impl ToolEntry {
         #[cfg(feature = "validation")]
         let validator = {
             let schema = Value::Object(schema.clone());
-            mcp_wire::schema::Validator::checked(&schema).map_err(|e| {
+            oxmcp_wire::schema::Validator::checked(&schema).map_err(|e| {
                 Error::InvalidTool(format!("the input schema of `{name}` is unusable: {e}"))
             })?
         };
@@ -119,8 +119,8 @@ impl ToolEntry {
     /// `"type": "object"` at its root.
     ///
     /// ```
-    /// use mcp_server::ToolEntry;
-    /// use mcp_server::types::{CallToolResult, Tool};
+    /// use oxmcp_server::ToolEntry;
+    /// use oxmcp_server::types::{CallToolResult, Tool};
     /// use serde_json::json;
     ///
     /// let def: Tool = serde_json::from_value(json!({
@@ -184,7 +184,7 @@ fn check_object_root(name: &str, schema: &JsonObject) -> Result<(), Error> {
 fn erase<F, Fut, R>(
     def: Tool,
     handler: F,
-    #[cfg(feature = "validation")] validator: Option<mcp_wire::schema::Validator>,
+    #[cfg(feature = "validation")] validator: Option<oxmcp_wire::schema::Validator>,
 ) -> ToolEntry
 where
     F: Fn(JsonObject, Context) -> Fut + Send + Sync + 'static,
@@ -206,7 +206,7 @@ where
                     let value = Value::Object(args);
                     if let Some(problems) = validator.problems(&value) {
                         let text = format!("invalid arguments: {problems}");
-                        return Box::pin(async move { mcp_types::CallToolResult::error(text) });
+                        return Box::pin(async move { oxmcp_types::CallToolResult::error(text) });
                     }
                     let Value::Object(args) = value else {
                         unreachable!("built as an object above")

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use oxmcp_types::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde::Serialize;
 
 use crate::context::{Context, LazyContext};
@@ -440,11 +440,11 @@ impl ToolEntry {
     /// a `tools/call` would decode them, a panic turned into an `isError`
     /// result, structured content wrapped as the tool's output schema says.
     /// Runs no middleware, visibility hook or timeout: those belong to a
-    /// server. For agents running local tools (`mcp-agent`) and for tests;
+    /// server. For agents running local tools (`oxmcp-agent`) and for tests;
     /// [`Context::detached`] is a context attached to no client.
     ///
     /// ```
-    /// use mcp_server::{Context, ToolEntry};
+    /// use oxmcp_server::{Context, ToolEntry};
     /// use serde_json::json;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -555,7 +555,7 @@ fn finish(
         Ok(mut result) => {
             if shape.wrap_structured {
                 if let Some(v) = result.structured_content.take() {
-                    result.structured_content = Some(mcp_types::structured::wrap_value(v));
+                    result.structured_content = Some(oxmcp_types::structured::wrap_value(v));
                 }
             }
             crate::tool::cap::cap_result(
@@ -728,11 +728,11 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 
 /// A structured tool result: serialized into `structuredContent`, described by
 /// an `outputSchema` generated from `T`, and copied as JSON text for clients
-/// that read only `content`. (The type is `mcp_types::call::Json`, which the
+/// that read only `content`. (The type is `oxmcp_types::call::Json`, which the
 /// typed clients decode.)
 ///
 /// ```
-/// use mcp_server::Json;
+/// use oxmcp_server::Json;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Sum { total: f64 }
@@ -742,7 +742,7 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 /// }
 /// # let _ = sum(vec![1.0]);
 /// ```
-pub use mcp_types::call::Json;
+pub use oxmcp_types::call::Json;
 
 impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> CallToolResult {

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use mcp_types::JsonObject;
+use oxmcp_types::JsonObject;
 use serde::de::IgnoredAny;
 use serde_json::{Number, Value};
 

@@ -1,6 +1,6 @@
 //! JSON Schemas for tool arguments and structured results, built once per tool.
 
-use mcp_types::JsonObject;
+use oxmcp_types::JsonObject;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -28,7 +28,7 @@ pub(crate) fn root_schema_for<T: JsonSchema>() -> Schema {
 /// Returns the schema and whether the structured value must be wrapped as
 /// `{"result": value}` to match it.
 pub(crate) fn object_root(schema: Schema) -> (Value, bool) {
-    mcp_types::structured::wrap_schema(schema.to_value())
+    oxmcp_types::structured::wrap_schema(schema.to_value())
 }
 
 /// Builds a tool's `inputSchema`: an object with one described property per parameter.

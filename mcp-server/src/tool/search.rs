@@ -13,12 +13,12 @@
 //!
 //! The [`ToolSearch`] settings serve both sides: the server's mode
 //! ([`ServerBuilder::tool_search`](crate::ServerBuilder::tool_search)) and
-//! `mcp_agent`'s `ToolSetBuilder::tool_search`.
+//! `oxmcp_agent`'s `ToolSetBuilder::tool_search`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mcp_types::{CallToolResult, ContentBlock, JsonObject, Tool};
+use oxmcp_types::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{json, Value};
 
 use crate::context::Context;
@@ -48,7 +48,7 @@ const STOP_WORDS: &[&str] = &[
 /// it, and how many matches a search returns.
 ///
 /// ```
-/// use mcp_server::tool::search::ToolSearch;
+/// use oxmcp_server::tool::search::ToolSearch;
 ///
 /// let search = ToolSearch::new().pin(["read_file"]).limits(3, 10);
 /// assert_eq!(search.tool_name(), "search_tools");
@@ -145,7 +145,7 @@ impl ToolSearch {
 
     fn check_all<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Result<(), String> {
         let fail = |what: String| Err(what);
-        if !mcp_types::tool::is_valid_tool_name(&self.name) {
+        if !oxmcp_types::tool::is_valid_tool_name(&self.name) {
             return fail(format!(
                 "the search tool's name {:?} is not a valid tool name (1 to 128 characters of A-Z, a-z, 0-9, `_`, `-`, `.`)",
                 self.name
@@ -225,7 +225,7 @@ impl ToolSearch {
                 .to_owned(),
         );
         tool.output_schema = Some(output);
-        tool.annotations = Some(mcp_types::ToolAnnotations {
+        tool.annotations = Some(oxmcp_types::ToolAnnotations {
             title: None,
             read_only_hint: Some(true),
             destructive_hint: Some(false),

@@ -14,7 +14,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use mcp_types::{CallToolResult, ErrorObject, JsonObject};
+use oxmcp_types::{CallToolResult, ErrorObject, JsonObject};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use serde_json::json;
 
 use crate::http;
@@ -151,7 +151,7 @@ async fn initialize_inside_a_stdio_batch_is_refused_as_on_http() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_array_inside_a_batch_is_not_a_request() {
     assert!(
-        mcp_server::types::jsonrpc::RawMessage::parse(r#"["2.0", 1, "ping"]"#).is_err(),
+        oxmcp_server::types::jsonrpc::RawMessage::parse(r#"["2.0", 1, "ping"]"#).is_err(),
         "an array parsed as a request"
     );
     let (server, _) = support::probed_server();

@@ -3,7 +3,7 @@
 //! and the JSON-RPC answer are checked, then a follow-up request must
 //! succeed on the same connection and in the same session.
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use serde_json::{json, Value};
 
 use crate::checks::check_transport_error;

@@ -20,7 +20,7 @@
     reason = "small test numbers (call ids, sums) written as f64 arguments"
 )]
 
-// The helpers of mcp-server's integration tests.
+// The helpers of oxmcp-server's integration tests.
 use mcp_test_support::server as support;
 
 mod cases;
@@ -33,7 +33,7 @@ mod rows;
 mod stdio;
 mod table;
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use support::{Client, LATEST_LEGACY};
 use table::S11;
 

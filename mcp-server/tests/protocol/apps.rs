@@ -7,18 +7,18 @@
 
 use mcp_test_support::server as support;
 
-use mcp_server::apps::{ResourceUi, Visibility, MIME_TYPE};
-use mcp_server::resource::{ResourceEntry, TemplateEntry};
-use mcp_server::types::extension::UI;
-use mcp_server::types::{Resource, ResourceContents, ResourceTemplate};
-use mcp_server::{Server, ToolEntry};
+use oxmcp_server::apps::{ResourceUi, Visibility, MIME_TYPE};
+use oxmcp_server::resource::{ResourceEntry, TemplateEntry};
+use oxmcp_server::types::extension::UI;
+use oxmcp_server::types::{Resource, ResourceContents, ResourceTemplate};
+use oxmcp_server::{Server, ToolEntry};
 use serde_json::{json, Value};
 use support::{modern_meta_with, Client};
 
 #[derive(Debug)]
 pub struct Board;
 
-#[mcp_server::tool(description = "A board of cards")]
+#[oxmcp_server::tool(description = "A board of cards")]
 impl Board {
     #[describe("Show the board: one card per line")]
     #[tool(read_only, ui = "ui://board/main")]
@@ -241,9 +241,9 @@ async fn a_tool_whose_page_is_not_served_is_refused() {
     assert!(not_ui.to_string().contains("`ui://`"), "{not_ui}");
 
     let injected = ResourceUi {
-        csp: Some(mcp_server::apps::Csp {
+        csp: Some(oxmcp_server::apps::Csp {
             connect_domains: vec!["https://a.example; script-src *".into()],
-            ..mcp_server::apps::Csp::default()
+            ..oxmcp_server::apps::Csp::default()
         }),
         ..ResourceUi::default()
     };
@@ -278,9 +278,9 @@ async fn a_tool_whose_page_is_not_served_is_refused() {
     // A page added at run time is checked as one given at build: its bad
     // origin is refused before any client lists it.
     let injected = ResourceUi {
-        csp: Some(mcp_server::apps::Csp {
+        csp: Some(oxmcp_server::apps::Csp {
             resource_domains: vec!["https://*".into()],
-            ..mcp_server::apps::Csp::default()
+            ..oxmcp_server::apps::Csp::default()
         }),
         ..ResourceUi::default()
     };
@@ -306,7 +306,7 @@ fn page_with_origin(uri: &str, origin: &str) -> ResourceContents {
 #[derive(Debug)]
 pub struct Pages;
 
-#[mcp_server::tool(description = "Pages whose CSP their handler writes")]
+#[oxmcp_server::tool(description = "Pages whose CSP their handler writes")]
 impl Pages {
     #[resource(
         uri = "ui://macro/page",

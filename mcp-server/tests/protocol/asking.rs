@@ -4,8 +4,8 @@
 
 use mcp_test_support::server as support;
 
-use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::{ask::AskError, ask::Elicited, tool, Context, Server, ToolError};
+use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use oxmcp_server::{ask::AskError, ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
 use support::{first_input_key, modern_meta, modern_meta_with, Client};
 
@@ -437,7 +437,7 @@ async fn a_request_state_is_bound_to_the_arguments_of_its_call() {
 
 #[tokio::test]
 async fn a_state_from_one_instance_is_taken_by_another_with_its_keys_until_the_key_retires() {
-    use mcp_server::state::SigningKeys;
+    use oxmcp_server::state::SigningKeys;
     let instance = |keys: SigningKeys| {
         Client::start(
             Server::builder("asking", "1.0")

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::auth::{Authorization, Introspection, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Context, Server};
-use mcp_wire::http_client::{http_client, Fetched, HttpClient};
-use mcp_wire::oauth::Challenge;
+use oxmcp_server::auth::{Authorization, Introspection, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Context, Server};
+use oxmcp_wire::http_client::{http_client, Fetched, HttpClient};
+use oxmcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 use support::issuer::{self, b64, now, Issuer};
 

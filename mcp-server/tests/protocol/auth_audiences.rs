@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
-use mcp_server::auth::{Authorization, Introspection, InvalidAudience, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Context, Server};
-use mcp_wire::http_client::{http_client, Fetched};
-use mcp_wire::oauth::Challenge;
+use oxmcp_server::auth::{Authorization, Introspection, InvalidAudience, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Context, Server};
+use oxmcp_wire::http_client::{http_client, Fetched};
+use oxmcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 use support::issuer::{self, Issuer};
 

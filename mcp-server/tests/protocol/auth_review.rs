@@ -19,11 +19,11 @@ use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, Header};
-use mcp_server::auth::{Authorization, Introspection, JwtVerifier, TokenVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Context, Server};
-use mcp_wire::http_client::{http_client, send, Fetched, HttpClient};
-use mcp_wire::oauth::Challenge;
+use oxmcp_server::auth::{Authorization, Introspection, JwtVerifier, TokenVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Context, Server};
+use oxmcp_wire::http_client::{http_client, send, Fetched, HttpClient};
+use oxmcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 use support::issuer::{self, b64, now, Issuer, Jwks};
 use support::{http_request, HttpConn};
@@ -39,16 +39,16 @@ struct Answer {
 #[tool(description = "Notes behind OAuth")]
 impl Notes {
     #[describe("Asks the user to confirm")]
-    pub async fn confirm(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+    pub async fn confirm(&self, ctx: Context) -> Result<String, oxmcp_server::ToolError> {
         match ctx.elicit::<Answer>("Sure?").await? {
-            mcp_server::ask::Elicited::Accepted(a) => Ok(a.answer),
+            oxmcp_server::ask::Elicited::Accepted(a) => Ok(a.answer),
             _ => Ok("declined".into()),
         }
     }
 
     #[describe("Asks the user to confirm a change")]
     #[tool(scopes("notes:write"))]
-    pub async fn confirm_change(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+    pub async fn confirm_change(&self, ctx: Context) -> Result<String, oxmcp_server::ToolError> {
         self.confirm(ctx).await
     }
 
@@ -431,7 +431,7 @@ async fn a_request_state_is_accepted_from_the_caller_it_was_issued_to_only() {
 #[tokio::test]
 async fn a_retry_refused_for_its_scopes_has_not_used_its_state() {
     let issuer = Issuer::start().await;
-    let config = HttpConfig::default().store(mcp_server::state::MemoryStore::new());
+    let config = HttpConfig::default().store(oxmcp_server::state::MemoryStore::new());
     let s = serve(&issuer, |v| v, config).await;
     // The same subject (alice), with and without the scope the tool needs.
     let writer = issuer.sign(&issuer.claims(&s.resource, "notes:read notes:write"), "k1");
@@ -788,14 +788,14 @@ async fn plain_http_in_a_namespace() {
     ] {
         assert!(matches!(
             verifier.verify(&token).await,
-            Err(mcp_server::auth::TokenError::Unavailable { .. })
+            Err(oxmcp_server::auth::TokenError::Unavailable { .. })
         ));
     }
     let introspection = Introspection::new(format!("{remote_issuer}/introspect"), &s.resource)
         .client_credentials("mcp", "secret");
     assert!(matches!(
         introspection.verify("some-token").await,
-        Err(mcp_server::auth::TokenError::Unavailable { .. })
+        Err(oxmcp_server::auth::TokenError::Unavailable { .. })
     ));
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(

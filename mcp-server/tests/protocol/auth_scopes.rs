@@ -13,16 +13,16 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::Request;
 use http_body_util::{BodyExt, Full};
-use mcp_server::auth::{Authorization, Identity, TokenError, TokenVerifier, VerifyFuture};
-use mcp_server::http::HttpConfig;
-use mcp_server::types::{Resource, ResourceTemplate};
-use mcp_server::{
+use oxmcp_server::auth::{Authorization, Identity, TokenError, TokenVerifier, VerifyFuture};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::types::{Resource, ResourceTemplate};
+use oxmcp_server::{
     prompt::PromptEntry, prompt::StringArgs, resource::ResourceEntry, resource::TemplateEntry,
     tool, Server,
 };
-use mcp_wire::http_client::{http_client, send, Fetched, HttpClient};
-use mcp_wire::oauth::Challenge;
-use mcp_wire::route::NameParam;
+use oxmcp_wire::http_client::{http_client, send, Fetched, HttpClient};
+use oxmcp_wire::oauth::Challenge;
+use oxmcp_wire::route::NameParam;
 use serde_json::{json, Value};
 
 /// `library:read`.

@@ -5,7 +5,7 @@
 //! required a bearer token is refused; with nonces a proof without the
 //! current one gets `use_dpop_nonce` and the nonce, then passes with it,
 //! and a rotated nonce is replaced in the answer (the proof replayed at
-//! another instance sharing a Redis store: mcp-redis's `dpop_replay`).
+//! another instance sharing a Redis store: oxmcp-redis's `dpop_replay`).
 //! Proofs are made with `support::dpop` (jsonwebtoken's signer and a
 //! thumbprint written out by hand), not with the code under test.
 #![allow(clippy::too_many_lines, unreachable_pub)]
@@ -20,8 +20,8 @@ use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, EncodingKey};
-use mcp_server::auth::Dpop;
-use mcp_wire::oauth::Challenge;
+use oxmcp_server::auth::Dpop;
+use oxmcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 use support::dpop::{
     assert_served, ath, challenges, claims, error_of, serve, text_of, token, ProofKey,

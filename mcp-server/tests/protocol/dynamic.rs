@@ -5,7 +5,7 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::ToolEntry;
+use oxmcp_server::ToolEntry;
 use serde_json::{json, Value};
 use support::{modern_meta, server, Client};
 
@@ -217,7 +217,9 @@ async fn dynamic_tool_arguments_are_validated_without_echoing_them() {
     )
     .unwrap()
     .in_toolbox("Auth");
-    let server = mcp_server::Server::builder("dyn", "1").tool(login).build();
+    let server = oxmcp_server::Server::builder("dyn", "1")
+        .tool(login)
+        .build();
     let mut c = Client::start(server);
     c.initialize("2025-11-25").await;
     let r = c

@@ -4,8 +4,8 @@
 
 use mcp_test_support::server as support;
 
-use mcp_server::types::extension::TASKS;
-use mcp_server::{Server, ToolEntry};
+use oxmcp_server::types::extension::TASKS;
+use oxmcp_server::{Server, ToolEntry};
 use serde_json::{json, Value};
 use support::Client;
 
@@ -15,23 +15,23 @@ const MINE: &str = "com.example/notes-sync";
 #[derive(Debug)]
 pub struct Charts;
 
-#[mcp_server::tool(description = "Charts for clients with the sync extension")]
+#[oxmcp_server::tool(description = "Charts for clients with the sync extension")]
 impl Charts {
     #[describe("Draws a chart")]
     #[tool(requires_extensions("com.example/notes-sync"))]
-    pub fn chart(&self, ctx: mcp_server::Context) -> String {
+    pub fn chart(&self, ctx: oxmcp_server::Context) -> String {
         format!("synced: {}", ctx.client_extension(MINE).is_some())
     }
 }
 
 fn server() -> Server {
-    let mut settings = mcp_server::types::JsonObject::new();
+    let mut settings = oxmcp_server::types::JsonObject::new();
     settings.insert("interval".into(), 30.into());
     let sync = ToolEntry::dynamic(
         "sync",
         "Syncs the notes, with the client's sync extension",
         json!({"type": "object"}),
-        |_args, ctx: mcp_server::Context| async move {
+        |_args, ctx: oxmcp_server::Context| async move {
             // Its settings as the client declared them.
             serde_json::to_string(&ctx.client_extension(MINE)).unwrap_or_default()
         },
@@ -39,7 +39,7 @@ fn server() -> Server {
     .unwrap()
     .requiring_extensions(&[MINE]);
     Server::builder("ext", "1")
-        .extension(TASKS, mcp_server::types::JsonObject::new())
+        .extension(TASKS, oxmcp_server::types::JsonObject::new())
         .extension(MINE, settings)
         .tool(sync)
         .toolbox(Charts)
@@ -125,15 +125,15 @@ fn an_identifier_that_breaks_the_rules_is_refused_at_build() {
         ("io.example/", "its name is empty"),
     ] {
         let e = Server::builder("ext", "1")
-            .extension(id, mcp_server::types::JsonObject::new())
+            .extension(id, oxmcp_server::types::JsonObject::new())
             .try_build()
             .err()
             .unwrap_or_else(|| panic!("{id} was accepted"));
         assert!(e.to_string().contains(why), "{id}: {e}");
     }
     let twice = Server::builder("ext", "1")
-        .extension(TASKS, mcp_server::types::JsonObject::new())
-        .extension(TASKS, mcp_server::types::JsonObject::new())
+        .extension(TASKS, oxmcp_server::types::JsonObject::new())
+        .extension(TASKS, oxmcp_server::types::JsonObject::new())
         .try_build()
         .expect_err("a second declaration is refused");
     assert!(twice.to_string().contains("declared twice"), "{twice}");

@@ -10,7 +10,7 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::http::HttpConfig;
+use oxmcp_server::http::HttpConfig;
 use serde_json::{json, Value};
 use support::{http_request, modern_meta, HttpConn, HttpServer, Response, ACCEPT_BOTH, JSON};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

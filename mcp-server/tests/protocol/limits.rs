@@ -3,7 +3,7 @@
 
 use mcp_test_support::server as support;
 
-use mcp_server::{tool, Context, Server, ToolEntry};
+use oxmcp_server::{tool, Context, Server, ToolEntry};
 use serde_json::{json, Value};
 use support::Client;
 
@@ -115,7 +115,7 @@ async fn a_large_list_loses_items_and_an_image_stays_whole() {
             let items: Vec<Value> = (0..5_000)
                 .map(|i| json!({"id": i, "title": format!("item number {i}")}))
                 .collect();
-            let mut r = mcp_server::types::CallToolResult::text("5000 items");
+            let mut r = oxmcp_server::types::CallToolResult::text("5000 items");
             r.structured_content = Some(json!({"total": 5_000, "items": items}));
             r
         },
@@ -125,7 +125,7 @@ async fn a_large_list_loses_items_and_an_image_stays_whole() {
         "image",
         "A picture",
         json!({"type": "object"}),
-        |_, _| async { mcp_server::types::ContentBlock::image("A".repeat(400_000), "image/png") },
+        |_, _| async { oxmcp_server::types::ContentBlock::image("A".repeat(400_000), "image/png") },
     )
     .unwrap();
     let server = Server::builder("caps", "1").tool(list).tool(image).build();
@@ -189,7 +189,7 @@ async fn caps_declared_in_the_attribute_hold_and_are_announced() {
 
 #[test]
 fn a_zero_or_absurd_cap_and_a_cache_on_a_tool_with_effects_are_refused_at_build() {
-    let refused = |b: mcp_server::ServerBuilder| b.try_build().unwrap_err().to_string();
+    let refused = |b: oxmcp_server::ServerBuilder| b.try_build().unwrap_err().to_string();
     let e = refused(Server::builder("caps", "1").tool(long("zero", 1).with_max_result_chars(0)));
     assert!(
         e.contains("the result cap of tool `zero` is 0 characters"),
@@ -275,7 +275,7 @@ async fn call_text(c: &mut Client, id: i64, name: &str, arguments: Value) -> (bo
 
 #[tokio::test]
 async fn over_the_limit_calls_are_told_when_to_retry_and_other_callers_are_not_slowed() {
-    use mcp_server::policy::{Rate, RateLimit};
+    use oxmcp_server::policy::{Rate, RateLimit};
     let server = Server::builder("limits", "1")
         .toolbox(counter())
         .rate_limit(RateLimit::per_caller(Rate::per_second(10)))
@@ -329,11 +329,11 @@ async fn over_the_limit_calls_are_told_when_to_retry_and_other_callers_are_not_s
 
 #[tokio::test]
 async fn a_tool_with_a_rate_of_its_own_spends_only_its_own_budget() {
-    use mcp_server::policy::{Rate, RateLimit};
+    use oxmcp_server::policy::{Rate, RateLimit};
     let server = Server::builder("limits", "1")
         .toolbox(counter())
         .rate_limit(RateLimit::none().tool("count", Rate::per_minute(2)))
-        .result_cache(mcp_server::policy::ResultCache::new())
+        .result_cache(oxmcp_server::policy::ResultCache::new())
         .build();
     let mut c = Client::start(server);
     c.initialize("2025-11-25").await;
@@ -361,7 +361,7 @@ async fn a_tool_with_a_rate_of_its_own_spends_only_its_own_budget() {
 
 #[tokio::test]
 async fn a_cached_result_is_served_to_its_caller_only_and_forgotten_when_the_list_changes() {
-    let cache = mcp_server::policy::ResultCache::new();
+    let cache = oxmcp_server::policy::ResultCache::new();
     let server = Server::builder("cache", "1")
         .toolbox(counter())
         .result_cache(cache.clone())
@@ -431,7 +431,7 @@ async fn http_call(
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn http_requests_over_the_limit_get_429_with_retry_after() {
-    use mcp_server::policy::{Rate, RateLimit};
+    use oxmcp_server::policy::{Rate, RateLimit};
     let server = Server::builder("limits", "1")
         .toolbox(counter())
         .rate_limit(
@@ -440,7 +440,7 @@ async fn http_requests_over_the_limit_get_429_with_retry_after() {
                 .key(|caller| caller.header("x-api-key").map(str::to_owned)),
         )
         .build();
-    let s = support::HttpServer::start(server, mcp_server::http::HttpConfig::default()).await;
+    let s = support::HttpServer::start(server, oxmcp_server::http::HttpConfig::default()).await;
     for _ in 0..3 {
         let r = http_call(&s, "alice", "add", json!({"a": 1, "b": 2})).await;
         assert_eq!(r.status, 200, "{r:?}");
@@ -463,10 +463,10 @@ async fn http_requests_over_the_limit_get_429_with_retry_after() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn instances_sharing_a_store_answer_from_one_anothers_cache_per_caller() {
-    let store = mcp_server::state::MemoryStore::default();
+    let store = oxmcp_server::state::MemoryStore::default();
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let instance = || {
-        let cache = mcp_server::policy::ResultCache::new()
+        let cache = oxmcp_server::policy::ResultCache::new()
             .shared(store.clone())
             .key(|caller| caller.header("x-api-key").map(str::to_owned));
         let server = Server::builder("cache", "1")
@@ -479,8 +479,8 @@ async fn instances_sharing_a_store_answer_from_one_anothers_cache_per_caller() {
     };
     let (one, cache_one) = instance();
     let (two, cache_two) = instance();
-    let one = support::HttpServer::start(one, mcp_server::http::HttpConfig::default()).await;
-    let two = support::HttpServer::start(two, mcp_server::http::HttpConfig::default()).await;
+    let one = support::HttpServer::start(one, oxmcp_server::http::HttpConfig::default()).await;
+    let two = support::HttpServer::start(two, oxmcp_server::http::HttpConfig::default()).await;
     let text = |r: support::Response| r.json()["result"]["content"][0]["text"].clone();
     let r = http_call(&one, "alice", "count", json!({"word": "w"})).await;
     assert_eq!(text(r), "w 1");

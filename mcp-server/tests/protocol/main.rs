@@ -1,10 +1,10 @@
-//! mcp-server seen from outside, in memory and on real 127.0.0.1 sockets:
+//! oxmcp-server seen from outside, in memory and on real 127.0.0.1 sockets:
 //! one test binary, a module per topic. Every module here leaves the
 //! process as it found it (no global subscriber or telemetry provider, no
 //! environment variable, no measurement of the whole process), so they
 //! share a binary; the tests that do not (`faults`, `load`, `hostile` and
 //! the four `otel*`) are binaries of their own, and the tests on a real
-//! Redis are mcp-redis's. A module gated on a feature names it as its
+//! Redis are oxmcp-redis's. A module gated on a feature names it as its
 //! binary's `required-features` did before.
 //!
 //! The modules are `pub`, as each file's items were at the root of a binary

@@ -11,9 +11,9 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::http::HttpConfig;
-use mcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
-use mcp_server::{
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
+use oxmcp_server::{
     ask::Elicited, prompt::PromptEntry, tool, Context, RequestError, Server, ServerHandle,
     ToolError,
 };

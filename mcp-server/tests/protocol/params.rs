@@ -6,8 +6,8 @@
 
 use mcp_test_support::server as support;
 
-use mcp_server::types::{CallToolResult, JsonObject};
-use mcp_server::{tool, Context, Server, ToolBox, ToolEntry};
+use oxmcp_server::types::{CallToolResult, JsonObject};
+use oxmcp_server::{tool, Context, Server, ToolBox, ToolEntry};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use support::{modern_meta, Client};

@@ -5,14 +5,14 @@ use mcp_test_support::server as support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_server::policy::{AuditLog, CallOutcome, Middleware, MiddlewareLayer, Next};
-use mcp_server::tool::ToolRequest;
-use mcp_server::types::ErrorObject;
-use mcp_server::{policy::BoxFuture, Server, ToolEntry};
+use oxmcp_server::policy::{AuditLog, CallOutcome, Middleware, MiddlewareLayer, Next};
+use oxmcp_server::tool::ToolRequest;
+use oxmcp_server::types::ErrorObject;
+use oxmcp_server::{policy::BoxFuture, Server, ToolEntry};
 use serde_json::{json, Value};
 use support::{Client, TestTools};
 
-fn builder() -> mcp_server::ServerBuilder {
+fn builder() -> oxmcp_server::ServerBuilder {
     Server::builder("policy", "1").toolbox(TestTools)
 }
 
@@ -112,7 +112,7 @@ impl Middleware for Probe {
             log.lock().unwrap().push(format!("{name} after"));
             if let (Ok(r), "rewrite") = (&mut outcome, name) {
                 r.content
-                    .push(mcp_server::types::ContentBlock::text("(rewritten)"));
+                    .push(oxmcp_server::types::ContentBlock::text("(rewritten)"));
             }
             outcome
         })
@@ -199,7 +199,7 @@ async fn timeouts_stop_slow_calls_with_an_error_result() {
 #[derive(Debug)]
 pub struct Patient;
 
-#[mcp_server::tool(description = "Waits", client = false)]
+#[oxmcp_server::tool(description = "Waits", client = false)]
 impl Patient {
     #[describe("Sleep a second")]
     #[tool(timeout = "50ms")]
@@ -222,7 +222,7 @@ async fn a_tools_own_timeout_from_the_macro_stops_it() {
 
 #[test]
 fn a_zero_or_absurd_time_limit_is_refused_when_the_server_is_built() {
-    let refused = |b: mcp_server::ServerBuilder| b.try_build().unwrap_err().to_string();
+    let refused = |b: oxmcp_server::ServerBuilder| b.try_build().unwrap_err().to_string();
     let e = refused(builder().call_timeout(Duration::ZERO));
     assert!(e.contains("call_timeout is zero"), "{e}");
     let e = refused(builder().call_timeout(Duration::from_secs(3 * 24 * 3600)));
@@ -367,7 +367,7 @@ async fn from_fn_middleware_and_tower_layers_share_one_stack() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
     let server = builder()
-        .layer(mcp_server::policy::from_fn(
+        .layer(oxmcp_server::policy::from_fn(
             move |call: ToolRequest, next: Next| {
                 log.lock().unwrap().push(call.name.clone());
                 next.run(call)

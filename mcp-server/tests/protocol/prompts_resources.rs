@@ -6,8 +6,8 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::types::{ContentBlock, PromptMessage, ResourceContents};
-use mcp_server::{
+use oxmcp_server::types::{ContentBlock, PromptMessage, ResourceContents};
+use oxmcp_server::{
     complete::completion, complete::Completing, prompt::PromptEntry, resource::ResourceEntry,
     resource::TemplateEntry, tool, RequestError, Server,
 };
@@ -466,7 +466,7 @@ async fn prompts_and_resources_change_at_run_time_with_their_toolbox() {
 
 #[tokio::test]
 async fn offers_hidden_from_a_caller_do_not_exist_for_it() {
-    use mcp_server::policy::Offer;
+    use oxmcp_server::policy::Offer;
     let server = Server::builder("notes", "1.0")
         .toolbox(Notes)
         .offer_visibility(|caller, item| {
@@ -628,7 +628,7 @@ fn colour_prompt() -> PromptEntry {
     PromptEntry::dynamic(
         "paint",
         "Paint something",
-        vec![mcp_server::types::PromptArgument {
+        vec![oxmcp_server::types::PromptArgument {
             name: "colour".into(),
             title: None,
             description: Some("The colour".into()),
@@ -664,7 +664,7 @@ async fn the_completions_capability_follows_what_can_complete() {
     )
     .unwrap();
     let template = TemplateEntry::dynamic(
-        mcp_server::types::ResourceTemplate::new("t://{x}", "t"),
+        oxmcp_server::types::ResourceTemplate::new("t://{x}", "t"),
         |_r, _c| async { "t" },
     )
     .unwrap();
@@ -739,7 +739,7 @@ async fn the_completions_capability_follows_what_can_complete() {
             PromptEntry::dynamic(
                 "bare",
                 "No completion",
-                vec![mcp_server::types::PromptArgument {
+                vec![oxmcp_server::types::PromptArgument {
                     name: "x".into(),
                     title: None,
                     description: Some("x".into()),
@@ -809,7 +809,7 @@ async fn resources_and_templates_list_in_pages_and_refuse_invented_cursors() {
         .handle()
         .add_resource_template(
             TemplateEntry::dynamic(
-                mcp_server::types::ResourceTemplate::new("archive://{year}", "archive"),
+                oxmcp_server::types::ResourceTemplate::new("archive://{year}", "archive"),
                 |_r, _c| async { "old" },
             )
             .unwrap(),
@@ -897,7 +897,7 @@ async fn run_time_changes_of_prompts_resources_and_templates_one_notice_per_burs
     handle
         .add_resource(
             ResourceEntry::dynamic(
-                mcp_server::types::Resource::new("notes://new", "new"),
+                oxmcp_server::types::Resource::new("notes://new", "new"),
                 |_r, _c| async { "fresh" },
             )
             .unwrap(),
@@ -907,7 +907,7 @@ async fn run_time_changes_of_prompts_resources_and_templates_one_notice_per_burs
     handle
         .add_resource_template(
             TemplateEntry::dynamic(
-                mcp_server::types::ResourceTemplate::new("archive://{year}", "archive"),
+                oxmcp_server::types::ResourceTemplate::new("archive://{year}", "archive"),
                 |r, _c| async move { format!("the year {}", r.variables.get("year").unwrap_or("?")) },
             )
             .unwrap(),

@@ -18,8 +18,8 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::types::jsonrpc::{split_batch, RawMessage};
-use mcp_server::{Server, ToolBox};
+use oxmcp_server::types::jsonrpc::{split_batch, RawMessage};
+use oxmcp_server::{Server, ToolBox};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};

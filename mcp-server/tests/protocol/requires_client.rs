@@ -11,7 +11,7 @@ use mcp_test_support::server as support;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use mcp_server::{tool, Context, Server};
+use oxmcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
 use support::{modern_meta_with, Client};
 

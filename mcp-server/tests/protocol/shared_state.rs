@@ -1,7 +1,7 @@
 //! Several instances, one service, in one process: two servers (each its
 //! own `Server`, as two processes would be) behind their own sockets share
 //! a `MemoryStore`, and every request goes to the instance the test names.
-//! (`mcp-redis` and `tests/several` do the same with Redis, processes and a
+//! (`oxmcp-redis` and `tests/several` do the same with Redis, processes and a
 //! proxy.)
 #![allow(clippy::too_many_lines, clippy::format_push_string)]
 
@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_server::http::HttpConfig;
-use mcp_server::state::{
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::state::{
     Append, BusEvent, MemoryStore, SigningKeys, Store, StoreResult, StreamLog,
 };
-use mcp_server::{policy::BoxFuture, tool, Context, Server, ServerHandle};
+use oxmcp_server::{policy::BoxFuture, tool, Context, Server, ServerHandle};
 use serde_json::{json, Value};
 use support::{
     first_input_key, http_request, initialize_request, initialize_request_with, modern_meta,
@@ -411,12 +411,12 @@ async fn a_request_state_is_accepted_once_across_instances() {
 struct Tokens;
 
 #[cfg(feature = "auth")]
-impl mcp_server::auth::TokenVerifier for Tokens {
-    fn verify<'a>(&'a self, token: &'a str) -> mcp_server::auth::VerifyFuture<'a> {
+impl oxmcp_server::auth::TokenVerifier for Tokens {
+    fn verify<'a>(&'a self, token: &'a str) -> oxmcp_server::auth::VerifyFuture<'a> {
         Box::pin(async move {
             match token {
-                "alice" | "bob" => Ok(mcp_server::auth::Identity::new().with_subject(token)),
-                _ => Err(mcp_server::auth::TokenError::invalid("unknown token")),
+                "alice" | "bob" => Ok(oxmcp_server::auth::Identity::new().with_subject(token)),
+                _ => Err(oxmcp_server::auth::TokenError::invalid("unknown token")),
             }
         })
     }
@@ -441,7 +441,7 @@ async fn post_as(on: &Instance, who: &str, session: Option<&str>, body: &Value) 
 async fn a_session_belongs_to_its_opener_on_every_instance() {
     let store = MemoryStore::new();
     let config = || {
-        let auth = mcp_server::auth::Authorization::new("http://localhost/mcp", Tokens).unwrap();
+        let auth = oxmcp_server::auth::Authorization::new("http://localhost/mcp", Tokens).unwrap();
         HttpConfig::default()
             .store(store.clone())
             .authorization(auth)

@@ -383,8 +383,8 @@ async fn calls_that_wait_run_concurrently() {
 
 /// A server whose calls may run on for 600 s after the input ends: one that
 /// exits within a test's limits did not wait for them.
-fn patient_server() -> mcp_server::Server {
-    mcp_server::Server::builder("t", "1")
+fn patient_server() -> oxmcp_server::Server {
+    oxmcp_server::Server::builder("t", "1")
         .toolbox(support::TestTools)
         .shutdown_grace(std::time::Duration::from_secs(600))
         .build()
@@ -444,7 +444,7 @@ impl<'de> serde::Deserialize<'de> for Fragile {
 #[derive(Debug)]
 struct Panicky;
 
-#[mcp_server::tool(description = "Tools that panic")]
+#[oxmcp_server::tool(description = "Tools that panic")]
 #[allow(
     unreachable_pub,
     clippy::unused_self,
@@ -476,7 +476,7 @@ impl Panicky {
 
 #[tokio::test]
 async fn a_panic_in_a_tool_or_its_decoding_is_an_error_result_and_serving_goes_on() {
-    let server = mcp_server::Server::builder("panicky", "1.0.0")
+    let server = oxmcp_server::Server::builder("panicky", "1.0.0")
         .toolbox(Panicky)
         .build();
     let mut c = Client::start(server);
@@ -511,7 +511,7 @@ async fn a_panic_in_a_tool_or_its_decoding_is_an_error_result_and_serving_goes_o
 #[derive(Debug)]
 struct Chatty;
 
-#[mcp_server::tool(description = "A plain fn tool that uses its context")]
+#[oxmcp_server::tool(description = "A plain fn tool that uses its context")]
 #[allow(
     unreachable_pub,
     clippy::unused_self,
@@ -520,7 +520,7 @@ struct Chatty;
 impl Chatty {
     #[describe("Reports progress and logs, then names its request")]
     #[param(n, "Steps")]
-    pub fn steps(&self, n: u32, ctx: &mcp_server::Context) -> String {
+    pub fn steps(&self, n: u32, ctx: &oxmcp_server::Context) -> String {
         for i in 1..=n {
             ctx.progress(f64::from(i), Some(f64::from(n)));
         }
@@ -531,7 +531,7 @@ impl Chatty {
 
 #[tokio::test]
 async fn a_plain_fn_tool_gets_its_calls_context_and_its_notices_come_first() {
-    let server = mcp_server::Server::builder("chatty", "1.0.0")
+    let server = oxmcp_server::Server::builder("chatty", "1.0.0")
         .toolbox(Chatty)
         .build();
     let mut c = Client::start(server);

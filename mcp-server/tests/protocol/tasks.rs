@@ -6,7 +6,7 @@ use mcp_test_support::server as support;
 
 use std::time::Duration;
 
-use mcp_server::{tool, Context, Server};
+use oxmcp_server::{tool, Context, Server};
 use serde_json::{json, Value};
 use support::{modern_meta_with, Client};
 

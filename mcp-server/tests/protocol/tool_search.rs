@@ -4,10 +4,10 @@
 //! run-time changes are searched as they are; bad settings and bad
 //! arguments are refused by name.
 
-use mcp_server::tool::search::{ToolSearch, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT};
-use mcp_server::{Server, ToolEntry};
 use mcp_test_support::server as support;
 use mcp_test_support::tool_catalog::catalog;
+use oxmcp_server::tool::search::{ToolSearch, DEFAULT_LIMIT, DEFAULT_MAX_LIMIT};
+use oxmcp_server::{Server, ToolEntry};
 use serde_json::{json, Value};
 use support::Client;
 

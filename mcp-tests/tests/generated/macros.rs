@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use mcp_server::{
+use oxmcp_server::{
     tool, types::CallToolResult, types::ContentBlock, Context, Json, ToolBox, ToolEntry, ToolError,
 };
 use serde::{Deserialize, Serialize};

@@ -14,9 +14,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_server::types::call::{BoxFuture, CallError, ToolCaller};
-use mcp_server::types::{CallToolResult, ContentBlock, ErrorObject, JsonObject, Tool};
-use mcp_server::{tool, Json, Server, ToolError};
+use oxmcp_server::types::call::{BoxFuture, CallError, ToolCaller};
+use oxmcp_server::types::{CallToolResult, ContentBlock, ErrorObject, JsonObject, Tool};
+use oxmcp_server::{tool, Json, Server, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
@@ -50,10 +50,10 @@ pub enum Order {
 pub type Res<T> = Result<T, ToolError>;
 
 /// The context under another name.
-pub type Ctx = mcp_server::Context;
+pub type Ctx = oxmcp_server::Context;
 
 mod reexported {
-    pub(crate) use mcp_server::Json as J;
+    pub(crate) use oxmcp_server::Json as J;
 }
 
 #[derive(Debug, Default)]
@@ -94,7 +94,7 @@ impl Calculator {
         #[param("Maximum results", default = 2)] max_results: u32,
         #[param("Only after this date")] since: Option<String>,
         #[param("Sort order", default = Order::Relevance)] order: Order,
-        ctx: mcp_server::Context,
+        ctx: oxmcp_server::Context,
     ) -> Result<Json<Vec<Hit>>, ToolError> {
         let _ = ctx;
         let hits = (0..max_results)
@@ -175,7 +175,7 @@ impl Calculator {
 // ---------------------------------------------------------------------------
 
 /// The calculator, seen from outside.
-#[mcp_client::tool(description = "The calculator server")]
+#[oxmcp_client::tool(description = "The calculator server")]
 pub trait RemoteCalculator {
     #[describe("Add two numbers")]
     #[param(a, "The first number")]
@@ -191,11 +191,11 @@ pub trait RemoteCalculator {
         #[param("Query text")] query: String,
         #[param("Maximum results", default = 2)] max_results: u32,
         #[param("Only after this date")] since: Option<String>,
-    ) -> mcp_client::Json<Vec<Hit>>;
+    ) -> oxmcp_client::Json<Vec<Hit>>;
 
     #[describe("Count")]
     #[tool(name = "tally")]
-    async fn count(&self, #[param("How many")] n: u32) -> mcp_client::Json<Tally>;
+    async fn count(&self, #[param("How many")] n: u32) -> oxmcp_client::Json<Tally>;
 
     #[describe("Forget the memory")]
     #[tool(name = "memory.clear")]
@@ -215,11 +215,11 @@ pub trait RemoteCalculator {
     async fn lengths_raw(
         &self,
         #[param("The words")] words: Vec<String>,
-    ) -> mcp_client::Json<Value>;
+    ) -> oxmcp_client::Json<Value>;
 }
 
 /// A declaration that does not match the calculator in every possible way.
-#[mcp_client::tool(description = "A calculator that is not ours")]
+#[oxmcp_client::tool(description = "A calculator that is not ours")]
 pub trait WrongCalculator {
     #[describe("Add, with a string and a missing operand")]
     async fn add(&self, #[param("The first number")] a: String) -> f64;
@@ -238,7 +238,7 @@ pub trait WrongCalculator {
 }
 
 /// Integers where the server takes numbers: compatible.
-#[mcp_client::tool(description = "The calculator, on integers")]
+#[oxmcp_client::tool(description = "The calculator, on integers")]
 pub trait IntegerCalculator {
     #[describe("Add two integers")]
     async fn add(
@@ -526,7 +526,7 @@ async fn declared_client_is_error_is_a_tool_error() {
 }
 
 fn calculator_tools() -> Vec<Tool> {
-    use mcp_server::ToolBox;
+    use oxmcp_server::ToolBox;
     Calculator::default()
         .into_tools()
         .iter()
@@ -673,7 +673,7 @@ impl ToolCaller for WireCaller {
                     None => json!({}),
                 };
                 let page = self.request("tools/list", params).await?;
-                let page: mcp_server::types::ListToolsResult =
+                let page: oxmcp_server::types::ListToolsResult =
                     serde_json::from_value(page).map_err(CallError::transport)?;
                 tools.extend(page.tools);
                 match page.next_cursor {
@@ -812,14 +812,14 @@ async fn one_caller_serves_several_typed_clients() {
 }
 
 // ---------------------------------------------------------------------------
-// The same, through the real `mcp_client::Client` (in-process connection).
+// The same, through the real `oxmcp_client::Client` (in-process connection).
 // ---------------------------------------------------------------------------
 
-async fn real_client() -> mcp_client::Client {
+async fn real_client() -> oxmcp_client::Client {
     let (client_out, server_in) = tokio::io::duplex(64 * 1024);
     let (server_out, client_in) = tokio::io::duplex(64 * 1024);
     tokio::spawn(calculator_server().serve_io(server_in, server_out));
-    mcp_client::Client::builder()
+    oxmcp_client::Client::builder()
         .connect_io(client_in, client_out)
         .await
         .expect("connect")
@@ -879,7 +879,7 @@ impl Editor {
 }
 
 /// The editor, declared from outside with the same renames.
-#[mcp_client::tool(description = "The editor server")]
+#[oxmcp_client::tool(description = "The editor server")]
 pub trait RemoteEditor {
     #[describe("Replace text")]
     #[param(old_text, "The text to replace", rename = "oldText")]

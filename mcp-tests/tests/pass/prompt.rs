@@ -1,5 +1,7 @@
-use mcp_server::types::ResourceContents;
-use mcp_server::{complete::Completing, tool, types::PromptMessage, Context, RequestError, Server};
+use oxmcp_server::types::ResourceContents;
+use oxmcp_server::{
+    complete::Completing, tool, types::PromptMessage, Context, RequestError, Server,
+};
 
 #[derive(Default)]
 pub struct Notes {

@@ -3,7 +3,7 @@
 //! scopes and its own, each once.
 #![deny(warnings, missing_docs)]
 
-use mcp_server::{tool, ToolBox};
+use oxmcp_server::{tool, ToolBox};
 
 /// Notes behind OAuth.
 #[derive(Debug, Default)]
@@ -62,7 +62,7 @@ impl Notes {
 #[describe("Reset everything")]
 pub fn reset() {}
 
-fn scopes(entry: &mcp_server::ToolEntry) -> Vec<&str> {
+fn scopes(entry: &oxmcp_server::ToolEntry) -> Vec<&str> {
     entry.scopes().collect()
 }
 

@@ -1,4 +1,4 @@
-use mcp_server::{tool, tool::TaskSupport, Context, Server, ToolEntry};
+use oxmcp_server::{tool, tool::TaskSupport, Context, Server, ToolEntry};
 
 pub struct Jobs;
 

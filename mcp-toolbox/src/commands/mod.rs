@@ -6,8 +6,8 @@
 //! tool at all.
 //!
 //! ```no_run
-//! use mcp_server::Server;
-//! use mcp_toolbox::commands::Commands;
+//! use oxmcp_server::Server;
+//! use oxmcp_toolbox::commands::Commands;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -74,7 +74,7 @@
 //! them so.
 //!
 //! [`CommandsBuilder::build`] logs a warning (`tracing`, target
-//! `mcp_toolbox::commands`) for each allowed program it knows to run other
+//! `oxmcp_toolbox::commands`) for each allowed program it knows to run other
 //! programs, and [`Commands::program_runners`] names them, so a host can
 //! refuse such a list or say so to its user. The list it knows
 //! ([`program_runs_others`]) is not complete: a program it does not name is
@@ -89,7 +89,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::{ToolBox, ToolEntry};
+use oxmcp_server::{ToolBox, ToolEntry};
 
 use tool::Policy;
 pub use tool::{Exec, ExecClient, ExecOutput};
@@ -163,10 +163,10 @@ impl ToolBox for Commands {
     fn into_tools(self) -> Vec<ToolEntry> {
         let want = self.policy.max_output_bytes.saturating_mul(2) + 1_000;
         let tools = self.exec().map(Exec::into_tools).unwrap_or_default();
-        if want <= mcp_server::tool::DEFAULT_MAX_RESULT_CHARS {
+        if want <= oxmcp_server::tool::DEFAULT_MAX_RESULT_CHARS {
             return tools;
         }
-        let cap = want.min(mcp_server::tool::MAX_RESULT_CHARS);
+        let cap = want.min(oxmcp_server::tool::MAX_RESULT_CHARS);
         tools
             .into_iter()
             .map(|t| t.with_max_result_chars(cap))

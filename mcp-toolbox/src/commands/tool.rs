@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::{tool, Context, Json, ToolError};
+use oxmcp_server::{tool, Context, Json, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

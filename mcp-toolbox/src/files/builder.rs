@@ -5,7 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_server::{ToolBox, ToolEntry};
+use oxmcp_server::{ToolBox, ToolEntry};
 
 use super::confine::Root;
 use super::{Core, FileTools, CHANGING_TOOLS, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES};

@@ -7,7 +7,7 @@ use std::os::fd::{AsFd as _, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcp_server::{Context, ToolError};
+use oxmcp_server::{Context, ToolError};
 
 use super::confine::{self, file_uri_path, locate, Root, Scope, Target};
 use super::fsops;

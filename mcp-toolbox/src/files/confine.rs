@@ -7,7 +7,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 
-use mcp_server::ToolError;
+use oxmcp_server::ToolError;
 use rustix::fs::{Mode, OFlags};
 
 /// One allowed root: its canonical path and the directory it was when the

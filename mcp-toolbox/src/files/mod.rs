@@ -10,8 +10,8 @@
 //! `exists`.
 //!
 //! ```no_run
-//! use mcp_server::Server;
-//! use mcp_toolbox::files::Files;
+//! use oxmcp_server::Server;
+//! use oxmcp_toolbox::files::Files;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let files = Files::builder()
@@ -68,7 +68,7 @@
 //!   [`FilesBuilder::max_write_bytes`]. Both default to 10 MiB.
 //! - **Read-only** (the default): `write_file`, `edit_file`,
 //!   `create_directory` and `move_file` are not offered at all: [`Files`]
-//!   implements [`ToolBox`](mcp_server::ToolBox) itself and leaves them out of its tools (and
+//!   implements [`ToolBox`](oxmcp_server::ToolBox) itself and leaves them out of its tools (and
 //!   they refuse to run, should one be reached anyway).
 //!
 //! What this does not cover: a hard link inside a root to a file outside it
@@ -102,8 +102,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use mcp_server::types::ResourceContents;
-use mcp_server::{tool, types::ContentBlock, Context, ToolError};
+use oxmcp_server::types::ResourceContents;
+use oxmcp_server::{tool, types::ContentBlock, Context, ToolError};
 use serde::{Deserialize, Serialize};
 
 pub use builder::{BuildError, Files, FilesBuilder};

@@ -254,15 +254,15 @@ fn times_are_rfc3339_in_utc() {
 }
 
 /// The toolbox served in process, and a client connected to it.
-async fn in_process(files: Files) -> mcp_client::Client {
-    let server = mcp_server::Server::builder("files", "1")
+async fn in_process(files: Files) -> oxmcp_client::Client {
+    let server = oxmcp_server::Server::builder("files", "1")
         .toolbox(files)
         .build();
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server_end);
     tokio::spawn(server.serve_io(server_read, server_write));
     let (client_read, client_write) = tokio::io::split(client_end);
-    mcp_client::Client::builder()
+    oxmcp_client::Client::builder()
         .connect_io(client_read, client_write)
         .await
         .unwrap()

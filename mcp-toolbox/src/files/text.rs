@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use globset::{Glob, GlobMatcher};
-use mcp_server::ToolError;
+use oxmcp_server::ToolError;
 
 use super::Edit;
 
@@ -147,7 +147,7 @@ pub(crate) fn tree_excludes(patterns: &[String]) -> Result<Vec<GlobMatcher>, Too
 }
 
 /// `2026-11-27T10:00:00.000Z`: a time in UTC, RFC 3339.
-pub(crate) use mcp_wire::time::rfc3339;
+pub(crate) use oxmcp_wire::time::rfc3339;
 
 pub(super) fn file_info(meta: &std::fs::Metadata) -> String {
     use std::os::unix::fs::PermissionsExt as _;

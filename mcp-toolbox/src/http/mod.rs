@@ -2,7 +2,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use mcp_toolbox::http::Http;
+//! use oxmcp_toolbox::http::Http;
 //!
 //! let http = Http::builder()
 //!     .allow_host("api.example.com")          // any port
@@ -11,7 +11,7 @@
 //!     .max_response_bytes(1 << 20)
 //!     .max_redirects(3)
 //!     .build();
-//! let server = mcp_server::Server::builder("fetch", "1.0.0").toolbox(http).build();
+//! let server = oxmcp_server::Server::builder("fetch", "1.0.0").toolbox(http).build();
 //! ```
 //!
 //! Safe by construction:
@@ -45,7 +45,7 @@
 //! asks the site for `/robots.txt` through the same checked client (at most
 //! 512 KiB) and refuses a page it forbids to our user agent
 //! ([`DEFAULT_USER_AGENT`] or the configured one): the group naming the
-//! agent's product token (`mcp-toolbox`), else the `*` group; the longest
+//! agent's product token (`oxmcp-toolbox`), else the `*` group; the longest
 //! matching `Allow` or `Disallow` wins (`Allow` on a tie), `*` and a final
 //! `$` as wildcards; a 401 or 403 refuses, another 4xx or an empty file
 //! allows everything, and a failed request is an error.
@@ -64,7 +64,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::Method;
-use mcp_server::{tool, Json, ToolError};
+use oxmcp_server::{tool, Json, ToolError};
 use schemars::JsonSchema;
 use serde::Serialize;
 use url::{Origin, Url};

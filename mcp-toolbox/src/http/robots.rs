@@ -176,7 +176,7 @@ impl Robots {
 }
 
 /// The product token of a `User-Agent` value or robots.txt line,
-/// lower-cased: `mcp-toolbox/1.0 (…)` is `mcp-toolbox`.
+/// lower-cased: `mcp-toolbox/1.0 (…)` is `oxmcp-toolbox`.
 fn agent_token(agent: &str) -> String {
     agent
         .trim()
@@ -342,10 +342,10 @@ mod tests {
 
     #[test]
     fn groups_share_rules_across_consecutive_agent_lines_and_merge_by_name() {
-        let robots = "User-agent: a\nUser-agent: mcp-toolbox\nDisallow: /one # comment\n\
+        let robots = "User-agent: a\nUser-agent: oxmcp-toolbox\nDisallow: /one # comment\n\
                       Crawl-delay: 5\nDisallow: /two\n\
                       User-agent: b\nDisallow: /three\n\
-                      user-agent: mcp-toolbox\r\ndisallow: /four\r\n";
+                      user-agent: oxmcp-toolbox\r\ndisallow: /four\r\n";
         assert!(!allows(robots, "/one"));
         assert!(!allows(robots, "/two"));
         assert!(allows(robots, "/three"));

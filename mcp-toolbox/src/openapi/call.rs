@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::Method;
-use mcp_server::types::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
+use oxmcp_server::types::{CallToolResult, ContentBlock, JsonObject, ResourceContents};
 use serde_json::Value;
 use url::Url;
 
@@ -68,7 +68,7 @@ impl Placed {
             )),
             ("http", Credential::Basic { user, password }) if http_scheme == "basic" => {
                 let pair =
-                    mcp_wire::header::base64::encode(format!("{user}:{password}").as_bytes());
+                    oxmcp_wire::header::base64::encode(format!("{user}:{password}").as_bytes());
                 Ok(Placed::Header(
                     header::AUTHORIZATION,
                     value(format!("Basic {pair}"))?,
@@ -339,7 +339,7 @@ fn result(op: &Operation, shown: &str, response: &client::Response, cap: usize) 
         }
     }
     let essence = essence(&media);
-    let encoded = || mcp_wire::header::base64::encode(&response.body);
+    let encoded = || oxmcp_wire::header::base64::encode(&response.body);
     let block = if essence.starts_with("text/")
         || is_json(&essence)
         || essence.ends_with("+xml")

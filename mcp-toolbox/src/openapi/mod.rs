@@ -4,9 +4,9 @@
 //! and no redirect into a refused address).
 //!
 //! ```no_run
-//! use mcp_server::Server;
-//! use mcp_toolbox::http::Http;
-//! use mcp_toolbox::openapi::{Credential, OpenApi};
+//! use oxmcp_server::Server;
+//! use oxmcp_toolbox::http::Http;
+//! use oxmcp_toolbox::openapi::{Credential, OpenApi};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let text = std::fs::read_to_string("petstore.yaml")?;
@@ -75,8 +75,8 @@
 use std::sync::Arc;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use mcp_server::types::{Tool, ToolAnnotations};
-use mcp_server::ToolEntry;
+use oxmcp_server::types::{Tool, ToolAnnotations};
+use oxmcp_server::ToolEntry;
 use serde_json::Value;
 use url::Url;
 

@@ -455,6 +455,6 @@ mod tests {
         assert_eq!(name(None, "get", "/"), "get");
         let long = name(Some(&"x".repeat(300)), "get", "/");
         assert_eq!(long.len(), MAX_NAME);
-        assert!(mcp_server::types::tool::is_valid_tool_name(&long));
+        assert!(oxmcp_server::types::tool::is_valid_tool_name(&long));
     }
 }

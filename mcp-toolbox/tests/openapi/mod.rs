@@ -3,11 +3,11 @@
 //! credentials, the results of each kind of response, and the documents
 //! refused with the position of what is wrong.
 
-use mcp_server::types::CallToolResult;
-use mcp_server::{Context, ToolEntry};
 use mcp_test_support::http_site::{reply, Seen, Site};
-use mcp_toolbox::http::Http;
-use mcp_toolbox::openapi::{Credential, OpenApi, OpenApiTools};
+use oxmcp_server::types::CallToolResult;
+use oxmcp_server::{Context, ToolEntry};
+use oxmcp_toolbox::http::Http;
+use oxmcp_toolbox::openapi::{Credential, OpenApi, OpenApiTools};
 use serde_json::{json, Value};
 
 /// A pet store, OpenAPI 3.0, with what the toolbox must handle.
@@ -307,7 +307,7 @@ async fn the_credential_is_needed_and_the_address_rules_hold() {
 
 #[test]
 fn filters_choose_the_operations() {
-    let only = |b: mcp_toolbox::openapi::OpenApiBuilder| -> Vec<String> {
+    let only = |b: oxmcp_toolbox::openapi::OpenApiBuilder| -> Vec<String> {
         b.base_url("http://127.0.0.1:1")
             .build()
             .unwrap()

@@ -1,8 +1,8 @@
 //! Typed clients' encoding of arguments and decoding of results.
 //!
 //! The clients that `#[tool]` generates (for an impl block, through
-//! `mcp_server::__private`; for a trait declaring a foreign server's tools,
-//! through `mcp_client::__private`) call these. They are public so both
+//! `oxmcp_server::__private`; for a trait declaring a foreign server's tools,
+//! through `oxmcp_client::__private`) call these. They are public so both
 //! runtimes can re-export them, and hidden from the docs: they are not meant
 //! to be called by hand.
 

@@ -24,7 +24,7 @@ use crate::JsonObject;
 
 // For generated code only. Hidden at this re-export rather than on the items:
 // `#[doc(hidden)]` on an item makes rustc print its full path in errors
-// (`mcp_server::mcp_types::call::DecodeFor<C>`), which the UI tests pin.
+// (`oxmcp_server::oxmcp_types::call::DecodeFor<C>`), which the UI tests pin.
 #[doc(hidden)]
 pub use codec::{
     check_result, decode_content, decode_parsed, decode_structured, decode_structured_lenient,
@@ -38,7 +38,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Anything that can list and call tools.
 ///
-/// `mcp-client`'s `Client` implements it; typed clients are generic over it.
+/// `oxmcp-client`'s `Client` implements it; typed clients are generic over it.
 pub trait ToolCaller: Send + Sync {
     /// Calls tool `name` with `arguments`. A result with `isError: true` is
     /// returned as `Ok`: deciding what it means is the caller's business.
@@ -53,7 +53,7 @@ pub trait ToolCaller: Send + Sync {
 
     /// Renders prompt `name` with its string `arguments` (`prompts/get`), for
     /// the prompt methods of typed clients. The default answers that this
-    /// caller cannot (`mcp-client`'s `Client` can).
+    /// caller cannot (`oxmcp-client`'s `Client` can).
     fn get_prompt<'a>(
         &'a self,
         name: &'a str,

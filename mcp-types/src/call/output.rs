@@ -16,7 +16,7 @@ use super::CallError;
 /// the return type that decodes `T` from `structuredContent`.
 ///
 /// ```
-/// use mcp_types::call::Json;
+/// use oxmcp_types::call::Json;
 ///
 /// #[derive(serde::Serialize, serde::Deserialize)]
 /// struct Sum { total: f64 }

@@ -1,6 +1,6 @@
 //! A server behind DPoP-bound tokens (RFC 9449) and a client's proofs, for
-//! the DPoP tests (mcp-server's, and the replay record shared on Redis in
-//! mcp-redis's): the proof key, the claims, the served instance and what to
+//! the DPoP tests (oxmcp-server's, and the replay record shared on Redis in
+//! oxmcp-redis's): the proof key, the claims, the served instance and what to
 //! read off its answers. Proofs are made here with jsonwebtoken's signer and
 //! a thumbprint written out by hand, not with the code under test.
 
@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, EncodingKey};
-use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::{tool, Server};
-use mcp_wire::http_client::{http_client, Fetched, HttpClient};
-use mcp_wire::oauth::Challenge;
+use oxmcp_server::auth::{Authorization, Dpop, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::{tool, Server};
+use oxmcp_wire::http_client::{http_client, Fetched, HttpClient};
+use oxmcp_wire::oauth::Challenge;
 use serde_json::{json, Value};
 use sha2::Digest;
 

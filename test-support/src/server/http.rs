@@ -7,8 +7,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_server::http::{HttpConfig, HttpService};
-use mcp_server::Server;
+use oxmcp_server::http::{HttpConfig, HttpService};
+use oxmcp_server::Server;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

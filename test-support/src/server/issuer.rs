@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_wire::http_client::{send, Fetched, HttpClient};
+use oxmcp_wire::http_client::{send, Fetched, HttpClient};
 use serde_json::{json, Value};
 
 pub fn b64(bytes: &[u8]) -> String {
@@ -206,7 +206,7 @@ impl Issuer {
 /// on a fresh port of 127.0.0.1, until the sender given back is dropped or
 /// used; gives the server's base URL too.
 pub async fn serve_on_loopback(
-    build: impl FnOnce(&str) -> (mcp_server::Server, mcp_server::http::HttpConfig),
+    build: impl FnOnce(&str) -> (oxmcp_server::Server, oxmcp_server::http::HttpConfig),
 ) -> (String, tokio::sync::oneshot::Sender<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -262,7 +262,7 @@ fn introspect(headers: &http::HeaderMap, body: &str) -> Value {
     if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
         return json!({"active": false});
     }
-    let form = mcp_wire::oauth::form_decode(body);
+    let form = oxmcp_wire::oauth::form_decode(body);
     let token = form
         .iter()
         .find(|(k, _)| k == "token")

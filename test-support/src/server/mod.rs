@@ -1,4 +1,4 @@
-//! The helpers of mcp-server's integration tests (and of the tests on
+//! The helpers of oxmcp-server's integration tests (and of the tests on
 //! other crates that drive a server as they do: the Redis ones), one file a
 //! job. A test module imports it as `support`
 //! (`use mcp_test_support::server as support;`) and uses what it needs.

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_server::Server;
+use oxmcp_server::Server;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 
@@ -24,7 +24,7 @@ pub struct Client {
     /// The server's output, line by line.
     pub lines: Lines<BufReader<BoxRead>>,
     /// `serve_io`, when the server runs in this process.
-    pub task: Option<tokio::task::JoinHandle<Result<(), mcp_server::Error>>>,
+    pub task: Option<tokio::task::JoinHandle<Result<(), oxmcp_server::Error>>>,
     /// The server, when it is a child process.
     pub child: Option<tokio::process::Child>,
 }
@@ -143,7 +143,7 @@ impl Client {
 
     /// Closes the input and waits for the server to end: how `serve_io`
     /// ended (a child process must exit with success).
-    pub async fn close(mut self) -> Result<(), mcp_server::Error> {
+    pub async fn close(mut self) -> Result<(), oxmcp_server::Error> {
         drop(self.write.take());
         if let Some(mut child) = self.child.take() {
             let status = tokio::time::timeout(LINE_TIMEOUT, child.wait())
@@ -183,7 +183,7 @@ impl Client {
 
 /// `target/<profile>/calculator`, built by `cargo test --workspace` (the
 /// examples crate has tests, so its binaries are built first). Run on its
-/// own (`cargo test -p mcp-server`), the test builds it.
+/// own (`cargo test -p oxmcp-server`), the test builds it.
 pub fn calculator_bin() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT

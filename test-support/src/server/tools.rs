@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::types::JsonObject;
-use mcp_server::{tool, Context, Server, ToolBox, ToolEntry};
+use oxmcp_server::types::JsonObject;
+use oxmcp_server::{tool, Context, Server, ToolBox, ToolEntry};
 use serde_json::{json, Value};
 
 use super::{sum_text, with_shared_tools};
@@ -34,7 +34,7 @@ impl ToolBox for TestTools {
     }
 }
 
-/// The tools of [`TestTools`] that only mcp-server's tests use.
+/// The tools of [`TestTools`] that only oxmcp-server's tests use.
 pub struct Dispatch {
     barrier: tokio::sync::Barrier,
 }
@@ -88,9 +88,9 @@ pub struct Asking;
 #[tool(description = "A tool that asks the client", client = false)]
 impl Asking {
     #[describe("Asks the user's name")]
-    pub async fn ask_name(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+    pub async fn ask_name(&self, ctx: Context) -> Result<String, oxmcp_server::ToolError> {
         match ctx.elicit::<Name>("Your name?").await? {
-            mcp_server::ask::Elicited::Accepted(n) => Ok(format!("hello {}", n.name)),
+            oxmcp_server::ask::Elicited::Accepted(n) => Ok(format!("hello {}", n.name)),
             _ => Ok("no name".into()),
         }
     }
@@ -114,10 +114,10 @@ pub struct TaskJobs;
 impl TaskJobs {
     #[describe("Works a moment as a task, then asks a name")]
     #[tool(task = optional)]
-    pub async fn ask_later(&self, ctx: Context) -> Result<String, mcp_server::ToolError> {
+    pub async fn ask_later(&self, ctx: Context) -> Result<String, oxmcp_server::ToolError> {
         tokio::time::sleep(Duration::from_millis(100)).await;
         match ctx.ask("name").elicit::<Name>("Your name?").await? {
-            mcp_server::ask::Elicited::Accepted(n) => Ok(format!("later, {}", n.name)),
+            oxmcp_server::ask::Elicited::Accepted(n) => Ok(format!("later, {}", n.name)),
             _ => Ok("no name".into()),
         }
     }

@@ -7,12 +7,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_agent::approval::ApprovalPolicy;
-use mcp_agent::chat::{ChatMessage, ToolCall};
-use mcp_agent::pause::{PausedRun, StateKeys};
-use mcp_agent::{Agent, Finish, Outcome, RunError, ToolSet};
-use mcp_server::tool;
-use mcp_types::{CallToolResult, ContentBlock, ResourceContents};
+use oxmcp_agent::approval::ApprovalPolicy;
+use oxmcp_agent::chat::{ChatMessage, ToolCall};
+use oxmcp_agent::pause::{PausedRun, StateKeys};
+use oxmcp_agent::{Agent, Finish, Outcome, RunError, ToolSet};
+use oxmcp_server::tool;
+use oxmcp_types::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{json, Value};
 
 use crate::support::{call, calls, text, Scripted};

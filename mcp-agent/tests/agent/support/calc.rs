@@ -6,8 +6,8 @@
 // Tools are methods, whether or not they read `self`.
 #![allow(clippy::unused_self)]
 
-use mcp_server::{tool, ToolBox, ToolEntry, ToolError};
 use mcp_test_support::calculator::Calculator;
+use oxmcp_server::{tool, ToolBox, ToolEntry, ToolError};
 
 /// The names of [`Calc`]'s tools, sorted.
 pub const CALC_TOOLS: [&str; 4] = ["add", "broken", "divide", "round"];

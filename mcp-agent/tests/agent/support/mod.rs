@@ -1,4 +1,4 @@
-//! The helpers of mcp-agent's integration tests, one file a job. A test file
+//! The helpers of oxmcp-agent's integration tests, one file a job. A test file
 //! that needs them says `use crate::support;`.
 //!
 //! - [`ScriptedModel`] (`mcp_test_support::scripted_model`), the scripted model server

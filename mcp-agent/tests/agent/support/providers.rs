@@ -1,7 +1,7 @@
 //! The three models pointed at a scripted model server, by provider.
 
-use mcp_agent::chat::ChatModel;
-use mcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
+use oxmcp_agent::chat::ChatModel;
+use oxmcp_agent::model::{Anthropic, OpenAiChat, OpenAiResponses};
 
 use super::ScriptedModel;
 

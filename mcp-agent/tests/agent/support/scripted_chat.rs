@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
-use mcp_agent::chat::{ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall};
+use oxmcp_agent::chat::{ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelError, ToolCall};
 
 type Step = Box<dyn FnOnce(&ChatRequest) -> ChatResponse + Send>;
 

@@ -11,10 +11,10 @@ use std::time::Duration;
 use http::{Request, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use mcp_types::call::CallError;
-use mcp_types::jsonrpc::Message;
-use mcp_types::RequestId;
-use mcp_wire::sse::{SseEvent, SseParser};
+use oxmcp_types::call::CallError;
+use oxmcp_types::jsonrpc::Message;
+use oxmcp_types::RequestId;
+use oxmcp_wire::sse::{SseEvent, SseParser};
 
 use super::connector::{request_failed, HttpClient};
 use super::ERROR_BODY_MAX;
@@ -49,7 +49,7 @@ pub(super) async fn read_body(body: Incoming, max: usize) -> Result<Bytes, CallE
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) => Err(transport(format!(
             "reading the HTTP response failed: {}",
-            mcp_types::error::Chain(&*e)
+            oxmcp_types::error::Chain(&*e)
         ))),
     }
 }
@@ -90,7 +90,7 @@ pub(super) async fn pump(
     loop {
         match body.frame().await {
             None => return Ok(false),
-            Some(Err(e)) => return Err(mcp_types::error::Chain(&e).to_string()),
+            Some(Err(e)) => return Err(oxmcp_types::error::Chain(&e).to_string()),
             Some(Ok(frame)) => {
                 let Ok(data) = frame.into_data() else {
                     continue;

@@ -2,11 +2,11 @@
 //! TLS with rustls when the `tls` feature is on; endpoint URLs.
 
 use http::Uri;
-use mcp_types::call::CallError;
+use oxmcp_types::call::CallError;
 
 use crate::error::transport;
 
-pub(crate) use mcp_wire::http_client::{http_client, HttpClient};
+pub(crate) use oxmcp_wire::http_client::{http_client, HttpClient};
 
 /// Parses an MCP endpoint URL.
 pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
@@ -15,7 +15,7 @@ pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
         .map_err(|e| transport(format!("invalid URL `{url}`: {e}")))?;
     match uri.scheme_str() {
         Some("https") if uri.authority().is_some() && !cfg!(feature = "tls") => Err(transport(
-            format!("`{url}` needs TLS, and mcp-client was built without its `tls` feature"),
+            format!("`{url}` needs TLS, and oxmcp-client was built without its `tls` feature"),
         )),
         Some("http" | "https") if uri.authority().is_some() => Ok(uri),
         _ => Err(transport(format!(
@@ -29,6 +29,6 @@ pub(crate) fn parse_url(url: &str) -> Result<Uri, CallError> {
 pub(super) fn request_failed(url: &Uri, e: &(dyn std::error::Error + 'static)) -> CallError {
     CallError::Transport(Box::new(crate::error::Unreachable(format!(
         "HTTP request to {url} failed: {}",
-        mcp_types::error::Chain(e)
+        oxmcp_types::error::Chain(e)
     ))))
 }

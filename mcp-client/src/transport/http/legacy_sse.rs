@@ -10,7 +10,7 @@ use bytes::Bytes;
 use http::header::{self, HeaderMap};
 use http::{Method, Request, Uri};
 use http_body_util::Full;
-use mcp_types::call::{BoxFuture, CallError};
+use oxmcp_types::call::{BoxFuture, CallError};
 use tokio::task::AbortHandle;
 
 use super::sse::SseParser;
@@ -153,8 +153,8 @@ impl SseTransport {
 
 impl Transport for SseTransport {
     #[cfg(feature = "otel")]
-    fn network(&self) -> mcp_otel::instrumentation::Transport {
-        mcp_otel::instrumentation::Transport::Http
+    fn network(&self) -> oxmcp_otel::instrumentation::Transport {
+        oxmcp_otel::instrumentation::Transport::Http
     }
 
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {

@@ -12,7 +12,7 @@
 mod body;
 mod connector;
 pub(crate) mod legacy_sse;
-pub(crate) use mcp_wire::sse;
+pub(crate) use oxmcp_wire::sse;
 
 use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
@@ -23,10 +23,10 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, StatusCode, Uri};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use mcp_types::call::{BoxFuture, CallError};
-use mcp_types::jsonrpc::Message;
-use mcp_types::{ProtocolVersion, RequestId};
-use mcp_wire::header::{
+use oxmcp_types::call::{BoxFuture, CallError};
+use oxmcp_types::jsonrpc::Message;
+use oxmcp_types::{ProtocolVersion, RequestId};
+use oxmcp_wire::header::{
     encode_value, LAST_EVENT_ID, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION, SESSION_ID,
 };
 use tokio::task::AbortHandle;
@@ -226,8 +226,11 @@ impl HttpTransport {
             .map_err(|e| transport(format!("cannot build the HTTP request: {e}")))?;
         request.headers_mut().extend(headers);
         #[cfg(feature = "otel")]
-        if mcp_otel::instrumentation::enabled() {
-            mcp_otel::propagation::inject_headers(&tracing::Span::current(), request.headers_mut());
+        if oxmcp_otel::instrumentation::enabled() {
+            oxmcp_otel::propagation::inject_headers(
+                &tracing::Span::current(),
+                request.headers_mut(),
+            );
         }
         Ok(request)
     }
@@ -576,7 +579,7 @@ async fn standalone(
             }
             Err(e) => {
                 failures += 1;
-                tracing::debug!(error = %mcp_types::error::Chain(&e), "the standalone stream could not be opened");
+                tracing::debug!(error = %oxmcp_types::error::Chain(&e), "the standalone stream could not be opened");
                 if failures >= 3 {
                     return;
                 }
@@ -588,8 +591,8 @@ async fn standalone(
 
 impl Transport for HttpTransport {
     #[cfg(feature = "otel")]
-    fn network(&self) -> mcp_otel::instrumentation::Transport {
-        mcp_otel::instrumentation::Transport::Http
+    fn network(&self) -> oxmcp_otel::instrumentation::Transport {
+        oxmcp_otel::instrumentation::Transport::Http
     }
 
     fn request(&self, request: Outgoing) -> BoxFuture<'_, Result<(), CallError>> {
@@ -644,7 +647,7 @@ impl Transport for HttpTransport {
                 match deleted {
                     Ok(Ok(r)) => tracing::debug!(status = %r.status(), "session deleted"),
                     Ok(Err(e)) => {
-                        tracing::debug!(error = %mcp_types::error::Chain(&e), "deleting the session failed");
+                        tracing::debug!(error = %oxmcp_types::error::Chain(&e), "deleting the session failed");
                     }
                     Err(_) => tracing::debug!("deleting the session timed out"),
                 }

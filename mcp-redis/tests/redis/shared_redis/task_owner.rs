@@ -12,17 +12,17 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_redis::RedisStore;
-use mcp_server::auth::{Authorization, JwtVerifier};
-use mcp_server::http::HttpConfig;
-use mcp_server::state::{BusEvent, Store};
-use mcp_server::{Server, ServerBuilder};
 use mcp_test_support::redis_server::RedisServer;
 use mcp_test_support::server::issuer::Issuer;
 use mcp_test_support::server::{
     as_refs, http_request, legacy_headers, modern_meta_with, with_json, HttpServer, Response,
     Stream, TaskJobs,
 };
+use oxmcp_redis::RedisStore;
+use oxmcp_server::auth::{Authorization, JwtVerifier};
+use oxmcp_server::http::HttpConfig;
+use oxmcp_server::state::{BusEvent, Store};
+use oxmcp_server::{Server, ServerBuilder};
 use serde_json::{json, Value};
 
 /// The resource every instance protects (the tokens' audience).

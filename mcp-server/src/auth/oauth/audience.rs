@@ -70,7 +70,7 @@ fn well_formed(audience: &str) -> bool {
         return false;
     }
     if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
-        return mcp_wire::oauth::split_url(audience).is_some() && !audience.contains('#');
+        return oxmcp_wire::oauth::split_url(audience).is_some() && !audience.contains('#');
     }
     true
 }
@@ -80,7 +80,7 @@ fn well_formed(audience: &str) -> bool {
 pub(super) fn same_audience(a: &str, b: &str) -> bool {
     fn norm(uri: &str) -> String {
         let uri = uri.trim_end_matches('/');
-        match mcp_wire::oauth::split_url(uri) {
+        match oxmcp_wire::oauth::split_url(uri) {
             Some((origin, _)) => format!("{}{}", origin.to_ascii_lowercase(), &uri[origin.len()..]),
             None => uri.to_owned(),
         }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use mcp_wire::dpop::{access_token_hash, htu_form, jwk_thumbprint, PROOF_TYPE};
+use oxmcp_wire::dpop::{access_token_hash, htu_form, jwk_thumbprint, PROOF_TYPE};
 use serde_json::{Map, Value};
 
 use super::jwt::ACCEPTED;
@@ -59,7 +59,7 @@ const PRIVATE_MEMBERS: &[&str] = &["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use mcp_server::auth::{Authorization, Dpop, JwtVerifier};
+/// use oxmcp_server::auth::{Authorization, Dpop, JwtVerifier};
 ///
 /// let resource = "https://mcp.example.com/mcp";
 /// let auth = Authorization::new(resource, JwtVerifier::new("https://auth.example.com", resource))
@@ -207,7 +207,7 @@ fn new_nonce() -> String {
             .as_nanos();
         bytes[..16].copy_from_slice(&nanos.to_le_bytes());
     }
-    mcp_wire::dpop::b64url(&bytes)
+    oxmcp_wire::dpop::b64url(&bytes)
 }
 
 fn invalid(reason: impl Into<String>) -> Refusal {
@@ -327,7 +327,7 @@ impl DpopState {
         let Some(lifetime) = self.config.nonce_lifetime else {
             return Ok(None);
         };
-        let mut state = mcp_wire::sync::lock(&self.nonces);
+        let mut state = oxmcp_wire::sync::lock(&self.nonces);
         let state = state.get_or_insert_with(|| NonceState {
             current: new_nonce(),
             previous: None,
@@ -357,7 +357,7 @@ impl DpopState {
         let forget_at = self.forget_at(proof);
         let key = format!("{} {}", proof.jkt, proof.jti);
         let now = now();
-        let mut replays = mcp_wire::sync::lock(&self.replays);
+        let mut replays = oxmcp_wire::sync::lock(&self.replays);
         let replays = &mut *replays;
         while replays.order.front().is_some_and(|(_, at)| *at < now) {
             if let Some((old, at)) = replays.order.pop_front() {
@@ -389,7 +389,7 @@ impl DpopState {
     pub(super) async fn claim(&self, proof: &Proof, store: &dyn Store) -> Result<(), Refusal> {
         use sha2::Digest as _;
         let digest = sha2::Sha256::digest(format!("{} {}", proof.jkt, proof.jti));
-        let key = format!("dpop-jti:{}", mcp_wire::dpop::b64url(&digest));
+        let key = format!("dpop-jti:{}", oxmcp_wire::dpop::b64url(&digest));
         // Kept one second past the window, so that it cannot lapse the
         // moment the proof stops being accepted.
         let ttl = Duration::from_secs(self.forget_at(proof).saturating_sub(now()) + 1);

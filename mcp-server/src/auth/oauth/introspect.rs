@@ -5,9 +5,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
-use mcp_types::JsonObject;
-use mcp_wire::http_client::{form_request, send, HttpClient};
-use mcp_wire::oauth::{is_secure_or_loopback, percent_encode};
+use oxmcp_types::JsonObject;
+use oxmcp_wire::http_client::{form_request, send, HttpClient};
+use oxmcp_wire::oauth::{is_secure_or_loopback, percent_encode};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -28,13 +28,13 @@ const MAX_CACHED: usize = 10_000;
 /// time (default 30 s, never past `exp`), keyed by the token's SHA-256.
 ///
 /// ```no_run
-/// use mcp_server::auth::Introspection;
+/// use oxmcp_server::auth::Introspection;
 ///
 /// let verifier = Introspection::new(
 ///     "https://auth.example.com/introspect",
 ///     "https://mcp.example.com/mcp",
 /// )
-/// .client_credentials("mcp-server", "s3cret")
+/// .client_credentials("oxmcp-server", "s3cret")
 /// .issuer("https://auth.example.com");
 /// # let _ = verifier;
 /// ```
@@ -69,7 +69,7 @@ impl Introspection {
             credentials: None,
             ttl: Duration::from_secs(30),
             timeout: Duration::from_secs(10),
-            client: mcp_wire::http_client::http_client(Duration::from_secs(5), None),
+            client: oxmcp_wire::http_client::http_client(Duration::from_secs(5), None),
             cache: Mutex::new(HashMap::new()),
         }
     }
@@ -115,7 +115,7 @@ impl Introspection {
     }
 
     fn cached(&self, key: &[u8; 32]) -> Option<Identity> {
-        let mut cache = mcp_wire::sync::lock(&self.cache);
+        let mut cache = oxmcp_wire::sync::lock(&self.cache);
         match cache.get(key) {
             Some((who, until)) if *until > Instant::now() => Some(who.clone()),
             Some(_) => {
@@ -170,7 +170,7 @@ impl Introspection {
             self.ttl.min(Duration::from_secs(exp.saturating_sub(now)))
         });
         if !life.is_zero() {
-            let mut cache = mcp_wire::sync::lock(&self.cache);
+            let mut cache = oxmcp_wire::sync::lock(&self.cache);
             if cache.len() >= MAX_CACHED {
                 cache.clear();
             }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use mcp_types::JsonObject;
-use mcp_wire::http_client::{fetch_json, get_json_request, send, HttpClient};
-use mcp_wire::oauth::{
+use oxmcp_types::JsonObject;
+use oxmcp_wire::http_client::{fetch_json, get_json_request, send, HttpClient};
+use oxmcp_wire::oauth::{
     authorization_server_metadata_urls, is_secure_or_loopback, AuthorizationServerMetadata,
 };
 use serde_json::Value;
@@ -66,7 +66,7 @@ pub(super) const ACCEPTED: &[Algorithm] = &[
 /// every request.
 ///
 /// ```no_run
-/// use mcp_server::auth::JwtVerifier;
+/// use oxmcp_server::auth::JwtVerifier;
 ///
 /// let verifier = JwtVerifier::new("https://auth.example.com", "https://mcp.example.com/mcp");
 /// # let _ = verifier;
@@ -248,7 +248,7 @@ impl JwtVerifier {
                 max_age_ceiling: Duration::from_secs(3600),
                 require_typ: false,
                 timeout: Duration::from_secs(10),
-                client: mcp_wire::http_client::http_client(Duration::from_secs(5), None),
+                client: oxmcp_wire::http_client::http_client(Duration::from_secs(5), None),
                 keys: RwLock::new(Keys::default()),
                 fetching: tokio::sync::Mutex::new(Attempt::default()),
                 failing: AtomicBool::new(false),
@@ -274,7 +274,7 @@ impl JwtVerifier {
     /// with a `:` but not a URI), is refused: [`InvalidAudience`].
     ///
     /// ```
-    /// use mcp_server::auth::JwtVerifier;
+    /// use oxmcp_server::auth::JwtVerifier;
     ///
     /// let resource = "https://mcp.example.com/mcp";
     /// let verifier = JwtVerifier::new("https://login.example.com/tenant/v2.0", resource)
@@ -293,7 +293,7 @@ impl JwtVerifier {
     /// Uses this JWKS URL instead of the one in the issuer's metadata.
     #[must_use]
     pub fn jwks_uri(mut self, uri: impl Into<String>) -> Self {
-        mcp_wire::sync::write(&self.inner_mut().keys).jwks_uri = Some(uri.into());
+        oxmcp_wire::sync::write(&self.inner_mut().keys).jwks_uri = Some(uri.into());
         self
     }
 
@@ -346,7 +346,7 @@ impl JwtVerifier {
         let inner = &*self.inner;
         // A stale set is fetched again first, so that a token remembered
         // with a key the issuer has since removed is forgotten.
-        let stale = if mcp_wire::sync::read(&inner.keys).is_fresh() {
+        let stale = if oxmcp_wire::sync::read(&inner.keys).is_fresh() {
             Ok(())
         } else {
             inner.refresh(Why::Stale).await
@@ -359,7 +359,7 @@ impl JwtVerifier {
         let (who, key) = self.verify_now(token).await?;
         if let Some(exp) = who.expires_at() {
             let now = unix_now();
-            let mut verified = mcp_wire::sync::lock(&inner.verified);
+            let mut verified = oxmcp_wire::sync::lock(&inner.verified);
             if verified.len() >= MAX_VERIFIED {
                 verified.retain(|_, r| now <= r.exp.saturating_add(inner.leeway));
                 if verified.len() >= MAX_VERIFIED {
@@ -472,7 +472,7 @@ fn describe(e: &jsonwebtoken::errors::Error) -> String {
 
 impl VerifierState {
     fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<(DecodingKey, [u8; 32])> {
-        let keys = mcp_wire::sync::read(&self.keys);
+        let keys = oxmcp_wire::sync::read(&self.keys);
         let mut fitting = keys.set.iter().filter(|k| k.fits(kid, alg));
         let first = fitting.next()?;
         // Without a `kid`, only an unambiguous key will do.
@@ -482,7 +482,7 @@ impl VerifierState {
 
     /// A token verified before, still within its `exp`.
     fn remembered(&self, digest: &[u8; 32]) -> Option<Identity> {
-        let verified = mcp_wire::sync::lock(&self.verified);
+        let verified = oxmcp_wire::sync::lock(&self.verified);
         let r = verified.get(digest)?;
         (unix_now() <= r.exp.saturating_add(self.leeway)).then(|| r.identity.clone())
     }
@@ -526,7 +526,7 @@ impl VerifierState {
             }
         }
         {
-            let keys = mcp_wire::sync::read(&self.keys);
+            let keys = oxmcp_wire::sync::read(&self.keys);
             match why {
                 Why::Stale if keys.is_fresh() => return Ok(()),
                 Why::UnknownKid
@@ -567,7 +567,7 @@ impl VerifierState {
     /// One fetch: the metadata when the `jwks_uri` is not known yet, then
     /// the keys; on success, remembered tokens whose key is gone are dropped.
     async fn fetch(&self, why: Why) -> Result<(), Arc<str>> {
-        let jwks_uri = mcp_wire::sync::read(&self.keys).jwks_uri.clone();
+        let jwks_uri = oxmcp_wire::sync::read(&self.keys).jwks_uri.clone();
         let jwks_uri = match jwks_uri {
             Some(uri) => uri,
             None => self.discover().await?,
@@ -584,10 +584,10 @@ impl VerifierState {
             Ok(sent) => sent.await,
             Err(e) => Err(e),
         }
-        .map_err(|e| Arc::from(mcp_types::error::Chain(&e).to_string()))?;
+        .map_err(|e| Arc::from(oxmcp_types::error::Chain(&e).to_string()))?;
         let set: Value = answer
             .json(&jwks_uri)
-            .map_err(|e| Arc::from(mcp_types::error::Chain(&e).to_string()))?;
+            .map_err(|e| Arc::from(oxmcp_types::error::Chain(&e).to_string()))?;
         let max_age = answer
             .headers
             .get_all(http::header::CACHE_CONTROL)
@@ -607,7 +607,7 @@ impl VerifierState {
         tracing::debug!(%jwks_uri, keys = keys.len(), ?max_age, "fetched the issuer's keys");
         let published: HashSet<[u8; 32]> = keys.iter().map(|k| k.fingerprint).collect();
         {
-            let mut held = mcp_wire::sync::write(&self.keys);
+            let mut held = oxmcp_wire::sync::write(&self.keys);
             held.jwks_uri = Some(jwks_uri);
             held.set = keys;
             held.max_age = max_age;
@@ -617,7 +617,7 @@ impl VerifierState {
             }
             held.fetched = Some(now);
         }
-        let mut verified = mcp_wire::sync::lock(&self.verified);
+        let mut verified = oxmcp_wire::sync::lock(&self.verified);
         let before = verified.len();
         verified.retain(|_, r| published.contains(&r.key));
         if verified.len() < before {
@@ -658,7 +658,7 @@ impl VerifierState {
             }
         }
         Err(match last {
-            Some(e) => mcp_types::error::Chain(&e).to_string().into(),
+            Some(e) => oxmcp_types::error::Chain(&e).to_string().into(),
             None => format!("`{}` is not an issuer URL", self.issuer).into(),
         })
     }

@@ -23,8 +23,8 @@ impl Authorization {
     /// those requests pass through the layer.
     ///
     /// ```no_run
-    /// # async fn demo(server: mcp_server::Server, auth: mcp_server::auth::Authorization) {
-    /// use mcp_server::http::HttpConfig;
+    /// # async fn demo(server: oxmcp_server::Server, auth: oxmcp_server::auth::Authorization) {
+    /// use oxmcp_server::http::HttpConfig;
     ///
     /// let mcp = server.http_service(HttpConfig::default());
     /// let app: axum::Router = axum::Router::new()
@@ -85,7 +85,7 @@ impl crate::auth::Gate for Authorization {
         uri: &'a http::Uri,
         headers: &'a http::HeaderMap,
         store: Option<&'a dyn crate::state::Store>,
-    ) -> mcp_types::call::BoxFuture<'a, Result<crate::auth::Verified, crate::auth::Answer>> {
+    ) -> oxmcp_types::call::BoxFuture<'a, Result<crate::auth::Verified, crate::auth::Answer>> {
         Box::pin(async move {
             self.verify_request(method, uri, headers, store)
                 .await

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use http::header::{self, HeaderMap};
 use http::{Method, StatusCode, Uri};
-use mcp_wire::oauth::{
+use oxmcp_wire::oauth::{
     protected_resource_path, split_url, Challenge, ProtectedResourceMetadata,
     PROTECTED_RESOURCE_WELL_KNOWN,
 };
@@ -30,8 +30,8 @@ use crate::state::Store;
 /// hooks, middleware and tools.
 ///
 /// ```no_run
-/// use mcp_server::auth::{Authorization, JwtVerifier};
-/// use mcp_server::http::HttpConfig;
+/// use oxmcp_server::auth::{Authorization, JwtVerifier};
+/// use oxmcp_server::http::HttpConfig;
 ///
 /// let resource = "https://mcp.example.com/mcp";
 /// let auth = Authorization::new(resource, JwtVerifier::new("https://auth.example.com", resource))
@@ -294,7 +294,7 @@ impl Authorization {
         store: Option<&dyn Store>,
     ) -> Result<Verified, Denied> {
         if uri.query().is_some_and(|q| {
-            mcp_wire::oauth::form_decode(q)
+            oxmcp_wire::oauth::form_decode(q)
                 .iter()
                 .any(|(name, _)| name == "access_token")
         }) {
@@ -347,7 +347,7 @@ impl Authorization {
             Ok(identity) => identity,
             Err(TokenError::Invalid(reason)) => return Err(self.refused_token(scheme, &reason)),
             Err(e @ TokenError::Unavailable { .. }) => {
-                tracing::warn!(error = %mcp_types::error::Chain(&e), "a token could not be checked");
+                tracing::warn!(error = %oxmcp_types::error::Chain(&e), "a token could not be checked");
                 let retry_after = match &e {
                     TokenError::Unavailable { retry_after, .. } => *retry_after,
                     TokenError::Invalid(_) => None,
@@ -376,7 +376,12 @@ impl Authorization {
         }
         let carry = dpop_nonce
             .and_then(|n| http::HeaderValue::from_str(&n).ok())
-            .map(|n| (http::HeaderName::from_static(mcp_wire::dpop::DPOP_NONCE), n));
+            .map(|n| {
+                (
+                    http::HeaderName::from_static(oxmcp_wire::dpop::DPOP_NONCE),
+                    n,
+                )
+            });
         Ok(Verified {
             identity: Arc::new(identity),
             gate: Arc::new(self.clone()),
@@ -396,7 +401,7 @@ impl Authorization {
         headers: &HeaderMap,
         token: &str,
     ) -> Result<Proof, Denied> {
-        let mut values = headers.get_all(mcp_wire::dpop::DPOP).iter();
+        let mut values = headers.get_all(oxmcp_wire::dpop::DPOP).iter();
         let (Some(value), None) = (values.next(), values.next()) else {
             return Err(self.refused_proof(&Refusal::Invalid(
                 "a DPoP-bound token needs exactly one DPoP proof header".into(),
@@ -479,9 +484,11 @@ impl Authorization {
     /// 503 when the replay record is full or the shared store failed.
     fn refused_proof(&self, refusal: &Refusal) -> Denied {
         let (error, reason, nonce) = match refusal {
-            Refusal::Invalid(reason) => (mcp_wire::dpop::INVALID_DPOP_PROOF, reason.clone(), None),
+            Refusal::Invalid(reason) => {
+                (oxmcp_wire::dpop::INVALID_DPOP_PROOF, reason.clone(), None)
+            }
             Refusal::UseNonce(nonce) => (
-                mcp_wire::dpop::USE_DPOP_NONCE,
+                oxmcp_wire::dpop::USE_DPOP_NONCE,
                 "the DPoP proof must carry the nonce in DPoP-Nonce".to_owned(),
                 Some(nonce.clone()),
             ),
@@ -495,7 +502,7 @@ impl Authorization {
                 }
             }
             Refusal::Store(e) => {
-                tracing::warn!(error = %mcp_types::error::Chain(e), "a DPoP proof could not be recorded in the shared store");
+                tracing::warn!(error = %oxmcp_types::error::Chain(e), "a DPoP proof could not be recorded in the shared store");
                 return Denied {
                     status: StatusCode::SERVICE_UNAVAILABLE,
                     challenges: Vec::new(),
@@ -603,7 +610,7 @@ impl Denied {
             .dpop_nonce
             .and_then(|n| http::HeaderValue::from_str(&n).ok())
         {
-            headers.insert(mcp_wire::dpop::DPOP_NONCE, value);
+            headers.insert(oxmcp_wire::dpop::DPOP_NONCE, value);
         }
         if let Some(after) = self.retry_after {
             // Rounded up: "0" would invite an immediate retry.
@@ -613,7 +620,7 @@ impl Denied {
         let body = serde_json::to_vec(&serde_json::json!({
             "jsonrpc": "2.0",
             "id": null,
-            "error": { "code": mcp_types::jsonrpc::code::INVALID_REQUEST, "message": self.message }
+            "error": { "code": oxmcp_types::jsonrpc::code::INVALID_REQUEST, "message": self.message }
         }))
         .unwrap_or_default();
         (self.status, headers, body)

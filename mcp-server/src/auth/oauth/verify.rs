@@ -17,7 +17,7 @@ pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Identity, TokenEr
 /// token on and accepts only its own.
 ///
 /// ```
-/// use mcp_server::auth::{Identity, TokenError, TokenVerifier, VerifyFuture};
+/// use oxmcp_server::auth::{Identity, TokenError, TokenVerifier, VerifyFuture};
 ///
 /// /// Accepts one fixed token (for a test, say).
 /// struct Fixed(String);

@@ -18,10 +18,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::extension::TASKS;
-use mcp_types::jsonrpc::Response;
-use mcp_types::modern::SubscriptionFilter;
-use mcp_types::{method, ClientCapabilities, ErrorObject, JsonObject, RequestId};
+use oxmcp_types::extension::TASKS;
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::modern::SubscriptionFilter;
+use oxmcp_types::{method, ClientCapabilities, ErrorObject, JsonObject, RequestId};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -107,7 +107,7 @@ impl Tasks {
         let running = task_id.clone();
         // The task outlives its request: its own span, a child of the
         // request's (current here), keeps what the tool does in the trace.
-        let span = tracing::info_span!(target: "mcp_server", "task", otel.name = "task", mcp.task.id = %task_id);
+        let span = tracing::info_span!(target: "oxmcp_server", "task", otel.name = "task", mcp.task.id = %task_id);
         crate::common::spawn(tracing::Instrument::instrument(
             async move {
                 let _permit = permit;
@@ -149,7 +149,7 @@ impl Tasks {
                 core.tasks.table.apply(&task_id, TaskOp::Cancel);
                 let error = ErrorObject::internal(format!(
                     "the task could not be recorded: {}",
-                    mcp_types::error::Chain(&e)
+                    oxmcp_types::error::Chain(&e)
                 ));
                 return Some(super::error_reply(Some(id), error));
             }
@@ -166,7 +166,7 @@ impl Tasks {
             #[serde(rename = "inputResponses", default, borrow)]
             input_responses: Option<&'a serde_json::value::RawValue>,
             #[serde(rename = "_meta", default, borrow)]
-            meta: Option<mcp_types::modern::RawRequestMeta<'a>>,
+            meta: Option<oxmcp_types::modern::RawRequestMeta<'a>>,
         }
         let p: TaskParams<'_> = match req.params {
             Some(raw) => serde_json::from_str(raw.get())
@@ -243,7 +243,7 @@ impl Tasks {
                 Err(e) => {
                     let error = ErrorObject::internal(format!(
                         "the task store is unavailable: {}",
-                        mcp_types::error::Chain(&e)
+                        oxmcp_types::error::Chain(&e)
                     ));
                     return Some(super::error_reply(Some(id), error));
                 }
@@ -381,7 +381,7 @@ async fn watch_task(
         };
         let put = store.put_task(&id, bytes.into(), TASK_TTL);
         if let Err(e) = crate::state::within(&**store, put).await {
-            tracing::warn!(task = %id, error = %mcp_types::error::Chain(&e), "a task's state was not written to the shared store");
+            tracing::warn!(task = %id, error = %oxmcp_types::error::Chain(&e), "a task's state was not written to the shared store");
         } else if done {
             return;
         }

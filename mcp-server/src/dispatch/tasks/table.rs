@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use mcp_types::modern::InputRequest;
-use mcp_types::{ErrorObject, JsonObject};
-use mcp_wire::sync::lock;
+use oxmcp_types::modern::InputRequest;
+use oxmcp_types::{ErrorObject, JsonObject};
+use oxmcp_wire::sync::lock;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -213,8 +213,8 @@ impl Task {
             result_type,
             task_id: id,
             status,
-            created_at: mcp_wire::time::rfc3339(self.created),
-            last_updated_at: mcp_wire::time::rfc3339(self.updated),
+            created_at: oxmcp_wire::time::rfc3339(self.created),
+            last_updated_at: oxmcp_wire::time::rfc3339(self.updated),
             ttl_ms: millis(TASK_TTL),
             poll_interval_ms: millis(POLL_INTERVAL),
             result,

@@ -9,11 +9,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_types::jsonrpc::code;
-use mcp_types::modern::RawRequestMeta;
-use mcp_types::notification::ProgressToken;
-use mcp_types::{method, ClientCapabilities, ErrorObject, LoggingLevel, RequestId};
-use mcp_wire::sync::lock;
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::modern::RawRequestMeta;
+use oxmcp_types::notification::ProgressToken;
+use oxmcp_types::{method, ClientCapabilities, ErrorObject, LoggingLevel, RequestId};
+use oxmcp_wire::sync::lock;
 use serde_json::Value;
 
 use super::params::CallParams;
@@ -106,7 +106,7 @@ impl Tools {
             .map_err(|_| unknown())?;
         let settings = call_settings(&mut era, params.meta.as_ref());
         // A tool that only runs as a task needs the tasks extension.
-        let task_only = [mcp_types::extension::TASKS];
+        let task_only = [oxmcp_types::extension::TASKS];
         let extensions = if entry.task == TaskSupport::Required {
             &task_only[..]
         } else {
@@ -293,7 +293,7 @@ impl Tools {
             // Nothing of the tool or its layers runs before it has a slot,
             // nor after its call was cancelled while it waited.
             if call.ctx.is_cancelled() {
-                return Ok(mcp_types::CallToolResult::error("cancelled"));
+                return Ok(oxmcp_types::CallToolResult::error("cancelled"));
             }
             let chain: BoxFuture<'static, CallOutcome> = if let Some(service) = &service {
                 call_through(service, call)
@@ -306,7 +306,7 @@ impl Tools {
                 Some(limit) => match tokio::time::timeout(limit, chain).await {
                     Ok(outcome) => outcome,
                     // The tool's future is dropped: that stops it.
-                    Err(_) => Ok(mcp_types::CallToolResult::error(format!(
+                    Err(_) => Ok(oxmcp_types::CallToolResult::error(format!(
                         "tool `{name}` timed out after {} ms",
                         limit.as_millis()
                     ))),
@@ -408,7 +408,7 @@ fn run_pending(
 /// `run_call`).
 struct AlwaysOk<F>(F);
 
-impl<F: std::future::Future<Output = mcp_types::CallToolResult> + Unpin> std::future::Future
+impl<F: std::future::Future<Output = oxmcp_types::CallToolResult> + Unpin> std::future::Future
     for AlwaysOk<F>
 {
     type Output = CallOutcome;
@@ -443,7 +443,7 @@ fn call_settings(era: &mut Era, meta: Option<&RawRequestMeta<'_>>) -> Settings {
 /// `what` needs them (``tool `add` ``, `` `tasks/get` ``).
 pub(in crate::dispatch) fn missing_capability_error(
     what: &str,
-    missing: mcp_types::JsonObject,
+    missing: oxmcp_types::JsonObject,
 ) -> ErrorObject {
     let names: Vec<String> = missing
         .iter()
@@ -454,7 +454,7 @@ pub(in crate::dispatch) fn missing_capability_error(
         .collect();
     let message =
         format!("{what} needs the client capabilities {names:?}, which the client did not declare");
-    let mut data = mcp_types::JsonObject::new();
+    let mut data = oxmcp_types::JsonObject::new();
     data.insert("requiredCapabilities".into(), Value::Object(missing));
     ErrorObject::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
         .with_data(Value::Object(data))
@@ -466,17 +466,17 @@ fn missing_capabilities(
     required: &[&str],
     extensions: &[&str],
     declared: &ClientCapabilities,
-) -> Option<mcp_types::JsonObject> {
+) -> Option<oxmcp_types::JsonObject> {
     if required.is_empty() && extensions.is_empty() {
         return None;
     }
-    let empty = || Value::Object(mcp_types::JsonObject::new());
+    let empty = || Value::Object(oxmcp_types::JsonObject::new());
     let as_json = serde_json::to_value(declared).unwrap_or(Value::Null);
-    let mut missing = mcp_types::JsonObject::new();
+    let mut missing = oxmcp_types::JsonObject::new();
     for name in required.iter().filter(|name| as_json.get(**name).is_none()) {
         missing.insert((*name).to_owned(), empty());
     }
-    let mut lacked = mcp_types::JsonObject::new();
+    let mut lacked = oxmcp_types::JsonObject::new();
     for id in extensions
         .iter()
         .filter(|id| declared.extension(id).is_none())

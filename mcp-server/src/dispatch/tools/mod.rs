@@ -14,9 +14,9 @@ pub(super) use call::missing_capability_error;
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::{RawJson, Response};
-use mcp_types::modern::{RequestMeta, SubscriptionFilter};
-use mcp_types::{
+use oxmcp_types::jsonrpc::{RawJson, Response};
+use oxmcp_types::modern::{RequestMeta, SubscriptionFilter};
+use oxmcp_types::{
     method, CacheScope, ErrorObject, ListToolsParams, ListToolsResult, RequestId, ResultType,
     ServerCapabilities,
 };
@@ -123,7 +123,7 @@ impl Capability for Tools {
     }
 
     fn declare(&self, declared: &mut ServerCapabilities) {
-        declared.tools = Some(mcp_types::lifecycle::ToolsCapability {
+        declared.tools = Some(oxmcp_types::lifecycle::ToolsCapability {
             list_changed: Some(true),
         });
     }
@@ -163,7 +163,7 @@ impl Capability for Tools {
         if method_name != method::TOOLS_CALL {
             return None;
         }
-        let name = mcp_wire::route::Peek::read(params).name_for(method::TOOLS_CALL)?;
+        let name = oxmcp_wire::route::Peek::read(params).name_for(method::TOOLS_CALL)?;
         Some(vec![self.registry().get(&name)?.scopes.clone()])
     }
 }

@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::modern::RawRequestMeta;
-use mcp_types::ErrorObject;
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::modern::RawRequestMeta;
+use oxmcp_types::ErrorObject;
 use serde_json::Value;
 
 use crate::dispatch::era::params;
@@ -111,7 +111,7 @@ fn set_parsed<'a, T: serde::Deserialize<'a>>(slot: &mut Option<T>, value: RawJso
 
 #[cfg(test)]
 mod tests {
-    use mcp_types::jsonrpc::RawJson;
+    use oxmcp_types::jsonrpc::RawJson;
 
     use super::CallParams;
 

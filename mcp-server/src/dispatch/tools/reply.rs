@@ -1,8 +1,8 @@
 //! The reply writer of `tools/call`: a call's result as the response bytes,
 //! one plain text block written directly, everything else by serde.
 
-use mcp_types::jsonrpc::Response;
-use mcp_types::{CallToolResult, ContentBlock, RequestId, ResultType};
+use oxmcp_types::jsonrpc::Response;
+use oxmcp_types::{CallToolResult, ContentBlock, RequestId, ResultType};
 
 use crate::dispatch::{encode, failed, Outcome, ServerCore};
 use crate::policy::CallOutcome;
@@ -114,7 +114,7 @@ fn reply_fast(
 
 #[cfg(test)]
 mod tests {
-    use mcp_types::{CallToolResult, ContentBlock, RequestId};
+    use oxmcp_types::{CallToolResult, ContentBlock, RequestId};
 
     use super::{reply_fast, reply_serde};
 
@@ -150,7 +150,7 @@ mod tests {
         structured.structured_content = Some(serde_json::json!({"x": 1}));
         assert!(reply_fast(&id, &structured, false, 0).is_none());
         let mut meta = CallToolResult::success(vec![ContentBlock::text("a")]);
-        meta.meta = Some(mcp_types::Meta::default());
+        meta.meta = Some(oxmcp_types::Meta::default());
         assert!(reply_fast(&id, &meta, false, 0).is_none());
         assert!(reply_fast(&id, &CallToolResult::success(vec![]), false, 0).is_none());
     }

@@ -9,7 +9,7 @@ use super::sse::ReplayLimits;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::http::HttpConfig;
+/// use oxmcp_server::http::HttpConfig;
 ///
 /// let config = HttpConfig::default()
 ///     .endpoint("/mcp")
@@ -247,7 +247,7 @@ impl HttpConfig {
     /// Shares legacy sessions, `Last-Event-ID` replay and notifications
     /// with every instance configured with the same store, so that several
     /// instances serve one service behind a load balancer with no sticky
-    /// sessions (see [`crate::state`]; `mcp-redis` has a store on Redis).
+    /// sessions (see [`crate::state`]; `oxmcp-redis` has a store on Redis).
     /// Without one (the default), all of it lives in this process.
     ///
     /// A request that needs the store when it is unavailable is answered
@@ -269,15 +269,15 @@ impl HttpConfig {
     /// who reaches the port reads it.
     ///
     /// ```
-    /// use mcp_server::http::HttpConfig;
+    /// use oxmcp_server::http::HttpConfig;
     ///
     /// let config = HttpConfig::default().page("/healthz", "text/plain", || "ok");
     /// # let _ = config;
     /// ```
     ///
-    /// mcp-otel's Prometheus exporter (its `prometheus` feature, and
+    /// oxmcp-otel's Prometheus exporter (its `prometheus` feature, and
     /// `OTEL_METRICS_EXPORTER=prometheus`) is served as one:
-    /// `config.page("/metrics", mcp_otel::Prometheus::CONTENT_TYPE, move || metrics.encode())`,
+    /// `config.page("/metrics", oxmcp_otel::Prometheus::CONTENT_TYPE, move || metrics.encode())`,
     /// with `metrics` from `Telemetry::prometheus`.
     ///
     /// # Panics

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::reply::names::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use http::header::{self, HeaderMap};
 use http::{Response, StatusCode};
-use mcp_types::jsonrpc::{code, RawMessage};
-use mcp_types::ProtocolVersion;
+use oxmcp_types::jsonrpc::{code, RawMessage};
+use oxmcp_types::ProtocolVersion;
 
 use super::reply::{
     accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
@@ -248,7 +248,7 @@ impl Inner {
     pub(super) async fn legacy_batch(
         self: &Arc<Self>,
         parts: &http::request::Parts,
-        batch: Result<Vec<&RawValue>, mcp_types::jsonrpc::DecodeError>,
+        batch: Result<Vec<&RawValue>, oxmcp_types::jsonrpc::DecodeError>,
     ) -> Response<McpBody> {
         let headers = &parts.headers;
         let items = match crate::dispatch::batch_items(batch) {

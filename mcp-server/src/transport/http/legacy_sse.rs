@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::header::{self, HeaderMap};
 use http::{Request, Response, StatusCode};
-use mcp_types::jsonrpc::{code, RawMessage};
+use oxmcp_types::jsonrpc::{code, RawMessage};
 use tokio::sync::mpsc;
 
 use super::body::{McpBody, OnDrop};
@@ -74,7 +74,7 @@ pub(super) fn open(
                 () = tx.closed() => break,
                 () = tokio::time::sleep(every) => {
                     if sse_out.overflowed.load(std::sync::atomic::Ordering::Acquire)
-                        || !super::sse::offer(&tx, Bytes::from_static(mcp_wire::sse::KEEP_ALIVE))
+                        || !super::sse::offer(&tx, Bytes::from_static(oxmcp_wire::sse::KEEP_ALIVE))
                     {
                         break;
                     }

@@ -25,9 +25,9 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http::header::{self, HeaderMap};
 use http::{Method, Request, Response, StatusCode};
-use mcp_types::jsonrpc::{code, split_batch, RawMessage};
-use mcp_types::ProtocolVersion;
-use mcp_wire::route::Peek;
+use oxmcp_types::jsonrpc::{code, split_batch, RawMessage};
+use oxmcp_types::ProtocolVersion;
+use oxmcp_wire::route::Peek;
 use reply::names::PROTOCOL_VERSION;
 use tokio_util::sync::CancellationToken;
 
@@ -333,7 +333,9 @@ impl Inner {
                 StatusCode::BAD_REQUEST,
                 crate::common::error_reply(
                     None,
-                    mcp_types::ErrorObject::parse_error("parse error: the body is not valid UTF-8"),
+                    oxmcp_types::ErrorObject::parse_error(
+                        "parse error: the body is not valid UTF-8",
+                    ),
                 ),
             );
         };

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::reply::names::{MCP_METHOD, MCP_NAME, PROTOCOL_VERSION};
 use http::header::HeaderMap;
 use http::{Response, StatusCode};
-use mcp_types::jsonrpc::{code, RawMessage};
-use mcp_wire::route::{json_str, Peek};
+use oxmcp_types::jsonrpc::{code, RawMessage};
+use oxmcp_wire::route::{json_str, Peek};
 
 use super::body::OnDrop;
 use super::reply::{base, header_str, json, modern_status, respond, sse_builder, transport_error};
@@ -23,12 +23,12 @@ use tokio_util::sync::CancellationToken;
 /// `Mcp-Name` must be present and match the body (-32020, HTTP 400).
 fn check_modern_headers(
     headers: &HeaderMap,
-    id: &mcp_types::RequestId,
+    id: &oxmcp_types::RequestId,
     method_name: &str,
     peeked: &Peek<'_>,
 ) -> Result<(), Box<Response<McpBody>>> {
     let mismatch = |message: String| {
-        let e = mcp_types::ErrorObject::new(code::HEADER_MISMATCH, message);
+        let e = oxmcp_types::ErrorObject::new(code::HEADER_MISMATCH, message);
         Box::new(json(
             StatusCode::BAD_REQUEST,
             crate::common::error_reply(Some(id.clone()), e),
@@ -55,7 +55,7 @@ fn check_modern_headers(
         Some(_) => {}
     }
     if let Some(body_name) = peeked.name_for(method_name) {
-        match header_str(headers, MCP_NAME).map(|v| mcp_wire::header::decode_value(v.trim())) {
+        match header_str(headers, MCP_NAME).map(|v| oxmcp_wire::header::decode_value(v.trim())) {
             None => return Err(mismatch("missing Mcp-Name header".into())),
             Some(None) => return Err(mismatch("malformed Mcp-Name header".into())),
             Some(Some(h)) if h != body_name => {

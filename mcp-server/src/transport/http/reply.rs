@@ -2,7 +2,7 @@
 
 use http::header::{self, AsHeaderName, HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
-use mcp_types::jsonrpc::code;
+use oxmcp_types::jsonrpc::code;
 
 use super::McpBody;
 
@@ -10,7 +10,7 @@ use super::McpBody;
 /// each time.
 pub(super) mod names {
     use http::header::HeaderName;
-    use mcp_wire::header as wire;
+    use oxmcp_wire::header as wire;
 
     pub(in super::super) const SESSION_ID: HeaderName = HeaderName::from_static(wire::SESSION_ID);
     pub(in super::super) const PROTOCOL_VERSION: HeaderName =
@@ -42,7 +42,7 @@ pub(super) fn respond(builder: http::response::Builder, body: McpBody) -> Respon
 pub(super) fn transport_error(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
     json(
         status,
-        crate::common::error_reply(None, mcp_types::ErrorObject::new(code, message)),
+        crate::common::error_reply(None, oxmcp_types::ErrorObject::new(code, message)),
     )
 }
 

@@ -1,7 +1,7 @@
 //! Legacy-era HTTP sessions: ids, the streams each one owns, idle expiry.
 
-use mcp_types::ProtocolVersion;
-use mcp_wire::sync::lock;
+use oxmcp_types::ProtocolVersion;
+use oxmcp_wire::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! Server-Sent Events: framing, resumable event streams, and the per-request
 //! sink that decides between a JSON response and an SSE stream.
 
-use mcp_wire::sync::lock;
+use oxmcp_wire::sync::lock;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::common::Outbound;
 
-pub(crate) use mcp_wire::sse::event;
+pub(crate) use oxmcp_wire::sse::event;
 
 /// How many events may wait for a client that is not reading its stream.
 /// Beyond this the connection is dropped (a legacy client may resume from the
@@ -202,7 +202,7 @@ impl EventStream {
     pub(crate) fn disconnect(&self) {
         let mut st = lock(&self.state);
         if let Some(sink) = st.sink.take() {
-            let _ = sink.try_send(mcp_wire::sse::retry(self.retry_ms));
+            let _ = sink.try_send(oxmcp_wire::sse::retry(self.retry_ms));
         }
     }
 
@@ -211,7 +211,7 @@ impl EventStream {
     pub(crate) fn ping(&self) -> bool {
         let mut st = lock(&self.state);
         match &st.sink {
-            Some(sink) if offer(sink, Bytes::from_static(mcp_wire::sse::KEEP_ALIVE)) => true,
+            Some(sink) if offer(sink, Bytes::from_static(oxmcp_wire::sse::KEEP_ALIVE)) => true,
             _ => {
                 st.sink = None;
                 false

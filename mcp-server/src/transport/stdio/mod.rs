@@ -15,9 +15,9 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::{split_batch, DecodeError, RawMessage};
-use mcp_types::ErrorObject;
-use mcp_wire::lines::{LineFrame, LineReader};
+use oxmcp_types::jsonrpc::{split_batch, DecodeError, RawMessage};
+use oxmcp_types::ErrorObject;
+use oxmcp_wire::lines::{LineFrame, LineReader};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, Notify};
 
@@ -168,8 +168,8 @@ impl Server {
     /// to `std::io::stderr`).
     ///
     /// ```no_run
-    /// # use mcp_server::Server;
-    /// # async fn run(server: Server) -> Result<(), mcp_server::Error> {
+    /// # use oxmcp_server::Server;
+    /// # async fn run(server: Server) -> Result<(), oxmcp_server::Error> {
     /// server.serve_stdio().await
     /// # }
     /// ```

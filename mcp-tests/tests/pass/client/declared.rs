@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use mcp_client::types::call::{CallError, ToolCaller};
-use mcp_client::types::{CallToolResult, ContentBlock};
-use mcp_client::{tool, Json};
+use oxmcp_client::types::call::{CallError, ToolCaller};
+use oxmcp_client::types::{CallToolResult, ContentBlock};
+use oxmcp_client::{tool, Json};
 
 /// A day of forecast.
 #[derive(Debug, serde::Deserialize)]
@@ -113,7 +113,7 @@ pub async fn use_all<C: ToolCaller>(caller: C) -> Result<(), CallError> {
 }
 
 mod private {
-    use mcp_client::tool;
+    use oxmcp_client::tool;
 
     // Private declarations give private clients.
     #[tool(description = "Something internal")]

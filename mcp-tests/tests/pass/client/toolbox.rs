@@ -4,9 +4,9 @@
 //! those methods are not called).
 #![deny(warnings, missing_docs)]
 
-use mcp_server::types::call::{CallError, ToolCaller};
-use mcp_server::types::{CallToolResult, ContentBlock};
-use mcp_server::{tool, Context, Json, ToolError};
+use oxmcp_server::types::call::{CallError, ToolCaller};
+use oxmcp_server::types::{CallToolResult, ContentBlock};
+use oxmcp_server::{tool, Context, Json, ToolError};
 
 /// `Serialize + JsonSchema` only.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
@@ -141,14 +141,16 @@ pub fn main() {
         fn call_tool<'a>(
             &'a self,
             _: &'a str,
-            _: mcp_server::types::JsonObject,
-        ) -> mcp_server::types::call::BoxFuture<'a, Result<CallToolResult, CallError>> {
+            _: oxmcp_server::types::JsonObject,
+        ) -> oxmcp_server::types::call::BoxFuture<'a, Result<CallToolResult, CallError>> {
             Box::pin(async { Err(CallError::Cancelled) })
         }
         fn list_all_tools(
             &self,
-        ) -> mcp_server::types::call::BoxFuture<'_, Result<Vec<mcp_server::types::Tool>, CallError>>
-        {
+        ) -> oxmcp_server::types::call::BoxFuture<
+            '_,
+            Result<Vec<oxmcp_server::types::Tool>, CallError>,
+        > {
             Box::pin(async { Ok(Vec::new()) })
         }
     }

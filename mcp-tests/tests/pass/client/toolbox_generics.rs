@@ -5,8 +5,8 @@
 
 use std::fmt::Display;
 
-use mcp_server::types::call::{CallError, ToolCaller};
-use mcp_server::{tool, Json, ToolBox};
+use oxmcp_server::types::call::{CallError, ToolCaller};
+use oxmcp_server::{tool, Json, ToolBox};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -90,7 +90,7 @@ impl Hidden {
 }
 
 mod inner {
-    use mcp_server::{tool, Json};
+    use oxmcp_server::{tool, Json};
 
     #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
     pub(crate) struct Secret {
@@ -117,8 +117,8 @@ mod inner {
         }
     }
 
-    pub(crate) fn door() -> Vec<mcp_server::ToolEntry> {
-        mcp_server::ToolBox::into_tools(Door)
+    pub(crate) fn door() -> Vec<oxmcp_server::ToolEntry> {
+        oxmcp_server::ToolBox::into_tools(Door)
     }
 
     // A private toolbox: its client is `pub`, reachable in the crate, and

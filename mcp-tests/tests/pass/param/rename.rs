@@ -3,7 +3,7 @@
 //! `Option`, a raw identifier, a prompt argument and a declared tool.
 #![deny(warnings)]
 
-use mcp_server::{tool, ToolBox};
+use oxmcp_server::{tool, ToolBox};
 
 #[derive(Default)]
 pub struct Files;
@@ -49,7 +49,7 @@ impl Files {
 }
 
 /// The same tool, declared by a client.
-#[mcp_client::tool(description = "Edit files, declared")]
+#[oxmcp_client::tool(description = "Edit files, declared")]
 pub trait RemoteFiles {
     #[describe("Edit a file")]
     #[param(old_text, "The text to replace", rename = "oldText")]
@@ -61,7 +61,7 @@ pub trait RemoteFiles {
     ) -> String;
 }
 
-async fn call<C: mcp_server::types::call::ToolCaller>(
+async fn call<C: oxmcp_server::types::call::ToolCaller>(
     files: &FilesClient<C>,
     remote: &RemoteFilesClient<C>,
 ) {
@@ -71,7 +71,7 @@ async fn call<C: mcp_server::types::call::ToolCaller>(
 }
 
 pub fn main() {
-    let _ = call::<std::sync::Arc<mcp_client::Client>>;
+    let _ = call::<std::sync::Arc<oxmcp_client::Client>>;
     let tools = Files.into_tools();
     let edit = &tools[0].tool().input_schema;
     let mut keys: Vec<&str> = edit["properties"]

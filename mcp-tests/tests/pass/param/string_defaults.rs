@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use mcp_server::{tool, ToolBox};
+use oxmcp_server::{tool, ToolBox};
 
 #[derive(Default)]
 pub struct Greeter;
@@ -62,7 +62,7 @@ pub fn goodbye(who: String, #[param("Word", default = "Bye")] word: Option<Strin
 }
 
 /// The same tool, declared by a client.
-#[mcp_client::tool(description = "Greetings, declared")]
+#[oxmcp_client::tool(description = "Greetings, declared")]
 pub trait RemoteGreeter {
     #[describe("Greet someone")]
     #[param(greeting, "The greeting", default = "Hello")]
@@ -75,7 +75,7 @@ pub trait RemoteGreeter {
     ) -> String;
 }
 
-async fn call<C: mcp_server::types::call::ToolCaller>(
+async fn call<C: oxmcp_server::types::call::ToolCaller>(
     local: &GreeterClient<C>,
     remote: &RemoteGreeterClient<C>,
 ) {
@@ -88,5 +88,5 @@ async fn call<C: mcp_server::types::call::ToolCaller>(
 pub fn main() {
     let _ = Greeter.into_tools();
     let _ = GoodbyeTool.into_tools();
-    let _ = call::<std::sync::Arc<mcp_client::Client>>;
+    let _ = call::<std::sync::Arc<oxmcp_client::Client>>;
 }

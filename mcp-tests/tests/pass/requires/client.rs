@@ -3,9 +3,9 @@
 //! requirement is the server's: the client method is a plain call).
 #![deny(warnings, missing_docs)]
 
-use mcp_server::types::call::{BoxFuture, CallError, ToolCaller};
-use mcp_server::types::{CallToolResult, JsonObject, Tool};
-use mcp_server::{tool, Context, ToolBox};
+use oxmcp_server::types::call::{BoxFuture, CallError, ToolCaller};
+use oxmcp_server::types::{CallToolResult, JsonObject, Tool};
+use oxmcp_server::{tool, Context, ToolBox};
 
 /// Tools that ask the client things.
 #[derive(Debug, Default)]

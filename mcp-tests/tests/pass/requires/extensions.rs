@@ -1,5 +1,5 @@
-use mcp_server::types::extension::UI;
-use mcp_server::{tool, Context};
+use oxmcp_server::types::extension::UI;
+use oxmcp_server::{tool, Context};
 
 pub struct Apps;
 

@@ -2,7 +2,7 @@
 //! simply not a tool; `#[describe]` may come before or after other attributes.
 #![deny(warnings)]
 
-use mcp_server::{tool, ToolBox};
+use oxmcp_server::{tool, ToolBox};
 
 #[derive(Debug, Default)]
 pub struct Notes {

@@ -2,7 +2,7 @@
 //! sync and async, `&self` and `&mut self`, a private helper.
 #![deny(warnings)]
 
-use mcp_server::{tool, ToolBox, ToolError};
+use oxmcp_server::{tool, ToolBox, ToolError};
 
 #[derive(Debug, Default)]
 pub struct Calculator {

@@ -2,11 +2,11 @@
 //! without a description is injected), not by the word `Context`.
 #![deny(warnings)]
 
-use mcp_server::{tool, ToolBox};
+use oxmcp_server::{tool, ToolBox};
 
 mod renamed {
-    use mcp_server::tool;
-    use mcp_server::Context as Ctx;
+    use oxmcp_server::tool;
+    use oxmcp_server::Context as Ctx;
 
     pub struct Jobs;
 
@@ -27,7 +27,7 @@ mod renamed {
 }
 
 /// An alias of the context.
-pub type Ctx = mcp_server::Context;
+pub type Ctx = oxmcp_server::Context;
 
 pub struct Aliased;
 
@@ -59,8 +59,8 @@ pub fn main() {
 }
 
 /// Nor is it an argument of the typed client.
-pub async fn count<C: mcp_server::types::call::ToolCaller>(
+pub async fn count<C: oxmcp_server::types::call::ToolCaller>(
     client: renamed::JobsClient<C>,
-) -> Result<String, mcp_server::types::call::CallError> {
+) -> Result<String, oxmcp_server::types::call::CallError> {
     client.count(3).await
 }

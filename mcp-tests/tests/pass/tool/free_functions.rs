@@ -3,7 +3,7 @@
 #![deny(warnings, missing_docs)]
 //! Free-function tools.
 
-use mcp_server::{describe, tool, Context, Json, ToolBox, ToolError};
+use oxmcp_server::{describe, tool, Context, Json, ToolBox, ToolError};
 
 /// Adds.
 #[tool]

@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 
-use mcp_server::{tool, Json, ToolBox};
+use oxmcp_server::{tool, Json, ToolBox};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

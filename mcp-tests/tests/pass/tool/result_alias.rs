@@ -2,14 +2,14 @@
 //! `Json`): the typed client decodes them through their types.
 #![deny(warnings)]
 
-use mcp_server::types::call::{CallError, ToolCaller};
-use mcp_server::{tool, ToolError};
+use oxmcp_server::types::call::{CallError, ToolCaller};
+use oxmcp_server::{tool, ToolError};
 
 /// A result alias.
 pub type Res<T> = Result<T, ToolError>;
 
 mod m {
-    pub use mcp_server::Json as J;
+    pub use oxmcp_server::Json as J;
 }
 
 /// A structured result.

@@ -2,7 +2,7 @@
 //! `Json<T>`, and `Result`s of them.
 #![deny(warnings)]
 
-use mcp_server::{tool, types::CallToolResult, types::ContentBlock, Json, ToolBox, ToolError};
+use oxmcp_server::{tool, types::CallToolResult, types::ContentBlock, Json, ToolBox, ToolError};
 
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct Stats {

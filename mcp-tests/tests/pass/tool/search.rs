@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use mcp_server::{tool, Context, Json, ToolBox, ToolError};
+use oxmcp_server::{tool, Context, Json, ToolBox, ToolError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]

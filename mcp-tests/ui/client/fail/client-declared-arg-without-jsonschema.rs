@@ -1,4 +1,4 @@
-use mcp_client::tool;
+use oxmcp_client::tool;
 
 // No JsonSchema: `connect` compares the argument's schema with the server's.
 #[derive(serde::Serialize)]

@@ -1,4 +1,4 @@
-use mcp_client::tool;
+use oxmcp_client::tool;
 
 // No Serialize: a declared tool's arguments are sent, so they need it.
 #[derive(schemars::JsonSchema)]

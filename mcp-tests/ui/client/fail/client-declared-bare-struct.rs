@@ -1,4 +1,4 @@
-use mcp_client::tool;
+use oxmcp_client::tool;
 
 // A structured result is written `Json<Forecast>`, as on the server.
 #[derive(serde::Deserialize)]

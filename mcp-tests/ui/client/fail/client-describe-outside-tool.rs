@@ -1,9 +1,9 @@
-use mcp_server::describe;
+use oxmcp_server::describe;
 
 // A declaration that forgot its #[tool]: the helper says so, once.
 pub trait Weather {
     #[describe("The forecast for a city")]
-    async fn forecast(&self, #[mcp_server::param("The city")] city: String) -> String;
+    async fn forecast(&self, #[oxmcp_server::param("The city")] city: String) -> String;
 }
 
 fn main() {}

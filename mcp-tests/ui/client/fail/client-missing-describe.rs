@@ -1,4 +1,4 @@
-use mcp_client::tool;
+use oxmcp_client::tool;
 
 #[tool(description = "A weather service")]
 pub trait Weather {
@@ -6,7 +6,7 @@ pub trait Weather {
 }
 
 // The client is still generated (a stub), so this adds no second error.
-pub fn client<C: mcp_client::types::call::ToolCaller>(caller: C) -> WeatherClient<C> {
+pub fn client<C: oxmcp_client::types::call::ToolCaller>(caller: C) -> WeatherClient<C> {
     WeatherClient::new(caller)
 }
 

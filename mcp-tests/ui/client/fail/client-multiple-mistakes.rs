@@ -1,4 +1,4 @@
-use mcp_client::tool;
+use oxmcp_client::tool;
 
 #[tool(description = "")]
 pub trait Weather {

@@ -1,5 +1,5 @@
-use mcp_server::types::call::ToolCaller;
-use mcp_server::{tool, Json};
+use oxmcp_server::types::call::ToolCaller;
+use oxmcp_server::{tool, Json};
 
 // Serialize + JsonSchema is all a server needs: the toolbox and its client compile.
 #[derive(serde::Serialize, schemars::JsonSchema)]

@@ -1,5 +1,5 @@
-use mcp_server::types::call::ToolCaller;
-use mcp_server::tool;
+use oxmcp_server::types::call::ToolCaller;
+use oxmcp_server::tool;
 
 // Deserialize + JsonSchema is all a server needs for an argument.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -1,4 +1,4 @@
-use mcp_client::{tool, Json};
+use oxmcp_client::{tool, Json};
 
 // Serialize only: a declared tool's result is decoded, so it needs Deserialize.
 #[derive(serde::Serialize)]

@@ -1,4 +1,4 @@
-use mcp_server::describe;
+use oxmcp_server::describe;
 
 pub struct Calculator;
 

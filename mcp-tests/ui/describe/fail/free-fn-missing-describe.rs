@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 #[tool]
 pub fn add_numbers(#[param("The first number")] a: f64, #[param("The second number")] b: f64) -> f64 {
@@ -6,8 +6,8 @@ pub fn add_numbers(#[param("The first number")] a: f64, #[param("The second numb
 }
 
 // The generated struct still exists, so this adds no second error.
-pub fn register() -> Vec<mcp_server::ToolEntry> {
-    mcp_server::ToolBox::into_tools(AddNumbersTool)
+pub fn register() -> Vec<oxmcp_server::ToolEntry> {
+    oxmcp_server::ToolBox::into_tools(AddNumbersTool)
 }
 
 fn main() {}

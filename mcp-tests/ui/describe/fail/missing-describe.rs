@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 pub struct Calculator;
 
@@ -12,8 +12,8 @@ impl Calculator {
 }
 
 // The toolbox stays usable (a stub impl), so this adds no second error.
-pub fn register() -> Vec<mcp_server::ToolEntry> {
-    mcp_server::ToolBox::into_tools(Calculator)
+pub fn register() -> Vec<oxmcp_server::ToolEntry> {
+    oxmcp_server::ToolBox::into_tools(Calculator)
 }
 
 fn main() {}

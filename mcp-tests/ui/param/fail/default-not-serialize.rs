@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 // Deserialize and JsonSchema, as a parameter needs; no Serialize, which its
 // default needs (it is written into the schema).

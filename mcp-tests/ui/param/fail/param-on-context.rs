@@ -1,5 +1,5 @@
-use mcp_server::tool;
-use mcp_server::Context;
+use oxmcp_server::tool;
+use oxmcp_server::Context;
 
 pub struct Jobs;
 

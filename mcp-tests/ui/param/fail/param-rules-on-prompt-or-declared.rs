@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 pub struct Writing;
 
@@ -11,7 +11,7 @@ impl Writing {
     }
 }
 
-#[mcp_client::tool(description = "Forecasts, declared")]
+#[oxmcp_client::tool(description = "Forecasts, declared")]
 pub trait RemoteWeather {
     #[describe("Forecast")]
     async fn forecast(&self, #[param("The city", pattern = "^[A-Z]")] city: String) -> String;

@@ -1,4 +1,4 @@
-use mcp_server::{tool, Context};
+use oxmcp_server::{tool, Context};
 
 pub struct Asking;
 

@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 #[tool(description = "Forecasts", allow_unknown_arguments)]
 impl Weather {
@@ -10,7 +10,7 @@ impl Weather {
 
 pub struct Weather;
 
-#[mcp_client::tool(description = "Forecasts, declared")]
+#[oxmcp_client::tool(description = "Forecasts, declared")]
 pub trait RemoteWeather {
     #[tool(allow_unknown_arguments)]
     #[describe("Forecast")]

@@ -1,6 +1,6 @@
 use std::rc::Rc;
 
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 pub struct Jobs;
 

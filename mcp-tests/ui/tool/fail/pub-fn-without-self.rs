@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use oxmcp_server::tool;
 
 pub struct Calculator;
 

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
-use mcp_types::jsonrpc::{code, RawMessage};
-use mcp_wire::sync::lock;
+use oxmcp_types::jsonrpc::{code, RawMessage};
+use oxmcp_wire::sync::lock;
 use serde_json::value::RawValue;
 
 use super::super::reply::transport_error;
@@ -49,7 +49,7 @@ impl Inner {
                 match within(&*store, store.subscribe()).await {
                     Ok(rx) => break rx,
                     Err(e) => {
-                        tracing::warn!(error = %mcp_types::error::Chain(&e), "cannot subscribe to the shared store's bus; trying again");
+                        tracing::warn!(error = %oxmcp_types::error::Chain(&e), "cannot subscribe to the shared store's bus; trying again");
                         tokio::select! {
                             () = shutdown.cancelled() => return,
                             () = tokio::time::sleep(BUS_RETRY) => {}
@@ -252,7 +252,7 @@ pub(super) async fn publish_changes(inner: std::sync::Weak<Inner>) {
                 Change::Task(_) => continue,
             };
             if let Err(e) = me.publish(shared, &notice).await {
-                tracing::warn!(error = %mcp_types::error::Chain(&e), "a change was not told to the other instances");
+                tracing::warn!(error = %oxmcp_types::error::Chain(&e), "a change was not told to the other instances");
             }
         }
     }
@@ -350,7 +350,7 @@ impl Inner {
                     }
                 }
                 Err(e) => {
-                    tracing::debug!(error = %mcp_types::error::Chain(&e), "could not refresh a session's expiry");
+                    tracing::debug!(error = %oxmcp_types::error::Chain(&e), "could not refresh a session's expiry");
                 }
             }
         });

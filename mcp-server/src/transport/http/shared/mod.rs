@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
-use mcp_types::jsonrpc::code;
+use oxmcp_types::jsonrpc::code;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
@@ -89,7 +89,7 @@ impl Shared {
 /// The answer to a request that needed the store when it failed: 503,
 /// `Retry-After`, and a JSON-RPC error naming the store.
 pub(in crate::transport::http) fn unavailable(error: &StoreError) -> Response<McpBody> {
-    tracing::warn!(error = %mcp_types::error::Chain(error), "the shared store failed a request");
+    tracing::warn!(error = %oxmcp_types::error::Chain(error), "the shared store failed a request");
     let mut r = transport_error(
         StatusCode::SERVICE_UNAVAILABLE,
         code::INTERNAL_ERROR,
@@ -126,7 +126,7 @@ impl Shared {
                 let store = Arc::clone(&store);
                 tokio::spawn(async move {
                     if let Err(e) = within(&*store, store.publish(Bytes::from(bytes))).await {
-                        tracing::warn!(error = %mcp_types::error::Chain(&e), "an operation on a task did not reach its instance");
+                        tracing::warn!(error = %oxmcp_types::error::Chain(&e), "an operation on a task did not reach its instance");
                     }
                 });
             }),

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
-use mcp_types::jsonrpc::code;
-use mcp_types::RequestId;
+use oxmcp_types::jsonrpc::code;
+use oxmcp_types::RequestId;
 use tokio::sync::mpsc;
 
 use super::super::reply::transport_error;
@@ -91,7 +91,7 @@ pub(super) async fn write_events(
             }
         }
         if let Err(e) = within(&*store, store.append_events(appends, max_events, ttl)).await {
-            tracing::warn!(error = %mcp_types::error::Chain(&e), "stream events not copied to the shared store: another instance cannot replay them");
+            tracing::warn!(error = %oxmcp_types::error::Chain(&e), "stream events not copied to the shared store: another instance cannot replay them");
         }
     }
 }
