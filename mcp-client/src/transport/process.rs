@@ -19,6 +19,11 @@ use crate::connection::{lock, Closed, Shared};
 pub(crate) const STDERR_LINES: usize = 64;
 /// Longest stderr line kept (longer lines are cut).
 const STDERR_LINE_MAX: usize = 4096;
+/// How long a dead server's stderr may take to reach end of file before its
+/// error is written without the rest. It ends at once unless a grandchild
+/// holds it open; on a loaded machine the reading task can lag well behind
+/// the exit, and the last lines are the ones that say what went wrong.
+const STDERR_GRACE: Duration = Duration::from_secs(2);
 
 /// A running (or exited) server process.
 pub(crate) struct Process {
@@ -108,7 +113,7 @@ impl Process {
     /// (if the process is gone) and the last lines of its stderr.
     pub(crate) async fn ended_reason(&self, read_error: Option<&io::Error>) -> String {
         let status = self.wait_exit(Duration::from_millis(500)).await;
-        self.wait_stderr(Duration::from_millis(200)).await;
+        self.wait_stderr(STDERR_GRACE).await;
         describe_end(status, read_error, &self.stderr_tail())
     }
 
@@ -206,7 +211,7 @@ async fn supervise(
     tokio::time::sleep(Duration::from_millis(100)).await;
     let stderr = match process.upgrade() {
         Some(p) => {
-            p.wait_stderr(Duration::from_millis(200)).await;
+            p.wait_stderr(STDERR_GRACE).await;
             p.stderr_tail()
         }
         None => Vec::new(),
@@ -234,7 +239,7 @@ async fn forward_stderr(
             }
             Err(_) => break,
         };
-        tracing::debug!(target: "mcp_client::stderr", pid, "{line}");
+        tracing::debug!(target: "oxmcp_client::stderr", pid, "{line}");
         let mut keep = lock(&keep);
         if keep.len() == STDERR_LINES {
             keep.pop_front();

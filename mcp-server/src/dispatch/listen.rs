@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use mcp_types::jsonrpc::Notification;
-use mcp_types::jsonrpc::RawJson;
-use mcp_types::modern::{
+use oxmcp_types::jsonrpc::Notification;
+use oxmcp_types::jsonrpc::RawJson;
+use oxmcp_types::modern::{
     meta as meta_key, RequestMeta, SubscriptionFilter, SubscriptionsAcknowledgedParams,
     SubscriptionsListenParams,
 };
-use mcp_types::{method, ErrorObject, Meta, ProtocolVersion, RequestId};
-use mcp_wire::sync::lock;
+use oxmcp_types::{method, ErrorObject, Meta, ProtocolVersion, RequestId};
+use oxmcp_wire::sync::lock;
 use serde_json::Value;
 
 use super::changes::{Changes, Watched};
@@ -121,40 +121,11 @@ impl Listen {
         identity: Option<&crate::auth::Identity>,
         caller: &TaskOwner,
     ) -> Outcome {
-        let p: SubscriptionsListenParams = match required_params(raw) {
+        let p = match listen_params(raw) {
             Ok(p) => p,
             Err(e) => return failed(id, e),
         };
-        let modern = p.meta.as_ref().ok_or_else(|| {
-            ErrorObject::invalid_params(format!(
-                "missing `_meta[\"{}\"]`",
-                meta_key::PROTOCOL_VERSION
-            ))
-        });
-        let declared = match modern.and_then(|m| check_modern(RequestMeta::from_meta(m))) {
-            Ok(m) => m.client_capabilities,
-            Err(e) => return failed(id, e),
-        };
-        // Task states go only to a client with the tasks extension.
-        if p.notifications.task_ids.is_some()
-            && declared.extension(mcp_types::extension::TASKS).is_none()
-        {
-            return failed(id, super::tasks::tasks_missing("task notifications"));
-        }
-        let ctx = Context::new(ContextParts {
-            request_id: id.clone(),
-            progress_token: None,
-            log_level: None,
-            out: Arc::clone(out),
-            protocol_version: ProtocolVersion::V2026_07_28,
-            client_capabilities: Arc::default(),
-            server: Arc::clone(&core.handle) as _,
-            asker: crate::ask::Asker::Nobody,
-            identity: None,
-            max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
-            keeper: None,
-            caller: None,
-        });
+        let ctx = listen_context(core, &id, out);
         if let Err(e) = register_listen(session, &id, &ctx) {
             return failed(id, e);
         }
@@ -249,4 +220,43 @@ async fn keep_stored_tasks(
             }
         }
     }
+}
+
+/// A listen request's params, checked: the 2026-07-28 `_meta` it must carry,
+/// and task notifications only for a client with the tasks extension.
+fn listen_params(raw: Option<RawJson<'_>>) -> Result<SubscriptionsListenParams, ErrorObject> {
+    let p: SubscriptionsListenParams = required_params(raw)?;
+    let meta = p.meta.as_ref().ok_or_else(|| {
+        ErrorObject::invalid_params(format!(
+            "missing `_meta[\"{}\"]`",
+            meta_key::PROTOCOL_VERSION
+        ))
+    })?;
+    let declared = check_modern(RequestMeta::from_meta(meta))?.client_capabilities;
+    // Task states go only to a client with the tasks extension.
+    if p.notifications.task_ids.is_some()
+        && declared.extension(oxmcp_types::extension::TASKS).is_none()
+    {
+        return Err(super::tasks::tasks_missing("task notifications"));
+    }
+    Ok(p)
+}
+
+/// The context of a listen stream: its cancellation is the client's
+/// `notifications/cancelled` for the listen request.
+fn listen_context(core: &ServerCore, id: &RequestId, out: &Arc<dyn Outbound>) -> Context {
+    Context::new(ContextParts {
+        request_id: id.clone(),
+        progress_token: None,
+        log_level: None,
+        out: Arc::clone(out),
+        protocol_version: ProtocolVersion::V2026_07_28,
+        client_capabilities: Arc::default(),
+        server: Arc::clone(&core.handle) as _,
+        asker: crate::ask::Asker::Nobody,
+        identity: None,
+        max_result_chars: crate::tool::DEFAULT_MAX_RESULT_CHARS,
+        keeper: None,
+        caller: None,
+    })
 }
