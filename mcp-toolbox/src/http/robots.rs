@@ -252,7 +252,7 @@ fn matches(pattern: &[u8], path: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    const UA: &str = "mcp-toolbox/0.1.0 (Autonomous; MCP http toolbox)";
+    const UA: &str = "oxmcp-toolbox/0.1.0 (Autonomous; MCP http toolbox)";
 
     fn allows(robots: &str, path: &str) -> bool {
         Robots::parse(robots).allows(UA, path)
