@@ -77,12 +77,11 @@ impl Handlers {
     /// The capabilities to declare: exactly what has a handler.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let on = |present: bool| present.then(JsonObject::new);
-        ClientCapabilities {
-            roots: on(self.roots.is_some()),
-            sampling: on(self.sampling.is_some()),
-            elicitation: on(self.elicitation.is_some()),
-            ..ClientCapabilities::default()
-        }
+        let mut declared = ClientCapabilities::default();
+        declared.roots = on(self.roots.is_some());
+        declared.sampling = on(self.sampling.is_some());
+        declared.elicitation = on(self.elicitation.is_some());
+        declared
     }
 
     /// Runs the handler for `method`: -32601 when none is installed.

@@ -10,13 +10,20 @@ use syn::{Item, UseTree, Visibility};
 
 // No import cycle of more than two top-level modules in the crates it lists.
 mod module_cycles;
+// One MSRV, which clippy reads for every member.
+mod msrv;
+
+/// The folder of package `krate`: the packages are `oxmcp-*`, their
+/// folders kept the names `mcp-*`.
+fn folder(krate: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(krate.strip_prefix("ox").unwrap_or(krate))
+}
 
 /// The names `lib.rs` of `krate` makes public at the crate's root.
 fn root_names(krate: &str) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(krate)
-        .join("src/lib.rs");
+    let path = folder(krate).join("src/lib.rs");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut names = Vec::new();

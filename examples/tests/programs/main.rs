@@ -8,6 +8,7 @@
 
 pub mod agent_example;
 pub mod examples_run;
+pub mod features;
 pub mod fetch;
 pub mod files;
 pub mod in_process;
