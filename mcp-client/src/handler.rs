@@ -22,8 +22,8 @@ use serde_json::Value;
 /// use oxmcp_client::Client;
 /// use serde_json::json;
 ///
-/// let builder = Client::builder().roots_handler(|_params| async {
-///     Ok(json!({ "roots": [{ "uri": "file:///work", "name": "work" }] }))
+/// let builder = Client::builder().elicitation_handler(|_params| async {
+///     Ok(json!({ "action": "decline" }))
 /// });
 /// # let _ = builder;
 /// ```

@@ -34,7 +34,7 @@ use crate::common::{Discard, Outbound};
 ///             }
 ///             ctx.progress(f64::from(i), Some(f64::from(n)));
 ///         }
-///         ctx.info("done counting");
+///         tracing::info!(n, "done counting"); // to stderr: MCP logging is deprecated
 ///         format!("counted to {n}")
 ///     }
 /// }
