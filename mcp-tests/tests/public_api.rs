@@ -274,6 +274,7 @@ fn mcp_wire_root() {
     check(
         "oxmcp-wire",
         &[
+            "deprecated",
             "dpop",
             "header",
             "http_client",
