@@ -88,7 +88,7 @@ fn check(krate: &str, listed: &[&str]) {
 #[test]
 fn mcp_server_root() {
     check(
-        "oxmcp-server",
+        "mcp-server",
         &[
             "Context",
             "Error",
@@ -124,7 +124,7 @@ fn mcp_server_root() {
 #[test]
 fn mcp_client_root() {
     check(
-        "oxmcp-client",
+        "mcp-client",
         &[
             "CallOptions",
             "Client",
@@ -154,7 +154,7 @@ fn mcp_client_root() {
 #[test]
 fn mcp_agent_root() {
     check(
-        "oxmcp-agent",
+        "mcp-agent",
         &[
             "Agent",
             "AgentBuilder",
@@ -191,7 +191,7 @@ fn mcp_types_root() {
     // The wire model is wide by nature: the messages users name most, the
     // rest in their modules. A glob re-export would show here as `*`.
     check(
-        "oxmcp-types",
+        "mcp-types",
         &[
             "Annotations",
             "AudioContent",
@@ -272,7 +272,7 @@ fn mcp_wire_root() {
     // Internal (no API promise), but what server, client and agent share:
     // one module a concern, nothing at the root.
     check(
-        "oxmcp-wire",
+        "mcp-wire",
         &[
             "deprecated",
             "dpop",
@@ -296,20 +296,20 @@ fn mcp_wire_root() {
 #[test]
 fn mcp_uri_template_root() {
     check(
-        "oxmcp-uri-template",
+        "mcp-uri-template",
         &["TemplateError", "UriTemplate", "percent_decode"],
     );
 }
 
 #[test]
 fn mcp_toolbox_root() {
-    check("oxmcp-toolbox", &["commands", "files", "http", "openapi"]);
+    check("mcp-toolbox", &["commands", "files", "http", "openapi"]);
 }
 
 #[test]
 fn mcp_redis_root() {
     check(
-        "oxmcp-redis",
+        "mcp-redis",
         &[
             "DEFAULT_PREFIX",
             "DEFAULT_TIMEOUT",
@@ -327,7 +327,7 @@ fn mcp_otel_root() {
     // trace context. What the framework's crates call to record operations
     // is in `instrumentation`.
     check(
-        "oxmcp-otel",
+        "mcp-otel",
         &[
             "Prometheus",
             "Telemetry",
@@ -345,7 +345,7 @@ fn mcp_compose_root() {
     // What a program names: a mount's configuration (or the hosts'
     // `mcpServers` document), the mounting, the running mounts and the refusal.
     check(
-        "oxmcp-compose",
+        "mcp-compose",
         &["Mount", "MountError", "Mounted", "config", "mount"],
     );
 }
@@ -353,5 +353,5 @@ fn mcp_compose_root() {
 #[test]
 fn mcp_testing_root() {
     // The harness, why it could not connect, and the snapshot variable.
-    check("oxmcp-testing", &["Error", "SNAPSHOTS_ENV", "TestClient"]);
+    check("mcp-testing", &["Error", "SNAPSHOTS_ENV", "TestClient"]);
 }

@@ -25,12 +25,7 @@ use syn::{Item, UseTree};
 use super::leaves;
 
 /// The crates checked (by folder name).
-const CRATES: &[&str] = &[
-    "oxmcp-server",
-    "oxmcp-client",
-    "oxmcp-agent",
-    "oxmcp-compose",
-];
+const CRATES: &[&str] = &["mcp-server", "mcp-client", "mcp-agent", "mcp-compose"];
 
 #[test]
 fn no_cycle_of_more_than_two_top_level_modules() {
