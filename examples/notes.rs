@@ -489,6 +489,7 @@ impl Notes {
     ) -> Result<String, ToolError> {
         let note = self.book.get(id).await?.ok_or_else(|| no_note(id))?;
         let question = format!("Suggest a short title for this note:\n{}", note.body);
+        #[allow(deprecated)] // sampling, shown on purpose (deprecated since 2026-07-28)
         let answer = ctx
             .ask("title")
             .sample(CreateMessageParams::new(

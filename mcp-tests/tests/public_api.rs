@@ -281,6 +281,7 @@ fn mcp_wire_root() {
     check(
         "mcp-wire",
         &[
+            "deprecated",
             "dpop",
             "header",
             "http_client",

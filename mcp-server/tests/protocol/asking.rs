@@ -36,6 +36,7 @@ impl Asking {
         #[param("The question")] q: String,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // tested on purpose
         let answer = ctx
             .sample(CreateMessageParams::new(
                 vec![SamplingMessage::user_text(q)],
@@ -65,6 +66,7 @@ impl Asking {
 
     #[describe("Lists the client's roots")]
     pub async fn roots(&self, ctx: Context) -> Result<String, ToolError> {
+        #[allow(deprecated)] // tested on purpose
         let roots = ctx.roots().await?;
         Ok(roots
             .iter()

@@ -58,6 +58,7 @@ impl Weather {
         #[param("A mood", one_of("calm", "stormy"))] mood: Option<String>,
         ctx: Context,
     ) -> String {
+        #[allow(deprecated)]
         ctx.info("checked before this runs");
         tokio::task::yield_now().await;
         format!("{ratio} {tags:?} {level:?} {cold:?} {mood:?}")

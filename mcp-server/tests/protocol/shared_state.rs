@@ -37,7 +37,9 @@ impl Shared {
 
     #[describe("Logs at info and at warning")]
     pub fn chatty(&self, ctx: Context) -> String {
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.info("an info line");
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.warning("a warning line");
         "done".into()
     }

@@ -38,6 +38,7 @@ pub(super) fn open(
         Ok(s) => s,
         Err(refused) => return *refused,
     };
+    oxmcp_wire::deprecated::used(oxmcp_wire::deprecated::Feature::HttpSse);
     let (tx, rx) = mpsc::channel(super::sse::SINK_CAPACITY);
     let _ = tx.try_send(Bytes::from(format!(
         "event: endpoint\ndata: {messages}?session_id={}\n\n",
