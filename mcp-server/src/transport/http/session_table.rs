@@ -175,6 +175,7 @@ impl HttpSession {
         let mirror = self.mirror.as_ref().map(|log| super::sse::Mirror {
             session: Arc::clone(&self.id),
             log: log.clone(),
+            ended: self.ended.clone(),
         });
         let stream = EventStream::mirrored(id, true, limits, retry_ms, mirror);
         let mut streams = lock(&self.streams);
