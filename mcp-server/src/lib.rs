@@ -161,8 +161,8 @@ pub mod http {
     /// orchestrators and hosts stop a process; without a handler it ends the
     /// process at once, cutting every answer in flight.
     ///
-    /// The handlers are installed by this call (a signal that comes before
-    /// the future is first polled is not lost) and, on unix, stay installed.
+    /// On unix the handlers are installed by this call (a signal that comes
+    /// before the future is first polled is not lost) and stay installed.
     ///
     /// ```no_run
     /// # use oxmcp_server::{http::HttpConfig, Server};

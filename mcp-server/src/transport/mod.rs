@@ -9,7 +9,7 @@ pub(crate) mod stdio;
 /// SIGTERM (see [`StopSignals`]).
 ///
 /// Must be called inside a tokio runtime (tokio's signal handlers need it).
-#[cfg(any(feature = "stdio", feature = "http"))]
+#[cfg(feature = "http")]
 pub(crate) fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     let mut signals = StopSignals::new();
     async move { signals.recv().await }
@@ -20,9 +20,10 @@ pub(crate) fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 's
 /// (systemd, Docker, Kubernetes) and hosts stop a process; left to its
 /// default, it ends the process at once, cutting every answer in flight.
 ///
-/// The handlers are installed by [`new`](Self::new), not when first waited
-/// on, so that a signal that comes in between is not lost; on unix they
-/// stay installed for the rest of the process (tokio never removes them).
+/// On unix the handlers are installed by [`new`](Self::new), not when
+/// first waited on, so that a signal that comes in between is not lost,
+/// and stay installed for the rest of the process (tokio never removes
+/// them).
 #[cfg(any(feature = "stdio", feature = "http"))]
 pub(crate) struct StopSignals {
     /// `None` when the handler could not be installed: the signal then ends
@@ -33,37 +34,44 @@ pub(crate) struct StopSignals {
     terminate: Option<tokio::signal::unix::Signal>,
 }
 
-#[cfg(any(feature = "stdio", feature = "http"))]
+/// Unix: SIGINT and SIGTERM, each through its own handler.
+#[cfg(all(unix, any(feature = "stdio", feature = "http")))]
 impl StopSignals {
     /// Installs the handlers. Must be called inside a tokio runtime.
     pub(crate) fn new() -> Self {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            let install = |kind: SignalKind, name: &str| {
-                signal(kind)
-                    .map_err(|e| {
-                        tracing::warn!(error = %e, "cannot handle {name}: it stops the server at once");
-                    })
-                    .ok()
-            };
-            StopSignals {
-                interrupt: install(SignalKind::interrupt(), "SIGINT"),
-                terminate: install(SignalKind::terminate(), "SIGTERM"),
-            }
+        use tokio::signal::unix::{signal, SignalKind};
+        let install = |kind: SignalKind, name: &str| {
+            signal(kind)
+                .map_err(|e| {
+                    tracing::warn!(error = %e, "cannot handle {name}: it stops the server at once");
+                })
+                .ok()
+        };
+        StopSignals {
+            interrupt: install(SignalKind::interrupt(), "SIGINT"),
+            terminate: install(SignalKind::terminate(), "SIGTERM"),
         }
-        #[cfg(not(unix))]
-        StopSignals {}
     }
 
     /// Waits for the next signal. Cancel-safe.
     pub(crate) async fn recv(&mut self) {
-        #[cfg(unix)]
         tokio::select! {
             () = on(self.interrupt.as_mut(), "SIGINT") => {}
             () = on(self.terminate.as_mut(), "SIGTERM") => {}
         }
-        #[cfg(not(unix))]
+    }
+}
+
+/// Elsewhere (Windows): Ctrl-C, the one stop signal there.
+#[cfg(all(not(unix), any(feature = "stdio", feature = "http")))]
+impl StopSignals {
+    /// Nothing to install before the first wait.
+    pub(crate) fn new() -> Self {
+        StopSignals {}
+    }
+
+    /// Waits for the next Ctrl-C. Cancel-safe.
+    pub(crate) async fn recv(&mut self) {
         if let Err(e) = tokio::signal::ctrl_c().await {
             tracing::warn!(error = %e, "cannot handle Ctrl-C: it stops the server at once");
             std::future::pending::<()>().await;
