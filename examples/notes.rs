@@ -627,7 +627,7 @@ async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
     stderr_logs::http_addr("notes", addr);
     let Some(url) = &args.redis else {
         let server = builder.toolbox(memory()).build();
-        return mcp_examples::serve::http_until_ctrl_c(
+        return mcp_examples::serve::http_until_stopped(
             server,
             addr.as_str(),
             HttpConfig::default(),
@@ -648,7 +648,7 @@ async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
         .toolbox(Notes { book })
         .request_state_keys(keys)
         .build();
-    mcp_examples::serve::http_until_ctrl_c(
+    mcp_examples::serve::http_until_stopped(
         server,
         addr.as_str(),
         HttpConfig::default().store(store),

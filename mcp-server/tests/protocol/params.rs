@@ -23,6 +23,8 @@ pub enum Unit {
 pub struct Point {
     pub x: f64,
     pub y: f64,
+    /// Optional: the error marks which fields are.
+    pub label: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -449,7 +451,7 @@ async fn argument_errors_are_worded_for_the_model_for_every_common_type() {
         (
             "point",
             json!({"x": 1}),
-            "`point` must be an object with `x`, `y` (missing field `y`)",
+            "`point` must be an object with `x` (required), `y` (required), `label` (optional) (missing field `y`)",
         ),
     ];
     for (name, value, message) in cases {
@@ -466,7 +468,7 @@ async fn argument_errors_are_worded_for_the_model_for_every_common_type() {
     assert_eq!(
         c.accepted("kinds", json!({"small": -128, "unit": "fahrenheit", "point": {"x": 1, "y": 2}}))
             .await,
-        "Some(-128)NoneNoneNoneNoneNoneNoneNoneNoneNoneSome(Fahrenheit)Some(Point { x: 1.0, y: 2.0 })"
+        "Some(-128)NoneNoneNoneNoneNoneNoneNoneNoneNoneSome(Fahrenheit)Some(Point { x: 1.0, y: 2.0, label: None })"
     );
 }
 
