@@ -10,6 +10,8 @@ use syn::{Item, UseTree, Visibility};
 
 // No import cycle of more than two top-level modules in the crates it lists.
 mod module_cycles;
+// Platform-only code (std::os::unix, rustix, libc, /proc) under a cfg for its platforms.
+mod platforms;
 
 /// The names `lib.rs` of `krate` makes public at the crate's root.
 fn root_names(krate: &str) -> Vec<String> {
