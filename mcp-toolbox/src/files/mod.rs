@@ -45,23 +45,27 @@
 //!   roots stand; if asking fails, the call fails).
 //!   [`FilesBuilder::client_roots`] turns this off.
 //! - **The use.** Nothing is then opened by its path. Every operation walks
-//!   from the root's descriptor to the checked directory one component at a
-//!   time with `openat(O_DIRECTORY | O_NOFOLLOW)`, and acts on names in that
-//!   directory with `openat`, `mkdirat`, `renameat` and `fstatat`, never
-//!   following a symlink (`O_NOFOLLOW`, `AT_SYMLINK_NOFOLLOW`). The checked
-//!   path has no symlink left in it, so a directory swapped for a symlink
-//!   between the check and the use makes the walk fail (`ELOOP`/`ENOTDIR`)
-//!   instead of leading outside: the check decides where, the descriptors
-//!   make the use go exactly there.
+//!   from the root's directory handle (a cap-std [`Dir`](cap_std::fs::Dir))
+//!   to the checked directory one component at a time, refusing a symlink
+//!   at each (`openat(O_DIRECTORY | O_NOFOLLOW)` on Unix), and acts on names
+//!   in that directory (open, create, rename, stat), never following a
+//!   symlink. The checked path has no symlink left in it, so a directory
+//!   swapped for a symlink between the check and the use makes the walk
+//!   fail instead of leading outside: the check decides where, the handles
+//!   make the use go exactly there. And cap-std resolves every name inside
+//!   the handle it is given, on Linux, macOS and Windows alike: a name that
+//!   would lead out of its directory fails even there.
 //! - **Writes** (`write_file`, `edit_file`) create a new file under a random
-//!   name in the checked directory with `O_CREAT | O_EXCL | O_NOFOLLOW`,
-//!   write and sync it, then `renameat` it over the target. The final name
-//!   is never opened for writing: a symlink planted there is replaced, not
-//!   followed. An existing file keeps its permission bits. `move_file`
-//!   renames with `RENAME_NOREPLACE` on Linux (an existing destination is
-//!   an error, as in the reference).
-//! - **Reads** open the file with `O_NOFOLLOW | O_NONBLOCK` and refuse
-//!   anything but a regular file (a FIFO would block, a device is endless).
+//!   name in the checked directory exclusively (`O_CREAT | O_EXCL`: a name
+//!   already there, a symlink included, fails), write and sync it, then
+//!   rename it over the target. The final name is never opened for
+//!   writing: a symlink planted there is replaced, not followed. An
+//!   existing file keeps its permissions. `move_file` renames with
+//!   `RENAME_NOREPLACE` on Linux, and checks the destination first
+//!   elsewhere (an existing destination is an error, as in the reference).
+//! - **Reads** open the file without following a symlink (and with
+//!   `O_NONBLOCK` on Unix) and refuse anything but a regular file (a FIFO
+//!   would block, a device is endless).
 //! - **Limits.** Reads stop at [`FilesBuilder::max_read_bytes`] (a larger
 //!   file is an error; `head` and `tail` read at most that much; the files
 //!   of one `read_multiple_files` share it), writes at
@@ -73,8 +77,8 @@
 //!
 //! What this does not cover: a hard link inside a root to a file outside it
 //! reads that file (no path leads outside; the inode is shared), and
-//! another process that owns a root can always write into it. The crate is
-//! for Unix (it needs `openat` and friends).
+//! another process that owns a root can always write into it. It builds on
+//! Linux, macOS and Windows; it is tested on Linux.
 //!
 //! # Differences from the reference server
 //!
