@@ -193,12 +193,22 @@ fn check_crate(shown_from: &Path, dir: &Path, manifest: &Path) -> Vec<String> {
     if let Ok(bins) = std::fs::read_dir(src.join("bin")) {
         roots.extend(bins.filter_map(Result::ok).map(|e| e.path()));
     }
+    // Parsing every file takes seconds in a debug build: only the files
+    // whose text could hold a use are parsed, with the modules above them
+    // (whose `mod` lines may carry the cfg).
+    let candidates = candidate_files(&src);
     // (file, directory its child modules live in, the cfgs around it)
     let mut queue: Vec<(PathBuf, PathBuf, Vec<Meta>)> = roots
         .into_iter()
         .map(|f| (f, src.clone(), Vec::new()))
         .collect();
     while let Some((file, mod_dir, cfgs)) = queue.pop() {
+        if !candidates
+            .iter()
+            .any(|c| *c == file || c.starts_with(&mod_dir))
+        {
+            continue;
+        }
         let text = read(&file);
         let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let mut walker = Walker {
@@ -229,6 +239,29 @@ fn check_crate(shown_from: &Path, dir: &Path, manifest: &Path) -> Vec<String> {
         }
     }
     found
+}
+
+/// The `.rs` files below `dir` whose text holds something a platform-only
+/// use needs (`os::`, `rustix`, `libc`, `nix`, `unix`, `windows`, `/proc`).
+fn candidate_files(dir: &Path) -> Vec<PathBuf> {
+    const NEEDLES: &[&str] = &["os::", "rustix", "libc", "nix", "windows", "/proc"];
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && NEEDLES.iter().any(|n| read(&path).contains(n))
+            {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// The manifest's Unix-only dependencies that every platform would build.
