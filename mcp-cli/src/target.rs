@@ -224,13 +224,15 @@ fn sign_in() -> OAuth {
 fn system_opener() -> Option<String> {
     let name = if cfg!(target_os = "macos") {
         "open"
+    } else if cfg!(windows) {
+        // `explorer.exe URL` opens it in the default browser.
+        "explorer.exe"
     } else {
         "xdg-open"
     };
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|dir| std::path::Path::new(dir).join(name))
+    // `;` separates PATH on Windows, `:` elsewhere.
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
         .find(|p| p.is_file())
         .map(|p| p.display().to_string())
 }

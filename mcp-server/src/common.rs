@@ -101,3 +101,42 @@ pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
 pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
     encode(&ErrorResponse::new(id, error))
 }
+
+// The words of a refused argument, for a tool's argument and a prompt's or
+// a resource template's alike (here, below both, so that neither module
+// depends on the other for them).
+
+/// "`days` must be an integer from 1 to 16 (got 20)": an argument of the
+/// wrong kind, in the words of its schema, for a tool's argument and a
+/// prompt's alike.
+pub(crate) fn must_be(name: &str, expected: &str, got: &str) -> String {
+    format!("`{name}` must be {expected} (got {got})")
+}
+
+/// "missing required argument `days` (an integer from 1 to 16)", or
+/// without the words when there are none (a type with no schema).
+pub(crate) fn missing_argument(name: &str, expected: Option<&str>) -> String {
+    match expected {
+        Some(expected) => format!("missing required argument `{name}` ({expected})"),
+        None => format!("missing required argument `{name}`"),
+    }
+}
+
+/// A string sent, shown back as JSON text: quoted, cut after 40 bytes.
+pub(crate) fn shown(text: &str) -> String {
+    shown_cut(&serde_json::Value::from(text).to_string())
+}
+
+/// `text` as shown back in an error: whole up to 40 bytes, else cut there
+/// (on a character boundary) with an ellipsis.
+pub(crate) fn shown_cut(text: &str) -> String {
+    const MAX: usize = 40;
+    if text.len() <= MAX {
+        return text.to_owned();
+    }
+    let cut = (0..=MAX)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}…", &text[..cut])
+}

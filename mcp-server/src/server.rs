@@ -361,7 +361,8 @@ impl ServerBuilder {
 
     /// Whether [`Server::serve_stdio`] redirects the process's stdout to stderr
     /// and keeps a private handle for the protocol (default `true`), so that
-    /// a stray `println!` cannot corrupt the protocol stream.
+    /// a stray `println!` cannot corrupt the protocol stream. Unix only: on
+    /// other platforms the protocol shares stdout with the program.
     #[cfg(feature = "stdio")]
     pub fn guard_stdout(mut self, guard: bool) -> Self {
         self.stdio.guard_stdout = guard;

@@ -10,6 +10,9 @@ use syn::{Item, UseTree, Visibility};
 
 // No import cycle of more than two top-level modules in the crates it lists.
 mod module_cycles;
+// Platform-only code (std::os::unix, rustix, libc, /proc) under a cfg for its platforms.
+mod platforms;
+
 // One MSRV, which clippy reads for every member.
 mod msrv;
 

@@ -124,7 +124,7 @@ impl Refused {
     /// back (unlike a tool's string argument): it is a string, always,
     /// so its type would say nothing, and it is the caller's own text.
     fn explain(self, name: &str, value: Option<&str>, expected: Option<&str>) -> String {
-        use crate::tool::rules::{missing_argument, must_be, shown};
+        use crate::common::{missing_argument, must_be, shown};
         match (self, expected) {
             (Refused::Missing, expected) => missing_argument(name, expected),
             (Refused::Invalid(_), Some(expected)) => {
@@ -269,11 +269,8 @@ pub trait WordsSchema {
     fn words(&self) -> fn() -> Option<String>;
 }
 
-impl<T: schemars::JsonSchema> WordsSchema for &Words<T> {
-    fn words(&self) -> fn() -> Option<String> {
-        || Some(crate::tool::schema::expected_of::<T>())
-    }
-}
+// Its implementation for schema types is in `tool::schema`, which makes
+// the words (prompts do not depend on tools).
 
 /// Picked otherwise: no words.
 #[doc(hidden)]

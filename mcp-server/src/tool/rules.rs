@@ -11,7 +11,7 @@ use oxmcp_types::JsonObject;
 use serde::de::IgnoredAny;
 use serde_json::{Number, Value};
 
-use crate::common::json_text;
+use crate::common::{json_text, missing_argument, must_be};
 
 /// One bound of a numeric range, as `#[param(min = ..)]` writes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -268,32 +268,11 @@ impl Param {
     }
 }
 
-/// "`days` must be an integer from 1 to 16 (got 20)": an argument of the
-/// wrong kind, in the words of its schema, for a tool's argument and a
-/// prompt's alike.
-pub(crate) fn must_be(name: &str, expected: &str, got: &str) -> String {
-    format!("`{name}` must be {expected} (got {got})")
-}
-
-/// "missing required argument `days` (an integer from 1 to 16)", or
-/// without the words when there are none (a type with no schema).
-pub(crate) fn missing_argument(name: &str, expected: Option<&str>) -> String {
-    match expected {
-        Some(expected) => format!("missing required argument `{name}` ({expected})"),
-        None => format!("missing required argument `{name}`"),
-    }
-}
-
 /// What a value of the root schema `schema` (with its `$defs`) must be,
 /// in the model's words: "an integer from 0 to 255".
 pub(crate) fn expected(schema: &Value) -> String {
     let defs = schema.get("$defs").and_then(Value::as_object);
     describe(schema, defs, 0)
-}
-
-/// A string sent as it is shown back: quoted, cut after 40 bytes.
-pub(crate) fn shown(text: &str) -> String {
-    JsonArg::Value(&Value::from(text)).got(true)
 }
 
 /// One argument's JSON, where the call holds it: request text or a value.
@@ -353,22 +332,11 @@ impl JsonArg<'_> {
     /// What was sent, without echoing a string (it may be a secret) unless
     /// `echo_strings` (the parameter lists its allowed values).
     fn got(&self, echo_strings: bool) -> String {
-        const MAX: usize = 40;
         let text: Cow<'_, str> = match self {
             JsonArg::Text(t) => Cow::Borrowed(t),
             JsonArg::Value(v) => Cow::Owned(json_text(v)),
         };
-        let short = |t: &str| {
-            if t.len() <= MAX {
-                t.to_owned()
-            } else {
-                let cut = (0..=MAX)
-                    .rev()
-                    .find(|&i| t.is_char_boundary(i))
-                    .unwrap_or(0);
-                format!("{}…", &t[..cut])
-            }
-        };
+        let short = crate::common::shown_cut;
         match text.as_bytes().first() {
             Some(b'"') if echo_strings => short(&text),
             Some(b'"') => "a string".to_owned(),

@@ -319,3 +319,11 @@ mod tests {
         assert_eq!(schema["type"], "object");
     }
 }
+
+/// A prompt's or template's argument of a type with a JSON Schema is
+/// refused in the words tools use (see `prompt::args::Words`).
+impl<T: JsonSchema> crate::prompt::args::WordsSchema for &crate::prompt::args::Words<T> {
+    fn words(&self) -> fn() -> Option<String> {
+        || Some(expected_of::<T>())
+    }
+}

@@ -3,10 +3,10 @@
 //! opening of the directories and files it names.
 
 use std::ffi::OsString;
-use std::os::fd::{AsFd as _, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cap_std::fs::Dir;
 use oxmcp_server::{Context, ToolError};
 
 use super::confine::{self, file_uri_path, locate, Root, Scope, Target};
@@ -134,24 +134,24 @@ impl Core {
         &self,
         t: &Target,
         path: &str,
-    ) -> Result<(OwnedFd, Option<OsString>), ToolError> {
+    ) -> Result<(Dir, Option<OsString>), ToolError> {
         let root = &self.roots[t.root];
         let rel = |p: &Path| p.strip_prefix(&root.path).map(Path::to_path_buf);
         match t.tail.as_slice() {
             [name] => {
-                let dir = fsops::walk(root.fd.as_fd(), &rel(&t.base).map_err(|_| escape(path))?)
+                let dir = fsops::walk(&root.dir, &rel(&t.base).map_err(|_| escape(path))?)
                     .map_err(io_err(path))?;
                 Ok((dir, Some(name.clone())))
             }
             [] if t.base == root.path => {
-                let dir = fsops::walk(root.fd.as_fd(), Path::new("")).map_err(io_err(path))?;
+                let dir = fsops::walk(&root.dir, Path::new("")).map_err(io_err(path))?;
                 Ok((dir, None))
             }
             [] => {
                 let (Some(parent), Some(name)) = (t.base.parent(), t.base.file_name()) else {
                     return Err(escape(path));
                 };
-                let dir = fsops::walk(root.fd.as_fd(), &rel(parent).map_err(|_| escape(path))?)
+                let dir = fsops::walk(&root.dir, &rel(parent).map_err(|_| escape(path))?)
                     .map_err(io_err(path))?;
                 Ok((dir, Some(name.to_owned())))
             }
@@ -162,14 +162,14 @@ impl Core {
     }
 
     /// The existing part of the target, opened as a directory.
-    pub(super) fn walk_to_base(&self, t: &Target, path: &str) -> Result<OwnedFd, ToolError> {
+    pub(super) fn walk_to_base(&self, t: &Target, path: &str) -> Result<Dir, ToolError> {
         let root = &self.roots[t.root];
         let rel = t.base.strip_prefix(&root.path).map_err(|_| escape(path))?;
-        fsops::walk(root.fd.as_fd(), rel).map_err(io_err(path))
+        fsops::walk(&root.dir, rel).map_err(io_err(path))
     }
 
     /// The target, which must exist, opened as a directory.
-    pub(super) fn open_dir(&self, t: &Target, path: &str) -> Result<OwnedFd, ToolError> {
+    pub(super) fn open_dir(&self, t: &Target, path: &str) -> Result<Dir, ToolError> {
         if !t.exists() {
             return Err(not_found(path));
         }
@@ -183,6 +183,6 @@ impl Core {
         }
         let (dir, name) = self.parent_of(t, path)?;
         let name = name.ok_or_else(|| is_a_directory(path))?;
-        fsops::open_file(dir.as_fd(), &name).map_err(io_err(path))
+        fsops::open_file(&dir, &name).map_err(io_err(path))
     }
 }

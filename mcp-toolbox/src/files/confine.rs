@@ -3,19 +3,17 @@
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::io;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 
+use cap_std::fs::Dir;
 use oxmcp_server::ToolError;
-use rustix::fs::{Mode, OFlags};
 
 /// One allowed root: its canonical path and the directory it was when the
-/// toolbox was built, held open (every operation walks from this descriptor).
+/// toolbox was built, held open (every operation walks from this handle).
 #[derive(Debug)]
 pub(crate) struct Root {
     pub(crate) path: PathBuf,
-    pub(crate) fd: OwnedFd,
+    pub(crate) dir: Dir,
 }
 
 impl Root {
@@ -24,12 +22,9 @@ impl Root {
         refuse_nul(path.as_os_str().as_encoded_bytes())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.message().to_owned()))?;
         let path = std::fs::canonicalize(path)?;
-        let fd = rustix::fs::open(
-            &path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        Ok(Root { path, fd })
+        // The one open by an ambient path: the root itself, as the host named it.
+        let dir = Dir::open_ambient_dir(&path, cap_std::ambient_authority())?;
+        Ok(Root { path, dir })
     }
 }
 
@@ -213,14 +208,28 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<PathBuf> {
     if bytes.contains(&0) {
         return None;
     }
-    Some(PathBuf::from(OsString::from_vec(bytes)))
+    #[cfg(unix)]
+    {
+        // Any bytes but NUL make a Unix path.
+        use std::os::unix::ffi::OsStringExt as _;
+        Some(PathBuf::from(OsString::from_vec(bytes)))
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows paths are text; `/C:/dir` names `C:/dir`.
+        let text = String::from_utf8(bytes).ok()?;
+        Some(PathBuf::from(match text.as_bytes() {
+            [b'/', drive, b':', ..] if drive.is_ascii_alphabetic() => &text[1..],
+            _ => text.as_str(),
+        }))
+    }
 }
 
 /// The `file://` URI of an absolute path, percent-encoding what a URI path
 /// may not hold.
 pub(crate) fn file_uri(path: &Path) -> String {
     let mut uri = String::from("file://");
-    for &b in path.as_os_str().as_encoded_bytes() {
+    for b in uri_path_bytes(path) {
         if b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b) {
             uri.push(char::from(b));
         } else {
@@ -228,4 +237,19 @@ pub(crate) fn file_uri(path: &Path) -> String {
         }
     }
     uri
+}
+
+/// The bytes of `path` as a URI's path holds them: on Windows, `C:\dir`
+/// (canonically `\\?\C:\dir`) is `/C:/dir`.
+fn uri_path_bytes(path: &Path) -> Vec<u8> {
+    #[cfg(windows)]
+    {
+        let text = path.to_string_lossy();
+        let text = text.strip_prefix(r"\\?\").unwrap_or(&text);
+        format!("/{}", text.replace('\\', "/")).into_bytes()
+    }
+    #[cfg(not(windows))]
+    {
+        path.as_os_str().as_encoded_bytes().to_vec()
+    }
 }

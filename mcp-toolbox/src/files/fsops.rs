@@ -1,26 +1,25 @@
-//! File operations relative to directory descriptors, never following a symlink.
+//! File operations relative to directory handles, never following a symlink.
+//!
+//! The handles are cap-std's [`Dir`]s: on Linux, macOS and Windows an open
+//! through one resolves inside it or fails, so even a path this module got
+//! wrong could not lead out of its root. The walks below still name one
+//! component at a time and refuse every symlink: the check decided where,
+//! the handles make the use go exactly there.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-
-/// Flags that open a directory for walking: no symlink followed, no
-/// descriptor leaked to children.
-fn dir_flags() -> OFlags {
-    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
-}
+use cap_fs_ext::{DirExt as _, FollowSymlinks, OpenOptionsFollowExt as _};
+use cap_std::fs::{Dir, Metadata, OpenOptions};
 
 /// Opens the directory at `rel` (plain components) below `root`, one
 /// component at a time, refusing symlinks: the walk sees exactly the
 /// directories that were checked, or fails.
-pub(crate) fn walk(root: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
-    let mut dir = rustix::fs::openat(root, ".", dir_flags(), Mode::empty())?;
+pub(crate) fn walk(root: &Dir, rel: &Path) -> io::Result<Dir> {
+    let mut dir = root.try_clone()?;
     for c in rel.components() {
         let std::path::Component::Normal(name) = c else {
             return Err(io::Error::new(
@@ -28,36 +27,44 @@ pub(crate) fn walk(root: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
                 "unexpected path component",
             ));
         };
-        dir = open_dir(dir.as_fd(), name)?;
+        dir = open_dir(&dir, name)?;
     }
     Ok(dir)
 }
 
 /// Opens the directory `name` in `dir`, refusing a symlink.
-pub(crate) fn open_dir(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<OwnedFd> {
-    Ok(rustix::fs::openat(dir, name, dir_flags(), Mode::empty())?)
+pub(crate) fn open_dir(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+    dir.open_dir_nofollow(name)
 }
 
 /// Opens the regular file `name` in `dir` for reading, refusing a symlink,
 /// and anything but a regular file (a FIFO would block, a device is no file).
-pub(crate) fn open_file(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<File> {
-    let fd = rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
-        Mode::empty(),
-    )?;
-    let st = rustix::fs::fstat(&fd)?;
-    match FileType::from_raw_mode(st.st_mode) {
-        FileType::RegularFile => Ok(File::from(fd)),
-        FileType::Directory => Err(io::Error::new(
+pub(crate) fn open_file(dir: &Dir, name: &OsStr) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).follow(FollowSymlinks::No);
+    // A FIFO's open would wait for a writer: open without waiting, then
+    // refuse it below. Windows has no FIFO in the file system.
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt as _;
+        // The flag's bits (0o4000 or 0x4) fit an `i32`, as `open` takes them.
+        #[allow(clippy::cast_possible_wrap)]
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = dir.open_with(name, &options)?.into_std();
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        Ok(file)
+    } else if meta.is_dir() {
+        Err(io::Error::new(
             io::ErrorKind::IsADirectory,
             "is a directory, not a file",
-        )),
-        _ => Err(io::Error::new(
+        ))
+    } else {
+        Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "is not a regular file",
-        )),
+        ))
     }
 }
 
@@ -140,80 +147,72 @@ fn temp_name() -> OsString {
 /// Replaces (or creates) `name` in `dir` with `bytes`: a new file created
 /// exclusively under a random name in `dir`, written, synced, then renamed
 /// over `name`. The final name is never opened, so a symlink there is
-/// replaced, not followed. An existing file's permission bits are kept.
-pub(crate) fn replace(dir: BorrowedFd<'_>, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
-    let keep = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(st) => match FileType::from_raw_mode(st.st_mode) {
-            FileType::Directory => {
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory, not a file",
-                ))
-            }
-            FileType::RegularFile => Some(Mode::from_raw_mode(st.st_mode & 0o7777)),
-            _ => None,
-        },
-        Err(rustix::io::Errno::NOENT) => None,
-        Err(e) => return Err(e.into()),
+/// replaced, not followed. An existing file's permissions are kept.
+pub(crate) fn replace(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
+    let keep = match dir.symlink_metadata(name) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory, not a file",
+            ))
+        }
+        Ok(meta) if meta.is_file() => Some(meta.permissions()),
+        Ok(_) => None,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
     };
     let mut attempts = 0;
-    let (tmp, fd) = loop {
+    let (tmp, file) = loop {
         let tmp = temp_name();
-        match rustix::fs::openat(
-            dir,
-            &tmp,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
-        ) {
-            Ok(fd) => break (tmp, fd),
-            Err(rustix::io::Errno::EXIST) if attempts < 8 => attempts += 1,
-            Err(e) => return Err(e.into()),
+        // `create_new` is O_CREAT | O_EXCL: it fails on any existing name,
+        // a symlink included, which is never followed.
+        match dir.open_with(&tmp, OpenOptions::new().write(true).create_new(true)) {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 8 => attempts += 1,
+            Err(e) => return Err(e),
         }
     };
     let written = (|| {
-        if let Some(mode) = keep {
-            rustix::fs::fchmod(&fd, mode)?;
+        if let Some(permissions) = keep {
+            file.set_permissions(permissions)?;
         }
-        let mut file = File::from(fd);
+        let mut file = file.into_std();
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        rustix::fs::renameat(dir, &tmp, dir, name)?;
-        Ok(())
+        dir.rename(&tmp, dir, name)
     })();
     if written.is_err() {
-        let _ = rustix::fs::unlinkat(dir, &tmp, AtFlags::empty());
+        let _ = dir.remove_file(&tmp);
     }
     written
 }
 
 /// Creates the directories `names` below `dir`, one inside the other; one
 /// that exists is entered (never through a symlink).
-pub(crate) fn make_dirs(dir: OwnedFd, names: &[OsString]) -> io::Result<OwnedFd> {
+pub(crate) fn make_dirs(dir: Dir, names: &[OsString]) -> io::Result<Dir> {
     let mut dir = dir;
     for name in names {
-        match rustix::fs::mkdirat(&dir, name.as_os_str(), Mode::from_raw_mode(0o777)) {
-            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-            Err(e) => return Err(e.into()),
+        match dir.create_dir(name) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
         }
-        dir = open_dir(dir.as_fd(), name)?;
+        dir = open_dir(&dir, name)?;
     }
     Ok(dir)
 }
 
 /// Moves `from` in `from_dir` to `to` in `to_dir`, failing when `to` exists.
-pub(crate) fn move_entry(
-    from_dir: BorrowedFd<'_>,
-    from: &OsStr,
-    to_dir: BorrowedFd<'_>,
-    to: &OsStr,
-) -> io::Result<()> {
+pub(crate) fn move_entry(from_dir: &Dir, from: &OsStr, to_dir: &Dir, to: &OsStr) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
+        // One system call: an existing destination is refused atomically.
+        use std::os::fd::AsFd as _;
         rustix::fs::renameat_with(
-            from_dir,
+            from_dir.as_fd(),
             from,
-            to_dir,
+            to_dir.as_fd(),
             to,
             rustix::fs::RenameFlags::NOREPLACE,
         )?;
@@ -221,12 +220,17 @@ pub(crate) fn move_entry(
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     {
         // No atomic no-replace rename here: check, then rename.
-        match rustix::fs::statat(to_dir, to, AtFlags::SYMLINK_NOFOLLOW) {
-            Err(rustix::io::Errno::NOENT) => {}
-            Ok(_) => return Err(rustix::io::Errno::EXIST.into()),
-            Err(e) => return Err(e.into()),
+        match to_dir.symlink_metadata(to) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "the destination exists",
+                ))
+            }
+            Err(e) => return Err(e),
         }
-        rustix::fs::renameat(from_dir, from, to_dir, to)?;
+        from_dir.rename(from, to_dir, to)?;
     }
     Ok(())
 }
@@ -250,58 +254,43 @@ pub(crate) struct Entry {
 }
 
 /// The entries of the open directory `dir`, sorted by name.
-pub(crate) fn list(dir: BorrowedFd<'_>) -> io::Result<Vec<Entry>> {
+pub(crate) fn list(dir: &Dir) -> io::Result<Vec<Entry>> {
     let mut out = Vec::new();
-    for entry in rustix::fs::Dir::read_from(dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
-        if name == b"." || name == b".." {
+    for entry in dir.entries()? {
+        let name = entry?.file_name();
+        if name == "." || name == ".." {
             continue;
         }
-        let name = OsStr::from_bytes(name).to_owned();
-        let (kind, size) =
-            match rustix::fs::statat(dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW) {
-                Ok(st) => (
-                    kind_of(FileType::from_raw_mode(st.st_mode)),
-                    u64::try_from(st.st_size).unwrap_or(0),
-                ),
-                // Gone since it was listed.
-                Err(rustix::io::Errno::NOENT) => continue,
-                Err(e) => return Err(e.into()),
-            };
+        let (kind, size) = match dir.symlink_metadata(&name) {
+            Ok(meta) => (kind_of(&meta), meta.len()),
+            // Gone since it was listed.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
         out.push(Entry { name, kind, size });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
 }
 
-fn kind_of(t: FileType) -> Kind {
-    match t {
-        FileType::RegularFile => Kind::File,
-        FileType::Directory => Kind::Dir,
-        FileType::Symlink => Kind::Symlink,
-        _ => Kind::Other,
+fn kind_of(meta: &Metadata) -> Kind {
+    let t = meta.file_type();
+    if t.is_file() {
+        Kind::File
+    } else if t.is_dir() {
+        Kind::Dir
+    } else if t.is_symlink() {
+        Kind::Symlink
+    } else {
+        Kind::Other
     }
 }
 
 /// The metadata of `name` in `dir` (of `dir` itself when `None`), not
-/// following a symlink.
-pub(crate) fn metadata(dir: BorrowedFd<'_>, name: Option<&OsStr>) -> io::Result<std::fs::Metadata> {
-    let fd = match name {
-        None => rustix::fs::openat(dir, ".", dir_flags(), Mode::empty())?,
-        Some(name) => rustix::fs::openat(dir, name, meta_flags(), Mode::empty())?,
-    };
-    File::from(fd).metadata()
-}
-
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn meta_flags() -> OFlags {
-    // O_PATH: no read permission needed, nothing opened but the name; with
-    // O_NOFOLLOW it designates a symlink itself.
-    OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn meta_flags() -> OFlags {
-    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK
+/// following a symlink; no read permission on it is needed.
+pub(crate) fn metadata(dir: &Dir, name: Option<&OsStr>) -> io::Result<Metadata> {
+    match name {
+        None => dir.dir_metadata(),
+        Some(name) => dir.symlink_metadata(name),
+    }
 }

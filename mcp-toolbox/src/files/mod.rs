@@ -45,23 +45,27 @@
 //!   roots stand; if asking fails, the call fails).
 //!   [`FilesBuilder::client_roots`] turns this off.
 //! - **The use.** Nothing is then opened by its path. Every operation walks
-//!   from the root's descriptor to the checked directory one component at a
-//!   time with `openat(O_DIRECTORY | O_NOFOLLOW)`, and acts on names in that
-//!   directory with `openat`, `mkdirat`, `renameat` and `fstatat`, never
-//!   following a symlink (`O_NOFOLLOW`, `AT_SYMLINK_NOFOLLOW`). The checked
-//!   path has no symlink left in it, so a directory swapped for a symlink
-//!   between the check and the use makes the walk fail (`ELOOP`/`ENOTDIR`)
-//!   instead of leading outside: the check decides where, the descriptors
-//!   make the use go exactly there.
+//!   from the root's directory handle (a cap-std [`Dir`](cap_std::fs::Dir))
+//!   to the checked directory one component at a time, refusing a symlink
+//!   at each (`openat(O_DIRECTORY | O_NOFOLLOW)` on Unix), and acts on names
+//!   in that directory (open, create, rename, stat), never following a
+//!   symlink. The checked path has no symlink left in it, so a directory
+//!   swapped for a symlink between the check and the use makes the walk
+//!   fail instead of leading outside: the check decides where, the handles
+//!   make the use go exactly there. And cap-std resolves every name inside
+//!   the handle it is given, on Linux, macOS and Windows alike: a name that
+//!   would lead out of its directory fails even there.
 //! - **Writes** (`write_file`, `edit_file`) create a new file under a random
-//!   name in the checked directory with `O_CREAT | O_EXCL | O_NOFOLLOW`,
-//!   write and sync it, then `renameat` it over the target. The final name
-//!   is never opened for writing: a symlink planted there is replaced, not
-//!   followed. An existing file keeps its permission bits. `move_file`
-//!   renames with `RENAME_NOREPLACE` on Linux (an existing destination is
-//!   an error, as in the reference).
-//! - **Reads** open the file with `O_NOFOLLOW | O_NONBLOCK` and refuse
-//!   anything but a regular file (a FIFO would block, a device is endless).
+//!   name in the checked directory exclusively (`O_CREAT | O_EXCL`: a name
+//!   already there, a symlink included, fails), write and sync it, then
+//!   rename it over the target. The final name is never opened for
+//!   writing: a symlink planted there is replaced, not followed. An
+//!   existing file keeps its permissions. `move_file` renames with
+//!   `RENAME_NOREPLACE` on Linux, and checks the destination first
+//!   elsewhere (an existing destination is an error, as in the reference).
+//! - **Reads** open the file without following a symlink (and with
+//!   `O_NONBLOCK` on Unix) and refuse anything but a regular file (a FIFO
+//!   would block, a device is endless).
 //! - **Limits.** Reads stop at [`FilesBuilder::max_read_bytes`] (a larger
 //!   file is an error; `head` and `tail` read at most that much; the files
 //!   of one `read_multiple_files` share it), writes at
@@ -73,8 +77,8 @@
 //!
 //! What this does not cover: a hard link inside a root to a file outside it
 //! reads that file (no path leads outside; the inode is shared), and
-//! another process that owns a root can always write into it. The crate is
-//! for Unix (it needs `openat` and friends).
+//! another process that owns a root can always write into it. It builds on
+//! Linux, macOS and Windows; it is tested on Linux.
 //!
 //! # Differences from the reference server
 //!
@@ -97,7 +101,6 @@ mod text;
 mod walk;
 
 use std::io;
-use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -288,7 +291,7 @@ impl FileTools {
             let t = core.locate(scope, &path)?;
             let (dir, name) = core.parent_of(&t, &path)?;
             let name = name.ok_or_else(|| is_a_directory(&path))?;
-            fsops::replace(dir.as_fd(), &name, content.as_bytes()).map_err(io_err(&path))?;
+            fsops::replace(&dir, &name, content.as_bytes()).map_err(io_err(&path))?;
             Ok(format!("Successfully wrote to {path}"))
         })
         .await
@@ -334,7 +337,7 @@ impl FileTools {
             if !dry_run {
                 let (dir, name) = core.parent_of(&t, &path)?;
                 let name = name.ok_or_else(|| is_a_directory(&path))?;
-                fsops::replace(dir.as_fd(), &name, new.as_bytes()).map_err(io_err(&path))?;
+                fsops::replace(&dir, &name, new.as_bytes()).map_err(io_err(&path))?;
             }
             Ok(diff)
         })
@@ -378,7 +381,7 @@ impl FileTools {
         self.run(&ctx, move |core, scope| {
             let t = core.locate(scope, &path)?;
             let dir = core.open_dir(&t, &path)?;
-            let entries = fsops::list(dir.as_fd()).map_err(io_err(&path))?;
+            let entries = fsops::list(&dir).map_err(io_err(&path))?;
             let lines: Vec<String> = entries
                 .iter()
                 .map(|e| format!("{} {}", prefix(e.kind), e.name.to_string_lossy()))
@@ -402,7 +405,7 @@ impl FileTools {
         self.run(&ctx, move |core, scope| {
             let t = core.locate(scope, &path)?;
             let dir = core.open_dir(&t, &path)?;
-            let mut entries = fsops::list(dir.as_fd()).map_err(io_err(&path))?;
+            let mut entries = fsops::list(&dir).map_err(io_err(&path))?;
             if sort_by == SortBy::Size {
                 entries.sort_by_key(|e| std::cmp::Reverse(e.size));
             }
@@ -448,8 +451,7 @@ impl FileTools {
             let t = core.locate(scope, &path)?;
             let dir = core.open_dir(&t, &path)?;
             let mut visited = 0;
-            let tree =
-                tree(dir.as_fd(), Path::new(""), &excludes, &mut visited).map_err(io_err(&path))?;
+            let tree = tree(&dir, Path::new(""), &excludes, &mut visited).map_err(io_err(&path))?;
             serde_json::to_string_pretty(&tree).map_err(|e| ToolError::new(e.to_string()))
         })
         .await
@@ -491,9 +493,9 @@ impl FileTools {
             })?;
             let (to_dir, to_name) = core.parent_of(&to, &destination)?;
             let to_name = to_name.ok_or_else(|| is_a_directory(&destination))?;
-            fsops::move_entry(from_dir.as_fd(), &from_name, to_dir.as_fd(), &to_name).map_err(
-                |e| ToolError::new(format!("Cannot move {source} to {destination}: {e}")),
-            )?;
+            fsops::move_entry(&from_dir, &from_name, &to_dir, &to_name).map_err(|e| {
+                ToolError::new(format!("Cannot move {source} to {destination}: {e}"))
+            })?;
             Ok(format!("Successfully moved {source} to {destination}"))
         })
         .await
@@ -526,7 +528,7 @@ impl FileTools {
                 excludes: &excludes,
             };
             search
-                .run(dir.as_fd(), Path::new(""), &mut found, &mut visited)
+                .run(&dir, Path::new(""), &mut found, &mut visited)
                 .map_err(io_err(&path))?;
             Ok(if found.is_empty() {
                 "No matches found".to_owned()
@@ -554,7 +556,7 @@ impl FileTools {
                 return Err(not_found(&path));
             }
             let (dir, name) = core.parent_of(&t, &path)?;
-            let meta = fsops::metadata(dir.as_fd(), name.as_deref()).map_err(io_err(&path))?;
+            let meta = fsops::metadata(&dir, name.as_deref()).map_err(io_err(&path))?;
             Ok(file_info(&meta))
         })
         .await
@@ -598,15 +600,33 @@ fn prefix(kind: Kind) -> &'static str {
 
 fn io_err(path: &str) -> impl FnOnce(io::Error) -> ToolError + '_ {
     move |e| {
-        match e.raw_os_error() {
-        Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => ToolError::new(format!(
-            "{path}: a symbolic link is in the way (it was not followed)"
-        )),
-        Some(code) if code == rustix::io::Errno::NOTDIR.raw_os_error() => ToolError::new(format!(
-            "{path}: not a directory (a symbolic link is in the way, or a file; neither is followed)"
-        )),
-        _ => ToolError::new(format!("{path}: {e}")),
+        if symlink_refused(&e) {
+            ToolError::new(format!(
+                "{path}: a symbolic link is in the way (it was not followed)"
+            ))
+        } else if e.kind() == io::ErrorKind::NotADirectory {
+            ToolError::new(format!(
+                "{path}: not a directory (a symbolic link is in the way, or a file; neither is followed)"
+            ))
+        } else {
+            ToolError::new(format!("{path}: {e}"))
+        }
     }
+}
+
+/// Whether `e` is the refusal to follow a symbolic link: `ELOOP` from an
+/// open with `O_NOFOLLOW` on Unix (std has no stable kind for it yet).
+fn symlink_refused(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(unix))]
+    {
+        // cap-std refuses a symlink it was told not to follow with a
+        // permission error, which says nothing more precise.
+        let _ = e;
+        false
     }
 }
 
@@ -622,5 +642,7 @@ fn escape(path: &str) -> ToolError {
     ToolError::new(format!("Access denied - {path} is not inside its root"))
 }
 
-#[cfg(test)]
+// The tests plant symlinks and set modes the Unix way; they run where the
+// crate is built and tested (Linux).
+#[cfg(all(test, unix))]
 mod tests;

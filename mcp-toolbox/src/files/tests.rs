@@ -1,7 +1,6 @@
 //! Unit tests of the files toolbox: the check, the use, the race between them, the limits.
 
 use std::fs;
-use std::os::fd::AsFd;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,7 +63,7 @@ fn write_checked(
     let (dir, name) = core
         .parent_of(t, path)
         .map_err(|e| e.message().to_owned())?;
-    fsops::replace(dir.as_fd(), &name.unwrap(), bytes).map_err(|e| e.to_string())
+    fsops::replace(&dir, &name.unwrap(), bytes).map_err(|e| e.to_string())
 }
 
 #[test]

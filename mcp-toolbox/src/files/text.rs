@@ -149,10 +149,9 @@ pub(crate) fn tree_excludes(patterns: &[String]) -> Result<Vec<GlobMatcher>, Too
 /// `2026-11-27T10:00:00.000Z`: a time in UTC, RFC 3339.
 pub(crate) use oxmcp_wire::time::rfc3339;
 
-pub(super) fn file_info(meta: &std::fs::Metadata) -> String {
-    use std::os::unix::fs::PermissionsExt as _;
-    let time = |t: std::io::Result<std::time::SystemTime>| {
-        t.map_or_else(|_| "unknown".to_owned(), rfc3339)
+pub(super) fn file_info(meta: &cap_std::fs::Metadata) -> String {
+    let time = |t: std::io::Result<cap_std::time::SystemTime>| {
+        t.map_or_else(|_| "unknown".to_owned(), |t| rfc3339(t.into_std()))
     };
     [
         format!("size: {}", meta.len()),
@@ -161,9 +160,28 @@ pub(super) fn file_info(meta: &std::fs::Metadata) -> String {
         format!("accessed: {}", time(meta.accessed())),
         format!("isDirectory: {}", meta.is_dir()),
         format!("isFile: {}", meta.is_file()),
-        format!("permissions: {:03o}", meta.permissions().mode() & 0o777),
+        format!("permissions: {:03o}", permission_bits(meta)),
     ]
     .join("\n")
+}
+
+/// The permission bits, as the reference server prints them: the mode on
+/// Unix; on Windows, as Node reports them there, 444 for a read-only file
+/// and 666 for any other.
+fn permission_bits(meta: &cap_std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        use cap_std::fs::PermissionsExt as _;
+        meta.permissions().mode() & 0o777
+    }
+    #[cfg(not(unix))]
+    {
+        if meta.permissions().readonly() {
+            0o444
+        } else {
+            0o666
+        }
+    }
 }
 
 /// The MIME type the reference server gives an extension.

@@ -2,9 +2,9 @@
 //! depth, through directory handles, never following a symbolic link.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd};
 use std::path::{Path, PathBuf};
 
+use cap_std::fs::Dir;
 use serde::Serialize;
 
 use super::fsops::{self, Kind};
@@ -33,7 +33,7 @@ fn too_deep() -> io::Error {
 }
 
 pub(super) fn tree(
-    dir: BorrowedFd<'_>,
+    dir: &Dir,
     rel: &Path,
     excludes: &[globset::GlobMatcher],
     visited: &mut usize,
@@ -53,7 +53,7 @@ pub(super) fn tree(
                 return Err(too_deep());
             }
             let sub = fsops::open_dir(dir, &e.name)?;
-            Some(tree(sub.as_fd(), &child, excludes, visited)?)
+            Some(tree(&sub, &child, excludes, visited)?)
         } else {
             None
         };
@@ -80,7 +80,7 @@ pub(super) struct Search<'a> {
 impl Search<'_> {
     pub(super) fn run(
         &self,
-        dir: BorrowedFd<'_>,
+        dir: &Dir,
         rel: &Path,
         found: &mut Vec<String>,
         visited: &mut usize,
@@ -102,7 +102,7 @@ impl Search<'_> {
                     return Err(too_deep());
                 }
                 let sub = fsops::open_dir(dir, &e.name)?;
-                self.run(sub.as_fd(), &child, found, visited)?;
+                self.run(&sub, &child, found, visited)?;
             }
         }
         Ok(())

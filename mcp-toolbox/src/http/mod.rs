@@ -72,9 +72,11 @@ use url::{Origin, Url};
 use client::{Limits, Request, Response};
 use target::AllowedHost;
 
-/// The `User-Agent` sent unless the caller names one.
+/// The `User-Agent` sent unless the caller names one; its product token,
+/// the package's name, is what a site's robots.txt names us by.
 pub const DEFAULT_USER_AGENT: &str = concat!(
-    "oxmcp-toolbox/",
+    env!("CARGO_PKG_NAME"),
+    "/",
     env!("CARGO_PKG_VERSION"),
     " (Autonomous; MCP http toolbox)"
 );

@@ -176,7 +176,7 @@ impl Robots {
 }
 
 /// The product token of a `User-Agent` value or robots.txt line,
-/// lower-cased: `mcp-toolbox/1.0 (…)` is `oxmcp-toolbox`.
+/// lower-cased: `oxmcp-toolbox/1.0 (…)` is `oxmcp-toolbox`.
 fn agent_token(agent: &str) -> String {
     agent
         .trim()
@@ -311,10 +311,10 @@ mod tests {
     #[test]
     fn the_most_specific_agent_group_applies_else_the_star_group() {
         let robots = "User-agent: *\nDisallow: /\n\n\
-                      User-agent: mcp\nDisallow: /mcp-only\n\n\
+                      User-agent: oxmcp\nDisallow: /mcp-only\n\n\
                       User-agent: OxMCP-Toolbox\nDisallow: /ours\n";
         // Ours names our product token exactly: the star group and the
-        // `mcp` one (a mere prefix) do not apply.
+        // `oxmcp` one (a mere prefix) do not apply.
         assert!(allows(robots, "/anything"));
         assert!(allows(robots, "/mcp-only"));
         assert!(!allows(robots, "/ours"));
@@ -326,12 +326,12 @@ mod tests {
         // A group for another agent only: we are unrestricted.
         assert!(allows("User-agent: googlebot\nDisallow: /\n", "/x"));
         // A version in the line is ignored, case too.
-        assert!(!allows("User-agent: Oxmcp-Toolbox/9\nDisallow: /\n", "/x"));
+        assert!(!allows("User-agent: OxMcp-Toolbox/9\nDisallow: /\n", "/x"));
         // A prefix or another word of our User-Agent is not our token.
-        assert!(allows("User-agent: mcp\nDisallow: /\n", "/x"));
+        assert!(allows("User-agent: oxmcp\nDisallow: /\n", "/x"));
         assert!(allows("User-agent: Autonomous\nDisallow: /\n", "/x"));
         assert!(!allows(
-            "User-agent: mcp\nDisallow: /\nUser-agent: *\nDisallow: /y\n",
+            "User-agent: oxmcp\nDisallow: /\nUser-agent: *\nDisallow: /y\n",
             "/y"
         ));
         // The configured agent is matched the same way.
