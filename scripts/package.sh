@@ -42,7 +42,7 @@ for p in meta["packages"]:
     for key in ("keywords", "categories"):
         if not 1 <= len(p[key]) <= 5:
             bad.append(f"{name}: {len(p[key])} {key}, crates.io takes 1 to 5")
-    if "docs.rs" not in (p.get("metadata") or {}):
+    if "rs" not in ((p.get("metadata") or {}).get("docs") or {}):
         bad.append(f"{name}: no [package.metadata.docs.rs]")
     print(name, p["version"])
 if bad:
@@ -52,6 +52,7 @@ excluded=$("$py" -c '
 import json, sys
 print(" ".join("--exclude " + p["name"] for p in json.load(sys.stdin)["packages"] if p["publish"] == []))
 ' <<<"$metadata")
+target=$("$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata")
 echo "ok: metadata complete for $(wc -l <<<"$publishable") publishable crates"
 
 # 2. Pack and build from the .crates. --allow-dirty: the test command runs
@@ -59,7 +60,7 @@ echo "ok: metadata complete for $(wc -l <<<"$publishable") publishable crates"
 # shellcheck disable=SC2086 # $excluded is a list of arguments
 cargo package --workspace --allow-dirty $excluded
 while read -r name version; do
-  crate=target/package/$name-$version.crate
+  crate=$target/package/$name-$version.crate
   files=$(tar -tzf "$crate")
   for licence in LICENSE-MIT LICENSE-APACHE; do
     grep -qx "$name-$version/$licence" <<<"$files" \

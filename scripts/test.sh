@@ -51,6 +51,9 @@ cargo test --workspace
 # within CI's disk budget; `--test load` below relinks the one it needs.
 find target/debug/deps -maxdepth 1 -type f -perm -u+x -links 1 ! -name '*.so' -delete
 
+step "cargo package --workspace: each publishable crate packed and built from its .crate (cargo's verification build, in target/debug beside the tests' build), with both licence files; its size; metadata complete; the docs' dependency lines resolve to our packages"
+scripts/package.sh
+
 step "mcp new: each template (stdio, --http, --prompts, --agent) made into a temporary directory, then cargo test in it (the harness, the tool snapshot, the agent with a scripted model), built into target/"
 tests/new/run.sh target
 
