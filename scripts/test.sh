@@ -51,9 +51,6 @@ cargo test --workspace
 # within CI's disk budget; `--test load` below relinks the one it needs.
 find target/debug/deps -maxdepth 1 -type f -perm -u+x -links 1 ! -name '*.so' -delete
 
-step "cargo package --workspace: each publishable crate packed and built from its .crate (cargo's verification build, in target/debug beside the tests' build), with both licence files; its size; metadata complete; the docs' dependency lines resolve to our packages"
-scripts/package.sh
-
 step "mcp new: each template (stdio, --http, --prompts, --agent) made into a temporary directory, then cargo test in it (the harness, the tool snapshot, the agent with a scripted model), built into target/"
 tests/new/run.sh target
 
@@ -123,6 +120,12 @@ tests/toolbox/run.sh target/debug
 
 step "mcp install read by the real hosts: Claude Code and Gemini CLI list our calculator connected (user and project scope), a broken server failing, and nothing after mcp uninstall"
 tests/install/run.sh target/debug
+
+step "cargo package --workspace: each publishable crate packed and built from its .crate, with both licence files; its size; metadata complete; the docs' dependency lines resolve to our packages"
+# Last: the verification builds in target/debug beside the tests' build
+# (reusing what has the same features), and its build of oxmcp-cli replaces
+# target/debug/mcp, which the steps above run.
+scripts/package.sh
 
 step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 
