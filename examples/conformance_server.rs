@@ -149,6 +149,7 @@ impl Asking {
         #[param("The prompt to send to the LLM")] prompt: String,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // the conformance scenario tests it
         let answer = ctx.sample(question(&prompt, 100)).await?;
         Ok(format!(
             "LLM response: {}",
@@ -258,6 +259,7 @@ impl Asking {
         &self,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // the conformance scenario tests it
         let answer = ctx
             .ask("capital_question")
             .sample(question("What is the capital of France?", 100))
@@ -273,6 +275,7 @@ impl Asking {
         &self,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // the conformance scenario tests it
         let roots = ctx.ask("client_roots").roots().await?;
         let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
         Ok(format!("Client roots: {}", uris.join(", ")))
@@ -303,6 +306,7 @@ impl Asking {
         &self,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // the conformance scenario tests it
         let (name, greeting, roots) = tokio::join!(
             ctx.ask("user_name").elicit::<Name>("What is your name?"),
             ctx.ask("greeting")
@@ -358,6 +362,7 @@ impl Asking {
 
     #[describe("Asks only for what the client declared it can answer (2026-07-28)")]
     pub async fn test_input_required_result_capabilities(&self, ctx: Context) -> String {
+        #[allow(deprecated)] // the conformance scenario tests it
         let (sampled, elicited) = tokio::join!(
             ctx.ask("sampling").sample(question("Say something", 20)),
             ctx.ask("elicitation").elicit::<Name>("What is your name?"),
@@ -371,6 +376,7 @@ impl Asking {
 
     #[describe("Asks for the user's name while streaming (2026-07-28: an input round, never a request on the stream)")]
     pub async fn test_streaming_elicitation(&self, ctx: Context) -> Result<String, ToolError> {
+        #[allow(deprecated)] // the conformance scenario tests it
         ctx.info("asking for the user's name");
         let answer = ctx
             .ask("user_name")
@@ -468,6 +474,7 @@ impl Fixture {
     }
 
     #[describe("Tests tool that emits log messages during execution")]
+    #[allow(deprecated)] // the conformance scenario tests it
     pub async fn test_tool_with_logging(&self, ctx: Context) -> String {
         ctx.log(LoggingLevel::Info, "Tool execution started");
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -478,6 +485,7 @@ impl Fixture {
     }
 
     #[describe("Tests tool that emits log messages only when the request asks for them")]
+    #[allow(deprecated)] // the conformance scenario tests it
     pub async fn test_logging_tool(&self, ctx: Context) -> String {
         ctx.log(LoggingLevel::Info, "Tool execution started");
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -140,6 +140,7 @@ fn mounts(args: &Args) -> Result<Vec<Mount>, String> {
         mounts.push(Mount::stdio(name, program, rest));
     }
     mounts.extend(args.http.iter().map(|(name, url)| Mount::http(name, url)));
+    #[allow(deprecated)] // `--sse`: HTTP+SSE servers, for as long as they exist
     mounts.extend(args.sse.iter().map(|(name, url)| Mount::sse(name, url)));
     if mounts.is_empty() {
         return Err("nothing to mount: give --config, --stdio, --http or --sse".into());

@@ -489,6 +489,7 @@ impl Notes {
     ) -> Result<String, ToolError> {
         let note = self.book.get(id).await?.ok_or_else(|| no_note(id))?;
         let question = format!("Suggest a short title for this note:\n{}", note.body);
+        #[allow(deprecated)] // sampling, shown on purpose (deprecated since 2026-07-28)
         let answer = ctx
             .ask("title")
             .sample(CreateMessageParams::new(
@@ -626,7 +627,7 @@ async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
     stderr_logs::http_addr("notes", addr);
     let Some(url) = &args.redis else {
         let server = builder.toolbox(memory()).build();
-        return mcp_examples::serve::http_until_ctrl_c(
+        return mcp_examples::serve::http_until_stopped(
             server,
             addr.as_str(),
             HttpConfig::default(),
@@ -647,7 +648,7 @@ async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
         .toolbox(Notes { book })
         .request_state_keys(keys)
         .build();
-    mcp_examples::serve::http_until_ctrl_c(
+    mcp_examples::serve::http_until_stopped(
         server,
         addr.as_str(),
         HttpConfig::default().store(store),

@@ -69,7 +69,8 @@ async fn run() -> Result<(), oxmcp_server::Error> {
         .build();
     // A switch for everyone, e.g. during maintenance: server.handle().disable_toolbox("Admin");
     // `--port 0` picks a free port; the line below names it.
-    mcp_examples::serve::http_until_ctrl_c(server, ("127.0.0.1", port), HttpConfig::default()).await
+    mcp_examples::serve::http_until_stopped(server, ("127.0.0.1", port), HttpConfig::default())
+        .await
 }
 
 use mcp_examples::command_line;

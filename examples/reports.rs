@@ -182,5 +182,5 @@ async fn run(args: &Args) -> Result<(), oxmcp_server::Error> {
         return server.serve_stdio().await;
     };
     stderr_logs::http_addr("reports", addr);
-    serve::http_until_ctrl_c(server, addr.as_str(), HttpConfig::default()).await
+    serve::http_until_stopped(server, addr.as_str(), HttpConfig::default()).await
 }

@@ -1,20 +1,19 @@
-//! Serving a program over Streamable HTTP until Ctrl-C, saying where on
-//! stderr (port 0 picks a free port; the line names it).
+//! Serving a program over Streamable HTTP until Ctrl-C or SIGTERM, saying
+//! where on stderr (port 0 picks a free port; the line names it).
 
 use oxmcp_server::http::HttpConfig;
 use oxmcp_server::Server;
 
-/// Serves `server` on `addr` with `config` until Ctrl-C; the address it
-/// listens on goes to stderr first.
-pub async fn http_until_ctrl_c(
+/// Serves `server` on `addr` with `config` until Ctrl-C or SIGTERM, then
+/// lets the requests in flight finish; the address it listens on goes to
+/// stderr first.
+pub async fn http_until_stopped(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,
     config: HttpConfig,
 ) -> Result<(), oxmcp_server::Error> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    server.serve_http_on(listener, config, ctrl_c).await
+    let stop = oxmcp_server::http::shutdown_signal();
+    server.serve_http_on(listener, config, stop).await
 }

@@ -58,7 +58,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-GOLDEN = REPO / "oxmcp-types" / "tests" / "golden"
+GOLDEN = REPO / "mcp-types" / "tests" / "golden"
 DEFAULT_SPEC = REPO.parent / "shared" / "mcp" / "spec"
 PARTS = ("message", "params", "result", "error")
 # Keys whose values are data, not subschemas.

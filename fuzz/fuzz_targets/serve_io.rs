@@ -32,6 +32,7 @@ impl Numbers {
         for i in 1..=n {
             tokio::task::yield_now().await;
             ctx.progress(f64::from(i), Some(f64::from(n)));
+            #[allow(deprecated)] // logging, fuzzed on purpose
             ctx.info(format!("{i}"));
         }
         format!("counted to {n}")

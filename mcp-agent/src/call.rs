@@ -18,6 +18,7 @@ use crate::view::ToolView;
 /// returns the client's error from `source()`. Print the chain with
 /// [`oxmcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolCallError {
     /// No tool of that name.
     #[error("no tool is named `{name}` (the tools are: {known})")]

@@ -38,6 +38,7 @@ impl fmt::Display for Diagnostic {
 /// returns the client's error from `source()`. Print the chain with
 /// [`oxmcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolSetError {
     /// Two sources offer one name.
     #[error("two tools are named `{name}`: one from {first}, one from {second}; give one of the sources a prefix (Source::prefix) or block the tool (Source::block)")]

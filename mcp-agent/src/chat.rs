@@ -318,6 +318,7 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
 /// A leaf error: the message says everything (causes of a failed request are
 /// already written into it) and `source()` is `None`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The provider answered with an HTTP error status (after retrying
     /// rate limits and overloads within the configured bound).

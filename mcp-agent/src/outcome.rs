@@ -263,6 +263,7 @@ pub enum Event {
 /// [`RunError::ToolFailed`] shows the tool's failure (already rendered with
 /// its causes) in its message. Print the chain with [`oxmcp_client::types::error::Chain`].
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     /// The model still wanted tools after `max_turns` model requests.
     #[error("the run reached its limit of {max_turns} turns without a final answer")]

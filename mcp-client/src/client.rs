@@ -396,6 +396,10 @@ impl Client {
     /// (`notifications/message`, read them from [`notifications`](Self::notifications)).
     /// Legacy era: `logging/setLevel`. Modern era: the level is sent with
     /// every request from now on.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): read the server's stderr (stdio) or its OpenTelemetry export instead"
+    )]
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), CallError> {
         if self.is_modern() {
             *lock(&self.inner.conn.shared.log_level) = Some(level);

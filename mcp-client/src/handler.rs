@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use oxmcp_types::call::BoxFuture;
 use oxmcp_types::{method, ClientCapabilities, ErrorObject, JsonObject};
+use oxmcp_wire::deprecated::Feature;
 use serde_json::Value;
 
 /// Answers one kind of server request (`sampling/createMessage`,
@@ -21,8 +22,8 @@ use serde_json::Value;
 /// use oxmcp_client::Client;
 /// use serde_json::json;
 ///
-/// let builder = Client::builder().roots_handler(|_params| async {
-///     Ok(json!({ "roots": [{ "uri": "file:///work", "name": "work" }] }))
+/// let builder = Client::builder().elicitation_handler(|_params| async {
+///     Ok(json!({ "action": "decline" }))
 /// });
 /// # let _ = builder;
 /// ```
@@ -66,23 +67,26 @@ impl fmt::Debug for Handlers {
 impl Handlers {
     /// The handler for `method`, if one is installed.
     pub(crate) fn get(&self, method_name: &str) -> Option<&Arc<dyn RequestHandler>> {
-        match method_name {
-            method::SAMPLING_CREATE_MESSAGE => self.sampling.as_ref(),
-            method::ELICITATION_CREATE => self.elicitation.as_ref(),
-            method::ROOTS_LIST => self.roots.as_ref(),
-            _ => None,
+        let (handler, deprecated) = match method_name {
+            method::SAMPLING_CREATE_MESSAGE => (self.sampling.as_ref(), Some(Feature::Sampling)),
+            method::ELICITATION_CREATE => (self.elicitation.as_ref(), None),
+            method::ROOTS_LIST => (self.roots.as_ref(), Some(Feature::Roots)),
+            _ => (None, None),
+        };
+        if let (Some(_), Some(feature)) = (handler, deprecated) {
+            oxmcp_wire::deprecated::used(feature);
         }
+        handler
     }
 
     /// The capabilities to declare: exactly what has a handler.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let on = |present: bool| present.then(JsonObject::new);
-        ClientCapabilities {
-            roots: on(self.roots.is_some()),
-            sampling: on(self.sampling.is_some()),
-            elicitation: on(self.elicitation.is_some()),
-            ..ClientCapabilities::default()
-        }
+        let mut declared = ClientCapabilities::default();
+        declared.roots = on(self.roots.is_some());
+        declared.sampling = on(self.sampling.is_some());
+        declared.elicitation = on(self.elicitation.is_some());
+        declared
     }
 
     /// Runs the handler for `method`: -32601 when none is installed.

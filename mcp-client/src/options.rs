@@ -9,6 +9,7 @@ use serde_json::Value;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Era {
     /// Probe with `server/discover`; use the modern era (2026-07-28) when the
     /// server answers it, otherwise the legacy `initialize` handshake.

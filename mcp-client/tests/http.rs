@@ -97,6 +97,7 @@ async fn legacy_sessions_are_deleted_on_close() {
 async fn progress_and_logs_arrive_over_sse_in_each_era() {
     let (http, _) = start().await;
     for era in [Era::Legacy, Era::Modern] {
+        #[allow(deprecated)] // logging, tested on purpose
         let client = Client::builder()
             .protocol(era)
             .log_level(LoggingLevel::Info)
@@ -197,6 +198,7 @@ async fn a_closed_stream_is_resumed_after_retry_with_last_event_id() {
 async fn the_legacy_sse_transport_explicitly_and_by_fallback() {
     let (http, _) = start().await;
     // Explicitly.
+    #[allow(deprecated)] // HTTP+SSE, tested on purpose
     let client = Client::builder()
         .connect_sse(&http.url("/sse"))
         .await
@@ -233,6 +235,7 @@ async fn the_legacy_sse_transport_explicitly_and_by_fallback() {
     ));
     client.close().await;
     // The modern era does not exist on HTTP+SSE.
+    #[allow(deprecated)] // HTTP+SSE, tested on purpose
     let err = Client::builder()
         .protocol(Era::Modern)
         .connect_sse(&http.url("/sse"))

@@ -132,6 +132,7 @@ impl Entry {
 #[cfg(feature = "http")]
 fn url_mount(name: &str, kind: Option<&str>, url: String) -> Result<Mount, String> {
     match kind {
+        #[allow(deprecated)] // the configuration file asked for HTTP+SSE
         Some("sse") => Ok(Mount::sse(name, url)),
         None | Some("http" | "streamable-http" | "streamableHttp") => Ok(Mount::http(name, url)),
         Some(other) => Err(format!(

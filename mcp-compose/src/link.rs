@@ -243,6 +243,9 @@ impl Link {
     async fn connect(self: &Arc<Self>) -> Result<Client, CallError> {
         // Every log message of the mounted server: the front server's client
         // of the call chose its own level, which `Context::log_as` applies.
+        // Logging, sampling and roots (deprecated) are passed through for
+        // the mounted servers that still use them.
+        #[allow(deprecated)]
         let mut builder = Client::builder()
             .client_info("oxmcp-compose", env!("CARGO_PKG_VERSION"))
             .log_level(LoggingLevel::Debug);
@@ -255,6 +258,7 @@ impl Link {
             #[cfg(feature = "http")]
             Source::Http(url) => self.with_headers(builder).connect_http(url).await,
             #[cfg(feature = "http")]
+            #[allow(deprecated)] // a mount the user asked for with `Mount::sse`
             Source::Sse(url) => self.with_headers(builder).connect_sse(url).await,
             Source::Local(server) => {
                 let (client_end, server_end) = tokio::io::duplex(256 * 1024);
@@ -283,6 +287,7 @@ impl Link {
 
     /// Installs the handlers that pass what the mounted server asks of its
     /// client (sampling, elicitation, roots) to the front server's client.
+    #[allow(deprecated)] // sampling and roots passed on for mounted servers that still ask
     fn asking(self: &Arc<Self>, builder: ClientBuilder) -> ClientBuilder {
         let link = Arc::downgrade(self);
         let ask = move |kind: Ask| {
@@ -331,6 +336,7 @@ impl Link {
             None => self.name.clone(),
         };
         if let Some(ctx) = self.caller() {
+            #[allow(deprecated)] // passed on for mounted servers that still log
             ctx.log_as(level, Some(&logger), data);
         } else {
             tracing::info!(mount = %self.name, %logger, ?level, %data, "log message of a mounted server");
@@ -480,6 +486,7 @@ enum Ask {
 impl Ask {
     /// Asks the front server's client through `ctx`; its answer, or the
     /// error to give the mounted server.
+    #[allow(deprecated)] // sampling and roots passed on for mounted servers that still ask
     async fn ask(self, ctx: &Context, params: Value) -> Result<Value, ErrorObject> {
         let invalid = |e: serde_json::Error| ErrorObject::invalid_params(e.to_string());
         let answer = match self {

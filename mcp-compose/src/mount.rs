@@ -201,6 +201,10 @@ impl Mount {
     }
 
     /// A server at an HTTP+SSE (2024-11-05) endpoint: the URL of its event stream.
+    #[deprecated(
+        since = "0.1.0",
+        note = "the HTTP+SSE transport is deprecated since MCP 2025-03-26: use `Mount::http`, which falls back to HTTP+SSE for servers that speak only that"
+    )]
     #[cfg(feature = "http")]
     pub fn sse(name: impl Into<String>, url: impl Into<String>) -> Mount {
         Mount::new(name, Source::Sse(url.into()))

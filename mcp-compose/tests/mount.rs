@@ -44,6 +44,7 @@ impl Desk {
 
     #[describe("Name the client's roots")]
     pub async fn roots(&self, ctx: Context) -> Result<String, ToolError> {
+        #[allow(deprecated)] // roots, tested on purpose
         let roots = ctx.roots().await?;
         Ok(roots
             .iter()
@@ -54,7 +55,9 @@ impl Desk {
 
     #[describe("Log a message, then answer")]
     pub fn chatty(&self, ctx: Context) -> &'static str {
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.info("working on it");
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.debug("the details");
         "done"
     }
@@ -160,6 +163,7 @@ async fn client_of(server: &Server) -> Client {
 }
 
 /// A client of `server` as [`client_of`], speaking the era `era`.
+#[allow(deprecated)] // a roots handler, for the mounted servers that ask
 async fn client_in(server: &Server, era: oxmcp_client::Era) -> Client {
     let (client_end, server_end) = tokio::io::duplex(256 * 1024);
     let (read, write) = tokio::io::split(server_end);
@@ -613,6 +617,7 @@ async fn log_messages_reach_the_front_client_at_its_level() {
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(front.clone().serve_io(read, write));
     let (read, write) = tokio::io::split(client_end);
+    #[allow(deprecated)] // logging, tested on purpose
     let client = Client::builder()
         .protocol(oxmcp_client::Era::Legacy)
         .log_level(LoggingLevel::Info)
@@ -968,6 +973,7 @@ async fn an_http_sse_server_is_mounted() {
         std::future::pending(),
     ));
     let front = front();
+    #[allow(deprecated)] // HTTP+SSE, tested on purpose
     let mounts = mount(&front.handle(), [Mount::sse("old", &sse_url)])
         .await
         .unwrap();

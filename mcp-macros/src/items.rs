@@ -92,6 +92,11 @@ fn string_params(item: &Tool) -> StringParams {
         let kind = quote_spanned! {span=>
             (&&::oxmcp_server::__private::Probe::<#ty>::new()).kind()
         };
+        // The words of its errors ("an integer from 0 to 255"), from its
+        // schema when the type has one.
+        let words = quote_spanned! {span=>
+            (&&::oxmcp_server::__private::Words::<#ty>::new()).words()
+        };
         let required = if info.default.is_some() {
             quote!(false)
         } else {
@@ -108,11 +113,11 @@ fn string_params(item: &Tool) -> StringParams {
         let decode = if let Some(default) = &info.default {
             let default = default_value(default, &ty);
             quote_spanned! {span=>
-                let #taken = __mcp_args.arg_or(#wire, #kind, || -> #ty { #default });
+                let #taken = __mcp_args.arg_or(#wire, #kind, #words, || -> #ty { #default });
             }
         } else {
             quote_spanned! {span=>
-                let #taken = __mcp_args.arg(#wire, #kind);
+                let #taken = __mcp_args.arg(#wire, #kind, #words);
             }
         };
         p.decode.push(decode);
@@ -127,7 +132,9 @@ fn string_params(item: &Tool) -> StringParams {
 fn probe_traits() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
-        use ::oxmcp_server::__private::{ProbeOptional as _, ProbeRequired as _};
+        use ::oxmcp_server::__private::{
+            ProbeOptional as _, ProbeRequired as _, WordsNone as _, WordsSchema as _,
+        };
     }
 }
 

@@ -71,7 +71,7 @@ use proc_macro::TokenStream;
 ///         #[param("Only after this date")] since: Option<String>,    // optional
 ///         ctx: Context,                                              // injected, not in the schema
 ///     ) -> Result<Json<Vec<Hit>>, ToolError> {
-///         ctx.info(format!("searching for {query}"));
+///         ctx.progress(0.0, None); // progress, cancellation, asking the client
 ///         let _ = (max_results, since);
 ///         Ok(Json(vec![Hit { title: query }]))
 ///     }
@@ -125,6 +125,7 @@ use proc_macro::TokenStream;
 ///       #[tool(requires_client(sampling))]
 ///       pub async fn summarize(&self, #[param("The text")] text: String, ctx: Context) -> Result<String, ToolError> {
 ///           let ask = SamplingMessage::user_text(format!("Summarize:\n{text}"));
+///           #[allow(deprecated)] // sampling: deprecated since MCP 2026-07-28
 ///           let answer = ctx.sample(CreateMessageParams::new(vec![ask], 200)).await?;
 ///           Ok(answer.content.text().unwrap_or_default().to_owned())
 ///       }

@@ -10,7 +10,10 @@ pub use crate::apps::{PageSpec, Visibility};
 pub use crate::complete::{Completing, FromCompleting};
 pub use crate::context::{Context, LazyContext};
 pub use crate::error::RequestError;
-pub use crate::prompt::args::{ArgKind, Probe, ProbeOptional, ProbeRequired, StringArgs};
+pub use crate::prompt::args::{
+    ArgKind, Probe, ProbeOptional, ProbeRequired, Refused, StringArgs, Words, WordsNone,
+    WordsSchema,
+};
 pub use crate::prompt::entry::{PromptEntry, PromptSpec};
 pub use crate::resource::entry::{Reading, ResourceEntry, ResourceSpec, TemplateEntry};
 pub use crate::tool::args::Args;

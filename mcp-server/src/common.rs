@@ -86,6 +86,18 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The bytes `text` spells in hex (either case); `None` when it is not hex.
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
+    // Digits only: `from_str_radix` alone would take a sign ("+f").
+    if text.len() % 2 != 0 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
 pub(crate) fn error_reply(id: Option<RequestId>, error: ErrorObject) -> Vec<u8> {
     encode(&ErrorResponse::new(id, error))
 }

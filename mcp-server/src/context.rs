@@ -34,7 +34,7 @@ use crate::common::{Discard, Outbound};
 ///             }
 ///             ctx.progress(f64::from(i), Some(f64::from(n)));
 ///         }
-///         ctx.info("done counting");
+///         tracing::info!(n, "done counting"); // to stderr: MCP logging is deprecated
 ///         format!("counted to {n}")
 ///     }
 /// }
@@ -295,21 +295,36 @@ impl Context {
     }
 
     /// Whether a log message at `level` would reach the client.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
     pub fn log_enabled(&self, level: LoggingLevel) -> bool {
         self.inner.log_level.is_some_and(|min| level >= min)
     }
 
     /// Sends a log message (`notifications/message`) if the client's level lets it through.
     /// `data` is any JSON: a string or an object.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
+    #[allow(deprecated)]
     pub fn log(&self, level: LoggingLevel, data: impl Serialize) {
         self.log_as(level, None, data);
     }
 
     /// Like [`log`](Self::log), naming the logger.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
+    #[allow(deprecated)]
     pub fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
         if !self.log_enabled(level) {
             return;
         }
+        oxmcp_wire::deprecated::used(oxmcp_wire::deprecated::Feature::Logging);
         let data = match serde_json::to_value(data) {
             Ok(v) => v,
             Err(e) => {
@@ -329,21 +344,41 @@ impl Context {
     }
 
     /// `log(Debug, ..)`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
+    #[allow(deprecated)]
     pub fn debug(&self, data: impl Serialize) {
         self.log(LoggingLevel::Debug, data);
     }
 
     /// `log(Info, ..)`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
+    #[allow(deprecated)]
     pub fn info(&self, data: impl Serialize) {
         self.log(LoggingLevel::Info, data);
     }
 
     /// `log(Warning, ..)`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
+    #[allow(deprecated)]
     pub fn warning(&self, data: impl Serialize) {
         self.log(LoggingLevel::Warning, data);
     }
 
     /// `log(Error, ..)`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): log to stderr with tracing, or export with OpenTelemetry (oxmcp-otel)"
+    )]
+    #[allow(deprecated)]
     pub fn error(&self, data: impl Serialize) {
         self.log(LoggingLevel::Error, data);
     }

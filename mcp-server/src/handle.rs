@@ -270,7 +270,37 @@ fn keys<E: crate::registry::Entry>(live: &crate::registry::Live<E>) -> Vec<Strin
 impl Context {
     /// A handle on the server serving this call, to add, remove, enable or
     /// disable tools from inside a tool (plugin loaders, feature flags).
-    /// `None` for a [`detached`](Self::detached) context.
+    ///
+    /// `Some` whenever a [`Server`](crate::Server) dispatched the request:
+    /// every tool call, prompt, resource read and completion it serves, on
+    /// every transport (stdio, HTTP, `serve_io` in the same process, a server
+    /// mounted by oxmcp-compose, which gets its own handle). `None` only for a
+    /// [`detached`](Self::detached) context, which no server made: a tool
+    /// method called directly (a unit test), [`ToolEntry::invoke`](crate::ToolEntry::invoke)
+    /// with `Context::detached()`, and a local toolbox in an oxmcp-agent tool
+    /// set, whose calls the agent makes without a server. A tool that needs
+    /// the handle says so in its error rather than panicking:
+    ///
+    /// ```
+    /// use oxmcp_server::{tool, Context, ToolError};
+    ///
+    /// pub struct Flags;
+    ///
+    /// #[tool(description = "Feature flags")]
+    /// impl Flags {
+    ///     #[describe("Hide the tools of the beta toolbox")]
+    ///     pub fn hide_beta(&self, ctx: Context) -> Result<String, ToolError> {
+    ///         let server = ctx
+    ///             .server()
+    ///             .ok_or_else(|| ToolError::new("no server serves this call: hide_beta needs one"))?;
+    ///         Ok(format!("{} tools hidden", server.disable_toolbox("beta")))
+    ///     }
+    /// }
+    ///
+    /// // Called directly, as in a unit test: no server, so the tool says so.
+    /// let refused = Flags.hide_beta(Context::detached()).unwrap_err();
+    /// assert_eq!(refused.to_string(), "no server serves this call: hide_beta needs one");
+    /// ```
     pub fn server(&self) -> Option<ServerHandle> {
         let any: &(dyn Any + Send + Sync) = self.server_any()?;
         any.downcast_ref::<ServerHandle>().cloned()

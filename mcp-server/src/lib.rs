@@ -153,6 +153,32 @@ pub use tool::entry::{IntoToolResult, Json, ToolBox, ToolEntry};
 #[cfg(feature = "http")]
 pub mod http {
     pub use crate::transport::http::{HttpConfig, HttpService, McpBody};
+
+    /// Completes at the first Ctrl-C (SIGINT) or, on unix, SIGTERM: the
+    /// `shutdown` to give [`Server::serve_http_on`](crate::Server::serve_http_on)
+    /// so that it stops as [`Server::serve_http`](crate::Server::serve_http)
+    /// does, letting the requests in flight finish. SIGTERM is how
+    /// orchestrators and hosts stop a process; without a handler it ends the
+    /// process at once, cutting every answer in flight.
+    ///
+    /// On unix the handlers are installed by this call (a signal that comes
+    /// before the future is first polled is not lost) and stay installed.
+    ///
+    /// ```no_run
+    /// # use oxmcp_server::{http::HttpConfig, Server};
+    /// # async fn run(server: Server) -> Result<(), oxmcp_server::Error> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// let stop = oxmcp_server::http::shutdown_signal();
+    /// server.serve_http_on(listener, HttpConfig::default(), stop).await
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime.
+    pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+        crate::transport::stop_signal()
+    }
 }
 
 pub use oxmcp_macros::{complete, describe, param, prompt, resource, tool};

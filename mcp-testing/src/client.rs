@@ -79,6 +79,23 @@ impl TestClient {
         identity: oxmcp_server::auth::Identity,
         builder: ClientBuilder,
     ) -> Result<TestClient, Error> {
+        let http = oxmcp_server::http::HttpConfig::default();
+        TestClient::connect_as_over(server, identity, http, builder).await
+    }
+
+    /// [`connect_as_with`](Self::connect_as_with), the server served with
+    /// `http`, the configuration the program serves it with (its store,
+    /// session and origin settings, its limits), so that what is tested is
+    /// what runs. Its authorization, if it has one, is replaced by the
+    /// gate standing for `identity`, and its endpoint is `/mcp` (the client
+    /// is pointed there; the path changes nothing a tool sees).
+    #[cfg(feature = "auth")]
+    pub async fn connect_as_over(
+        server: Server,
+        identity: oxmcp_server::auth::Identity,
+        http: oxmcp_server::http::HttpConfig,
+        builder: ClientBuilder,
+    ) -> Result<TestClient, Error> {
         let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
             .await
             .map_err(Error::Listen)?;
@@ -92,7 +109,7 @@ impl TestClient {
         };
         let authorization = oxmcp_server::auth::Authorization::new(&resource, verifier)
             .map_err(|e| Error::Authorization(e.into()))?;
-        let config = oxmcp_server::http::HttpConfig::default().authorization(authorization);
+        let config = http.endpoint("/mcp").authorization(authorization);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(server.serve_http_on(listener, config, async {
             let _ = stopped.await;

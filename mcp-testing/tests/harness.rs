@@ -162,6 +162,31 @@ async fn an_injected_identity_reaches_tools_and_its_scopes_are_enforced() {
     client.close().await;
 }
 
+// The program's own HTTP configuration is the one served: here a body
+// limit, which a call larger than it meets (HTTP 413) while a small call
+// passes with the identity.
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn an_identity_with_the_programs_own_http_configuration() {
+    let alice = Identity::new()
+        .with_subject("alice")
+        .with_scopes(["kit:read"]);
+    let http = oxmcp_server::http::HttpConfig::default()
+        .endpoint("/api")
+        .max_body_size(4096);
+    let client =
+        TestClient::connect_as_over(server(), alice, http, oxmcp_client::Client::builder())
+            .await
+            .unwrap();
+    assert_eq!(client.call_text("whoami", ()).await, "you are alice");
+    let big = "x".repeat(10_000);
+    let refused = client
+        .call_error("repeat", json!({"word": big, "times": 1}))
+        .await;
+    assert!(refused.contains("413"), "{refused}");
+    client.close().await;
+}
+
 /// A listing with one description changed.
 #[derive(Debug, Default)]
 pub struct Changed;

@@ -10,13 +10,20 @@ use syn::{Item, UseTree, Visibility};
 
 // No import cycle of more than two top-level modules in the crates it lists.
 mod module_cycles;
+// One MSRV, which clippy reads for every member.
+mod msrv;
+
+/// The folder of package `krate`: the packages are `oxmcp-*`, their
+/// folders kept the names `mcp-*`.
+fn folder(krate: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(krate.strip_prefix("ox").unwrap_or(krate))
+}
 
 /// The names `lib.rs` of `krate` makes public at the crate's root.
 fn root_names(krate: &str) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(krate)
-        .join("src/lib.rs");
+    let path = folder(krate).join("src/lib.rs");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut names = Vec::new();
@@ -88,7 +95,7 @@ fn check(krate: &str, listed: &[&str]) {
 #[test]
 fn mcp_server_root() {
     check(
-        "oxmcp-server",
+        "mcp-server",
         &[
             "Context",
             "Error",
@@ -124,7 +131,7 @@ fn mcp_server_root() {
 #[test]
 fn mcp_client_root() {
     check(
-        "oxmcp-client",
+        "mcp-client",
         &[
             "CallOptions",
             "Client",
@@ -154,7 +161,7 @@ fn mcp_client_root() {
 #[test]
 fn mcp_agent_root() {
     check(
-        "oxmcp-agent",
+        "mcp-agent",
         &[
             "Agent",
             "AgentBuilder",
@@ -191,7 +198,7 @@ fn mcp_types_root() {
     // The wire model is wide by nature: the messages users name most, the
     // rest in their modules. A glob re-export would show here as `*`.
     check(
-        "oxmcp-types",
+        "mcp-types",
         &[
             "Annotations",
             "AudioContent",
@@ -272,8 +279,9 @@ fn mcp_wire_root() {
     // Internal (no API promise), but what server, client and agent share:
     // one module a concern, nothing at the root.
     check(
-        "oxmcp-wire",
+        "mcp-wire",
         &[
+            "deprecated",
             "dpop",
             "header",
             "http_client",
@@ -295,20 +303,20 @@ fn mcp_wire_root() {
 #[test]
 fn mcp_uri_template_root() {
     check(
-        "oxmcp-uri-template",
+        "mcp-uri-template",
         &["TemplateError", "UriTemplate", "percent_decode"],
     );
 }
 
 #[test]
 fn mcp_toolbox_root() {
-    check("oxmcp-toolbox", &["commands", "files", "http", "openapi"]);
+    check("mcp-toolbox", &["commands", "files", "http", "openapi"]);
 }
 
 #[test]
 fn mcp_redis_root() {
     check(
-        "oxmcp-redis",
+        "mcp-redis",
         &[
             "DEFAULT_PREFIX",
             "DEFAULT_TIMEOUT",
@@ -326,7 +334,7 @@ fn mcp_otel_root() {
     // trace context. What the framework's crates call to record operations
     // is in `instrumentation`.
     check(
-        "oxmcp-otel",
+        "mcp-otel",
         &[
             "Prometheus",
             "Telemetry",
@@ -344,7 +352,7 @@ fn mcp_compose_root() {
     // What a program names: a mount's configuration (or the hosts'
     // `mcpServers` document), the mounting, the running mounts and the refusal.
     check(
-        "oxmcp-compose",
+        "mcp-compose",
         &["Mount", "MountError", "Mounted", "config", "mount"],
     );
 }
@@ -352,5 +360,5 @@ fn mcp_compose_root() {
 #[test]
 fn mcp_testing_root() {
     // The harness, why it could not connect, and the snapshot variable.
-    check("oxmcp-testing", &["Error", "SNAPSHOTS_ENV", "TestClient"]);
+    check("mcp-testing", &["Error", "SNAPSHOTS_ENV", "TestClient"]);
 }

@@ -1,6 +1,7 @@
 //! Compile-time behaviour of the macros (trybuild), one folder per category
 //! of case (what it is about: `tool`, `describe`, `param`, `prompt`,
-//! `resource`, `complete`, `app`, `client`, `requires`, `scopes`, `task`):
+//! `resource`, `complete`, `app`, `client`, `requires`, `scopes`, `task`;
+//! `deprecated`: the compiler warnings of the spec's deprecated features):
 //! `ui/<category>/fail` must fail with the checked-in `.stderr`. What the
 //! macros must accept is `tests/pass`, one program: trybuild builds and
 //! runs each case it passes as a crate of its own, against a dependency

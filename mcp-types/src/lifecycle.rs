@@ -9,6 +9,7 @@ use crate::{JsonObject, Meta};
 /// The name and version of an MCP implementation (`clientInfo` / `serverInfo`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -44,6 +45,7 @@ impl Implementation {
 
 /// What a client can do. Each present member is a capability it declares.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Root listing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +70,7 @@ pub struct ClientCapabilities {
 /// The `tools` server capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// Whether the server sends `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +79,7 @@ pub struct ToolsCapability {
 
 /// What a server offers. Each present member is a capability it declares.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]

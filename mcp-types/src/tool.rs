@@ -12,6 +12,7 @@ pub use crate::base::Icon;
 /// Hints about a tool's behaviour. Untrusted: clients must not rely on them for safety.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +50,7 @@ pub struct ToolExecution {
 /// A tool definition, as listed by `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// The unique name: 1–128 characters of `[A-Za-z0-9_.-]`.
     pub name: String,

@@ -544,14 +544,13 @@ fn icon() -> Icon {
 }
 
 fn full_implementation() -> Implementation {
-    Implementation {
-        name: "n".into(),
-        version: "1".into(),
-        title: Some("t".into()),
-        description: Some("d".into()),
-        icons: Some(vec![icon()]),
-        website_url: Some("https://example.com".into()),
-    }
+    // `#[non_exhaustive]`: built field by field, as a user's crate must.
+    let mut implementation = Implementation::new("n", "1");
+    implementation.title = Some("t".into());
+    implementation.description = Some("d".into());
+    implementation.icons = Some(vec![icon()]);
+    implementation.website_url = Some("https://example.com".into());
+    implementation
 }
 
 fn full_annotations() -> Annotations {
@@ -563,25 +562,26 @@ fn full_annotations() -> Annotations {
 }
 
 fn full_tool() -> Tool {
-    Tool {
-        name: "t".into(),
-        title: Some("T".into()),
-        description: Some("d".into()),
-        input_schema: serde_json::from_value(json!({"type": "object"})).unwrap(),
-        output_schema: Some(json!({"type": "object"})),
-        annotations: Some(ToolAnnotations {
-            title: Some("T".into()),
-            read_only_hint: Some(true),
-            destructive_hint: Some(false),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(false),
-        }),
-        icons: Some(vec![icon()]),
-        execution: Some(ToolExecution {
-            task_support: Some("optional".into()),
-        }),
-        meta: Some(meta_of("com.example/k")),
-    }
+    let mut annotations = ToolAnnotations::default();
+    annotations.title = Some("T".into());
+    annotations.read_only_hint = Some(true);
+    annotations.destructive_hint = Some(false);
+    annotations.idempotent_hint = Some(true);
+    annotations.open_world_hint = Some(false);
+    let mut tool = Tool::new(
+        "t",
+        serde_json::from_value(json!({"type": "object"})).unwrap(),
+    );
+    tool.title = Some("T".into());
+    tool.description = Some("d".into());
+    tool.output_schema = Some(json!({"type": "object"}));
+    tool.annotations = Some(annotations);
+    tool.icons = Some(vec![icon()]);
+    tool.execution = Some(ToolExecution {
+        task_support: Some("optional".into()),
+    });
+    tool.meta = Some(meta_of("com.example/k"));
+    tool
 }
 
 /// With every optional field set, each struct writes exactly the spec's
@@ -706,13 +706,15 @@ fn tools_list_and_call_fields_have_their_wire_names() {
 fn lifecycle_fields_have_their_wire_names() {
     let init = InitializeParams {
         protocol_version: "2025-11-25".into(),
-        capabilities: ClientCapabilities {
-            roots: Some(JsonObject::new()),
-            sampling: Some(JsonObject::new()),
-            elicitation: Some(JsonObject::new()),
-            tasks: Some(JsonObject::new()),
-            experimental: Some(JsonObject::new()),
-            extensions: Some(JsonObject::new()),
+        capabilities: {
+            let mut client = ClientCapabilities::default();
+            client.roots = Some(JsonObject::new());
+            client.sampling = Some(JsonObject::new());
+            client.elicitation = Some(JsonObject::new());
+            client.tasks = Some(JsonObject::new());
+            client.experimental = Some(JsonObject::new());
+            client.extensions = Some(JsonObject::new());
+            client
         },
         client_info: full_implementation(),
         meta: Some(meta_of("k")),
@@ -733,18 +735,17 @@ fn lifecycle_fields_have_their_wire_names() {
             "extensions"
         ])
     );
-    let caps = ServerCapabilities {
-        tools: Some(ToolsCapability {
-            list_changed: Some(true),
-        }),
-        logging: Some(JsonObject::new()),
-        completions: Some(JsonObject::new()),
-        prompts: Some(JsonObject::new()),
-        resources: Some(JsonObject::new()),
-        tasks: Some(JsonObject::new()),
-        experimental: Some(JsonObject::new()),
-        extensions: Some(JsonObject::new()),
-    };
+    let mut tools = ToolsCapability::default();
+    tools.list_changed = Some(true);
+    let mut caps = ServerCapabilities::default();
+    caps.tools = Some(tools);
+    caps.logging = Some(JsonObject::new());
+    caps.completions = Some(JsonObject::new());
+    caps.prompts = Some(JsonObject::new());
+    caps.resources = Some(JsonObject::new());
+    caps.tasks = Some(JsonObject::new());
+    caps.experimental = Some(JsonObject::new());
+    caps.extensions = Some(JsonObject::new());
     let caps = serde_json::to_value(caps).unwrap();
     assert_eq!(keys(&caps["tools"]), ["listChanged"]);
     assert_eq!(

@@ -13,6 +13,8 @@
 //! - `keyring` (feature `keyring`): the HMAC-SHA256 keys, with rotation,
 //!   that sign the states the server and the agent take back from others
 //!   (`requestState`, paused runs), each tag bound to its purpose;
+//! - [`deprecated`]: the spec's deprecated features, warned about once per
+//!   process when used;
 //! - [`json`]: a JSON value's kind in words, for error messages;
 //! - [`lines`]: newline-delimited JSON framing for stdio, with its size limit;
 //! - [`sse`]: writing and incrementally parsing Server-Sent Events;
@@ -29,6 +31,7 @@
 //! - [`sync`]: the poison-tolerant locks every crate uses.
 #![warn(missing_docs)]
 
+pub mod deprecated;
 #[cfg(feature = "dpop")]
 pub mod dpop;
 pub mod header;

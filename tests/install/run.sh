@@ -51,6 +51,9 @@ MCP="$BIN/mcp"
 
 printf '{\n  "enabledMcpjsonServers": ["calc-project"]\n}\n' >"$HOME/.claude/settings.json"
 printf '{\n  "%s": "TRUST_FOLDER"\n}\n' "$PROJECT" >"$HOME/.gemini/trustedFolders.json"
+# Gemini CLI strips comments from its settings before parsing them: a
+# user's comment is kept by `mcp install`, and Gemini still reads the file.
+printf '{\n  // my servers, kept by hand\n  "mcpServers": {}\n}\n' >"$HOME/.gemini/settings.json"
 
 # run <label> <command...>: runs it (stdin closed, 60 s at most) into
 # $WORK/out.txt; a failure to run is a failed check.
@@ -101,6 +104,12 @@ for host in claude-code gemini-cli; do
     expect "$host: the same install again changes nothing" "nothing changed" \
         "$MCP" install "$host" calc-user -- ./calculator
 done
+
+if grep -q '// my servers, kept by hand' "$HOME/.gemini/settings.json"; then
+    echo "PASS gemini-cli: the comment in its settings kept"
+else
+    echo "FAIL gemini-cli: the comment in its settings was lost"; sed 's/^/    /' "$HOME/.gemini/settings.json"; failed=1
+fi
 
 # Claude Code: `NAME: COMMAND  - ✔ Connected` per server.
 expect "claude mcp list: the user-scope calculator connected" "^calc-user: $CALC .*Connected" "$MCP_CLAUDE" mcp list

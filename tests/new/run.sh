@@ -127,6 +127,25 @@ if wait_for "$WORK/insp.out" 1 "^inspector: http://" && wait_for "$WORK/insp.out
 else
     echo "FAIL  mcp dev --inspector:"; cat "$WORK/insp.out" "$WORK/insp.err"; failed=1
 fi
-kill -INT "$insp_pid" 2>/dev/null || true
-wait "$insp_pid" 2>/dev/null || true
+# SIGTERM (what service managers and task runners send) ends it as Ctrl-C
+# does: status 0, and nothing it started left running: not the Inspector
+# (its page gone) nor the server the Inspector's proxy started.
+kill -TERM "$insp_pid" 2>/dev/null || true
+set +e
+wait "$insp_pid"
+code=$?
+set -e
+# running <path>: how many processes run <path> (the last character in
+# brackets, so that grep's own command line does not match).
+running() {
+    local pattern="${1%?}[${1: -1}]"
+    for f in /proc/[0-9]*/cmdline; do { tr '\0' ' ' <"$f"; } 2>/dev/null; echo; done \
+        | grep -c -- "$pattern" || true
+}
+if [ "$code" = 0 ] && [ "$(running "$TARGET/debug/new-stdio")" = 0 ] \
+    && ! "$MCP_PYTHON" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "${address:-http://127.0.0.1:1/}" 2>/dev/null; then
+    echo "PASS  mcp dev --inspector: SIGTERM ends it (status 0), the Inspector and its server with it"
+else
+    echo "FAIL  mcp dev --inspector: after SIGTERM, exit $code, $(running "$TARGET/debug/new-stdio") server(s) left"; failed=1
+fi
 exit "$failed"

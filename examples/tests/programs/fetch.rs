@@ -227,7 +227,7 @@ async fn get_and_post_send_headers_and_bodies_and_return_status_headers_and_body
     assert!(seen[0]
         .header("user-agent")
         .unwrap()
-        .starts_with("mcp-toolbox/"));
+        .starts_with("oxmcp-toolbox/"));
     assert_eq!(seen[1].method, "POST");
     assert_eq!(seen[1].header("content-type"), Some("application/json"));
     assert_eq!(seen[1].body, b"{\"a\":1}");
@@ -450,7 +450,7 @@ async fn fetch_refuses_a_page_the_sites_robots_txt_forbids_without_requesting_it
     assert!(out.is_error, "{}", out.text);
     assert!(
         out.text.starts_with(&format!(
-            "The sites robots.txt ({robots_url}), specifies that autonomous fetching of this page is not allowed, <useragent>mcp-toolbox/"
+            "The sites robots.txt ({robots_url}), specifies that autonomous fetching of this page is not allowed, <useragent>oxmcp-toolbox/"
         )),
         "{}",
         out.text
@@ -469,7 +469,7 @@ async fn fetch_refuses_a_page_the_sites_robots_txt_forbids_without_requesting_it
     assert!(seen[0]
         .header("user-agent")
         .unwrap()
-        .starts_with("mcp-toolbox/"));
+        .starts_with("oxmcp-toolbox/"));
 
     // The longer Allow wins inside /private; what our group does not
     // name is allowed (the `*` group does not apply to us).

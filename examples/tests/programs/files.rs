@@ -958,6 +958,7 @@ async fn client_roots_narrow_the_allowed_directories_in_both_eras() {
             {"uri": format!("file://{}", s.path("root/shared")), "name": "shared"},
             {"uri": format!("file://{}", s.path("outside")), "name": "not allowed by the server"},
         ]});
+        #[allow(deprecated)] // roots, tested on purpose
         let client = Client::builder()
             .protocol(era)
             .roots_handler(move |_| {

@@ -8,11 +8,15 @@
 
 pub mod agent_example;
 pub mod examples_run;
+pub mod features;
 pub mod fetch;
 pub mod files;
 pub mod in_process;
+pub mod killed;
 pub mod readme;
 pub mod several_notes;
 pub mod shell;
 pub mod stdio_burst;
 pub mod stdout_guard;
+#[cfg(unix)] // signals
+pub mod stopping;

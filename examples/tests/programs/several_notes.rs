@@ -13,7 +13,7 @@ use mcp_test_support::{http_response, redis_server};
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,6 +22,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader as Async
 use tokio::net::TcpStream;
 
 use redis_server::RedisServer;
+
+use crate::killed::Killed;
 
 /// The `requestState` keys both instances share (`id:hex`, 32 bytes).
 const KEYS: &str = "test:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
@@ -33,16 +35,6 @@ const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
 // ------------------------------------------------------------------ processes
-
-/// A child process, killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// One `notes` instance on Redis, on a port it picked.
 struct Instance {

@@ -37,8 +37,11 @@ pub(crate) struct Dev {
 /// What a change waits on: paths changed under the watched directories.
 type Changes = tokio::sync::mpsc::UnboundedReceiver<()>;
 
-/// Runs `mcp dev` until Ctrl-C.
+/// Runs `mcp dev` until Ctrl-C or SIGTERM.
 pub(crate) async fn run(args: Dev) -> Result<(), String> {
+    // Listening from the start: a signal during the first build ends
+    // `mcp dev` the same way as one later, its children stopped first.
+    let mut stop = Stop::listen()?;
     let here = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
     let project = args.command.is_empty();
     if project && !here.join("Cargo.toml").is_file() {
@@ -51,12 +54,17 @@ pub(crate) async fn run(args: Dev) -> Result<(), String> {
     let mut inspector: Option<Child> = None;
     loop {
         let command = if project {
-            match build(&here).await {
+            // A signal during the build drops it: cargo is killed with it.
+            let built = tokio::select! {
+                built = build(&here) => built,
+                () = stop.wait() => return finish(None, inspector).await,
+            };
+            match built {
                 Ok(exe) => vec![exe.display().to_string()],
                 Err(e) => {
                     eprintln!("mcp dev: {e}; waiting for a change");
-                    if !next_change(&mut changes).await {
-                        return Ok(());
+                    if !next_change(&mut changes, &mut stop).await {
+                        return finish(None, inspector).await;
                     }
                     continue;
                 }
@@ -76,31 +84,111 @@ pub(crate) async fn run(args: Dev) -> Result<(), String> {
                 None
             }
         };
-        let more = next_change(&mut changes).await;
-        if let Some((client, mut child)) = client {
-            client.close().await;
-            let _ = child.kill().await;
-        }
+        let more = next_change(&mut changes, &mut stop).await;
         if !more {
-            if let Some(mut inspector) = inspector {
-                let _ = inspector.kill().await;
-            }
-            return Ok(());
+            return finish(client, inspector).await;
+        }
+        if let Some((client, child)) = client {
+            client.close().await;
+            end(child).await;
         }
         eprintln!("mcp dev: a change: restarting");
     }
 }
 
-/// Waits for a change (then lets a burst of them settle), or Ctrl-C: `false`.
-async fn next_change(changes: &mut Changes) -> bool {
+/// Stops the server and the Inspector, and ends `mcp dev`.
+async fn finish(server: Option<(Client, Child)>, inspector: Option<Child>) -> Result<(), String> {
+    if let Some((client, child)) = server {
+        client.close().await;
+        end(child).await;
+    }
+    if let Some(inspector) = inspector {
+        end(inspector).await;
+    }
+    Ok(())
+}
+
+/// Waits for a change (then lets a burst of them settle), or a signal to
+/// stop: `false`.
+async fn next_change(changes: &mut Changes, stop: &mut Stop) -> bool {
     tokio::select! {
         got = changes.recv() => {
             tokio::time::sleep(Duration::from_millis(300)).await;
             while changes.try_recv().is_ok() {}
             got.is_some()
         }
-        _ = tokio::signal::ctrl_c() => false,
+        () = stop.wait() => false,
     }
+}
+
+/// The signals that end `mcp dev`: Ctrl-C (SIGINT), and on Unix SIGTERM,
+/// what `kill`, service managers and editors' task runners send.
+struct Stop {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+}
+
+impl Stop {
+    fn listen() -> Result<Stop, String> {
+        Ok(Stop {
+            #[cfg(unix)]
+            term: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .map_err(|e| format!("cannot listen for SIGTERM: {e}"))?,
+        })
+    }
+
+    async fn wait(&mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = self.term.recv() => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Ends a child started in a process group of its own (see [`child_command`])
+/// with everything it started: the Inspector's proxy and the server it
+/// spawned, a shell's children. SIGTERM to the group, a moment to exit,
+/// then SIGKILL to what is left (no `unsafe` and no libc: the `kill`
+/// utility sends the signals).
+async fn end(mut child: Child) {
+    #[cfg(unix)]
+    if let Some(pid) = child.id() {
+        let group = format!("-{pid}");
+        let signal = |name: &'static str| {
+            let group = group.clone();
+            async move {
+                let _ = Command::new("kill")
+                    .args([name, "--", &group])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .await;
+            }
+        };
+        signal("-TERM").await;
+        if tokio::time::timeout(Duration::from_secs(3), child.wait())
+            .await
+            .is_err()
+        {
+            signal("-KILL").await;
+        }
+    }
+    let _ = child.kill().await;
+}
+
+/// A command for a child `mcp dev` ends with [`end`]: in a process group
+/// of its own on Unix, so that what it starts is ended with it, killed if
+/// `mcp dev` itself dies first.
+fn child_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new(program);
+    command.kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    command
 }
 
 /// Watches `src/` and `Cargo.toml` of a project; for a command, `paths`,
@@ -158,6 +246,8 @@ async fn build(here: &Path) -> Result<PathBuf, String> {
     let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(["build", "--message-format=json-render-diagnostics"])
         .current_dir(here)
+        // A signal during the build drops this future: cargo goes with it.
+        .kill_on_drop(true)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
@@ -178,12 +268,11 @@ async fn build(here: &Path) -> Result<PathBuf, String> {
 /// Starts the server, its stdin, stdout and stderr piped.
 fn spawn(command: &[String]) -> Result<Child, String> {
     let (program, args) = command.split_first().ok_or("no command")?;
-    Command::new(program)
+    child_command(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot start `{program}`: {e}"))
 }
@@ -223,13 +312,12 @@ async fn connect(program: &str, mut child: Child) -> Result<(Client, Child), Str
 /// address it serves its page at.
 async fn start_inspector(command: &[String]) -> Result<Child, String> {
     let inspector = std::env::var_os("MCP_INSPECTOR").unwrap_or_else(|| "mcp-inspector".into());
-    let mut child = Command::new(&inspector)
+    let mut child = child_command(&inspector)
         .args(command)
         .env("MCP_AUTO_OPEN_ENABLED", "false")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
         .spawn()
         .map_err(|e| {
             format!(
@@ -259,7 +347,7 @@ async fn start_inspector(command: &[String]) -> Result<Child, String> {
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         Ok(child)
     } else {
-        let _ = child.kill().await;
+        end(child).await;
         Err("the MCP Inspector did not say its address within 30 s".to_owned())
     }
 }

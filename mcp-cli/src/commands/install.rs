@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use crate::hosts::{self, Change, Host, Scope, Server};
+use crate::output::{line, Format, Output};
 
 const INSTALL_EXAMPLES: &str = "\
 Examples:
@@ -61,6 +62,8 @@ pub(crate) struct Install {
     /// Replace a different server of the same name.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    format: Format,
 }
 
 /// Remove a server from a host's config file.
@@ -74,6 +77,8 @@ pub(crate) struct Uninstall {
     /// The project's file (in the current directory) or the user's.
     #[arg(long, value_enum, default_value = "user")]
     scope: Scope,
+    #[command(flatten)]
+    format: Format,
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
@@ -88,28 +93,57 @@ pub(crate) fn install(args: &Install) -> Result<(), String> {
     let server = server(args, &cwd)?;
     let change =
         hosts::install(host, &file, &args.name, &server, args.force).map_err(|e| e.to_string())?;
-    let (name, file) = (&args.name, file.display());
-    match change {
-        Change::Added => println!("added `{name}` to {file}"),
-        Change::Replaced => println!("replaced `{name}` in {file}"),
-        Change::Unchanged => println!("`{name}` is already in {file} as given: nothing changed"),
+    let (name, shown) = (&args.name, file.display());
+    let text = match change {
+        Change::Added => format!("added `{name}` to {shown}"),
+        Change::Replaced => format!("replaced `{name}` in {shown}"),
+        Change::Unchanged => format!("`{name}` is already in {shown} as given: nothing changed"),
         Change::Removed | Change::Absent => unreachable!("an install adds or keeps"),
-    }
+    };
     if let Some(note) = host.first_start_note(args.scope) {
         eprintln!("note: {note}");
     }
-    Ok(())
+    report(&args.format, host, name, &file, change, &text)
 }
 
 pub(crate) fn uninstall(args: &Uninstall) -> Result<(), String> {
     let (host, _, file) = target(&args.host, args.scope)?;
     let change = hosts::uninstall(host, &file, &args.name).map_err(|e| e.to_string())?;
-    let (name, file) = (&args.name, file.display());
-    match change {
-        Change::Removed => println!("removed `{name}` from {file}"),
-        _ => println!("no server named `{name}` in {file}: nothing changed"),
+    let (name, shown) = (&args.name, file.display());
+    let text = match change {
+        Change::Removed => format!("removed `{name}` from {shown}"),
+        _ => format!("no server named `{name}` in {shown}: nothing changed"),
+    };
+    report(&args.format, host, name, &file, change, &text)
+}
+
+/// What was done, as `text` or (`--json`) one document: the host, the
+/// server's name, the file, what changed (`added`, `replaced`,
+/// `unchanged`, `removed`, `absent`) and the backup kept of the file as it
+/// was before `mcp` first changed it, when there is one.
+fn report(
+    format: &Format,
+    host: Host,
+    name: &str,
+    file: &Path,
+    change: Change,
+    text: &str,
+) -> Result<(), String> {
+    if !Output::new(format).json {
+        return line(text);
     }
-    Ok(())
+    // The backup sits beside the file a symbolic link points at.
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut backup = real.into_os_string();
+    backup.push(".bak");
+    let backup = Path::new(&backup);
+    Output::json(&serde_json::json!({
+        "host": host.name(),
+        "name": name,
+        "file": file.display().to_string(),
+        "change": change.name(),
+        "backup": backup.is_file().then(|| backup.display().to_string()),
+    }))
 }
 
 /// The host named `host`, the current (project) directory and the file

@@ -99,12 +99,15 @@ impl Host {
         }
     }
 
-    /// The key of the object that holds the servers, for the JSON hosts.
-    fn servers_key(self) -> &'static str {
-        match self {
-            Host::Vscode => vscode::SERVERS_KEY,
-            _ => "mcpServers",
-        }
+    /// Where a JSON host's entries go in `file`: the key of the object
+    /// that holds them, and what its reader takes beyond JSON.
+    fn json(self, file: &str) -> json::Target<'_> {
+        let (key, syntax) = match self {
+            Host::Vscode => (vscode::SERVERS_KEY, json::Syntax::JSONC),
+            Host::GeminiCli => ("mcpServers", json::Syntax::COMMENTS),
+            _ => ("mcpServers", json::Syntax::JSON),
+        };
+        json::Target { file, syntax, key }
     }
 }
 
@@ -146,6 +149,19 @@ pub(crate) enum Change {
     Removed,
     /// No entry of that name: the file was not written.
     Absent,
+}
+
+impl Change {
+    /// The word `--json` reports.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Replaced => "replaced",
+            Change::Unchanged => "unchanged",
+            Change::Removed => "removed",
+            Change::Absent => "absent",
+        }
+    }
 }
 
 /// A refused install or uninstall; each names the fix.
@@ -206,14 +222,7 @@ pub(crate) fn install(
     let text = read(file)?;
     let label = file.display().to_string();
     let (new_text, change) = match host.json_entry(server) {
-        Some(entry) => json::install(
-            text.as_deref(),
-            &label,
-            host.servers_key(),
-            name,
-            entry?,
-            force,
-        )?,
+        Some(entry) => json::install(text.as_deref(), &host.json(&label), name, &entry?, force)?,
         None => codex::install(text.as_deref(), &label, name, server, force)?,
     };
     if let Some(new_text) = new_text {
@@ -231,7 +240,7 @@ pub(crate) fn uninstall(host: Host, file: &Path, name: &str) -> Result<Change, H
     let new_text = if host == Host::Codex {
         codex::uninstall(&text, &label, name)?
     } else {
-        json::uninstall(&text, &label, host.servers_key(), name)?
+        json::uninstall(&text, &host.json(&label), name)?
     };
     match new_text {
         Some(new_text) => {

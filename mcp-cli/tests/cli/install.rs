@@ -395,7 +395,7 @@ fn a_broken_config_file_is_refused_with_line_and_column_and_left_untouched() {
             "cursor",
             ".cursor/mcp.json",
             "{\n  \"mcpServers\": {},\n}\n",
-            "line 3 column 1",
+            "line 2 column 19",
         ),
         (
             "codex",
@@ -534,4 +534,65 @@ fn a_config_file_that_is_a_symbolic_link_stays_one() {
         read(&place.dir.path().join("dotfiles/cursor-mcp.json.bak")),
         "{}\n"
     );
+}
+
+#[test]
+fn vscode_json_with_comments_keeps_them_and_plain_json_hosts_refuse_them() {
+    let place = Place::new();
+    let dir = place.project().join(".vscode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mcp.json");
+    let text = "{\n  // shared with the team\n  \"servers\": {\n    \"old\": { \"type\": \"http\", \"url\": \"http://127.0.0.1:2/mcp\" }, // staging\n  },\n}\n";
+    std::fs::write(&file, text).unwrap();
+    let url = "http://127.0.0.1:1/mcp";
+    ok(&place.mcp(&["install", "vscode", "new", "--scope", "project", url]));
+    let written = read(&file);
+    assert!(
+        written.contains("// shared with the team") && written.contains("// staging"),
+        "{written}"
+    );
+    assert!(written.contains(url), "{written}");
+    ok(&place.mcp(&["uninstall", "vscode", "new", "--scope", "project"]));
+    let back = read(&file);
+    assert!(back.contains("// staging") && !back.contains(url), "{back}");
+
+    // Claude Code reads `.mcp.json` with JSON.parse: a comment there is
+    // refused, with where it is, and the file is left as it was.
+    let mcp_json = place.project().join(".mcp.json");
+    let commented = "{\n  // mine\n  \"mcpServers\": {}\n}\n";
+    std::fs::write(&mcp_json, commented).unwrap();
+    let err = refused(&place.mcp(&["install", "claude-code", "x", "--scope", "project", url]));
+    assert!(
+        err.contains("line 2") && err.contains("left untouched"),
+        "{err}"
+    );
+    assert_eq!(read(&mcp_json), commented);
+}
+
+#[test]
+fn json_output_says_what_changed_and_where_the_backup_is() {
+    let place = Place::new();
+    let url = "http://127.0.0.1:1/mcp";
+    let run = |args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        serde_json::from_str(&ok(&place.mcp(&all))).unwrap()
+    };
+    let file = place.home().join(".cursor/mcp.json");
+    let first = run(&["install", "cursor", "calc", url]);
+    assert_eq!(
+        first,
+        json!({"host": "cursor", "name": "calc", "file": file.display().to_string(),
+               "change": "added", "backup": null})
+    );
+    assert_eq!(
+        run(&["install", "cursor", "calc", url])["change"],
+        "unchanged"
+    );
+    let other = run(&["install", "cursor", "other", url]);
+    assert_eq!(other["change"], "added");
+    let bak = format!("{}.bak", file.display());
+    assert_eq!(other["backup"], bak.as_str());
+    assert_eq!(run(&["uninstall", "cursor", "other"])["change"], "removed");
+    assert_eq!(run(&["uninstall", "cursor", "other"])["change"], "absent");
 }

@@ -122,6 +122,7 @@ impl Authenticator {
                 if self.oauth.metadata_url.is_some() { " and no client metadata documents" } else { "" }
             )));
         };
+        oxmcp_wire::deprecated::used(oxmcp_wire::deprecated::Feature::DynamicClientRegistration);
         // SEP-837: a client that receives its code on a loopback redirect
         // is a native application; one with an https redirect, a web one.
         let native = ["http://127.0.0.1", "http://localhost", "http://[::1]"]

@@ -86,6 +86,10 @@ impl ClientBuilder {
 
     /// Connects to a server using the legacy HTTP+SSE transport (2024-11-05):
     /// `url` is the SSE endpoint (often `…/sse`). Legacy era only.
+    #[deprecated(
+        since = "0.1.0",
+        note = "the HTTP+SSE transport is deprecated since MCP 2025-03-26: use `connect_http` (Streamable HTTP), which still falls back to HTTP+SSE for servers that speak only that"
+    )]
     pub async fn connect_sse(self, url: &str) -> Result<Client, CallError> {
         let uri = parse_url(url)?;
         let headers = self.header_map()?;
@@ -105,6 +109,7 @@ impl ClientBuilder {
             ));
         }
         let (shared, config) = self.parts()?;
+        oxmcp_wire::deprecated::used(oxmcp_wire::deprecated::Feature::HttpSse);
         let sse = SseTransport::connect(
             client,
             uri,

@@ -181,6 +181,10 @@ impl ClientBuilder {
     }
 
     /// Answers `sampling/createMessage` (and declares the `sampling` capability).
+    #[deprecated(
+        since = "0.1.0",
+        note = "sampling is deprecated since MCP 2026-07-28 (SEP-2577): servers should call model providers directly; keep this handler only for servers that still ask"
+    )]
     pub fn sampling_handler(mut self, handler: impl RequestHandler) -> Self {
         self.handlers.sampling = Some(Arc::new(handler));
         self
@@ -193,6 +197,10 @@ impl ClientBuilder {
     }
 
     /// Answers `roots/list` (and declares the `roots` capability).
+    #[deprecated(
+        since = "0.1.0",
+        note = "roots are deprecated since MCP 2026-07-28 (SEP-2577): pass directories or files as tool arguments, resource URIs or the server's configuration instead"
+    )]
     pub fn roots_handler(mut self, handler: impl RequestHandler) -> Self {
         self.handlers.roots = Some(Arc::new(handler));
         self
@@ -215,6 +223,10 @@ impl ClientBuilder {
     /// Asks the server for log messages at `level` and above from the start
     /// (legacy: `logging/setLevel` after the handshake, if the server offers
     /// logging; modern: `_meta` logLevel on every request).
+    #[deprecated(
+        since = "0.1.0",
+        note = "logging is deprecated since MCP 2026-07-28 (SEP-2577): read the server's stderr (stdio) or its OpenTelemetry export instead"
+    )]
     pub fn log_level(mut self, level: LoggingLevel) -> Self {
         self.log_level = Some(level);
         self
@@ -374,6 +386,7 @@ impl ClientBuilder {
             }),
         };
         if let (Some(level), false, true) = (self.log_level, modern, has_logging) {
+            #[allow(deprecated)] // the level asked for with the deprecated `log_level`
             client.set_log_level(level).await?;
         }
         if modern && wants_list_changes {

@@ -249,6 +249,11 @@ impl Shared {
                 }
             }
             method::TOOLS_LIST_CHANGED => self.tools.invalidate(),
+            // Warned when log messages really arrive, not when a level is
+            // asked for: a gateway asks every mounted server for them.
+            method::MESSAGE => {
+                oxmcp_wire::deprecated::used(oxmcp_wire::deprecated::Feature::Logging);
+            }
             method::CANCELLED => {
                 if let Some(Ok(CancelledParams {
                     request_id: Some(id),

@@ -26,6 +26,7 @@ where
 
 #[tokio::test]
 async fn server_requests_reach_the_handlers_and_others_get_method_not_found() {
+    #[allow(deprecated)] // roots, tested on purpose
     let builder = Client::builder()
         .protocol(Era::Legacy)
         .elicitation_handler(|params: Value| async move {
@@ -81,6 +82,7 @@ async fn server_requests_reach_the_handlers_and_others_get_method_not_found() {
 
 #[tokio::test]
 async fn a_handler_error_becomes_a_json_rpc_error() {
+    #[allow(deprecated)] // sampling, tested on purpose
     let builder = Client::builder()
         .protocol(Era::Legacy)
         .sampling_handler(|_| async { Err(ErrorObject::new(-1, "user declined")) });
@@ -102,6 +104,7 @@ async fn a_handler_error_becomes_a_json_rpc_error() {
 
 #[tokio::test]
 async fn input_required_rounds_are_fulfilled_and_retried_with_a_new_id() {
+    #[allow(deprecated)] // tested on purpose
     let builder = Client::builder()
         .elicitation_handler(|_| async { Ok(json!({"action": "accept", "content": {"ok": true}})) })
         .sampling_handler(|_| async {
@@ -186,6 +189,7 @@ async fn input_required_without_a_handler_or_forever_is_an_error() {
     );
 
     // A server that never stops asking.
+    #[allow(deprecated)] // tested on purpose
     let client2 = Client::builder()
         .max_input_rounds(2)
         .roots_handler(|_| async { Ok(json!({"roots": []})) });

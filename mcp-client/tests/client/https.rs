@@ -34,6 +34,7 @@ async fn tls_server() -> (u16, CertificateDer<'static>) {
     .unwrap();
     let acceptor = TlsAcceptor::from(Arc::new(config));
     let (server, _) = support::server();
+    #[allow(deprecated)] // HTTP+SSE, tested on purpose
     let service = server.http_service(HttpConfig::default().legacy_sse("/sse", "/messages"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -93,6 +94,7 @@ async fn both_eras_and_http_sse_over_tls() {
         assert_eq!(r.content[0].as_text(), Some("5"), "{era:?}");
         client.close().await;
     }
+    #[allow(deprecated)] // HTTP+SSE, tested on purpose
     let client = Client::builder()
         .tls_config(tls)
         .connect_sse(&format!("https://localhost:{port}/sse"))

@@ -251,6 +251,7 @@ async fn a_timeout_cancels_and_says_so() {
 async fn log_messages_reach_the_notification_stream_in_each_era() {
     for era in [Era::Legacy, Era::Modern] {
         let (server, _) = server();
+        #[allow(deprecated)] // logging, tested on purpose
         let (client, _, _) = in_process(
             server,
             Client::builder()
@@ -272,6 +273,7 @@ async fn log_messages_reach_the_notification_stream_in_each_era() {
         }
         assert_eq!(messages, [json!("hello from the tool"), json!("careful")]);
         // Raising the level filters the info message out.
+        #[allow(deprecated)] // logging, tested on purpose
         client.set_log_level(LoggingLevel::Warning).await.unwrap();
         client.call_tool("chatty", ()).await.unwrap();
         let n = loop {

@@ -116,63 +116,65 @@ async fn the_cap_ends_a_call_that_keeps_reporting_progress() {
 }
 
 /// The Python SDK's slow server over stdio: a tool reporting progress every
-/// second for 8 seconds finishes under a 3-second timeout; one that stalls
-/// fails after 3 seconds with a timeout, and is cancelled on the server.
+/// second for 5 seconds finishes under a 2-second timeout; one that stalls
+/// fails after 2 seconds with a timeout, and is cancelled on the server.
+/// Both eras at once, each with a server of its own.
 #[tokio::test]
 async fn against_the_python_sdk_a_reporting_call_finishes_and_a_stalled_one_times_out() {
     let dir = std::env::temp_dir().join(format!("mcp-long-calls-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cancelled = dir.join("cancelled");
+    let eras = [Era::Legacy, Era::Auto].map(|era| python_long_and_stalled(era, &dir));
+    futures_util::future::join_all(eras).await;
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+async fn python_long_and_stalled(era: Era, dir: &std::path::Path) {
+    let timeout = Duration::from_secs(2);
+    let cancelled = dir.join(format!("cancelled-{era:?}"));
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/interop/slow_reference.py");
-    for era in [Era::Legacy, Era::Auto] {
-        let mut command = tokio::process::Command::new(mcp_test_support::scripted_model::python());
-        command.arg(&script).arg("--cancelled").arg(&cancelled);
-        let client = Client::builder()
-            .protocol(era)
-            .timeout(Duration::from_secs(3))
-            .connect_stdio(command)
-            .await
-            .unwrap_or_else(|e| panic!("{era:?}: {e}"));
-        let started = Instant::now();
-        let r = client
-            .call_tool("progress_for", json!({"seconds": 8}))
-            .await
-            .unwrap_or_else(|e| panic!("{era:?}: {e}"));
-        assert_eq!(r.content[0].as_text(), Some("done after 8 s"), "{era:?}");
-        assert!(started.elapsed() >= Duration::from_secs(8));
+    let mut command = tokio::process::Command::new(mcp_test_support::scripted_model::python());
+    command.arg(&script).arg("--cancelled").arg(&cancelled);
+    let client = Client::builder()
+        .protocol(era)
+        .timeout(timeout)
+        .connect_stdio(command)
+        .await
+        .unwrap_or_else(|e| panic!("{era:?}: {e}"));
+    let started = Instant::now();
+    let r = client
+        .call_tool("progress_for", json!({"seconds": 5}))
+        .await
+        .unwrap_or_else(|e| panic!("{era:?}: {e}"));
+    assert_eq!(r.content[0].as_text(), Some("done after 5 s"), "{era:?}");
+    assert!(started.elapsed() >= Duration::from_secs(5));
 
-        let started = Instant::now();
-        let err = client
-            .call_tool("stall", json!({"seconds": 30}))
-            .await
-            .unwrap_err();
-        let took = started.elapsed();
-        assert!(
-            matches!(err, Error::Timeout(d) if d == Duration::from_secs(3)),
-            "{era:?}: {err:?}"
-        );
-        assert!(
-            took >= Duration::from_secs(3) && took < Duration::from_secs(6),
-            "{took:?}"
-        );
-        // The stalled call was cancelled on the server.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let was_cancelled = loop {
-            let text = std::fs::read_to_string(&cancelled).unwrap_or_default();
-            if text.lines().count() == usize::from(era == Era::Auto) + 1 {
-                break true;
-            }
-            if Instant::now() > deadline {
-                break false;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
-        assert!(
-            was_cancelled,
-            "{era:?}: the server never saw the cancellation"
-        );
-        client.close().await;
-    }
-    std::fs::remove_dir_all(&dir).ok();
+    let started = Instant::now();
+    let err = client
+        .call_tool("stall", json!({"seconds": 30}))
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(err, Error::Timeout(d) if d == timeout),
+        "{era:?}: {err:?}"
+    );
+    assert!(took >= timeout && took < timeout * 3, "{era:?}: {took:?}");
+    // The stalled call was cancelled on the server.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let was_cancelled = loop {
+        let text = std::fs::read_to_string(&cancelled).unwrap_or_default();
+        if text.lines().count() == 1 {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        was_cancelled,
+        "{era:?}: the server never saw the cancellation"
+    );
+    client.close().await;
 }

@@ -52,6 +52,7 @@ impl Library {
         #[param("The question")] q: String,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // sampling, tested on purpose
         let answer = ctx
             .ask("question")
             .sample(CreateMessageParams::new(
@@ -68,6 +69,7 @@ impl Library {
 
 async fn connect(era: Era) -> Client {
     let server = Server::builder("library", "1.0").toolbox(Library).build();
+    #[allow(deprecated)] // sampling, tested on purpose
     let builder = Client::builder().protocol(era).sampling_handler(|params: Value| async move {
         let question = params["messages"][0]["content"]["text"].as_str().unwrap_or_default().to_owned();
         Ok(json!({"role": "assistant", "content": {"type": "text", "text": format!("42 ({question})")}, "model": "test"}))
@@ -295,6 +297,7 @@ async fn over_http_in_each_era_with_the_bad_inputs() {
     )
     .await;
     for era in [Era::Legacy, Era::Modern] {
+        #[allow(deprecated)] // sampling, tested on purpose
         let client = Client::builder()
             .protocol(era)
             .sampling_handler(|_params: Value| async move {

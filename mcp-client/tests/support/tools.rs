@@ -92,7 +92,9 @@ impl ClientTools {
 
     #[describe("Logs at info and warning")]
     pub async fn chatty(&self, ctx: Context) -> &'static str {
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.info("hello from the tool");
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.warning("careful");
         tokio::time::sleep(Duration::from_millis(10)).await;
         "logged"

@@ -19,8 +19,9 @@ use oxmcp_server::http::HttpConfig;
 use oxmcp_server::state::SigningKeys;
 use oxmcp_server::Server;
 use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 use support::{
-    as_refs, first_input_key, modern_call_headers, modern_meta_with, Asking, HttpServer,
+    as_refs, first_input_key, modern_call_headers, modern_meta_with, Asking, HttpServer, TaskJobs,
 };
 
 /// One instance on the store, with the `requestState` keys every instance
@@ -92,4 +93,87 @@ async fn a_request_state_whose_key_is_escaped_is_accepted_once_across_instances(
             "{again}"
         );
     }
+}
+
+/// The keys of session `sid` in the store (its record, its streams' logs,
+/// their ended flags and its stream set).
+async fn keys_of(conn: &mut redis::aio::MultiplexedConnection, sid: &str) -> Vec<String> {
+    redis::cmd("KEYS")
+        .arg(format!("mcp:*{sid}*"))
+        .query_async(conn)
+        .await
+        .expect("KEYS")
+}
+
+/// A legacy session's `DELETE` leaves none of its keys, whichever instance
+/// it reaches: the end of the session's streams on the instance that holds
+/// them, which comes after the store removed their logs, is not copied
+/// back (it left `x:{session}:{stream}` and `k:{session}` for the replay
+/// TTL, while the README says the session's logs are deleted).
+#[tokio::test]
+async fn a_deleted_session_leaves_no_key_behind() {
+    const STEP: Duration = Duration::from_secs(10);
+    let redis = RedisServer::start();
+    let mut instances = Vec::new();
+    for _ in 0..2 {
+        let store = RedisStore::connect(&redis.url()).await.unwrap();
+        let server = Server::builder("shared", "1").toolbox(TaskJobs).build();
+        instances.push(HttpServer::start(server, HttpConfig::default().store(store)).await);
+    }
+    let (on, other) = (&instances[0], &instances[1]);
+    let mut conn = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let sid = on.session("2025-11-25").await;
+    let session = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    // Two streams in the store: the session's GET stream, and a POST's
+    // whose call runs until the session ends.
+    let mut get = session.to_vec();
+    get.push(("Accept", "text/event-stream"));
+    let standalone = on
+        .open(&support::http_request("GET", "/mcp", on.port(), &get, b""))
+        .await;
+    assert_eq!(standalone.head.status, 200, "{:?}", standalone.head);
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{}}});
+    let held = on
+        .open(&support::http_request(
+            "POST",
+            "/mcp",
+            on.port(),
+            &support::with_json(&session),
+            call.to_string().as_bytes(),
+        ))
+        .await;
+    assert_eq!(held.head.status, 200, "{:?}", held.head);
+    let started = Instant::now();
+    while !keys_of(&mut conn, &sid)
+        .await
+        .iter()
+        .any(|k| k.starts_with("mcp:k:"))
+    {
+        assert!(
+            started.elapsed() < STEP,
+            "no stream in the store: {:?}",
+            keys_of(&mut conn, &sid).await
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let deleted = other.request("DELETE", "/mcp", &session, b"").await;
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    // The streams end after the removal: their end reaches the store's
+    // writer then, if at all. What remains after a quiet moment stays.
+    let started = Instant::now();
+    let mut quiet = 0;
+    while quiet < 10 {
+        let left = keys_of(&mut conn, &sid).await;
+        quiet = if left.is_empty() { quiet + 1 } else { 0 };
+        assert!(started.elapsed() < STEP, "left behind: {left:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop((standalone, held));
 }

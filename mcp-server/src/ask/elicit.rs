@@ -8,6 +8,7 @@ use oxmcp_types::elicitation::{ElicitAction, ElicitParams, ElicitResult};
 use oxmcp_types::roots::{ListRootsResult, Root};
 use oxmcp_types::sampling::{CreateMessageParams, CreateMessageResult};
 use oxmcp_types::{method, JsonObject};
+use oxmcp_wire::deprecated::{self, Feature};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -56,6 +57,11 @@ impl Context {
     ///
     /// See [`AskError`]: the client lacks the `sampling` capability, refused,
     /// answered something invalid, or the request ended first.
+    #[deprecated(
+        since = "0.1.0",
+        note = "sampling is deprecated since MCP 2026-07-28 (SEP-2577): call the model provider's API from the server instead (oxmcp-agent's models)"
+    )]
+    #[allow(deprecated)]
     pub async fn sample(
         &self,
         params: CreateMessageParams,
@@ -116,6 +122,11 @@ impl Context {
     /// # Errors
     ///
     /// As [`sample`](Self::sample).
+    #[deprecated(
+        since = "0.1.0",
+        note = "roots are deprecated since MCP 2026-07-28 (SEP-2577): take directories or files as tool parameters, resource URIs or server configuration instead"
+    )]
+    #[allow(deprecated)]
     pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
         self.ask_auto().roots().await
     }
@@ -145,11 +156,18 @@ impl Ask<'_> {
     /// # Errors
     ///
     /// As [`Context::sample`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "sampling is deprecated since MCP 2026-07-28 (SEP-2577): call the model provider's API from the server instead (oxmcp-agent's models)"
+    )]
     pub async fn sample(
         self,
         params: CreateMessageParams,
     ) -> Result<CreateMessageResult, AskError> {
         let declared = self.ctx.client_capabilities().sampling.is_some();
+        if declared {
+            deprecated::used(Feature::Sampling);
+        }
         let params =
             serde_json::to_value(params).map_err(|e| AskError::Unaskable(e.to_string()))?;
         self.request(
@@ -204,8 +222,15 @@ impl Ask<'_> {
     /// # Errors
     ///
     /// As [`Context::sample`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "roots are deprecated since MCP 2026-07-28 (SEP-2577): take directories or files as tool parameters, resource URIs or server configuration instead"
+    )]
     pub async fn roots(self) -> Result<Vec<Root>, AskError> {
         let declared = self.ctx.client_capabilities().roots.is_some();
+        if declared {
+            deprecated::used(Feature::Roots);
+        }
         let result: ListRootsResult = self
             .request(
                 method::ROOTS_LIST,

@@ -334,10 +334,8 @@ impl ServerCore {
     /// What the server declares at `initialize`: `extensions`, and each
     /// capability's share.
     fn declare(&self, extensions: JsonObject) -> ServerCapabilities {
-        let mut declared = ServerCapabilities {
-            extensions: (!extensions.is_empty()).then_some(extensions),
-            ..ServerCapabilities::default()
-        };
+        let mut declared = ServerCapabilities::default();
+        declared.extensions = (!extensions.is_empty()).then_some(extensions);
         for capability in self.capabilities() {
             capability.declare(&mut declared);
         }

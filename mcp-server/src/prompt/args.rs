@@ -38,14 +38,24 @@ impl StringArgs {
 
     /// Parses the argument `name` as `kind` says (required, optional, or
     /// with a default); `None` when it is missing or does not parse, and
-    /// the error is kept for [`error`](Self::error).
+    /// the error is kept for [`error`](Self::error), worded as a tool's
+    /// argument errors are, from what `words` gives (see [`Words`]):
+    /// "`n` must be an integer from 0 to 255 (got \"ten\")".
     #[doc(hidden)]
     #[allow(clippy::needless_pass_by_value)] // the kind is a zero-sized marker
-    pub fn arg<K: ArgKind>(&mut self, name: &str, kind: K) -> Option<K::Out> {
-        match kind.parse(self.values.get(name).map(String::as_str)) {
+    pub fn arg<K: ArgKind>(
+        &mut self,
+        name: &str,
+        kind: K,
+        words: fn() -> Option<String>,
+    ) -> Option<K::Out> {
+        let value = self.values.get(name).map(String::as_str);
+        match kind.parse(value) {
             Ok(v) => Some(v),
-            Err(why) => {
-                self.errors.push(format!("argument `{name}`: {why}"));
+            Err(refused) => {
+                let expected = words();
+                self.errors
+                    .push(refused.explain(name, value, expected.as_deref()));
                 None
             }
         }
@@ -57,11 +67,12 @@ impl StringArgs {
         &mut self,
         name: &str,
         kind: K,
+        words: fn() -> Option<String>,
         default: impl FnOnce() -> K::Out,
     ) -> Option<K::Out> {
         match self.values.get(name) {
             None => Some(default()),
-            Some(_) => self.arg(name, kind),
+            Some(_) => self.arg(name, kind, words),
         }
     }
 
@@ -96,6 +107,37 @@ where
     }
 }
 
+/// Why an argument was refused.
+#[doc(hidden)]
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// It is required and was not sent.
+    Missing,
+    /// It did not parse; the type's own words.
+    Invalid(String),
+}
+
+impl Refused {
+    /// The error for argument `name`, sent as `value`, in the words tools
+    /// use when `expected` says what the type takes; a type without a
+    /// schema is explained by its own `FromStr` error. The value is shown
+    /// back (unlike a tool's string argument): it is a string, always,
+    /// so its type would say nothing, and it is the caller's own text.
+    fn explain(self, name: &str, value: Option<&str>, expected: Option<&str>) -> String {
+        use crate::tool::rules::{missing_argument, must_be, shown};
+        match (self, expected) {
+            (Refused::Missing, expected) => missing_argument(name, expected),
+            (Refused::Invalid(_), Some(expected)) => {
+                must_be(name, expected, &shown(value.unwrap_or_default()))
+            }
+            (Refused::Invalid(why), None) => format!(
+                "`{name}` is not valid: {why} (got {})",
+                shown(value.unwrap_or_default())
+            ),
+        }
+    }
+}
+
 /// How a parameter reads its argument: [`Required`] or [`Optional`].
 #[doc(hidden)]
 pub trait ArgKind {
@@ -104,7 +146,7 @@ pub trait ArgKind {
     /// Whether the client must send it.
     fn required(&self) -> bool;
     /// Parses the argument (absent: `None`).
-    fn parse(&self, value: Option<&str>) -> Result<Self::Out, String>;
+    fn parse(&self, value: Option<&str>) -> Result<Self::Out, Refused>;
 }
 
 /// A parameter of type `T`: the argument must be there.
@@ -124,8 +166,8 @@ impl<T: FromArgument> ArgKind for Required<T> {
         true
     }
 
-    fn parse(&self, value: Option<&str>) -> Result<T, String> {
-        T::from_argument(value.ok_or("missing (it is required)")?)
+    fn parse(&self, value: Option<&str>) -> Result<T, Refused> {
+        T::from_argument(value.ok_or(Refused::Missing)?).map_err(Refused::Invalid)
     }
 }
 
@@ -136,8 +178,11 @@ impl<T: FromArgument> ArgKind for Optional<T> {
         false
     }
 
-    fn parse(&self, value: Option<&str>) -> Result<Option<T>, String> {
-        value.map(T::from_argument).transpose()
+    fn parse(&self, value: Option<&str>) -> Result<Option<T>, Refused> {
+        value
+            .map(T::from_argument)
+            .transpose()
+            .map_err(Refused::Invalid)
     }
 }
 
@@ -195,6 +240,54 @@ impl<T> ProbeRequired for Probe<T> {
     }
 }
 
+/// Finds the words that say what a parameter's type takes, as the
+/// compiler resolves methods: `(&&Words::<T>::new()).words()` describes
+/// `T`'s JSON Schema when it has one ([`WordsSchema`]: numbers, `bool`,
+/// `char`, strings, addresses, a type deriving `JsonSchema`), and gives
+/// nothing otherwise ([`WordsNone`]). The words are made only for an error.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Words<T>(PhantomData<T>);
+
+impl<T> Words<T> {
+    /// The words of a parameter of type `T`.
+    pub fn new() -> Self {
+        Words(PhantomData)
+    }
+}
+
+impl<T> Default for Words<T> {
+    fn default() -> Self {
+        Words::new()
+    }
+}
+
+/// Picked first: types with a JSON Schema.
+#[doc(hidden)]
+pub trait WordsSchema {
+    /// What makes the words.
+    fn words(&self) -> fn() -> Option<String>;
+}
+
+impl<T: schemars::JsonSchema> WordsSchema for &Words<T> {
+    fn words(&self) -> fn() -> Option<String> {
+        || Some(crate::tool::schema::expected_of::<T>())
+    }
+}
+
+/// Picked otherwise: no words.
+#[doc(hidden)]
+pub trait WordsNone {
+    /// What makes the words.
+    fn words(&self) -> fn() -> Option<String>;
+}
+
+impl<T> WordsNone for Words<T> {
+    fn words(&self) -> fn() -> Option<String> {
+        || None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,18 +303,50 @@ mod tests {
         assert_eq!(k.parse(Some("7")), Ok(Some(7)));
         let k = (&&Probe::<u32>::new()).kind();
         assert!(k.required());
-        assert!(k.parse(None).unwrap_err().contains("missing"));
-        assert!(k.parse(Some("x")).is_err());
+        assert_eq!(k.parse(None), Err(Refused::Missing));
+        assert!(matches!(k.parse(Some("x")), Err(Refused::Invalid(_))));
+    }
+
+    /// A type that parses from a string and has no schema.
+    #[derive(Debug)]
+    struct Odd;
+
+    impl FromStr for Odd {
+        type Err = &'static str;
+        fn from_str(s: &str) -> Result<Odd, &'static str> {
+            (s == "odd").then_some(Odd).ok_or("only `odd` is odd")
+        }
     }
 
     #[test]
-    fn errors_name_the_argument() {
-        let mut args = StringArgs::new([("n".to_owned(), "x".to_owned())].into());
-        assert_eq!(args.arg("n", Required::<u8>(PhantomData)), None);
-        assert_eq!(args.arg("m", Required::<String>(PhantomData)), None);
-        assert_eq!(args.arg_or("k", Required::<u8>(PhantomData), || 3), Some(3));
-        let e = args.error().to_string();
-        assert!(e.contains("argument `n`: invalid digit"), "{e}");
-        assert!(e.contains("argument `m`: missing"), "{e}");
+    #[allow(clippy::needless_borrow)] // the point of the probe
+    fn errors_say_what_tools_say() {
+        #[allow(unused_imports)]
+        use super::{WordsNone as _, WordsSchema as _};
+        let values = [("n", "ten"), ("o", "even")];
+        let mut args = StringArgs::new(
+            values
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        );
+        let n = (&&Words::<u8>::new()).words();
+        assert_eq!(args.arg("n", Required::<u8>(PhantomData), n), None);
+        let m = (&&Words::<String>::new()).words();
+        assert_eq!(args.arg("m", Required::<String>(PhantomData), m), None);
+        assert_eq!(
+            args.arg_or("k", Required::<u8>(PhantomData), n, || 3),
+            Some(3)
+        );
+        let o = (&&Words::<Odd>::new()).words();
+        assert!(args.arg("o", Required::<Odd>(PhantomData), o).is_none());
+        assert_eq!(
+            args.errors,
+            [
+                "`n` must be an integer from 0 to 255 (got \"ten\")",
+                "missing required argument `m` (a string)",
+                "`o` is not valid: only `odd` is odd (got \"even\")",
+            ]
+        );
     }
 }

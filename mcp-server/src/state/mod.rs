@@ -34,7 +34,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use crate::common::BoxFuture;
-pub use keys::SigningKeys;
+pub use keys::{KeysError, SigningKeys};
 pub use memory::MemoryStore;
 
 /// A store's answer.

@@ -85,17 +85,8 @@ impl ToolEntry {
                 Error::InvalidTool(format!("the input schema of `{name}` is unusable: {e}"))
             })?
         };
-        let def = Tool {
-            name,
-            title: None,
-            description: Some(description),
-            input_schema: schema,
-            output_schema: None,
-            annotations: None,
-            icons: None,
-            execution: None,
-            meta: None,
-        };
+        let mut def = Tool::new(name, schema);
+        def.description = Some(description);
         Ok(erase(
             def,
             handler,

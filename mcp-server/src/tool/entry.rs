@@ -208,13 +208,11 @@ impl ToolEntry {
         output_schema: Option<schemars::Schema>,
         handler: Handler,
     ) -> ToolEntry {
-        let annotations = ToolAnnotations {
-            title: None,
-            read_only_hint: spec.read_only,
-            destructive_hint: spec.destructive,
-            idempotent_hint: spec.idempotent,
-            open_world_hint: spec.open_world,
-        };
+        let mut annotations = ToolAnnotations::default();
+        annotations.read_only_hint = spec.read_only;
+        annotations.destructive_hint = spec.destructive;
+        annotations.idempotent_hint = spec.idempotent;
+        annotations.open_world_hint = spec.open_world;
         let (output_schema, wrap_structured) = match output_schema {
             Some(schema) => {
                 let (schema, wrapped) = crate::tool::object_root(schema);
@@ -222,21 +220,12 @@ impl ToolEntry {
             }
             None => (None, false),
         };
-        let mut entry = ToolEntry::with_handler(
-            Tool {
-                name: spec.name.to_owned(),
-                title: spec.title.map(str::to_owned),
-                description: Some(spec.description.to_owned()),
-                input_schema,
-                output_schema,
-                annotations: (!annotations.is_empty()).then_some(annotations),
-                icons: None,
-                execution: None,
-                meta: None,
-            },
-            Cow::Borrowed(""),
-            handler,
-        );
+        let mut tool = Tool::new(spec.name, input_schema);
+        tool.title = spec.title.map(str::to_owned);
+        tool.description = Some(spec.description.to_owned());
+        tool.output_schema = output_schema;
+        tool.annotations = (!annotations.is_empty()).then_some(annotations);
+        let mut entry = ToolEntry::with_handler(tool, Cow::Borrowed(""), handler);
         entry.wrap_structured = wrap_structured;
         entry.requires_client = spec.requires_client;
         entry.requires_extensions = spec.requires_extensions;

@@ -249,15 +249,12 @@ impl Param {
 
     /// "`days` must be an integer from 1 to 16 (got 20)".
     pub(crate) fn invalid(&self, got: &str) -> String {
-        format!("`{}` must be {} (got {got})", self.name, self.expected)
+        must_be(&self.name, &self.expected, got)
     }
 
     /// "missing required argument `days` (an integer from 1 to 16)".
     pub(crate) fn missing(&self) -> String {
-        format!(
-            "missing required argument `{}` ({})",
-            self.name, self.expected
-        )
+        missing_argument(&self.name, Some(&self.expected))
     }
 
     /// A value that did not decode, in the model's words: what the
@@ -269,6 +266,34 @@ impl Param {
             self.invalid(&arg.got(self.lists_values))
         }
     }
+}
+
+/// "`days` must be an integer from 1 to 16 (got 20)": an argument of the
+/// wrong kind, in the words of its schema, for a tool's argument and a
+/// prompt's alike.
+pub(crate) fn must_be(name: &str, expected: &str, got: &str) -> String {
+    format!("`{name}` must be {expected} (got {got})")
+}
+
+/// "missing required argument `days` (an integer from 1 to 16)", or
+/// without the words when there are none (a type with no schema).
+pub(crate) fn missing_argument(name: &str, expected: Option<&str>) -> String {
+    match expected {
+        Some(expected) => format!("missing required argument `{name}` ({expected})"),
+        None => format!("missing required argument `{name}`"),
+    }
+}
+
+/// What a value of the root schema `schema` (with its `$defs`) must be,
+/// in the model's words: "an integer from 0 to 255".
+pub(crate) fn expected(schema: &Value) -> String {
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    describe(schema, defs, 0)
+}
+
+/// A string sent as it is shown back: quoted, cut after 40 bytes.
+pub(crate) fn shown(text: &str) -> String {
+    JsonArg::Value(&Value::from(text)).got(true)
 }
 
 /// One argument's JSON, where the call holds it: request text or a value.
@@ -555,11 +580,22 @@ fn length(obj: &JsonObject, min_key: &str, max_key: &str, unit: &str) -> String 
     }
 }
 
+/// "an object with `name` (required), `limit` (optional)": which fields
+/// the model must send is what it needs to fix a call, so the required
+/// ones come first.
 fn object(obj: &JsonObject, defs: Option<&JsonObject>, depth: u8) -> String {
     if let Some(Value::Object(props)) = obj.get("properties") {
         if !props.is_empty() {
-            let names: Vec<String> = props.keys().map(|k| format!("`{k}`")).collect();
-            return format!("an object with {}", names.join(", "));
+            let required = obj.get("required").and_then(Value::as_array);
+            let is_required = |k: &str| required.is_some_and(|r| r.iter().any(|n| n == k));
+            let (must, may): (Vec<&String>, Vec<&String>) =
+                props.keys().partition(|k| is_required(k));
+            let fields: Vec<String> = must
+                .iter()
+                .map(|k| format!("`{k}` (required)"))
+                .chain(may.iter().map(|k| format!("`{k}` (optional)")))
+                .collect();
+            return format!("an object with {}", fields.join(", "));
         }
     }
     match obj.get("additionalProperties") {
@@ -581,6 +617,12 @@ mod tests {
     #[test]
     fn words() {
         let e = |s: Value| describe(&s, None, 0);
+        assert_eq!(
+            e(
+                json!({"type": "object", "properties": {"limit": {}, "name": {}}, "required": ["name"]})
+            ),
+            "an object with `name` (required), `limit` (optional)"
+        );
         assert_eq!(
             e(json!({"type": "integer", "minimum": 0, "maximum": 255})),
             "an integer from 0 to 255"

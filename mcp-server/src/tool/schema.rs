@@ -23,6 +23,15 @@ pub(crate) fn root_schema_for<T: JsonSchema>() -> Schema {
     schema
 }
 
+/// What a value of `T` must be, in the words a tool's argument errors use
+/// ("an integer from 0 to 255"): for the string arguments of prompts and
+/// templates, whose types have a schema too. Made only for an error.
+pub(crate) fn expected_of<T: JsonSchema>() -> String {
+    let mut schema = root_schema_for::<T>().to_value();
+    param_rules::add_natural_bounds(&mut schema);
+    param_rules::expected(&schema)
+}
+
 /// Makes an output schema's root an object, as legacy revisions require.
 ///
 /// Returns the schema and whether the structured value must be wrapped as

@@ -225,13 +225,12 @@ impl ToolSearch {
                 .to_owned(),
         );
         tool.output_schema = Some(output);
-        tool.annotations = Some(oxmcp_types::ToolAnnotations {
-            title: None,
-            read_only_hint: Some(true),
-            destructive_hint: Some(false),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(false),
-        });
+        let mut annotations = oxmcp_types::ToolAnnotations::default();
+        annotations.read_only_hint = Some(true);
+        annotations.destructive_hint = Some(false);
+        annotations.idempotent_hint = Some(true);
+        annotations.open_world_hint = Some(false);
+        tool.annotations = Some(annotations);
         tool
     }
 

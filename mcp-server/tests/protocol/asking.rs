@@ -4,6 +4,7 @@
 
 use mcp_test_support::server as support;
 
+use oxmcp_server::types::elicitation::ElicitParams;
 use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use oxmcp_server::{ask::AskError, ask::Elicited, tool, Context, Server, ToolError};
 use serde_json::{json, Value};
@@ -35,6 +36,7 @@ impl Asking {
         #[param("The question")] q: String,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // tested on purpose
         let answer = ctx
             .sample(CreateMessageParams::new(
                 vec![SamplingMessage::user_text(q)],
@@ -64,12 +66,28 @@ impl Asking {
 
     #[describe("Lists the client's roots")]
     pub async fn roots(&self, ctx: Context) -> Result<String, ToolError> {
+        #[allow(deprecated)] // tested on purpose
         let roots = ctx.roots().await?;
         Ok(roots
             .iter()
             .map(|r| format!("{} ({})", r.uri, r.name.as_deref().unwrap_or("-")))
             .collect::<Vec<_>>()
             .join(", "))
+    }
+
+    #[describe("Sends the user to a page to connect their calendar (URL-mode elicitation)")]
+    pub async fn connect_calendar(&self, ctx: Context) -> Result<String, ToolError> {
+        // No dedicated API yet: the parameters are written by hand.
+        let params = ElicitParams {
+            mode: Some("url".into()),
+            message: "Connect your calendar".into(),
+            requested_schema: None,
+            url: Some("https://calendar.example.com/connect?session=42".into()),
+            elicitation_id: Some("connect-42".into()),
+            meta: None,
+        };
+        let answer = ctx.elicit_with(params).await?;
+        Ok(format!("{:?}", answer.action))
     }
 
     #[describe("Asks with a form the spec cannot express")]
@@ -502,4 +520,32 @@ async fn a_state_from_one_instance_is_taken_by_another_with_its_keys_until_the_k
             .contains("not one this server knows"),
         "{r4}"
     );
+}
+
+/// URL mode (2025-11-25): the request carries the page and its id, and no
+/// form; the user's answer (here `accept`, with no content) reaches the tool.
+#[tokio::test]
+async fn a_url_mode_elicitation_sends_the_page_and_its_id_and_the_answer_reaches_the_tool() {
+    let mut c = Client::start(server());
+    c.initialize_with(
+        "2025-11-25",
+        &json!({"elicitation": {"form": {}, "url": {}}}),
+    )
+    .await;
+    c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "connect_calendar", "arguments": {}}}))
+        .await;
+    let asked = c.recv().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert_eq!(asked["params"]["mode"], "url");
+    assert_eq!(
+        asked["params"]["url"],
+        "https://calendar.example.com/connect?session=42"
+    );
+    assert_eq!(asked["params"]["elicitationId"], "connect-42");
+    assert!(asked["params"].get("requestedSchema").is_none(), "{asked}");
+    c.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept"}}))
+        .await;
+    let (done, _) = c.recv_response(json!(1)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Accept", "{done}");
+    c.close().await.unwrap();
 }

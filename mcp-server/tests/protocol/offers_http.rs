@@ -85,6 +85,7 @@ impl Shelf {
         #[param("The question")] q: String,
         ctx: Context,
     ) -> Result<String, ToolError> {
+        #[allow(deprecated)] // sampling, tested on purpose
         let answer = ctx
             .sample(CreateMessageParams::new(
                 vec![SamplingMessage::user_text(q)],

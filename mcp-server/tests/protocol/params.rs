@@ -23,6 +23,8 @@ pub enum Unit {
 pub struct Point {
     pub x: f64,
     pub y: f64,
+    /// Optional: the error marks which fields are.
+    pub label: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -58,6 +60,7 @@ impl Weather {
         #[param("A mood", one_of("calm", "stormy"))] mood: Option<String>,
         ctx: Context,
     ) -> String {
+        #[allow(deprecated)]
         ctx.info("checked before this runs");
         tokio::task::yield_now().await;
         format!("{ratio} {tags:?} {level:?} {cold:?} {mood:?}")
@@ -448,7 +451,7 @@ async fn argument_errors_are_worded_for_the_model_for_every_common_type() {
         (
             "point",
             json!({"x": 1}),
-            "`point` must be an object with `x`, `y` (missing field `y`)",
+            "`point` must be an object with `x` (required), `y` (required), `label` (optional) (missing field `y`)",
         ),
     ];
     for (name, value, message) in cases {
@@ -465,7 +468,7 @@ async fn argument_errors_are_worded_for_the_model_for_every_common_type() {
     assert_eq!(
         c.accepted("kinds", json!({"small": -128, "unit": "fahrenheit", "point": {"x": 1, "y": 2}}))
             .await,
-        "Some(-128)NoneNoneNoneNoneNoneNoneNoneNoneNoneSome(Fahrenheit)Some(Point { x: 1.0, y: 2.0 })"
+        "Some(-128)NoneNoneNoneNoneNoneNoneNoneNoneNoneSome(Fahrenheit)Some(Point { x: 1.0, y: 2.0, label: None })"
     );
 }
 

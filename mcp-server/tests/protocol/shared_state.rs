@@ -37,7 +37,9 @@ impl Shared {
 
     #[describe("Logs at info and at warning")]
     pub fn chatty(&self, ctx: Context) -> String {
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.info("an info line");
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.warning("a warning line");
         "done".into()
     }
@@ -191,18 +193,37 @@ async fn a_session_opened_on_one_is_served_by_the_other_until_deleted() {
         ),
         "done"
     );
-    // A DELETE on one is a 404 on every instance from then on.
+    // A DELETE on one is a 404 on every instance from then on, answering
+    // the request by its id (JSON-RPC 2.0 section 5: null only when the id
+    // cannot be read).
     let deleted = b.send("DELETE", &[("Mcp-Session-Id", &sid)], "").await;
     assert_eq!(deleted.head.status, 200);
-    for on in [&a, &b] {
+    for (on, id) in [(&a, json!(3)), (&b, json!("three"))] {
         let r = on
             .post(
                 Some(&sid),
-                &json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
+                &json!({"jsonrpc":"2.0","id":id,"method":"tools/list"}),
             )
             .await;
         assert_eq!(r.head.status, 404, "{:?}", r.head);
+        let reply = r.finish().await.json();
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], -32600, "{reply}");
     }
+    // A GET names no request: its 404 says null.
+    let r = a
+        .send(
+            "GET",
+            &[
+                ("Accept", "text/event-stream"),
+                ("Mcp-Session-Id", &sid),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            "",
+        )
+        .await;
+    assert_eq!(r.head.status, 404, "{:?}", r.head);
+    assert_eq!(r.finish().await.json()["id"], Value::Null);
 }
 
 #[tokio::test]
@@ -663,11 +684,21 @@ async fn a_store_that_does_not_answer_is_a_clear_503_and_the_rest_goes_on() {
         took < Duration::from_millis(2500),
         "answered after {took:?}"
     );
-    let body = r.finish().await.text();
+    let reply = r.finish().await.json();
     assert!(
-        body.contains("session store unavailable (flaky store)"),
-        "{body}"
+        reply["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("session store unavailable (flaky store)")),
+        "{reply}"
     );
+    // Addressed to the request it answers, whose id was read.
+    assert_eq!(reply["id"], 1, "{reply}");
+    // So is an `initialize` the store cannot record.
+    let r = b
+        .post(None, &initialize_request(&json!("open-1"), "2025-11-25"))
+        .await;
+    assert_eq!(r.head.status, 503, "{:?}", r.head);
+    assert_eq!(r.finish().await.json()["id"], "open-1");
     // A holds it: served without the store.
     assert_eq!(
         text_of(

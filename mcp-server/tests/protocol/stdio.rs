@@ -524,6 +524,7 @@ impl Chatty {
         for i in 1..=n {
             ctx.progress(f64::from(i), Some(f64::from(n)));
         }
+        #[allow(deprecated)] // logging, tested on purpose
         ctx.info(json!({"steps": n}));
         format!("{} {}", ctx.request_id(), ctx.protocol_version())
     }

@@ -25,12 +25,7 @@ use syn::{Item, UseTree};
 use super::leaves;
 
 /// The crates checked (by folder name).
-const CRATES: &[&str] = &[
-    "oxmcp-server",
-    "oxmcp-client",
-    "oxmcp-agent",
-    "oxmcp-compose",
-];
+const CRATES: &[&str] = &["mcp-server", "mcp-client", "mcp-agent", "mcp-compose"];
 
 #[test]
 fn no_cycle_of_more_than_two_top_level_modules() {
@@ -51,10 +46,7 @@ fn no_cycle_of_more_than_two_top_level_modules() {
 
 /// Which top-level modules each top-level module of `krate` uses.
 fn uses(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(krate)
-        .join("src");
+    let src = super::folder(krate).join("src");
     let lib = read(&src.join("lib.rs"));
     let file = syn::parse_file(&lib).unwrap_or_else(|e| panic!("{krate}/src/lib.rs: {e}"));
     // Module name -> its files; a name the root re-exports -> its module.

@@ -58,6 +58,7 @@ impl Notes {
         rest: String,
         ctx: &Context,
     ) -> Result<Vec<ResourceContents>, RequestError> {
+        #[allow(deprecated)] // logging, deprecated: any use of the context
         ctx.info(format!("reading {id}"));
         let note = self.notes.get(id).ok_or_else(RequestError::not_found)?;
         Ok(vec![ResourceContents::text(

@@ -56,6 +56,9 @@ impl FileTools {
         if !self.core.client_roots || ctx.client_capabilities().roots.is_none() {
             return Ok(None);
         }
+        // Roots are deprecated since 2026-07-28; `client_roots(false)` stops
+        // asking, and this keeps serving the clients that offer them.
+        #[allow(deprecated)]
         let roots = ctx
             .roots()
             .await

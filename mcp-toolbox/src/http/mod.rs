@@ -74,7 +74,7 @@ use target::AllowedHost;
 
 /// The `User-Agent` sent unless the caller names one.
 pub const DEFAULT_USER_AGENT: &str = concat!(
-    "mcp-toolbox/",
+    "oxmcp-toolbox/",
     env!("CARGO_PKG_VERSION"),
     " (Autonomous; MCP http toolbox)"
 );

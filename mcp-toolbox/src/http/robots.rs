@@ -252,7 +252,7 @@ fn matches(pattern: &[u8], path: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    const UA: &str = "mcp-toolbox/0.1.0 (Autonomous; MCP http toolbox)";
+    const UA: &str = "oxmcp-toolbox/0.1.0 (Autonomous; MCP http toolbox)";
 
     fn allows(robots: &str, path: &str) -> bool {
         Robots::parse(robots).allows(UA, path)
@@ -312,7 +312,7 @@ mod tests {
     fn the_most_specific_agent_group_applies_else_the_star_group() {
         let robots = "User-agent: *\nDisallow: /\n\n\
                       User-agent: mcp\nDisallow: /mcp-only\n\n\
-                      User-agent: MCP-Toolbox\nDisallow: /ours\n";
+                      User-agent: OxMCP-Toolbox\nDisallow: /ours\n";
         // Ours names our product token exactly: the star group and the
         // `mcp` one (a mere prefix) do not apply.
         assert!(allows(robots, "/anything"));
@@ -326,7 +326,7 @@ mod tests {
         // A group for another agent only: we are unrestricted.
         assert!(allows("User-agent: googlebot\nDisallow: /\n", "/x"));
         // A version in the line is ignored, case too.
-        assert!(!allows("User-agent: Mcp-Toolbox/9\nDisallow: /\n", "/x"));
+        assert!(!allows("User-agent: Oxmcp-Toolbox/9\nDisallow: /\n", "/x"));
         // A prefix or another word of our User-Agent is not our token.
         assert!(allows("User-agent: mcp\nDisallow: /\n", "/x"));
         assert!(allows("User-agent: Autonomous\nDisallow: /\n", "/x"));

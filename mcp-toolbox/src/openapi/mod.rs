@@ -575,20 +575,13 @@ fn tool(
 ) -> Result<ToolEntry, OpenApiError> {
     let annotations: ToolAnnotations = serde_json::from_value(op.annotations())
         .map_err(|e| OpenApiError::at(&op.pointer, e.to_string()))?;
-    let def = Tool {
-        name: op.name.clone(),
-        title: None,
-        description: op.description.clone(),
-        input_schema: op.input_schema.clone(),
-        output_schema: op
-            .output
-            .as_ref()
-            .map(|output| Value::Object(output.schema.clone())),
-        annotations: Some(annotations),
-        icons: None,
-        execution: None,
-        meta: None,
-    };
+    let mut def = Tool::new(op.name.clone(), op.input_schema.clone());
+    def.description.clone_from(&op.description);
+    def.output_schema = op
+        .output
+        .as_ref()
+        .map(|output| Value::Object(output.schema.clone()));
+    def.annotations = Some(annotations);
     // The credentials this operation's security names (all the schemes of
     // every alternative it lists: the server takes the one it wants).
     let wanted: Vec<&String> = op.security.iter().flatten().collect();

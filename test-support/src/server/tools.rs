@@ -62,7 +62,9 @@ impl Dispatch {
     pub async fn chatty(&self, ctx: Context) -> &'static str {
         for i in 0..3 {
             ctx.progress(f64::from(i) * 50.0, Some(100.0));
+            #[allow(deprecated)] // logging, tested on purpose
             ctx.debug(format!("debug {i}"));
+            #[allow(deprecated)] // logging, tested on purpose
             ctx.info(format!("info {i}"));
         }
         "done"

@@ -123,9 +123,9 @@ impl Capability for Tools {
     }
 
     fn declare(&self, declared: &mut ServerCapabilities) {
-        declared.tools = Some(oxmcp_types::lifecycle::ToolsCapability {
-            list_changed: Some(true),
-        });
+        let mut tools = oxmcp_types::lifecycle::ToolsCapability::default();
+        tools.list_changed = Some(true);
+        declared.tools = Some(tools);
     }
 
     fn request<'a>(

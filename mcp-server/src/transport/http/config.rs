@@ -110,6 +110,10 @@ impl HttpConfig {
 
     /// The legacy HTTP+SSE (2024-11-05) paths: the stream (default `/sse`) and
     /// where clients POST (default `/messages`).
+    #[deprecated(
+        since = "0.1.0",
+        note = "the HTTP+SSE transport is deprecated since MCP 2025-03-26: clients should use Streamable HTTP at `HttpConfig::endpoint`; `without_legacy_sse` turns HTTP+SSE off"
+    )]
     #[must_use]
     pub fn legacy_sse(mut self, sse: impl Into<String>, messages: impl Into<String>) -> Self {
         self.legacy_sse = Some((sse.into(), messages.into()));

@@ -11,7 +11,8 @@ use oxmcp_types::jsonrpc::{code, RawMessage};
 use oxmcp_types::ProtocolVersion;
 
 use super::reply::{
-    accepts, base, header_str, json, method_not_allowed, respond, sse_builder, transport_error,
+    accepts, base, header_str, json, method_not_allowed, request_id, respond, sse_builder,
+    transport_error, Turned,
 };
 use super::session_table::{HttpSession, Owner, Refused};
 use super::sse;
@@ -46,16 +47,16 @@ impl Outbound for BatchOut {
 impl Inner {
     /// Checks `MCP-Protocol-Version` on a legacy request: any supported value
     /// is accepted, a missing one means 2025-03-26, anything else is a 400.
-    fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, Box<Response<McpBody>>> {
+    fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, Turned> {
         match header_str(headers, PROTOCOL_VERSION) {
             None => Ok(ProtocolVersion::V2025_03_26),
             Some(v) => match ProtocolVersion::parse(v) {
                 Some(v) => Ok(v),
-                None => Err(Box::new(transport_error(
+                None => Err(Turned::new(
                     StatusCode::BAD_REQUEST,
                     code::INVALID_REQUEST,
                     &format!("unsupported MCP-Protocol-Version: {v}"),
-                ))),
+                )),
             },
         }
     }
@@ -66,15 +67,11 @@ impl Inner {
         self: &Arc<Self>,
         headers: &HeaderMap,
         extensions: &http::Extensions,
-    ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+    ) -> Result<Arc<HttpSession>, Turned> {
         let found = self.any_session_of(headers).await?;
         if !found.owned_by(extensions) {
             tracing::warn!(session = %found.id, "a session was used with another identity's token");
-            return Err(Box::new(transport_error(
-                StatusCode::NOT_FOUND,
-                code::INVALID_REQUEST,
-                "unknown or terminated session: initialize a new one",
-            )));
+            return Err(unknown_session());
         }
         Ok(found)
     }
@@ -82,23 +79,15 @@ impl Inner {
     async fn any_session_of(
         self: &Arc<Self>,
         headers: &HeaderMap,
-    ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+    ) -> Result<Arc<HttpSession>, Turned> {
         let Some(id) = header_str(headers, SESSION_ID) else {
-            return Err(Box::new(transport_error(
+            return Err(Turned::new(
                 StatusCode::BAD_REQUEST,
                 code::INVALID_REQUEST,
                 "missing Mcp-Session-Id header: send initialize first",
-            )));
+            ));
         };
-        match self.find_session(id).await {
-            Ok(Some(s)) => Ok(s),
-            Ok(None) => Err(Box::new(transport_error(
-                StatusCode::NOT_FOUND,
-                code::INVALID_REQUEST,
-                "unknown or terminated session: initialize a new one",
-            ))),
-            Err(unavailable) => Err(Box::new(unavailable)),
-        }
+        self.find_session(id).await?.ok_or_else(unknown_session)
     }
 
     pub(super) async fn legacy_post(
@@ -107,18 +96,19 @@ impl Inner {
         msg: RawMessage<'_>,
     ) -> Response<McpBody> {
         let headers = &parts.headers;
-        if let Err(r) = Self::legacy_version(headers) {
-            return *r;
+        let id = request_id(&msg).cloned();
+        if let Err(turned) = Self::legacy_version(headers) {
+            return turned.answer(id.as_ref());
         }
         if crate::dispatch::opens_session(&msg) {
             return self.initialize(msg, parts).await;
         }
         let http_session = match self.session_of(headers, &parts.extensions).await {
             Ok(s) => s,
-            Err(r) => return *r,
+            Err(turned) => return turned.answer(id.as_ref()),
         };
         if let Err(unavailable) = self.forward(&http_session, &msg).await {
-            return unavailable;
+            return unavailable.answer(id.as_ref());
         }
         let is_request = matches!(msg, RawMessage::Request { .. });
         let sink = RequestSink::new();
@@ -135,7 +125,7 @@ impl Inner {
         // What the client changed in its session, the other instances must see.
         if http_session.session.take_changed() {
             if let Err(unavailable) = self.store_session(&http_session, true).await {
-                return unavailable;
+                return unavailable.answer(id.as_ref());
             }
         }
         match outcome {
@@ -178,26 +168,26 @@ impl Inner {
         &self,
         kind: TransportKind,
         extensions: &http::Extensions,
-    ) -> Result<Arc<HttpSession>, Box<Response<McpBody>>> {
+    ) -> Result<Arc<HttpSession>, Turned> {
         match self.sessions.create(kind, Owner::of(extensions)) {
             Ok(s) => Ok(s),
-            Err(Refused::Full) => Err(Box::new(transport_error(
+            Err(Refused::Full) => Err(Turned::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 code::INTERNAL_ERROR,
                 "too many sessions; try again later",
-            ))),
-            Err(Refused::OwnerFull) => Err(Box::new(transport_error(
+            )),
+            Err(Refused::OwnerFull) => Err(Turned::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 code::INTERNAL_ERROR,
                 "too many sessions for this identity: end one (DELETE) or let one expire",
-            ))),
+            )),
             Err(Refused::Random(e)) => {
                 tracing::error!(error = %e, "no randomness for a session id");
-                Err(Box::new(transport_error(
+                Err(Turned::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     code::INTERNAL_ERROR,
                     "cannot create a session",
-                )))
+                ))
             }
         }
     }
@@ -207,10 +197,11 @@ impl Inner {
         msg: RawMessage<'_>,
         parts: &http::request::Parts,
     ) -> Response<McpBody> {
+        let id = request_id(&msg).cloned();
         let http_session = match self.new_session(TransportKind::StreamableHttp, &parts.extensions)
         {
             Ok(s) => s,
-            Err(refused) => return *refused,
+            Err(turned) => return turned.answer(id.as_ref()),
         };
         let sink: Arc<dyn Outbound> = RequestSink::new();
         match self.core.handle(
@@ -222,7 +213,7 @@ impl Inner {
             Outcome::Reply(bytes) => {
                 if let Err(unavailable) = self.store_session(&http_session, false).await {
                     self.sessions.remove(&http_session.id);
-                    return unavailable;
+                    return unavailable.answer(id.as_ref());
                 }
                 tracing::debug!(session = %http_session.id, "session created");
                 let b = base(StatusCode::OK)
@@ -258,13 +249,14 @@ impl Inner {
         for item in &items {
             if let Ok(msg) = RawMessage::parse(item.get()) {
                 if let Err(refused) = self.core.admit(&msg, parts.extensions.get()).await {
-                    return super::refusal(refused);
+                    return super::refusal(refused, None);
                 }
             }
         }
+        // A batch has no one id: its refusals say `null`.
         let http_session = match self.session_of(headers, &parts.extensions).await {
             Ok(s) => s,
-            Err(r) => return *r,
+            Err(turned) => return turned.answer(None),
         };
         let out = Arc::new(BatchOut {
             sink: RequestSink::new(),
@@ -336,7 +328,7 @@ impl Inner {
         }
         let http_session = match self.session_of(headers, extensions).await {
             Ok(s) => s,
-            Err(r) => return *r,
+            Err(turned) => return turned.answer(None),
         };
         if !accepts(headers, "text/event-stream") {
             return transport_error(
@@ -418,11 +410,11 @@ impl Inner {
         let Some(id) = header_str(headers, SESSION_ID) else {
             return method_not_allowed("POST");
         };
-        if let Err(refused) = self.session_of(headers, extensions).await {
-            return *refused;
+        if let Err(turned) = self.session_of(headers, extensions).await {
+            return turned.answer(None);
         }
         match self.end_session(id).await {
-            Err(unavailable) => unavailable,
+            Err(unavailable) => unavailable.answer(None),
             Ok(true) => {
                 tracing::debug!(session = id, "session terminated by the client");
                 respond(base(StatusCode::OK), McpBody::empty())
@@ -453,7 +445,7 @@ impl Inner {
         let log = match crate::state::within(&*shared.store, read).await {
             Ok(Some(log)) => log,
             Ok(None) => return super::shared::unknown_stream(),
-            Err(e) => return super::shared::unavailable(&e),
+            Err(e) => return super::shared::unavailable(&e).answer(None),
         };
         let last = log.events.last().map_or(after, |(seq, _)| *seq);
         let replay: Vec<bytes::Bytes> = log.events.into_iter().map(|(_, ev)| ev).collect();
@@ -481,4 +473,15 @@ impl Inner {
         }
         respond(sse_builder(), McpBody::stream(rx, None))
     }
+}
+
+/// The 404 of a session this service does not know (never opened, ended,
+/// expired, or opened by another identity: the same answer, so that a
+/// session id reveals nothing to whoever does not own it).
+fn unknown_session() -> Turned {
+    Turned::new(
+        StatusCode::NOT_FOUND,
+        code::INVALID_REQUEST,
+        "unknown or terminated session: initialize a new one",
+    )
 }

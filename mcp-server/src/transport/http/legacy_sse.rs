@@ -36,8 +36,9 @@ pub(super) fn open(
     let http_session = match inner.new_session(crate::policy::TransportKind::LegacySse, extensions)
     {
         Ok(s) => s,
-        Err(refused) => return *refused,
+        Err(turned) => return turned.answer(None),
     };
+    oxmcp_wire::deprecated::used(oxmcp_wire::deprecated::Feature::HttpSse);
     let (tx, rx) = mpsc::channel(super::sse::SINK_CAPACITY);
     let _ = tx.try_send(Bytes::from(format!(
         "event: endpoint\ndata: {messages}?session_id={}\n\n",
@@ -163,7 +164,7 @@ where
         }
     };
     if let Err(refused) = inner.core.admit(&msg, verified.as_ref()).await {
-        return super::refusal(refused);
+        return super::refusal(refused, super::reply::request_id(&msg));
     }
     match inner.core.handle(&http_session.session, msg, &out, &info) {
         Outcome::Reply(bytes) | Outcome::Failed { bytes, .. } => out.send(bytes),

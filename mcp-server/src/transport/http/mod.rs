@@ -26,7 +26,7 @@ use bytes::Bytes;
 use http::header::{self, HeaderMap};
 use http::{Method, Request, Response, StatusCode};
 use oxmcp_types::jsonrpc::{code, split_batch, RawMessage};
-use oxmcp_types::ProtocolVersion;
+use oxmcp_types::{ProtocolVersion, RequestId};
 use oxmcp_wire::route::Peek;
 use reply::names::PROTOCOL_VERSION;
 use tokio_util::sync::CancellationToken;
@@ -352,7 +352,7 @@ impl Inner {
             _ => None,
         };
         if let Err(refused) = self.core.admit(&msg, parts.extensions.get()).await {
-            return refusal(refused);
+            return refusal(refused, reply::request_id(&msg));
         }
         let peeked = Peek::read(params);
         let body_version = peeked.protocol_version();
@@ -380,12 +380,12 @@ fn answered((status, headers, body): crate::auth::Answer) -> Response<McpBody> {
     response
 }
 
-/// A request refused before dispatch, as a response.
-fn refusal(refused: crate::dispatch::Refusal) -> Response<McpBody> {
+/// A request refused before dispatch, as a response to the request `id`.
+fn refusal(refused: crate::dispatch::Refusal, id: Option<&RequestId>) -> Response<McpBody> {
     match refused {
         crate::dispatch::Refusal::Answer(answer) => answered(answer),
         crate::dispatch::Refusal::Failed { bytes, code } => json(reply::modern_status(code), bytes),
-        crate::dispatch::Refusal::Unavailable(e) => shared::unavailable(&e),
+        crate::dispatch::Refusal::Unavailable(e) => shared::unavailable(&e).answer(id),
     }
 }
 

@@ -128,10 +128,19 @@ impl Stateless<'_> {
                 let rx = stream.attach(None);
                 sink.stream_into(&stream);
                 let shutdown = self.shutdown.clone();
+                let listens = Arc::clone(&session);
                 let task = tokio::spawn(async move {
+                    tokio::pin!(fut);
                     let reply = tokio::select! {
-                        r = fut => r,
-                        () = shutdown.cancelled() => None,
+                        r = &mut fut => r,
+                        () = shutdown.cancelled() => {
+                            // Stopping: a `subscriptions/listen`, which never
+                            // ends by itself, ends now; a call runs on to its
+                            // answer, within the grace period (after it, the
+                            // connection is dropped and the call with it).
+                            listens.end_listens();
+                            fut.await
+                        }
                     };
                     if let Some(bytes) = reply {
                         stream.push(&bytes);

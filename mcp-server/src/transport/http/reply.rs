@@ -2,7 +2,8 @@
 
 use http::header::{self, AsHeaderName, HeaderMap, HeaderName, HeaderValue};
 use http::{Response, StatusCode};
-use oxmcp_types::jsonrpc::code;
+use oxmcp_types::jsonrpc::{code, RawMessage};
+use oxmcp_types::RequestId;
 
 use super::McpBody;
 
@@ -36,14 +37,62 @@ pub(super) fn respond(builder: http::response::Builder, body: McpBody) -> Respon
     })
 }
 
-/// A transport-level error: the status, and a JSON-RPC error with no id.
-/// An HTTP error whose body is a JSON-RPC error response (with `"id": null`:
-/// the transport answers before reading any request id).
+/// An HTTP error whose body is a JSON-RPC error response with `"id": null`:
+/// the transport answers before it has read a request id (a GET, a DELETE,
+/// a body refused unread). Once the id is read, answer with [`Turned`].
 pub(super) fn transport_error(status: StatusCode, code: i32, message: &str) -> Response<McpBody> {
-    json(
-        status,
-        crate::common::error_reply(None, oxmcp_types::ErrorObject::new(code, message)),
-    )
+    Turned::new(status, code, message).answer(None)
+}
+
+/// A request the transport turns away (an unknown session, the store
+/// down): the HTTP status and the JSON-RPC error, made a response by
+/// [`answer`](Self::answer) where the caller knows which request it
+/// answers. JSON-RPC 2.0 (section 5) wants the request's id in an error
+/// response whenever the request could be read, `null` only when not.
+#[derive(Debug)]
+pub(super) struct Turned {
+    status: StatusCode,
+    error: oxmcp_types::ErrorObject,
+    /// `Retry-After`, in seconds.
+    retry_after: Option<u64>,
+}
+
+impl Turned {
+    pub(super) fn new(status: StatusCode, code: i32, message: &str) -> Turned {
+        Turned {
+            status,
+            error: oxmcp_types::ErrorObject::new(code, message),
+            retry_after: None,
+        }
+    }
+
+    /// The same, telling the client to try again in `seconds`.
+    pub(super) fn retry_after(mut self, seconds: u64) -> Turned {
+        self.retry_after = Some(seconds);
+        self
+    }
+
+    /// The response to the request whose id is `id` (`None`: not read, or
+    /// a batch, which has no one id).
+    pub(super) fn answer(self, id: Option<&RequestId>) -> Response<McpBody> {
+        let mut r = json(
+            self.status,
+            crate::common::error_reply(id.cloned(), self.error),
+        );
+        if let Some(seconds) = self.retry_after {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        r
+    }
+}
+
+/// The id of `msg` when it is a request: what its error response carries.
+pub(super) fn request_id<'m>(msg: &'m RawMessage<'_>) -> Option<&'m RequestId> {
+    match msg {
+        RawMessage::Request { id, .. } => Some(id),
+        _ => None,
+    }
 }
 
 pub(super) fn json(status: StatusCode, bytes: Vec<u8>) -> Response<McpBody> {

@@ -61,8 +61,10 @@ impl Server {
     }
 
     /// Serves MCP over HTTP on `addr` (use `127.0.0.1:PORT` to stay local)
-    /// until Ctrl-C: Streamable HTTP at `/mcp` in both eras and, unless turned
-    /// off in `config`, the legacy HTTP+SSE transport at `/sse`.
+    /// until Ctrl-C or SIGTERM, then lets the requests in flight finish (up
+    /// to the config's grace period): Streamable HTTP at `/mcp` in both eras
+    /// and, unless turned off in `config`, the legacy HTTP+SSE transport at
+    /// `/sse`.
     pub async fn serve_http(
         self,
         addr: impl tokio::net::ToSocketAddrs,
@@ -74,14 +76,14 @@ impl Server {
             let at: Vec<String> = addrs.iter().map(ToString::to_string).collect();
             std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", at.join(", ")))
         })?;
-        let ctrl_c = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
-        self.serve_http_on(listener, config, ctrl_c).await
+        let stop = crate::transport::stop_signal();
+        self.serve_http_on(listener, config, stop).await
     }
 
     /// Serves MCP over HTTP on a bound listener until `shutdown` completes,
     /// then lets in-flight requests finish (up to the config's grace period).
+    /// [`http::shutdown_signal()`](crate::http::shutdown_signal) is the
+    /// `shutdown` of [`serve_http`](Self::serve_http): Ctrl-C or SIGTERM.
     ///
     /// On a multi-threaded runtime, connections are served on threads of
     /// their own (see [`HttpConfig::connection_threads`]), each with a

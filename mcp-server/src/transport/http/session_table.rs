@@ -92,14 +92,7 @@ impl Owner {
 
     /// An owner's digest from [`to_hex`](Self::to_hex).
     pub(crate) fn from_hex(hex: &str) -> Option<Owner> {
-        if hex.len() != 64 || !hex.is_ascii() {
-            return None;
-        }
-        let mut out = [0u8; 32];
-        for (i, b) in out.iter_mut().enumerate() {
-            *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-        }
-        Some(Owner(out))
+        crate::common::unhex(hex)?.try_into().ok().map(Owner)
     }
 }
 
@@ -182,6 +175,7 @@ impl HttpSession {
         let mirror = self.mirror.as_ref().map(|log| super::sse::Mirror {
             session: Arc::clone(&self.id),
             log: log.clone(),
+            ended: self.ended.clone(),
         });
         let stream = EventStream::mirrored(id, true, limits, retry_ms, mirror);
         let mut streams = lock(&self.streams);

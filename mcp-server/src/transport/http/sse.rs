@@ -52,10 +52,13 @@ pub(crate) struct EventStream {
     mirror: Option<Mirror>,
 }
 
-/// Copies a resumable stream's events to the shared store, in order.
+/// Copies a resumable stream's events to the shared store, in order,
+/// while its session lasts.
 pub(crate) struct Mirror {
     pub(crate) session: Arc<str>,
     pub(crate) log: mpsc::UnboundedSender<super::shared::Logged>,
+    /// The session's end (`HttpSession::ended`).
+    pub(crate) ended: tokio_util::sync::CancellationToken,
 }
 
 struct StreamState {
@@ -226,6 +229,14 @@ impl EventStream {
 
 impl Mirror {
     fn copy(&self, stream: u64, event: Option<(u64, Bytes)>, ended: bool) {
+        // Once the session has ended, what its streams still do (their
+        // end, above all, which comes after the session's) is not copied:
+        // a DELETE has removed the session's logs from the store, and a
+        // copy now would write them back until the replay TTL; an expired
+        // session's logs expire with it.
+        if self.ended.is_cancelled() {
+            return;
+        }
         // The writer lives as long as the service; gone, there is no one to copy for.
         let _ = self.log.send(super::shared::Logged {
             session: Arc::clone(&self.session),

@@ -157,7 +157,11 @@ impl Conn {
 }
 
 impl Server {
-    /// Serves MCP over this process's stdin and stdout until stdin closes.
+    /// Serves MCP over this process's stdin and stdout until stdin closes,
+    /// or Ctrl-C or (on unix) SIGTERM comes: either way, no more input is
+    /// read, the calls in flight may finish (up to the builder's
+    /// `shutdown_grace`) and their results are written. A second signal
+    /// while they run cancels them and ends at once.
     ///
     /// Must run inside a tokio runtime. stdout carries protocol messages only:
     /// unless turned off with
@@ -175,10 +179,11 @@ impl Server {
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let fds = stdio_fds(self.stdio.guard_stdout)?;
+        let signals = Some(super::StopSignals::new());
         let runtime = tokio::runtime::Handle::current();
         if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
             let (reader, writer) = fds.into_streams();
-            return self.serve_lines(reader, writer, None).await;
+            return self.serve_lines(reader, writer, None, signals).await;
         }
         // On a multi-threaded runtime, the connection loop gets a thread of
         // its own (see `Calls`): otherwise each message wakes an idle worker.
@@ -187,7 +192,7 @@ impl Server {
         let served = super::on_own_thread("mcp-stdio".to_owned(), move || async move {
             let (reader, writer) = fds.into_streams();
             tokio::select! {
-                r = self.serve_lines(reader, writer, Some(runtime)) => r,
+                r = self.serve_lines(reader, writer, Some(runtime), signals) => r,
                 _ = stop => Ok(()),
             }
         })?;
@@ -205,16 +210,18 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_lines(reader, writer, None).await
+        self.serve_lines(reader, writer, None, None).await
     }
 
     /// The connection loop; calls that wait run on `runtime` (default: the
-    /// current one).
+    /// current one). A stop signal (`signals`) ends the input as its end
+    /// would; one during the grace period ends it.
     async fn serve_lines<R, W>(
         self,
         mut reader: R,
         mut writer: W,
         runtime: Option<tokio::runtime::Handle>,
+        mut signals: Option<super::StopSignals>,
     ) -> Result<(), Error>
     where
         R: AsyncRead + Unpin + Send,
@@ -269,6 +276,17 @@ impl Server {
             }
             tokio::select! {
                 biased;
+                // First: input that never pauses must not hold off a stop.
+                () = next_signal(&mut signals), if !grace_over => {
+                    if input_open {
+                        tracing::info!("no more input is read; finishing calls in flight");
+                        lines.end();
+                    } else {
+                        tracing::warn!("stopped again: calls in flight cancelled");
+                        grace_over = true;
+                        session.cancel_all();
+                    }
+                },
                 read = lines.fill(&mut reader), if input_open && !lines.at_eof() && output.pending() < HIGH_WATER => {
                     if let Err(e) = read {
                         read_error = Some(e);
@@ -431,5 +449,14 @@ impl Server {
             }
             Outcome::Nothing => {}
         }
+    }
+}
+
+/// The next stop signal; never, without signals (`serve_io`: the caller's
+/// streams, not the process's).
+async fn next_signal(signals: &mut Option<super::StopSignals>) {
+    match signals {
+        Some(signals) => signals.recv().await,
+        None => std::future::pending().await,
     }
 }

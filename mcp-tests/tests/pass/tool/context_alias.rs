@@ -14,6 +14,7 @@ mod renamed {
     impl Jobs {
         #[describe("Count to n")]
         pub async fn count(&self, #[param("How far to count")] n: u32, ctx: Ctx) -> String {
+            #[allow(deprecated)] // logging, deprecated: any use of the context
             ctx.info("counting");
             n.to_string()
         }
@@ -35,6 +36,7 @@ pub struct Aliased;
 impl Aliased {
     #[describe("Count to n")]
     pub async fn count(&self, #[param("How far to count")] n: u32, ctx: Ctx) -> String {
+        #[allow(deprecated)] // logging, deprecated: any use of the context
         ctx.info("counting");
         n.to_string()
     }

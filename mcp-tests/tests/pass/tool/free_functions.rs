@@ -20,6 +20,7 @@ pub fn add_numbers(
 #[tool(name = "web.fetch", title = "Fetch", read_only, open_world = true)]
 #[param(url, "The URL to fetch")]
 pub async fn fetch(url: String, ctx: Context) -> Result<String, ToolError> {
+    #[allow(deprecated)] // logging, deprecated: any use of the context
     ctx.info(format!("fetching {url}"));
     Err(ToolError::new("offline"))
 }

@@ -39,6 +39,7 @@ impl Archive {
         if ctx.is_cancelled() {
             return Err(ToolError::new("cancelled"));
         }
+        #[allow(deprecated)] // logging, deprecated: any use of the context
         ctx.info(format!("searching for {query} since {since:?}, {order:?}"));
         let hits = self
             .documents
@@ -62,6 +63,7 @@ impl Archive {
         case_sensitive: bool,
         ctx: &Context,
     ) -> Json<HashMap<String, usize>> {
+        #[allow(deprecated)] // logging, deprecated: any use of the context
         ctx.debug("counting");
         let counts = words
             .into_iter()

@@ -9,7 +9,7 @@ impl Jobs {
     #[param(n, "How far to count")]
     #[param(ctx, "The context")]
     pub async fn count(&self, n: u32, ctx: Context) -> String {
-        ctx.info("counting");
+        ctx.progress(1.0, None);
         n.to_string()
     }
 }

@@ -9,14 +9,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use http::{Response, StatusCode};
+use http::StatusCode;
 use oxmcp_types::jsonrpc::{code, RawMessage};
 use oxmcp_wire::sync::lock;
 use serde_json::value::RawValue;
 
-use super::super::reply::transport_error;
+use super::super::reply::Turned;
 use super::super::session_table::{HttpSession, Owner};
-use super::super::{Inner, McpBody};
+use super::super::Inner;
 use super::streams::{id_json, write_events};
 use super::{unavailable, Kind, Notice, Shared, BUS_RETRY};
 use crate::common::Outbound;
@@ -77,10 +77,7 @@ impl Inner {
     }
 
     /// Waits (within the store's deadline) for the bus to be up.
-    pub(super) async fn bus_ready(
-        self: &Arc<Self>,
-        shared: &Shared,
-    ) -> Result<(), Response<McpBody>> {
+    pub(super) async fn bus_ready(self: &Arc<Self>, shared: &Shared) -> Result<(), Turned> {
         self.start_shared();
         let mut ready = shared.ready.subscribe();
         let up = tokio::time::timeout(crate::state::STORE_DEADLINE, ready.wait_for(|up| *up))
@@ -190,7 +187,7 @@ impl Inner {
         self: &Arc<Self>,
         held: &HttpSession,
         msg: &RawMessage<'_>,
-    ) -> Result<(), Response<McpBody>> {
+    ) -> Result<(), Turned> {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
@@ -267,7 +264,7 @@ impl Inner {
     pub(in crate::transport::http) async fn find_session(
         self: &Arc<Self>,
         id: &str,
-    ) -> Result<Option<Arc<HttpSession>>, Response<McpBody>> {
+    ) -> Result<Option<Arc<HttpSession>>, Turned> {
         let Some(shared) = &self.shared else {
             return Ok(self.sessions.get(id));
         };
@@ -317,7 +314,7 @@ impl Inner {
                 tracing::debug!(session = %s.id, "session taken up from the store");
                 Ok(Some(s))
             }
-            Err(_) => Err(transport_error(
+            Err(_) => Err(Turned::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 code::INTERNAL_ERROR,
                 "too many sessions; try again later",
@@ -363,7 +360,7 @@ impl Inner {
         self: &Arc<Self>,
         held: &HttpSession,
         changed: bool,
-    ) -> Result<(), Response<McpBody>> {
+    ) -> Result<(), Turned> {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
@@ -401,7 +398,7 @@ impl Inner {
     pub(in crate::transport::http) async fn end_session(
         self: &Arc<Self>,
         id: &str,
-    ) -> Result<bool, Response<McpBody>> {
+    ) -> Result<bool, Turned> {
         let held = self.sessions.remove(id).is_some();
         let Some(shared) = &self.shared else {
             return Ok(held);

@@ -25,14 +25,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Response, StatusCode};
+use http::StatusCode;
 use oxmcp_types::jsonrpc::code;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, watch};
 
-use super::reply::transport_error;
-use super::McpBody;
+use super::reply::Turned;
 use crate::state::{within, Store, StoreError};
 
 /// One event of a resumable stream, on its way to the store.
@@ -88,16 +87,14 @@ impl Shared {
 
 /// The answer to a request that needed the store when it failed: 503,
 /// `Retry-After`, and a JSON-RPC error naming the store.
-pub(in crate::transport::http) fn unavailable(error: &StoreError) -> Response<McpBody> {
+pub(in crate::transport::http) fn unavailable(error: &StoreError) -> Turned {
     tracing::warn!(error = %oxmcp_types::error::Chain(error), "the shared store failed a request");
-    let mut r = transport_error(
+    Turned::new(
         StatusCode::SERVICE_UNAVAILABLE,
         code::INTERNAL_ERROR,
         &format!("session store unavailable ({}): try again", error.store()),
-    );
-    r.headers_mut()
-        .insert(http::header::RETRY_AFTER, RETRY_AFTER_SECS.into());
-    r
+    )
+    .retry_after(RETRY_AFTER_SECS)
 }
 
 impl Shared {
