@@ -64,6 +64,15 @@ echo "ok: metadata complete for $(wc -l <<<"$publishable") publishable crates"
 # package's lock is made from Cargo.lock, whose every crate `cargo test
 # --workspace` has just fetched; online, cargo asks the index again for each
 # package (52 s of 60 for the packing alone here, with nothing more checked).
+#
+# Cargo takes a crate of its temporary registry as unchanged when its name
+# and version are (as for crates.io's): a second run would unpack and build
+# our crates' last versions again, not these. So what an earlier run left
+# goes first: their unpacked copies (in unnamed registries, `-HASH`) and
+# every build of our crates in target/ (the step runs last: the tests'
+# builds of them are no longer needed).
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/oxmcp-* \
+  "$target"/debug/.fingerprint/oxmcp-* "$target"/debug/deps/liboxmcp_* "$target"/debug/deps/oxmcp_*
 # shellcheck disable=SC2086 # $excluded is a list of arguments
 cargo package --workspace --allow-dirty --offline $excluded
 while read -r name version; do
