@@ -121,6 +121,12 @@ tests/toolbox/run.sh target/debug
 step "mcp install read by the real hosts: Claude Code and Gemini CLI list our calculator connected (user and project scope), a broken server failing, and nothing after mcp uninstall"
 tests/install/run.sh target/debug
 
+step "cargo package --workspace: each publishable crate packed and built from its .crate, with both licence files; its size; metadata complete; the docs' dependency lines resolve to our packages"
+# Last: the verification builds in target/debug beside the tests' build
+# (reusing what has the same features), and its build of oxmcp-cli replaces
+# target/debug/mcp, which the steps above run.
+scripts/package.sh
+
 step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 
 step "all tests passed in $(( $(date +%s) - start )) s"

@@ -1,5 +1,5 @@
 //! The client's spans (the `otel` feature), caught by OpenTelemetry's
-//! in-memory exporter, against our server (`mcp-server/otel`) in the same
+//! in-memory exporter, against our server (`oxmcp-server/otel`) in the same
 //! process: a CLIENT span per request, by the MCP semantic conventions,
 //! whose context travels in `params._meta` and, over HTTP, in the
 //! `traceparent` header, so that the server's SERVER span is its child.

@@ -286,7 +286,9 @@ const KEYWORDS: &[&str] = &[
 /// The standard library's crates, which cargo refuses as package names.
 const RESERVED: &[&str] = &["alloc", "core", "proc_macro", "std", "test"];
 
-const CARGO_TOML: &str = include_str!("../../templates/common/Cargo.toml");
+// Not named `Cargo.toml`: cargo leaves a directory holding one out of the
+// package, and the published `mcp` would not build without it.
+const CARGO_TOML: &str = include_str!("../../templates/common/Cargo.toml.in");
 const README: &str = include_str!("../../templates/common/README.md");
 const HOST: &str = include_str!("../../templates/common/host.md");
 const TOOLS: &str = include_str!("../../templates/common/tools.rs");
