@@ -52,9 +52,10 @@ done
 echo "mcp new, all templates: $(( ($(date +%s%N) - total_start) / 1000000 )) ms"
 
 # wait_for <file> <count> <pattern>: until <file> has <count> lines matching
-# <pattern> (60 s at most).
+# <pattern> (300 s at most: a build inside `mcp dev` on a loaded 2-core
+# machine took over a minute; a pass returns as soon as the line is there).
 wait_for() {
-    for _ in $(seq 1 600); do
+    for _ in $(seq 1 3000); do
         [ "$(grep -c -- "$3" "$1" 2>/dev/null || true)" -ge "$2" ] && return 0
         sleep 0.1
     done
