@@ -256,6 +256,14 @@ fn accepts_null(obj: &JsonObject) -> bool {
     })
 }
 
+/// A prompt's or template's argument of a type with a JSON Schema is
+/// refused in the words tools use (see `prompt::args::Words`).
+impl<T: JsonSchema> crate::prompt::args::WordsSchema for &crate::prompt::args::Words<T> {
+    fn words(&self) -> fn() -> Option<String> {
+        || Some(expected_of::<T>())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,13 +325,5 @@ mod tests {
         let (schema, wrapped) = object_root(root_schema_for::<Point>());
         assert!(!wrapped);
         assert_eq!(schema["type"], "object");
-    }
-}
-
-/// A prompt's or template's argument of a type with a JSON Schema is
-/// refused in the words tools use (see `prompt::args::Words`).
-impl<T: JsonSchema> crate::prompt::args::WordsSchema for &crate::prompt::args::Words<T> {
-    fn words(&self) -> fn() -> Option<String> {
-        || Some(expected_of::<T>())
     }
 }
