@@ -292,7 +292,12 @@ impl HttpTransport {
         self.note_session(&response);
         let status = response.status();
         if !status.is_success() {
-            return Err(error_status(response, Some(&out.head.id)).await);
+            // A 404 is reported by its status even when its body answers the
+            // request by id (as ours does since the id was readable): to a
+            // request in a session, it says the session is gone, and
+            // `send_request` starts a new one.
+            let id = (status != StatusCode::NOT_FOUND).then_some(&out.head.id);
+            return Err(error_status(response, id).await);
         }
         if status == StatusCode::ACCEPTED {
             return Err(transport(
