@@ -315,8 +315,11 @@ async fn logs_expire_unless_appended_to_or_touched() {
     tokio::time::sleep(Duration::from_millis(450)).await;
     assert!(s.read_events("t", 2, 0).await.unwrap().is_none());
 
-    // touch_session refreshes the session's logs too.
-    s.put_session("u", Bytes::from_static(b"{}"), short)
+    // touch_session refreshes the session's logs too: three touches 400 ms
+    // apart outlive a 1 s time to live (600 ms of slack each, for a loaded
+    // machine), which the logs would not without them.
+    let ttl = Duration::from_secs(1);
+    s.put_session("u", Bytes::from_static(b"{}"), ttl)
         .await
         .unwrap();
     s.append_events(
@@ -325,13 +328,13 @@ async fn logs_expire_unless_appended_to_or_touched() {
             append("u", 2, vec![ev(1)], true),
         ],
         10,
-        short,
+        ttl,
     )
     .await
     .unwrap();
     for _ in 0..3 {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        assert!(s.touch_session("u", short).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(s.touch_session("u", ttl).await.unwrap());
     }
     assert!(s.read_events("u", 1, 0).await.unwrap().is_some());
     let u2 = s.read_events("u", 2, 0).await.unwrap().unwrap();
