@@ -16,7 +16,7 @@ Python `mcp` SDK over stdio:
 from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
-from oxmcp_types import ToolAnnotations
+from mcp_types import ToolAnnotations
 from pydantic import Field
 
 mcp = MCPServer("bad", version="0.0.1")

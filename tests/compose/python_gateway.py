@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 import anyio
-import oxmcp_types as types
+import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))

@@ -48,7 +48,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import oxmcp_types as types
+import mcp_types as types
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 

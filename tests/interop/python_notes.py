@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 import anyio
-import oxmcp_types as types
+import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
-from oxmcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 SERVER_NAME = "calculator"
