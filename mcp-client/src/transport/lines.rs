@@ -52,7 +52,7 @@ impl LinesTransport {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(writer, rx, Arc::clone(shared)));
+        tokio::spawn(write_loop(writer, rx, Arc::clone(shared), process.clone()));
         let reader = tokio::spawn(read_loop(
             reader,
             Arc::clone(shared),
@@ -135,6 +135,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
     shared: Arc<Shared>,
+    process: Option<Arc<Process>>,
 ) {
     let mut buf = Vec::with_capacity(8 * 1024);
     while let Some(first) = rx.recv().await {
@@ -151,7 +152,17 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             writer.flush().await
         };
         if let Err(e) = written.await {
-            shared.close(Closed::Failed(format!("writing to the server failed: {e}")));
+            // A server process that died before reading says why on its
+            // stderr: the reason waits for its exit and its last lines, as
+            // the reader's does (whichever closes first is kept).
+            let reason = match &process {
+                Some(p) => format!(
+                    "writing to the server failed ({e}): {}",
+                    p.ended_reason(None).await
+                ),
+                None => format!("writing to the server failed: {e}"),
+            };
+            shared.close(Closed::Failed(reason));
             return;
         }
     }
