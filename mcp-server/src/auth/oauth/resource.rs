@@ -293,46 +293,8 @@ impl Authorization {
         headers: &HeaderMap,
         store: Option<&dyn Store>,
     ) -> Result<Verified, Denied> {
-        if uri.query().is_some_and(|q| {
-            oxmcp_wire::oauth::form_decode(q)
-                .iter()
-                .any(|(name, _)| name == "access_token")
-        }) {
-            return Err(self.bad_request("access tokens are not accepted in the query string"));
-        }
-        let mut values = headers.get_all(header::AUTHORIZATION).iter();
-        let (Some(value), None) = (values.next(), values.next()) else {
-            if headers.contains_key(header::AUTHORIZATION) {
-                return Err(self.bad_request("more than one Authorization header"));
-            }
-            return Err(self.unauthorized(None));
-        };
-        let Ok(value) = value.to_str() else {
-            return Err(self.bad_request("the Authorization header is not text"));
-        };
-        let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+        let (scheme, token) = self.credentials(uri, headers)?;
         let dpop = self.inner.dpop.as_ref();
-        let scheme = if scheme.eq_ignore_ascii_case("bearer") {
-            Scheme::Bearer
-        } else if scheme.eq_ignore_ascii_case("dpop") && dpop.is_some() {
-            Scheme::Dpop
-        } else {
-            return Err(self.unauthorized(None));
-        };
-        let token = token.trim();
-        if token.is_empty() {
-            // `Bearer` and nothing: a client without a token yet. The
-            // challenge (no error code, RFC 6750 §3.1) is what starts its
-            // sign-in; the TypeScript and Python SDKs answer the same.
-            return Err(self.unauthorized(None));
-        }
-        let well_formed = token
-            .trim_end_matches('=')
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
-        if !well_formed {
-            return Err(self.bad_request("the bearer token is malformed"));
-        }
         let proof = match (scheme, dpop) {
             (Scheme::Dpop, Some(dpop)) => Some(self.proof(dpop, method, uri, headers, token)?),
             (Scheme::Bearer, Some(dpop)) if dpop.config.required => {
@@ -346,20 +308,7 @@ impl Authorization {
         let mut identity = match self.inner.verifier.verify(token).await {
             Ok(identity) => identity,
             Err(TokenError::Invalid(reason)) => return Err(self.refused_token(scheme, &reason)),
-            Err(e @ TokenError::Unavailable { .. }) => {
-                tracing::warn!(error = %oxmcp_types::error::Chain(&e), "a token could not be checked");
-                let retry_after = match &e {
-                    TokenError::Unavailable { retry_after, .. } => *retry_after,
-                    TokenError::Invalid(_) => None,
-                };
-                return Err(Denied {
-                    status: StatusCode::SERVICE_UNAVAILABLE,
-                    challenges: Vec::new(),
-                    message: "the token cannot be checked now; try again later".into(),
-                    retry_after,
-                    dpop_nonce: None,
-                });
-            }
+            Err(e @ TokenError::Unavailable { .. }) => return Err(unavailable(&e)),
         };
         let dpop_nonce = self.bind(scheme, proof.as_ref(), &identity)?;
         if let (Some(proof), Some(dpop), Some(store)) = (&proof, dpop, store) {
@@ -389,6 +338,56 @@ impl Authorization {
             dpop,
             carry,
         })
+    }
+
+    /// The scheme and token of the request's one `Authorization` header, or
+    /// the answer to a request that has none fit to verify (a token in the
+    /// query string, two headers, an unknown scheme, a malformed token).
+    fn credentials<'h>(
+        &self,
+        uri: &Uri,
+        headers: &'h HeaderMap,
+    ) -> Result<(Scheme, &'h str), Denied> {
+        if uri.query().is_some_and(|q| {
+            oxmcp_wire::oauth::form_decode(q)
+                .iter()
+                .any(|(name, _)| name == "access_token")
+        }) {
+            return Err(self.bad_request("access tokens are not accepted in the query string"));
+        }
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            if headers.contains_key(header::AUTHORIZATION) {
+                return Err(self.bad_request("more than one Authorization header"));
+            }
+            return Err(self.unauthorized(None));
+        };
+        let Ok(value) = value.to_str() else {
+            return Err(self.bad_request("the Authorization header is not text"));
+        };
+        let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+        let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+            Scheme::Bearer
+        } else if scheme.eq_ignore_ascii_case("dpop") && self.inner.dpop.is_some() {
+            Scheme::Dpop
+        } else {
+            return Err(self.unauthorized(None));
+        };
+        let token = token.trim();
+        if token.is_empty() {
+            // `Bearer` and nothing: a client without a token yet. The
+            // challenge (no error code, RFC 6750 §3.1) is what starts its
+            // sign-in; the TypeScript and Python SDKs answer the same.
+            return Err(self.unauthorized(None));
+        }
+        let well_formed = token
+            .trim_end_matches('=')
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+        if !well_formed {
+            return Err(self.bad_request("the bearer token is malformed"));
+        }
+        Ok((scheme, token))
     }
 
     /// The request's DPoP proof, checked against the request and `token`
@@ -624,5 +623,23 @@ impl Denied {
         }))
         .unwrap_or_default();
         (self.status, headers, body)
+    }
+}
+
+/// The answer when the verifier cannot check a token now (its issuer or
+/// introspection endpoint unreachable): 503, with the verifier's
+/// `Retry-After` when it gave one.
+fn unavailable(e: &TokenError) -> Denied {
+    tracing::warn!(error = %oxmcp_types::error::Chain(e), "a token could not be checked");
+    let retry_after = match e {
+        TokenError::Unavailable { retry_after, .. } => *retry_after,
+        TokenError::Invalid(_) => None,
+    };
+    Denied {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        challenges: Vec::new(),
+        message: "the token cannot be checked now; try again later".into(),
+        retry_after,
+        dpop_nonce: None,
     }
 }

@@ -221,7 +221,7 @@ impl Server {
         mut reader: R,
         mut writer: W,
         runtime: Option<tokio::runtime::Handle>,
-        mut signals: Option<super::StopSignals>,
+        signals: Option<super::StopSignals>,
     ) -> Result<(), Error>
     where
         R: AsyncRead + Unpin + Send,
@@ -235,9 +235,7 @@ impl Server {
         let mut input_open = true;
         let mut needs_flush = false;
         let mut read_error = None;
-        let grace = tokio::time::sleep(self.stdio.shutdown_grace);
-        tokio::pin!(grace);
-        let mut grace_over = false;
+        let mut stopping = Stopping::new(signals, self.stdio.shutdown_grace);
         // One task reads, dispatches and writes: a call that completes at once
         // is answered without any hand-off between tasks. Reading and writing
         // progress independently, so a client that writes without reading
@@ -254,9 +252,7 @@ impl Server {
                 // Listen streams never finish on their own: end them now.
                 session.end_listens();
                 input_open = false;
-                grace
-                    .as_mut()
-                    .reset(tokio::time::Instant::now() + self.stdio.shutdown_grace);
+                stopping.input_closed();
             }
             // All input at hand is served: what it produced goes out now,
             // before waiting for more (one wake-up per request when a
@@ -277,13 +273,14 @@ impl Server {
             tokio::select! {
                 biased;
                 // First: input that never pauses must not hold off a stop.
-                () = next_signal(&mut signals), if !grace_over => {
-                    if input_open {
+                step = stopping.next(input_open), if !stopping.over => match step {
+                    Step::EndInput => {
                         tracing::info!("no more input is read; finishing calls in flight");
                         lines.end();
-                    } else {
-                        tracing::warn!("stopped again: calls in flight cancelled");
-                        grace_over = true;
+                    }
+                    Step::Cancel(why) => {
+                        tracing::warn!("{why}: calls in flight cancelled");
+                        // Cancelled calls and listen streams end at once: dispatch drops their futures.
                         session.cancel_all();
                     }
                 },
@@ -294,30 +291,17 @@ impl Server {
                     }
                 },
                 Some(message) = output.rx.recv(), if output.pending() < HIGH_WATER => output.push(&message),
-                n = write_or_flush(&mut writer, &output.buf[output.written..]), if needs_flush || !output.is_empty() => match n {
-                    Ok(0) if output.is_empty() => needs_flush = false,
-                    Ok(0) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
-                    Ok(n) => {
-                        output.advance(n);
-                        needs_flush = true;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                n = write_or_flush(&mut writer, &output.buf[output.written..]), if needs_flush || !output.is_empty() => {
+                    if !wrote(&mut output, n, &mut needs_flush)? {
                         tracing::debug!("the client closed its end of the output");
                         session.cancel_all();
                         return read_error.map_or(Ok(()), |e| Err(Error::Io(e)));
                     }
-                    Err(e) => return Err(Error::Io(e)),
-                },
+                }
                 // Only while calls remain: once none do, `none` is always
                 // ready, and polling it would spin this loop without ever
                 // yielding to the reactor that reports the output writable.
                 () = running.none(), if !input_open && !running.is_empty() => {}
-                () = &mut grace, if !input_open && !grace_over => {
-                    tracing::warn!("calls still running after the shutdown grace period were cancelled");
-                    grace_over = true;
-                    // Cancelled calls and listen streams end at once: dispatch drops their futures.
-                    session.cancel_all();
-                }
             }
         }
         writer.flush().await?;
@@ -452,11 +436,80 @@ impl Server {
     }
 }
 
-/// The next stop signal; never, without signals (`serve_io`: the caller's
-/// streams, not the process's).
-async fn next_signal(signals: &mut Option<super::StopSignals>) {
-    match signals {
-        Some(signals) => signals.recv().await,
-        None => std::future::pending().await,
+/// Takes in what a write (or a flush, when nothing is left to write) did:
+/// whether serving goes on (false: the client closed its end).
+fn wrote(output: &mut Output, n: io::Result<usize>, needs_flush: &mut bool) -> io::Result<bool> {
+    match n {
+        Ok(0) if output.is_empty() => *needs_flush = false,
+        Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+        Ok(n) => {
+            output.advance(n);
+            *needs_flush = true;
+        }
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    Ok(true)
+}
+
+/// How serving stops. The first signal, or the end of the input, stops the
+/// reading and starts the grace period; a second signal, or the end of the
+/// grace period, cancels the calls still in flight.
+struct Stopping {
+    /// None for `serve_io`: the caller's streams, not the process's.
+    signals: Option<super::StopSignals>,
+    grace: std::pin::Pin<Box<tokio::time::Sleep>>,
+    period: std::time::Duration,
+    /// Calls in flight were cancelled: nothing more to wait for.
+    over: bool,
+}
+
+/// A step of [`Stopping`].
+enum Step {
+    /// Read no more input; finish the calls in flight.
+    EndInput,
+    /// Cancel the calls in flight, for the reason given.
+    Cancel(&'static str),
+}
+
+impl Stopping {
+    fn new(signals: Option<super::StopSignals>, period: std::time::Duration) -> Self {
+        Stopping {
+            signals,
+            grace: Box::pin(tokio::time::sleep(period)),
+            period,
+            over: false,
+        }
+    }
+
+    /// The input has closed: the grace period starts now.
+    fn input_closed(&mut self) {
+        self.grace
+            .as_mut()
+            .reset(tokio::time::Instant::now() + self.period);
+    }
+
+    /// The next step: a signal, or the grace period's end once the input
+    /// has closed.
+    async fn next(&mut self, input_open: bool) -> Step {
+        let signal = async {
+            match &mut self.signals {
+                Some(signals) => signals.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let step = tokio::select! {
+            biased;
+            () = signal => if input_open {
+                Step::EndInput
+            } else {
+                Step::Cancel("stopped again")
+            },
+            () = &mut self.grace, if !input_open => Step::Cancel("the shutdown grace period is over"),
+        };
+        if matches!(step, Step::Cancel(_)) {
+            self.over = true;
+        }
+        step
     }
 }
