@@ -15,11 +15,26 @@ step() { printf '\n==== [%ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 export CARGO_INCREMENTAL=0
 echo "disk at start: $(df -h . | awk 'NR==2 {print $4}') free"
 
-step "install test tools (Node 22, MCP Inspector, conformance suites, Claude Code, Gemini CLI, Python mcp, Redis, HAProxy, Chromium)"
-scripts/install-tools.sh
+# Steps in the background run in a session of their own (setsid), so that
+# a failure elsewhere ends them and every process they started.
+background=()
+trap 'for pid in "${background[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done' EXIT
+mkdir -p target/test-output
+# join_background <pid> <log> <what>: waits for a background step, prints its log.
+join_background() {
+    local status=0
+    wait "$1" || status=$?
+    cat "$2"
+    if [ "$status" -ne 0 ]; then
+        echo "FAILED: $3 (exit status $status; its log: $2)" >&2
+        exit 1
+    fi
+}
 
-step "the scripted model server against the official openai and anthropic SDK clients (tests/agent/selftest.py)"
-.tools/pyenv/bin/python tests/agent/selftest.py
+step "install test tools (Node 22, MCP Inspector, conformance suites, Claude Code, Gemini CLI, Python mcp, Redis, HAProxy, Chromium): in the background, beside fmt, clippy and doc (it waits on the registries more than it computes)"
+setsid scripts/install-tools.sh >target/test-output/install-tools.log 2>&1 &
+install_pid=$!
+background+=("$install_pid")
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -40,8 +55,14 @@ for page in oxmcp_server/struct.Server.html oxmcp_client/struct.ClientBuilder.ht
 done
 rm -rf target/check
 
-step "cargo test --workspace"
-cargo test --workspace
+step "install test tools: joined"
+join_background "$install_pid" target/test-output/install-tools.log "scripts/install-tools.sh"
+
+step "the scripted model server against the official openai and anthropic SDK clients (tests/agent/selftest.py)"
+.tools/pyenv/bin/python tests/agent/selftest.py
+
+step "cargo test --workspace: built as cargo builds it, its test executables and doc tests run three at a time (scripts/test_binaries.py)"
+scripts/test_binaries.py --jobs 3
 # That built every example binary the interop steps below run (mcp-examples'
 # integration tests start them); a separate `cargo build` would compile the
 # whole dependency tree again without the dev-dependencies' features.
@@ -50,6 +71,13 @@ cargo test --workspace
 # and the `mcp` binary. Deleting the rest (about 2.3 GB) keeps the run
 # within CI's disk budget; `--test load` below relinks the one it needs.
 find target/debug/deps -maxdepth 1 -type f -perm -u+x -links 1 ! -name '*.so' -delete
+
+step "interop, conformance and hosts (scripts/interop.sh): in the background, beside the builds below, from hard links to the binaries (which the package step's build of oxmcp-cli would replace); its log is printed when it ends"
+rm -rf target/interop-bin && mkdir target/interop-bin
+find target/debug -maxdepth 1 -type f -perm -u+x -exec ln {} target/interop-bin/ \;
+TEST_START=$start setsid scripts/interop.sh target/interop-bin >target/test-output/interop.log 2>&1 &
+interop_pid=$!
+background+=("$interop_pid")
 
 step "mcp new: each template (stdio, --http, --prompts, --agent) made into a temporary directory, then cargo test in it (the harness, the tool snapshot, the agent with a scripted model), built into target/"
 tests/new/run.sh target
@@ -69,63 +97,15 @@ step "load at full size: 32 HTTP clients x 10,000 calls, 1,000,000 stdio calls 6
 MCP_LOAD_FULL=1 cargo test --workspace --test load -- --nocapture \
   --skip streamed_responses_are_not_delayed_by_nagle
 
-step "interop over stdio: Python mcp client (legacy, auto, 2026-07-28) and MCP Inspector CLI (legacy, modern)"
-tests/interop/run_stdio.sh target/debug/calculator
-
-step "interop over HTTP: Python mcp client (Streamable HTTP legacy/auto/2026-07-28, HTTP+SSE) and MCP Inspector CLI (http legacy/modern, sse)"
-tests/interop/run_http.sh target/debug/calculator
-
-step "interop, prompts and resources: Python mcp client (legacy, 2026-07-28; stdio, HTTP: prompts, text/binary/template resources, completion, elicitation, sampling) and MCP Inspector CLI (legacy, modern; stdio, HTTP)"
-tests/interop/run_notes.sh target/debug/notes
-
-step "one server from many: the gateway example mounts the calculator (stdio), notes (Streamable HTTP), the Python reference server and plugins; Python mcp (legacy, 2026-07-28; stdio, HTTP) and the MCP Inspector CLI drive it: prefixed items, calls, progress, prompts, resources, completion, sampling, elicitation, a subscription, a tool added upstream, a mount killed and back; bad configurations refused at start"
-tests/compose/run.sh target/debug
-
-step "OpenAPI as tools: the openapi example serves a FastAPI application's document; Python mcp (legacy, 2026-07-28) calls every operation and checks what the API holds; the GitHub REST API's document (about 1,100 operations) loads whole and filtered, with its time and peak memory; bad documents refused at start"
-tests/openapi/run.sh target/debug
-
-step "limits hosts meet: the reports example with Python mcp (legacy, 2026-07-28): results cut at the default, a per-tool and a raised cap with their markers, the whole of a cut result read by its caller and refused to another, a long structured list, a picture, a cached quote per caller; the rate limit per caller; a zero rate refused at build"
-tests/limits/run.sh target/debug
-
-step "tool search: the tool_search example (300 tools, two pinned) driven by Python mcp (legacy, 2026-07-28): the list offers the pinned tools and search_tools, a search finds a deep tool with its definition, calling it works, bad arguments get isError; a pin that does not exist refused at start"
-tests/tool_search/run.sh target/debug
-
-step "MCP Apps in a browser: headless Chromium hosts the notes board page with the official AppBridge (@modelcontextprotocol/ext-apps); its button calls add_note through the host; screenshot in target/test-output/apps/"
-tests/apps/run.sh target/debug/notes
-
-step "official conformance suites: 0.1.16 --suite all, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28"
-tests/conformance/run.sh target/debug/conformance_server
-
-step "several instances, one service: two conformance_server --redis behind HAProxy round-robin (no stickiness) pass the three conformance runs; Python mcp and the Inspector CLI drive two notes --redis through it; a session outlives its instance (SIGKILL); without --redis the same setup fails"
-tests/several/run.sh target/debug
-
-step "our client: conformance 0.1.16 client scenarios (core and authorization), 0.2.0-alpha.12 client requirements of 2025-11-25 and 2026-07-28; calculator_client (stdio, HTTP); foreign_client against the Python reference and TS server-everything (stdio, HTTP)"
-tests/conformance/run_client.sh target/debug/conformance_client
-tests/interop/run_client.sh target/debug
-
-step "the mcp command line: list, call, read, prompt, check against our calculator and notes, the Python reference server and TypeScript server-everything (stdio, Streamable HTTP, both eras; --json parsed; bad input refused in one line; OAuth sign-in with oidc-provider, tokens kept 0600; check clean on ours, findings on a bad Python server)"
-tests/cli/run.sh target/debug
-
-step "authorization with a real authorization server (oidc-provider) configured as the identity providers behave (audience the resource; audience the client id, Entra's no-resource .default shape; no registration endpoint; metadata documents only): calculator --issuer [--audience] as a protected resource; calculator_client and the Python mcp client sign in (code flow, PKCE, registration, step-up) and call it"
-tests/interop/oauth/run.sh target/debug
-
-step "agent tool sets: a local toolbox, the calculator over stdio, the Python reference server and TS server-everything in one set; strict schemas of every tool of the calculator, the conformance fixture and server-everything"
-tests/agent/run_interop.sh target/debug
-
-step "OpenTelemetry: the OTLP receiver against the official SDK; no OpenTelemetry crate without the otel features, and no exporter (OTLP, Prometheus, tonic, reqwest) with them in any library; calculator, calculator_client and agent export over OTLP/HTTP and gRPC: one trace spans agent run, model request, client and server across processes (stdio, HTTP); the Python mcp client's traceparent continued (_meta, header); the four histograms; /metrics for Prometheus"
-tests/otel/run.sh target/debug
-
-step "built-in toolboxes: the hostile tables of files and fetch run against the reference filesystem and fetch servers and ours, side by side (fetch inside a network namespace of its own); the Python mcp client and the MCP Inspector CLI drive files as they drive the reference server"
-tests/toolbox/run.sh target/debug
-
-step "mcp install read by the real hosts: Claude Code and Gemini CLI list our calculator connected (user and project scope), a broken server failing, and nothing after mcp uninstall"
-tests/install/run.sh target/debug
-
 step "cargo package --workspace: each publishable crate packed and built from its .crate, with both licence files; its size; metadata complete; the docs' dependency lines resolve to our packages"
-# Last: the verification builds in target/debug beside the tests' build
-# (reusing what has the same features), and its build of oxmcp-cli replaces
-# target/debug/mcp, which the steps above run.
+# Last of the builds: the verification builds in target/debug beside the
+# tests' build (reusing what has the same features), and its build of
+# oxmcp-cli replaces target/debug/mcp, which `mcp new` above ran (the
+# interop steps run their own links to the tests' build).
 scripts/package.sh
+
+step "interop, conformance and hosts: joined; their log follows"
+join_background "$interop_pid" target/test-output/interop.log "scripts/interop.sh"
 
 step "disk: target/ holds $(du -sh target | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left on the device"
 

@@ -2,7 +2,8 @@
 //! that show it. This keeps the page true: every file it links exists (and
 //! the item a link names is in it), every `cargo test` line names a package,
 //! a test target and a test that exist and are not ignored, every script
-//! exists and `scripts/test.sh` calls it, and the 48 numbered features of
+//! exists and the test command calls it (`scripts/test.sh`, or
+//! `scripts/interop.sh`, which it runs), and the 48 numbered features of
 //! the canonical list each have their row.
 
 use std::collections::BTreeSet;
@@ -145,9 +146,19 @@ fn check_script(command: &str, test_sh: &str) -> Result<(), String> {
         .lines()
         .any(|l| !l.trim_start().starts_with('#') && !l.contains("step \"") && l.contains(script));
     if !called {
-        return Err(format!("scripts/test.sh does not run {script}"));
+        return Err(format!(
+            "the test command (scripts/test.sh, scripts/interop.sh) does not run {script}"
+        ));
     }
     Ok(())
+}
+
+/// The steps of the test command: `scripts/test.sh` and `scripts/interop.sh`,
+/// which it runs (checked).
+fn test_command() -> String {
+    let test_sh = read(&root().join("scripts/test.sh"));
+    check_script("scripts/interop.sh", &test_sh).expect("scripts/test.sh runs scripts/interop.sh");
+    test_sh + &read(&root().join("scripts/interop.sh"))
 }
 
 /// `[item](../path)`: the file exists, and `item` is a function in it, a
@@ -181,7 +192,7 @@ fn check_link(text: &str, target: &str, bins: &BTreeSet<String>) -> Result<(), S
 #[test]
 fn every_file_program_test_and_script_the_feature_table_names_exists_and_runs() {
     let page = read(&root().join("docs/features.md"));
-    let test_sh = read(&root().join("scripts/test.sh"));
+    let test_sh = test_command();
     let bins = bins();
     let mut problems = Vec::new();
     let mut numbered = BTreeSet::new();
@@ -224,7 +235,7 @@ fn every_file_program_test_and_script_the_feature_table_names_exists_and_runs() 
 #[test]
 fn the_checks_refuse_what_does_not_exist() {
     let bins = bins();
-    let test_sh = read(&root().join("scripts/test.sh"));
+    let test_sh = test_command();
     assert!(check_link("calculator", "../examples/calculator.rs", &bins).is_ok());
     assert!(check_link("no_such_tool", "../examples/calculator.rs", &bins).is_err());
     assert!(check_link(
