@@ -34,10 +34,10 @@ from concurrent.futures import ThreadPoolExecutor
 LONGEST_FIRST = ["doc tests", "mcp-tests ui", "oxmcp-server protocol", "oxmcp-redis redis"]
 
 
-def build(cargo, args):
+def build(cargo, args, env):
     """The test executables `cargo test ARGS` would run, built."""
     cmd = [cargo, "test", "--no-run", "--message-format=json-render-diagnostics", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     jobs = []
     for line in proc.stdout:
         try:
@@ -94,16 +94,16 @@ def cargo_env():
     env = json.loads(out)
     env["PATH"] = os.environ.get("PATH", "")
     libdir = subprocess.run(["rustc", "--print", "target-libdir"], capture_output=True, text=True,
-                            check=True).stdout.strip()
+                            check=True, env=env).stdout.strip()
     env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (libdir, env.get("LD_LIBRARY_PATH")) if p)
     return env
 
 
-def doc_packages(cargo):
+def doc_packages(cargo, env):
     """`-p NAME` for each workspace package whose library has doc tests
     (`cargo test --doc` would run a `doctest = false` library's too)."""
     meta = json.loads(subprocess.run([cargo, "metadata", "--no-deps", "--format-version", "1"],
-                                     capture_output=True, text=True, check=True).stdout)
+                                     capture_output=True, text=True, check=True, env=env).stdout)
     args = []
     for pkg in meta["packages"]:
         if any(t.get("doctest") and {"lib", "proc-macro"} & set(t["kind"]) for t in pkg["targets"]):
@@ -134,11 +134,14 @@ def main():
     parser.add_argument("--jobs", type=int, default=3)
     opts = parser.parse_args()
     base_env = cargo_env()
+    # Under rustup, cargo itself runs in this environment too: with the
+    # toolchain pinned, as the `cargo` proxy pins it (a crate's own
+    # rust-toolchain file must not pick the compiler of its build).
     cargo = base_env["CARGO"]
     start = time.monotonic()
-    jobs = build(cargo, ["--workspace"])
+    jobs = build(cargo, ["--workspace"], base_env)
     print(f"built {len(jobs)} test executables in {time.monotonic() - start:.0f} s", flush=True)
-    jobs.append({"label": "doc tests", "cmd": [cargo, "test", "--doc", *doc_packages(cargo)],
+    jobs.append({"label": "doc tests", "cmd": [cargo, "test", "--doc", *doc_packages(cargo, base_env)],
                  "cwd": os.getcwd(), "env": {}})
     rank = {label: i for i, label in enumerate(LONGEST_FIRST)}
     jobs.sort(key=lambda j: rank.get(j["label"], len(rank)))

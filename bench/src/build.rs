@@ -33,10 +33,16 @@ projects:
   rmcp-http     rmcp, features server, macros, transport-io,
                 transport-streamable-http-server
 compared: ours-stdio/rmcp-stdio, ours-http/rmcp-http, ours-all/rmcp-http
+built only when --only names them:
+  ours-four     oxmcp-server, -client, -toolbox and -redis at their
+                defaults; the calculator, the files toolbox, an upstream
+                server's tools listed, sessions in Redis over HTTP
+  ours-four-all the same with every feature of the four
 
 options:
   --rounds N    rounds; the tables show medians (default 3)
-  --only LIST   the projects to build, comma-separated (default all five);
+  --only LIST   the projects to build, comma-separated (default the five
+                above);
                 a pair's ratios are shown when both of its projects are built
   --keep DIR    generate the projects in DIR (outside this workspace) and
                 keep them; by default a temporary directory, removed after a
@@ -76,7 +82,18 @@ const OURS_MAIN: &str = r#"//! A calculator MCP server over stdio, written with 
 
 use oxmcp_server::{tool, Server, ToolError};
 
-/// Four arithmetic tools.
+{TOOLS}#[tokio::main]
+async fn main() -> Result<(), oxmcp_server::Error> {
+    Server::builder("calculator", env!("CARGO_PKG_VERSION"))
+        .toolbox(Calculator)
+        .build()
+        .serve_stdio()
+        .await
+}
+"#;
+
+/// The calculator of our projects, in place of `{TOOLS}`.
+const OURS_TOOLS: &str = r#"/// Four arithmetic tools.
 #[derive(Debug)]
 pub struct Calculator;
 
@@ -108,13 +125,48 @@ impl Calculator {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), oxmcp_server::Error> {
-    Server::builder("calculator", env!("CARGO_PKG_VERSION"))
+"#;
+
+/// The projects that use the four crates a server commonly takes together.
+const FOUR_DEPS: &str = "oxmcp-server = { path = '{ROOT}/mcp-server'{SERVER} }
+oxmcp-client = { path = '{ROOT}/mcp-client'{CLIENT} }
+oxmcp-toolbox = { path = '{ROOT}/mcp-toolbox'{TOOLBOX} }
+oxmcp-redis = { path = '{ROOT}/mcp-redis' }
+";
+
+const FOUR_MAIN: &str = r#"//! The calculator and a read-only files toolbox, written with the four
+//! crates a server commonly takes: oxmcp-server, oxmcp-toolbox,
+//! oxmcp-client (with UPSTREAM set, the tools of that stdio server are
+//! listed first) and oxmcp-redis (with REDIS_URL set, it serves Streamable
+//! HTTP on 127.0.0.1:3000 with its sessions in that Redis; else stdio).
+
+use oxmcp_server::{tool, Server, ToolError};
+
+{TOOLS}#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(upstream) = std::env::var_os("UPSTREAM") {
+        let client = oxmcp_client::Client::builder()
+            .connect_stdio(tokio::process::Command::new(upstream))
+            .await?;
+        for tool in client.list_tools().await? {
+            eprintln!("upstream: {}", tool.name);
+        }
+        client.close().await;
+    }
+    let files = oxmcp_toolbox::files::Files::builder().root(".").build()?;
+    let server = Server::builder("calculator", env!("CARGO_PKG_VERSION"))
         .toolbox(Calculator)
-        .build()
-        .serve_stdio()
-        .await
+        .toolbox(files)
+        .build();
+    match std::env::var("REDIS_URL") {
+        Ok(url) => {
+            let store = oxmcp_redis::RedisStore::connect(&url).await?;
+            let config = oxmcp_server::http::HttpConfig::default().store(store);
+            server.serve_http("127.0.0.1:3000", config).await?;
+        }
+        Err(_) => server.serve_stdio().await?,
+    }
+    Ok(())
 }
 "#;
 
@@ -177,8 +229,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The framework a project is written with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Framework {
+    /// oxmcp-server alone, with `features` (no defaults).
     Ours,
     Rmcp,
+    /// oxmcp-server, -client, -toolbox and -redis: at their defaults
+    /// without `features`; with them, each crate's defaults plus every
+    /// feature of `features` it has (the crates' feature names differ).
+    Four,
 }
 
 impl Framework {
@@ -187,6 +244,7 @@ impl Framework {
         match self {
             Self::Ours => OURS_DEPS,
             Self::Rmcp => RMCP_DEPS,
+            Self::Four => FOUR_DEPS,
         }
     }
 
@@ -195,6 +253,7 @@ impl Framework {
         match self {
             Self::Ours => OURS_MAIN,
             Self::Rmcp => RMCP_MAIN,
+            Self::Four => FOUR_MAIN,
         }
     }
 }
@@ -209,7 +268,7 @@ struct Spec {
 }
 
 /// Every project, in the order of a round's first turn and of the tables.
-static SPECS: [Spec; 5] = [
+static SPECS: [Spec; 7] = [
     Spec {
         name: "ours-stdio",
         framework: Framework::Ours,
@@ -240,7 +299,28 @@ static SPECS: [Spec; 5] = [
         framework: Framework::Ours,
         features: &["stdio", "http", "auth", "validation", "skills"],
     },
+    Spec {
+        name: "ours-four",
+        framework: Framework::Four,
+        features: &[],
+    },
+    Spec {
+        name: "ours-four-all",
+        framework: Framework::Four,
+        features: &[
+            "auth",
+            "validation",
+            "skills",
+            "tls",
+            "http",
+            "commands",
+            "openapi",
+        ],
+    },
 ];
+
+/// The projects a run builds without `--only`: the pairs compared with rmcp.
+const DEFAULT_PROJECTS: usize = 5;
 
 #[derive(Debug)]
 struct Options {
@@ -271,7 +351,9 @@ impl Project {
     /// Writes `src/main.rs` with the current description of `add`.
     fn write_main(&self) -> Result<(), String> {
         let template = self.spec.framework.main_template();
-        let text = template.replace("{ADD}", &self.description());
+        let text = template
+            .replace("{TOOLS}", OURS_TOOLS)
+            .replace("{ADD}", &self.description());
         write(&self.dir.join("src/main.rs"), &text)
     }
 
@@ -308,7 +390,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         rounds: 3,
         keep: None,
-        specs: SPECS.iter().collect(),
+        specs: SPECS.iter().take(DEFAULT_PROJECTS).collect(),
     };
     cli::parse_flags(args, |flag| {
         match flag.name() {
@@ -362,12 +444,12 @@ fn generate(base: &Path, root: &Path, specs: &[&'static Spec]) -> Result<Vec<Pro
         let dir = base.join(spec.name);
         std::fs::create_dir_all(dir.join("src"))
             .map_err(|e| format!("creating {}: {e}", dir.display()))?;
-        let features: Vec<String> = spec.features.iter().map(|f| format!("{f:?}")).collect();
         let deps = spec
             .framework
             .deps()
             .replace("{ROOT}", root_text)
-            .replace("{FEATURES}", &features.join(", "));
+            .replace("{FEATURES}", &quoted(spec.features));
+        let deps = four_features(&deps, spec.features);
         let toml = CARGO_TOML
             .replace("{NAME}", spec.name)
             .replace("{DEPS}", &deps);
@@ -384,6 +466,37 @@ fn generate(base: &Path, root: &Path, specs: &[&'static Spec]) -> Result<Vec<Pro
         projects.push(project);
     }
     Ok(projects)
+}
+
+/// `"a", "b"`: features as a TOML list's items.
+fn quoted(features: &[&str]) -> String {
+    let quoted: Vec<String> = features.iter().map(|f| format!("{f:?}")).collect();
+    quoted.join(", ")
+}
+
+/// Fills the feature slots of `FOUR_DEPS`: each crate gets those of
+/// `features` it has (none: its defaults alone).
+fn four_features(deps: &str, features: &[&str]) -> String {
+    let slots = [
+        ("{SERVER}", &["auth", "validation", "skills"][..]),
+        ("{CLIENT}", &["validation", "skills", "tls", "auth"][..]),
+        ("{TOOLBOX}", &["http", "commands", "openapi"][..]),
+    ];
+    let mut deps = deps.to_owned();
+    for (slot, known) in slots {
+        let own: Vec<&str> = features
+            .iter()
+            .copied()
+            .filter(|f| known.contains(f))
+            .collect();
+        let line = if own.is_empty() {
+            String::new()
+        } else {
+            format!(", features = [{}]", quoted(&own))
+        };
+        deps = deps.replace(slot, &line);
+    }
+    deps
 }
 
 /// Prefixes of the environment variables removed for the builds.
@@ -579,9 +692,13 @@ fn check_answers(answers: &[Value], description: &str) -> Result<(), String> {
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    names.sort_unstable();
-    if names != ["add", "divide", "multiply", "subtract"] {
+    // The four of the calculator; the `ours-four` projects serve the files
+    // toolbox's beside them.
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    if ["add", "divide", "multiply", "subtract"]
+        .iter()
+        .any(|n| !names.contains(n))
+    {
         return Err(format!("tools/list answered {}", answers[3]));
     }
     let add = tools.iter().find(|t| t["name"] == "add");

@@ -20,6 +20,7 @@ pub mod client {
     pub mod fake;
     pub mod in_process;
     pub mod long_calls;
+    #[cfg(feature = "skills")]
     pub mod skills;
     pub mod tasks;
 

@@ -7,61 +7,13 @@
 //! connections are served on threads of their own, which a thread-local
 //! subscriber would not see).
 
-use std::sync::{Arc, Mutex};
-
+use mcp_test_support::deprecations::Warnings;
 use oxmcp_client::Client;
 use oxmcp_server::http::HttpConfig;
 use oxmcp_server::types::sampling::{CreateMessageParams, SamplingMessage};
 use oxmcp_server::types::LoggingLevel;
 use oxmcp_server::{tool, Context, Server, ToolError};
 use serde_json::json;
-use tracing::field::{Field, Visit};
-use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
-use tracing_subscriber::Layer;
-
-/// The deprecation warnings seen: (feature, message).
-#[derive(Clone, Default)]
-struct Warnings(Arc<Mutex<Vec<(String, String)>>>);
-
-impl Warnings {
-    fn take(&self) -> Vec<(String, String)> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-    }
-}
-
-#[derive(Default)]
-struct Fields {
-    feature: String,
-    message: String,
-}
-
-impl Visit for Fields {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "feature" {
-            value.clone_into(&mut self.feature);
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            self.message = format!("{value:?}");
-        }
-    }
-}
-
-impl<S: tracing::Subscriber> Layer<S> for Warnings {
-    fn on_event(&self, event: &tracing::Event<'_>, _: LayerContext<'_, S>) {
-        if event.metadata().target() == "oxmcp::deprecated" {
-            assert_eq!(*event.metadata().level(), tracing::Level::WARN);
-            let mut fields = Fields::default();
-            event.record(&mut fields);
-            self.0
-                .lock()
-                .unwrap()
-                .push((fields.feature, fields.message));
-        }
-    }
-}
 
 #[derive(Debug)]
 pub struct Legacy;
@@ -116,9 +68,7 @@ fn features(seen: &[(String, String)]) -> Vec<&str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_deprecated_feature_warns_once_when_used_and_never_when_unused() {
-    let warnings = Warnings::default();
-    tracing::subscriber::set_global_default(tracing_subscriber::registry().with(warnings.clone()))
-        .unwrap();
+    let warnings = Warnings::install();
 
     // Offered and installed, not used: nothing.
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);

@@ -17,6 +17,7 @@
 //! | `tool_entries` | `tools` | the tools every test toolbox of oxmcp-server and oxmcp-client serves |
 //! | `server` | `server` | what oxmcp-server's tests drive a server with (clients, toolboxes, an issuer) |
 //! | `otel_capture` | `otel` | spans caught by OpenTelemetry's in-memory exporter |
+//! | `deprecations` | `deprecations` | the deprecated features' once-per-process warnings, caught |
 //! | `strict_check` | `strict` | a strict schema checked against OpenAI's strict-mode rules |
 #![allow(
     missing_debug_implementations,
@@ -28,6 +29,8 @@ pub mod netns;
 pub mod redis_server;
 pub mod scripted_model;
 
+#[cfg(feature = "deprecations")]
+pub mod deprecations;
 #[cfg(feature = "site")]
 pub mod http_site;
 
