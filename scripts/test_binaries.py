@@ -7,7 +7,8 @@
 their time waiting (on child processes, sockets, timeouts): on two cores the
 run used one core on average. This builds them as `cargo test` does
 (`--no-run`, the same flags, so the same artifacts), then runs every one of
-them and the doc tests (`cargo test --doc`, one job) N at a time (default 3),
+them and the doc tests (`cargo test --doc --workspace`, one job) N at a time
+(default 3),
 each as cargo would run it: from its package's directory, with the
 environment cargo gives a test (cargo's own, with CARGO, plus
 CARGO_MANIFEST_DIR, CARGO_PKG_NAME, CARGO_PKG_VERSION, CARGO_CRATE_NAME).
@@ -99,18 +100,6 @@ def cargo_env():
     return env
 
 
-def doc_packages(cargo, env):
-    """`-p NAME` for each workspace package whose library has doc tests
-    (`cargo test --doc` would run a `doctest = false` library's too)."""
-    meta = json.loads(subprocess.run([cargo, "metadata", "--no-deps", "--format-version", "1"],
-                                     capture_output=True, text=True, check=True, env=env).stdout)
-    args = []
-    for pkg in meta["packages"]:
-        if any(t.get("doctest") and {"lib", "proc-macro"} & set(t["kind"]) for t in pkg["targets"]):
-            args += ["-p", pkg["name"]]
-    return args
-
-
 def run(job, base_env, lock):
     env = dict(base_env, **job["env"])
     start = time.monotonic()
@@ -141,7 +130,9 @@ def main():
     start = time.monotonic()
     jobs = build(cargo, ["--workspace"], base_env)
     print(f"built {len(jobs)} test executables in {time.monotonic() - start:.0f} s", flush=True)
-    jobs.append({"label": "doc tests", "cmd": [cargo, "test", "--doc", *doc_packages(cargo, base_env)],
+    # The doc tests with the same packages selected as the build, so with the
+    # same features: nothing is built again.
+    jobs.append({"label": "doc tests", "cmd": [cargo, "test", "--doc", "--workspace"],
                  "cwd": os.getcwd(), "env": {}})
     rank = {label: i for i, label in enumerate(LONGEST_FIRST)}
     jobs.sort(key=lambda j: rank.get(j["label"], len(rank)))

@@ -34,8 +34,10 @@ use proc_macro::TokenStream;
 // The documentation is a file of its own: the `mcp-tests` crate compiles
 // and runs its examples as doc tests (they use oxmcp-server, which depends
 // on this crate; as dev-dependencies here they would build it and its
-// whole tree a second time, for the host, just for these examples).
-#[doc = include_str!("../doc/tool.md")]
+// whole tree a second time, for the host, just for these examples). Left
+// out when rustdoc collects this crate's doc tests, which `cargo test
+// --doc` does even with `doctest = false`.
+#[cfg_attr(not(doctest), doc = include_str!("../doc/tool.md"))]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
