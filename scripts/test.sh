@@ -39,21 +39,32 @@ background+=("$install_pid")
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-# Lint and docs build metadata only, nothing later steps use: they get a
-# target directory of their own, removed once they pass (about 1 GB).
+# Lint and docs build in target/ itself, so that the proc macros and build
+# scripts they compile (syn, serde_derive, ring's C code, ...) are the
+# test build's too. The metadata they build for every library (about 1 GB)
+# is of no use to later steps: deleted once they pass.
 step "cargo clippy -D warnings"
-CARGO_TARGET_DIR=target/check cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo doc as docs.rs builds it (every feature, --cfg docsrs; warnings are errors); feature-gated items carry their feature"
 # docs.rs documents with a nightly rustdoc; RUSTC_BOOTSTRAP lets this
-# toolchain's rustdoc take the same `doc_cfg` feature.
-RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="-D warnings --cfg docsrs" CARGO_TARGET_DIR=target/check \
+# toolchain's rustdoc take the same `doc_cfg` feature. Given to rustdoc
+# alone (a wrapper): in cargo's environment it would reach rustc too, and
+# every proc macro and build script would differ from the test build's.
+printf '#!/bin/sh\nRUSTC_BOOTSTRAP=1 exec rustdoc "$@"\n' >target/rustdoc-bootstrap
+chmod +x target/rustdoc-bootstrap
+RUSTDOC="$PWD/target/rustdoc-bootstrap" RUSTDOCFLAGS="-D warnings --cfg docsrs" \
     cargo doc --workspace --no-deps --all-features --quiet
 for page in oxmcp_server/struct.Server.html oxmcp_client/struct.ClientBuilder.html oxmcp_toolbox/index.html; do
-    grep -Eq "Available on (<strong>)?crate feature" "target/check/doc/$page" \
-        || { echo "target/check/doc/$page names no feature: doc(cfg) is not applied" >&2; exit 1; }
+    grep -Eq "Available on (<strong>)?crate feature" "target/doc/$page" \
+        || { echo "target/doc/$page names no feature: doc(cfg) is not applied" >&2; exit 1; }
 done
-rm -rf target/check
+# Their metadata-only builds of libraries: an .rmeta without its .rlib (a
+# library built for real, such as a proc macro's dependency, has both).
+rm -rf target/doc target/rustdoc-bootstrap
+for rmeta in target/debug/deps/*.rmeta; do
+    [ -e "${rmeta%.rmeta}.rlib" ] || rm -f "$rmeta"
+done
 
 step "install test tools: joined"
 join_background "$install_pid" target/test-output/install-tools.log "scripts/install-tools.sh"
